@@ -1,0 +1,24 @@
+//! qail-pg: the PostgreSQL driver behind qail.
+//!
+//! - [`proto`]: the sans-IO wire protocol (message encoding and decoding, authentication
+//!   state machines). Builds without tokio (`--no-default-features`).
+//! - [`types`]: binary-format [`Encode`]/[`Decode`] between Rust and PostgreSQL values.
+//! - `conn` (feature `runtime`): the async [`Connection`] over TCP, Unix sockets and TLS.
+//!
+//! # Features
+//!
+//! | feature   | default | what it adds |
+//! |-----------|---------|--------------|
+//! | `runtime` | yes     | tokio connection, TLS (rustls), pool |
+//! | `uuid`    | no      | `uuid::Uuid` ↔ `uuid` |
+//! | `chrono`  | no      | chrono types ↔ `timestamptz`, `timestamp`, `date`, `time` |
+//! | `time`    | no      | `time` crate types ↔ the same |
+//! | `json`    | no      | `serde_json::Value` and `Json<T>` ↔ `json`, `jsonb` |
+//! | `decimal` | no      | `rust_decimal::Decimal` ↔ `numeric` |
+//! | `net`     | no      | `inet`, `cidr`, `macaddr` |
+//! | `tracing` | no      | spans for connect and queries |
+
+pub mod proto;
+pub mod types;
+
+pub use types::{Decode, Encode, Oid};

@@ -1,0 +1,5 @@
+//! The PostgreSQL frontend/backend protocol, version 3.0, without I/O.
+//!
+//! Everything here takes and returns bytes and values: no tokio, no sockets. The connection
+//! layer feeds it what it reads and writes what it produces.
+//! See <https://www.postgresql.org/docs/current/protocol.html>.

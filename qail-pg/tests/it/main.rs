@@ -1,0 +1,1 @@
+//! Integration tests of qail-pg against a real PostgreSQL server (`DATABASE_URL`).
