@@ -3,7 +3,7 @@
 //! - [`proto`]: the sans-IO wire protocol (message encoding and decoding, authentication
 //!   state machines). Builds without tokio (`--no-default-features`).
 //! - [`types`]: binary-format [`Encode`]/[`Decode`] between Rust and PostgreSQL values.
-//! - `conn` (feature `runtime`): the async [`Connection`] over TCP, Unix sockets and TLS.
+//! - `conn` (feature `runtime`): the async connection over TCP, Unix sockets and TLS.
 //!
 //! # Features
 //!
@@ -18,7 +18,13 @@
 //! | `net`     | no      | `inet`, `cidr`, `macaddr` |
 //! | `tracing` | no      | spans for connect and queries |
 
+#[cfg(feature = "runtime")]
+mod conn;
+mod error;
 pub mod proto;
 pub mod types;
 
+#[cfg(feature = "runtime")]
+pub use conn::config::{AuthMethod, ChannelBinding, Config, Host, RequireAuth, SslMode};
+pub use error::{DbError, Error};
 pub use types::{Decode, Encode, Oid};

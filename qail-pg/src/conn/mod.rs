@@ -1,0 +1,3 @@
+//! The async connection: connect, TLS, startup and authentication, query flows.
+
+pub(crate) mod config;

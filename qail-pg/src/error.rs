@@ -1,0 +1,191 @@
+//! The driver's error type.
+//!
+//! [`Error`] is opaque: ask it what happened with [`Error::code`], [`Error::as_db_error`],
+//! [`Error::is_closed`] and friends. Every message says what to do next.
+
+use std::fmt;
+
+/// The error type of every fallible qail-pg operation.
+pub struct Error(Box<Inner>);
+
+struct Inner {
+    kind: Kind,
+    message: String,
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+/// What kind of failure an [`Error`] is. Kept private: match with the query methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A connection string or option is invalid.
+    Config,
+    /// An I/O error on the socket.
+    Io,
+    /// TLS could not be negotiated or the certificate was rejected.
+    Tls,
+    /// Authentication failed on the client side (unsupported method, channel binding, …).
+    Auth,
+    /// The server sent an ErrorResponse.
+    Db,
+    /// The server sent something the protocol does not allow.
+    Protocol,
+    /// The connection is closed or broken; it cannot be used again.
+    Closed,
+    /// A parameter could not be encoded.
+    Encode,
+    /// A column could not be decoded.
+    Decode,
+    /// The server's types differ from what the compiled query expected.
+    SchemaDrift,
+    /// A time-out elapsed.
+    Timeout,
+    /// The caller misused the API (wrong parameter count, bad column index, …).
+    Usage,
+}
+
+impl Error {
+    pub(crate) fn new(kind: Kind, message: impl Into<String>) -> Error {
+        Error(Box::new(Inner {
+            kind,
+            message: message.into(),
+            source: None,
+        }))
+    }
+
+    pub(crate) fn with_source(
+        kind: Kind,
+        message: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Error {
+        Error(Box::new(Inner {
+            kind,
+            message: message.into(),
+            source: Some(source.into()),
+        }))
+    }
+
+    pub(crate) fn kind(&self) -> Kind {
+        self.0.kind
+    }
+
+    /// The SQLSTATE code when the server reported the error (`"23505"`, `"28P01"`…).
+    pub fn code(&self) -> Option<&str> {
+        self.as_db_error().map(DbError::code)
+    }
+
+    /// Every field of the server's ErrorResponse, when the server reported the error.
+    pub fn as_db_error(&self) -> Option<&DbError> {
+        self.0.source.as_ref()?.downcast_ref::<DbError>()
+    }
+
+    /// Whether the connection is closed or broken and must be discarded.
+    pub fn is_closed(&self) -> bool {
+        matches!(self.0.kind, Kind::Closed | Kind::Io | Kind::Protocol)
+    }
+
+    /// Whether the server's types differ from those the compiled query expected.
+    pub fn is_schema_drift(&self) -> bool {
+        self.0.kind == Kind::SchemaDrift
+    }
+
+    /// Whether a time-out elapsed.
+    pub fn is_timeout(&self) -> bool {
+        self.0.kind == Kind::Timeout
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.0.kind)
+            .field("message", &self.0.message)
+            .field("source", &self.0.source)
+            .finish()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.message)?;
+        if let Some(db) = self.as_db_error() {
+            write!(f, ": {db}")?;
+        } else if let Some(source) = &self.0.source {
+            write!(f, ": {source}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0
+            .source
+            .as_ref()
+            .map(|s| &**s as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// An error or notice reported by the server, with every field it sent.
+///
+/// See <https://www.postgresql.org/docs/current/protocol-error-fields.html>.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DbError {
+    /// `S`: ERROR, FATAL, PANIC, WARNING, NOTICE, … (localized).
+    pub severity: String,
+    /// `V`: the severity, never localized.
+    pub severity_nonlocalized: Option<String>,
+    /// `C`: the SQLSTATE code.
+    pub code: String,
+    /// `M`: the primary message.
+    pub message: String,
+    /// `D`: detail.
+    pub detail: Option<String>,
+    /// `H`: hint.
+    pub hint: Option<String>,
+    /// `P`: 1-based character position in the query text.
+    pub position: Option<u32>,
+    /// `p`: position in an internally generated query.
+    pub internal_position: Option<u32>,
+    /// `q`: the internally generated query.
+    pub internal_query: Option<String>,
+    /// `W`: context (call stack).
+    pub where_: Option<String>,
+    /// `s`: schema name.
+    pub schema: Option<String>,
+    /// `t`: table name.
+    pub table: Option<String>,
+    /// `c`: column name.
+    pub column: Option<String>,
+    /// `d`: data type name.
+    pub data_type: Option<String>,
+    /// `n`: constraint name.
+    pub constraint: Option<String>,
+    /// `F`: source file of the server.
+    pub file: Option<String>,
+    /// `L`: source line of the server.
+    pub line: Option<u32>,
+    /// `R`: source routine of the server.
+    pub routine: Option<String>,
+}
+
+impl DbError {
+    /// The SQLSTATE code.
+    pub fn code(&self) -> &str {
+        &self.code
+    }
+}
+
+impl fmt::Display for DbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}: {}", self.severity, self.code, self.message)?;
+        if let Some(detail) = &self.detail {
+            write!(f, "\nDETAIL: {detail}")?;
+        }
+        if let Some(hint) = &self.hint {
+            write!(f, "\nHINT: {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for DbError {}
