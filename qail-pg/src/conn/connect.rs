@@ -188,15 +188,13 @@ async fn negotiate_tls(
     }
 }
 
-/// Runs the TLS handshake over `tcp`.
+/// Runs the TLS handshake over `tcp`; returns the socket and the server's leaf certificate.
 async fn tls_handshake(
     tcp: TcpStream,
     config: &Config,
     host: &str,
 ) -> Result<(Socket, Option<Vec<u8>>), Error> {
-    let _ = (tcp, config, host);
-    Err(Error::new(
-        Kind::Tls,
-        "TLS is not available in this build; connect with sslmode=disable",
-    ))
+    let tls = super::tls::handshake(tcp, config, host).await?;
+    let cert = super::tls::peer_certificate(&tls);
+    Ok((Socket::Tls(Box::new(tls)), cert))
 }

@@ -15,6 +15,7 @@ mod simple_query;
 mod startup;
 mod statement;
 mod stream;
+pub(crate) mod tls;
 
 use std::collections::HashMap;
 use std::fmt;
