@@ -4,4 +4,5 @@
 //! layer feeds it what it reads and writes what it produces.
 //! See <https://www.postgresql.org/docs/current/protocol.html>.
 
+pub mod auth;
 pub mod message;
