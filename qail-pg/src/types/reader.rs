@@ -37,7 +37,7 @@ impl<'r> Reader<'r> {
 
     #[cfg_attr(
         not(feature = "net"),
-        expect(dead_code, reason = "read by the net feature")
+        allow(dead_code, reason = "read by the net feature")
     )]
     pub(crate) fn u8(&mut self) -> Result<u8, BoxError> {
         Ok(self.array::<1>()?[0])
@@ -45,7 +45,7 @@ impl<'r> Reader<'r> {
 
     #[cfg_attr(
         not(feature = "decimal"),
-        expect(dead_code, reason = "read by the decimal feature")
+        allow(dead_code, reason = "read by the decimal feature")
     )]
     pub(crate) fn i16(&mut self) -> Result<i16, BoxError> {
         Ok(i16::from_be_bytes(self.array()?))
@@ -53,7 +53,7 @@ impl<'r> Reader<'r> {
 
     #[cfg_attr(
         not(feature = "decimal"),
-        expect(dead_code, reason = "read by the decimal feature")
+        allow(dead_code, reason = "read by the decimal feature")
     )]
     pub(crate) fn u16(&mut self) -> Result<u16, BoxError> {
         Ok(u16::from_be_bytes(self.array()?))

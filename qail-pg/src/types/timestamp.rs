@@ -6,7 +6,7 @@ use super::{ArrayElement, BoxError, Decode, Encode, IsNull, Oid, encode_checked,
 /// Seconds from 1970-01-01 (Unix) to 2000-01-01 (PostgreSQL's epoch).
 #[cfg_attr(
     not(any(feature = "chrono", feature = "time")),
-    expect(dead_code, reason = "used by the chrono and time features")
+    allow(dead_code, reason = "used by the chrono and time features")
 )]
 pub(crate) const PG_EPOCH_UNIX_SECONDS: i64 = 946_684_800;
 
@@ -45,7 +45,7 @@ enum Sign {
 /// naming the Rust type and [`Timestamp<T>`].
 #[cfg_attr(
     not(any(feature = "chrono", feature = "time")),
-    expect(dead_code, reason = "used by the chrono and time features")
+    allow(dead_code, reason = "used by the chrono and time features")
 )]
 pub(crate) fn micros<T>(ty: Oid, raw: &[u8]) -> Result<i64, BoxError> {
     infinite::<T>(ty, raw)?;
@@ -55,7 +55,7 @@ pub(crate) fn micros<T>(ty: Oid, raw: &[u8]) -> Result<i64, BoxError> {
 /// Days since 2000-01-01 of a `date`, or an error for ±infinity.
 #[cfg_attr(
     not(any(feature = "chrono", feature = "time")),
-    expect(dead_code, reason = "used by the chrono and time features")
+    allow(dead_code, reason = "used by the chrono and time features")
 )]
 pub(crate) fn days<T>(ty: Oid, raw: &[u8]) -> Result<i32, BoxError> {
     infinite::<T>(ty, raw)?;
@@ -83,7 +83,7 @@ fn infinite<T>(ty: Oid, raw: &[u8]) -> Result<(), BoxError> {
 /// The error for a date or time outside what the Rust type can hold.
 #[cfg_attr(
     not(any(feature = "chrono", feature = "time")),
-    expect(dead_code, reason = "used by the chrono and time features")
+    allow(dead_code, reason = "used by the chrono and time features")
 )]
 pub(crate) fn out_of_range<T>(ty: Oid) -> BoxError {
     format!(
