@@ -68,6 +68,9 @@ async fn chrono_values_far_dates_and_infinity() {
         vec![Some(DateTime::<Utc>::UNIX_EPOCH), None],
     )
     .await;
+    let east = chrono::FixedOffset::east_opt(5 * 3600 + 30 * 60).unwrap();
+    let shifted = DateTime::<Utc>::UNIX_EPOCH.with_timezone(&east);
+    assert_eq!(echo(&mut c, "timestamptz", &shifted).await, shifted);
 
     let t = value::<DateTime<Utc>>(&mut c, "SELECT '2000-01-01 05:30:00+05:30'::timestamptz").await;
     assert_eq!(t, ymd(2000, 1, 1).and_hms_opt(0, 0, 0).unwrap().and_utc());
