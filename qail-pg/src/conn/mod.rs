@@ -188,12 +188,11 @@ impl Connection {
     fn on_notice(&mut self, range: std::ops::Range<usize>) -> Result<(), Error> {
         let notice = error_response::decode_fields(self.stream.body(range))
             .map_err(|e| self.decode_error(e))?;
-        match &mut self.notice_handler {
-            Some(handler) => handler(&notice),
-            None => {
-                #[cfg(feature = "tracing")]
-                tracing::info!(code = %notice.code, "{}", notice.message);
-            }
+        if let Some(handler) = &mut self.notice_handler {
+            handler(&notice);
+        } else {
+            #[cfg(feature = "tracing")]
+            tracing::info!(code = %notice.code, "{}", notice.message);
         }
         Ok(())
     }
