@@ -3,6 +3,7 @@
 mod connect;
 mod hostile;
 mod query;
+mod types;
 
 use qail_pg::{Config, Connection};
 
