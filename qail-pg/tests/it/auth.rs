@@ -60,9 +60,9 @@ async fn uses_tls(conn: &mut Connection) -> bool {
 
 #[tokio::test]
 async fn trust() {
-    let url = std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-    let mut conn = Connection::connect(&url).await.expect("trust login");
+    let mut conn = Connection::connect(&super::url())
+        .await
+        .expect("trust login");
     assert_eq!(whoami(&mut conn).await, "postgres");
 }
 
@@ -93,7 +93,10 @@ async fn scram_sha_256_without_tls() {
 
 #[tokio::test]
 async fn scram_over_verified_tls_with_channel_binding() {
-    let extra = format!("host=localhost sslmode=verify-full {} channel_binding=require", ca());
+    let extra = format!(
+        "host=localhost sslmode=verify-full {} channel_binding=require",
+        ca()
+    );
     let mut conn = connect_as("SSL", &extra)
         .await
         .expect("scram-sha-256-plus login over TLS");
@@ -116,9 +119,16 @@ async fn channel_binding_required_but_md5_offered() {
         .await
         .err()
         .expect("md5 cannot bind to the channel");
-    assert_eq!(err.code(), None, "refused by the client, not the server: {err}");
+    assert_eq!(
+        err.code(),
+        None,
+        "refused by the client, not the server: {err}"
+    );
     let text = err.to_string();
-    assert!(text.contains("channel binding") || text.contains("channel_binding"), "{text}");
+    assert!(
+        text.contains("channel binding") || text.contains("channel_binding"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -127,7 +137,11 @@ async fn require_auth_refuses_another_method() {
         .await
         .err()
         .expect("the server asks for md5, which require_auth forbids");
-    assert_eq!(err.code(), None, "refused by the client, not the server: {err}");
+    assert_eq!(
+        err.code(),
+        None,
+        "refused by the client, not the server: {err}"
+    );
     let text = err.to_string();
     assert!(text.contains("require_auth"), "{text}");
     assert!(text.contains("md5"), "{text}");
@@ -150,7 +164,11 @@ async fn verify_full_rejects_a_host_name_the_certificate_lacks() {
 
 #[tokio::test]
 async fn verify_ca_accepts_the_same_certificate_under_another_name() {
-    let extra = format!("host={} sslmode=verify-ca {}", var("QAIL_AUTH_WRONG_HOST"), ca());
+    let extra = format!(
+        "host={} sslmode=verify-ca {}",
+        var("QAIL_AUTH_WRONG_HOST"),
+        ca()
+    );
     let mut conn = connect_as("SSL", &extra)
         .await
         .expect("verify-ca checks the chain, not the name");
