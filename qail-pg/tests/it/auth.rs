@@ -108,8 +108,7 @@ async fn scram_over_verified_tls_with_channel_binding() {
 async fn hostssl_user_is_refused_without_tls() {
     let err = connect_as("SSL", "sslmode=disable")
         .await
-        .err()
-        .expect("pg_hba.conf rejects ssl_user without encryption");
+        .expect_err("pg_hba.conf rejects ssl_user without encryption");
     assert_eq!(err.code(), Some("28000"), "{err}");
 }
 
@@ -117,8 +116,7 @@ async fn hostssl_user_is_refused_without_tls() {
 async fn channel_binding_required_but_md5_offered() {
     let err = connect_as("MD5", "sslmode=require channel_binding=require")
         .await
-        .err()
-        .expect("md5 cannot bind to the channel");
+        .expect_err("md5 cannot bind to the channel");
     assert_eq!(
         err.code(),
         None,
@@ -135,8 +133,7 @@ async fn channel_binding_required_but_md5_offered() {
 async fn require_auth_refuses_another_method() {
     let err = connect_as("MD5", "sslmode=disable require_auth=scram-sha-256")
         .await
-        .err()
-        .expect("the server asks for md5, which require_auth forbids");
+        .expect_err("the server asks for md5, which require_auth forbids");
     assert_eq!(
         err.code(),
         None,
@@ -156,8 +153,7 @@ async fn verify_full_rejects_a_host_name_the_certificate_lacks() {
     );
     let err = connect_as("SSL", &extra)
         .await
-        .err()
-        .expect("the certificate names only localhost and 127.0.0.1");
+        .expect_err("the certificate names only localhost and 127.0.0.1");
     assert_eq!(err.code(), None, "{err}");
     assert!(err.to_string().contains("does not name the host"), "{err}");
 }
@@ -183,8 +179,7 @@ async fn verify_ca_rejects_a_certificate_from_another_ca() {
     );
     let err = connect_as("SSL", &extra)
         .await
-        .err()
-        .expect("the server's certificate is not signed by the other CA");
+        .expect_err("the server's certificate is not signed by the other CA");
     assert_eq!(err.code(), None, "{err}");
     assert!(err.to_string().contains("not signed by a CA"), "{err}");
 }
@@ -200,8 +195,7 @@ async fn wrong_password_is_28p01_and_never_shown() {
     ] {
         let err = Connection::connect(&conn_str(&format!("QAIL_{user}_USER"), WRONG, extra))
             .await
-            .err()
-            .unwrap_or_else(|| panic!("{user}: a wrong password must not log in"));
+            .expect_err("a wrong password must not log in");
         assert_eq!(err.code(), Some("28P01"), "{user}: {err}");
         assert!(!err.to_string().contains(WRONG), "{user}: {err}");
         assert!(!format!("{err:?}").contains(WRONG), "{user}: {err:?}");
