@@ -66,6 +66,7 @@ impl Error {
         }))
     }
 
+    #[allow(dead_code, reason = "for flows that branch on what failed")]
     pub(crate) fn kind(&self) -> Kind {
         self.0.kind
     }

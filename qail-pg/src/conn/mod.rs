@@ -129,11 +129,6 @@ impl Connection {
         self.stream.terminate().await;
     }
 
-    /// The process ID and secret key for a CancelRequest.
-    pub(crate) fn cancel_key(&self) -> (i32, &[u8]) {
-        (self.process_id, &self.secret_key)
-    }
-
     /// Makes the connection ready for a new flow: refuses a broken one, sends what an
     /// interrupted flow left unsent, and reads the replies of interrupted flows up to their
     /// ReadyForQuery.
