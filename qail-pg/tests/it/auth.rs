@@ -201,3 +201,29 @@ async fn wrong_password_is_28p01_and_never_shown() {
         assert!(!format!("{err:?}").contains(WRONG), "{user}: {err:?}");
     }
 }
+
+#[tokio::test]
+async fn verify_full_checks_the_host_name_not_the_hostaddr() {
+    let addr = var("QAIL_AUTH_HOST");
+    let named = format!(
+        "host=localhost hostaddr={addr} sslmode=verify-full {}",
+        ca()
+    );
+    let mut conn = connect_as("SSL", &named)
+        .await
+        .expect("the certificate names localhost; hostaddr only says where to connect");
+    assert!(uses_tls(&mut conn).await);
+
+    let unnamed = format!(
+        "host=db.example.com hostaddr={addr} sslmode=verify-full {}",
+        ca()
+    );
+    let err = connect_as("SSL", &unnamed)
+        .await
+        .expect_err("the certificate does not name db.example.com");
+    assert!(
+        err.to_string()
+            .contains("does not name the host \"db.example.com\""),
+        "{err}"
+    );
+}

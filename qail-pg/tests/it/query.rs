@@ -72,18 +72,21 @@ async fn type_mismatch_names_column_oid_and_rust_type() {
     let mut conn = super::connect().await;
     let row = conn.query_one("SELECT 1::int4 AS n", &[]).await.unwrap();
     let msg = row.try_get::<String>(0).unwrap_err().to_string();
-    assert!(msg.contains("\"n\"") && msg.contains("23") && msg.contains("String"), "{msg}");
+    assert!(
+        msg.contains("\"n\"") && msg.contains("23") && msg.contains("String"),
+        "{msg}"
+    );
 }
 
 #[tokio::test]
 async fn query_one_and_opt_count_rows() {
     let mut conn = super::connect().await;
-    let none = conn
-        .query_opt("SELECT 1 WHERE false", &[])
-        .await
-        .unwrap();
+    let none = conn.query_opt("SELECT 1 WHERE false", &[]).await.unwrap();
     assert!(none.is_none());
-    let err = conn.query_one("SELECT 1 WHERE false", &[]).await.unwrap_err();
+    let err = conn
+        .query_one("SELECT 1 WHERE false", &[])
+        .await
+        .unwrap_err();
     assert!(err.is_row_count(), "{err}");
     let err = conn
         .query_opt("SELECT * FROM generate_series(1, 2)", &[])
@@ -125,7 +128,13 @@ async fn syntax_error_keeps_sqlstate_and_position_and_connection() {
     assert!(!err.is_closed());
     let err = conn.batch_execute("SELEC 1").await.unwrap_err();
     assert_eq!(err.code(), Some("42601"));
-    assert_eq!(conn.query_one("SELECT 2::int4", &[]).await.unwrap().get::<i32>(0), 2);
+    assert_eq!(
+        conn.query_one("SELECT 2::int4", &[])
+            .await
+            .unwrap()
+            .get::<i32>(0),
+        2
+    );
 }
 
 #[tokio::test]
@@ -187,7 +196,11 @@ async fn prepare_describes_params_and_columns() {
         .await
         .unwrap();
     assert_eq!(stmt.params(), [20, 25]);
-    let columns: Vec<(&str, u32)> = stmt.columns().iter().map(|c| (c.name(), c.type_oid())).collect();
+    let columns: Vec<(&str, u32)> = stmt
+        .columns()
+        .iter()
+        .map(|c| (c.name(), c.type_oid()))
+        .collect();
     assert_eq!(columns, [("id", 20), ("name", 25), ("at", 1184)]);
     let stmt = conn.prepare("SET search_path = public").await.unwrap();
     assert!(stmt.columns().is_empty());
@@ -217,7 +230,11 @@ async fn many_statements_evict_from_the_cache() {
         .get(0);
     assert!(n <= 5, "{n} statements left on the server");
     conn.set_statement_cache_size(0);
-    let v: i32 = conn.query_one("SELECT $1::int4", &[&9i32]).await.unwrap().get(0);
+    let v: i32 = conn
+        .query_one("SELECT $1::int4", &[&9i32])
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(v, 9);
 }
 
@@ -225,9 +242,15 @@ async fn many_statements_evict_from_the_cache() {
 async fn discarded_statements_are_prepared_again() {
     let mut conn = super::connect().await;
     let sql = "SELECT $1::int4 * 2";
-    assert_eq!(conn.query_one(sql, &[&2i32]).await.unwrap().get::<i32>(0), 4);
+    assert_eq!(
+        conn.query_one(sql, &[&2i32]).await.unwrap().get::<i32>(0),
+        4
+    );
     conn.batch_execute("DEALLOCATE ALL").await.unwrap();
-    assert_eq!(conn.query_one(sql, &[&3i32]).await.unwrap().get::<i32>(0), 6);
+    assert_eq!(
+        conn.query_one(sql, &[&3i32]).await.unwrap().get::<i32>(0),
+        6
+    );
 }
 
 #[tokio::test]
