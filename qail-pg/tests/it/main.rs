@@ -1,5 +1,6 @@
 //! Integration tests of qail-pg against a real PostgreSQL server (`DATABASE_URL`).
 
+mod auth;
 mod connect;
 mod hostile;
 mod query;
