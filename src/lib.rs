@@ -4,4 +4,8 @@
 //! (`qail.schema.json`) while the crate compiles — no database is needed to build — and runs on
 //! qail-pg, an async PostgreSQL driver that speaks the binary protocol.
 
-pub use qail_pg::{Decode, Encode, Oid};
+#[doc(inline)]
+pub use qail_pg::types;
+pub use qail_pg::{
+    Column, Config, Connection, DbError, Decode, Encode, Error, Oid, Row, Statement,
+};
