@@ -22,9 +22,12 @@
 mod conn;
 mod error;
 pub mod proto;
+pub mod template;
+pub mod typed;
 pub mod types;
 
 #[cfg(feature = "runtime")]
 pub use conn::config::{AuthMethod, ChannelBinding, Config, Host, RequireAuth, SslMode};
 pub use error::{DbError, Error};
+pub use template::{FromRow, NoRows, Query, RawRow, Template};
 pub use types::{Decode, Encode, Oid};
