@@ -1,0 +1,1 @@
+//! The semantic difference between two snapshots.
