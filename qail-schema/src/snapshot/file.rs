@@ -321,3 +321,77 @@ fn write_inline(out: &mut String, v: &Value) {
 fn push_indent(out: &mut String, n: usize) {
     out.extend(std::iter::repeat_n(' ', n));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Snapshot {
+        crate::ddl::from_sql(&[(
+            "t.sql".to_owned(),
+            "CREATE TYPE mood AS ENUM ('a', 'b');
+             CREATE TABLE harbors (id serial PRIMARY KEY, name text NOT NULL, m mood);
+             CREATE TABLE ships (id int PRIMARY KEY, harbor int REFERENCES harbors);
+             CREATE FUNCTION f(a int) RETURNS text LANGUAGE sql AS 'SELECT 1';"
+                .to_owned(),
+        )])
+        .0
+    }
+
+    #[test]
+    fn round_trip_is_lossless_and_stable() {
+        let s = sample();
+        let text = s.to_json();
+        let back = Snapshot::from_json(&text).unwrap();
+        assert_eq!(back, s);
+        assert_eq!(back.to_json(), text);
+    }
+
+    #[test]
+    fn one_column_per_line() {
+        let text = sample().to_json();
+        assert!(text.contains(
+            "\n        {\"name\": \"name\", \"type\": {\"schema\": \"pg_catalog\", \"name\": \"text\", \"oid\": 25}, \"not_null\": true},\n"
+        ), "{text}");
+        assert!(text.starts_with("{\n  \"format_version\": 1,\n"));
+        assert!(text.contains("\"search_path\": [\"public\"]"));
+    }
+
+    #[test]
+    fn newer_version_is_refused_with_advice() {
+        let e = Snapshot::from_json("{\"format_version\": 7, \"whatever\": 1}").unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, FileError::Version { found: 7, .. }));
+        assert!(
+            msg.contains("format_version 7") && msg.contains("newer qail"),
+            "{msg}"
+        );
+        assert!(msg.contains("upgrade qail or re-pull"), "{msg}");
+    }
+
+    #[test]
+    fn broken_file_reports_line_and_column() {
+        let mut text = sample().to_json();
+        text = text.replacen("\"not_null\": true}", "\"not_null\": tru}", 1);
+        let e = Snapshot::from_json(&text).unwrap_err();
+        let FileError::Syntax { line, column, .. } = &e else {
+            panic!("{e:?}")
+        };
+        let bad = text.lines().position(|l| l.contains("tru}")).unwrap() + 1;
+        assert_eq!(*line, bad);
+        assert!(*column > 1);
+        assert!(e.to_string().contains(&format!(":{line}:{column}:")), "{e}");
+    }
+
+    #[test]
+    fn wrong_shape_reports_line_and_column() {
+        let text = sample()
+            .to_json()
+            .replacen("\"not_null\": true", "\"not_null\": \"yes\"", 1);
+        let e = Snapshot::from_json(&text).unwrap_err();
+        assert!(
+            matches!(e, FileError::Syntax { line, .. } if line > 1),
+            "{e}"
+        );
+    }
+}

@@ -1,1 +1,0 @@
-//! The semantic difference between two snapshots.
