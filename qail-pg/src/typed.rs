@@ -169,16 +169,22 @@ maps! {
     varchar => String;
     bpchar => String;
     name => String;
-    citext => String;
+    text => Box<str>;
+    varchar => Box<str>;
+    citext => crate::types::Text<String>;
     bytea => Vec<u8>;
+    interval => crate::types::Interval;
 }
+
+impl<const N: usize> ToPg<pg::user_enum, N> for crate::types::Text<String> {}
+impl<const N: usize> ToPg<pg::user_enum, N> for crate::types::Text<&str> {}
+impl<const C: usize> FromPg<pg::user_enum, C> for crate::types::Text<String> {}
 
 sends! {
     text => str;
     varchar => str;
     bpchar => str;
     name => str;
-    citext => str;
     bytea => [u8];
 }
 
@@ -189,6 +195,22 @@ maps! { uuid => ::uuid::Uuid; }
 maps! {
     json => ::serde_json::Value;
     jsonb => ::serde_json::Value;
+}
+
+#[cfg(feature = "json")]
+impl<T, const N: usize> ToPg<pg::json, N> for crate::types::Json<T> {}
+#[cfg(feature = "json")]
+impl<T, const N: usize> ToPg<pg::jsonb, N> for crate::types::Json<T> {}
+#[cfg(feature = "json")]
+impl<T, const C: usize> FromPg<pg::json, C> for crate::types::Json<T> {}
+#[cfg(feature = "json")]
+impl<T, const C: usize> FromPg<pg::jsonb, C> for crate::types::Json<T> {}
+
+#[cfg(feature = "net")]
+maps! {
+    inet => crate::types::Inet, ::std::net::IpAddr;
+    cidr => crate::types::Cidr;
+    macaddr => crate::types::MacAddr;
 }
 
 #[cfg(feature = "chrono")]
