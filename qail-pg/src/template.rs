@@ -166,6 +166,36 @@ impl<'r> RawRow<'r> {
         }
         T::decode_nullable(oid, raw).map_err(|e| decode_error(idx, e))
     }
+
+    /// The index of the next column to read.
+    pub fn position(&self) -> usize {
+        self.next
+    }
+
+    /// Decodes the next column, with its type OID taken from `columns` (the server's).
+    pub fn get_next<T: Decode<'r>>(&mut self, columns: &[Oid]) -> Result<T, Error> {
+        let idx = self.next;
+        let oid = columns.get(idx).copied().ok_or_else(|| {
+            Error::new(
+                Kind::Usage,
+                format!(
+                    "the row type reads more columns than the statement's {}: add the missing column to the query, or mark the field #[qail(default)]",
+                    columns.len()
+                ),
+            )
+        })?;
+        self.get(idx, oid)
+    }
+
+    /// Decodes the next column as `T`, then converts it with `TryFrom` (`#[qail(try_from)]`).
+    pub fn get_next_as<T: Decode<'r>, U: TryFrom<T>>(&mut self, columns: &[Oid]) -> Result<U, Error>
+    where
+        U::Error: Into<BoxError>,
+    {
+        let idx = self.next;
+        let value = self.get_next::<T>(columns)?;
+        U::try_from(value).map_err(|e| decode_error(idx, e.into()))
+    }
 }
 
 fn decode_error(idx: usize, source: BoxError) -> Error {

@@ -89,40 +89,54 @@ impl<T, const C: usize> NullableField<C> for Option<T> {}
 )]
 pub trait NullNotAllowed<const N: usize> {}
 
-/// Wraps an argument's type for the NULL check; see [`Probe::non_null`].
+/// An argument on its way through the NULL check: [`probe`] then `.non_null::<N>()`, which
+/// compiles for every argument except an `Option` (method resolution picks the failing inherent
+/// method for `Option` before falling back, through `Deref`, to the one that passes).
 #[derive(Debug)]
-pub struct Probe<T: ?Sized>(std::marker::PhantomData<T>);
+pub struct Probe<'a, T: ?Sized>(Fallback<'a, T>);
+
+/// The NULL check that passes; reached from [`Probe`] through `Deref`.
+#[derive(Debug)]
+pub struct Fallback<'a, T: ?Sized>(&'a T);
 
 /// Starts the NULL check of an argument.
-pub fn probe<T: ?Sized>(_: &T) -> Probe<T> {
-    Probe(std::marker::PhantomData)
+pub fn probe<T: ?Sized>(value: &T) -> Probe<'_, T> {
+    Probe(Fallback(value))
 }
 
-impl<T> Probe<Option<T>> {
+impl<'a, T: ?Sized> std::ops::Deref for Probe<'a, T> {
+    type Target = Fallback<'a, T>;
+    fn deref(&self) -> &Fallback<'a, T> {
+        &self.0
+    }
+}
+
+impl<'a, T: ?Sized> Fallback<'a, T> {
+    /// Passes the argument on: it is not an `Option`.
+    pub fn non_null<const N: usize>(&self) -> &'a T {
+        self.0
+    }
+}
+
+impl<'a, T> Probe<'a, Option<T>> {
     /// Fails to compile: an `Option` was passed where NULL is not meaningful.
-    pub fn non_null<const N: usize>(&self)
+    pub fn non_null<const N: usize>(&self) -> &'a Option<T>
     where
         T: NullNotAllowed<N>,
     {
+        (self.0).0
     }
 }
 
-impl<T> Probe<&Option<T>> {
+impl<'a, T> Probe<'a, &Option<T>> {
     /// Fails to compile: an `&Option` was passed where NULL is not meaningful.
-    pub fn non_null<const N: usize>(&self)
+    pub fn non_null<const N: usize>(&self) -> &'a &Option<T>
     where
         T: NullNotAllowed<N>,
     {
+        (self.0).0
     }
 }
-
-/// The NULL check that passes: any argument that is not an `Option`.
-pub trait NonNull {
-    /// Compiles for every argument that is not an `Option`.
-    fn non_null<const N: usize>(&self) {}
-}
-
-impl<T: ?Sized> NonNull for Probe<T> {}
 
 #[diagnostic::do_not_recommend]
 impl<T: ToPg<P, N> + ?Sized, P, const N: usize> ToPg<P, N> for &T {}
@@ -291,7 +305,7 @@ mod tests {
 
     #[test]
     fn probe_passes_plain_values() {
-        probe(&5i32).non_null::<1>();
-        probe("text").non_null::<1>();
+        assert_eq!(*probe(&5i32).non_null::<1>(), 5);
+        assert_eq!(probe("text").non_null::<1>(), "text");
     }
 }
