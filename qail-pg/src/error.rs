@@ -16,6 +16,10 @@ struct Inner {
 
 /// What kind of failure an [`Error`] is. Kept private: match with the query methods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    not(feature = "runtime"),
+    allow(dead_code, reason = "most kinds come from the connection layer")
+)]
 pub(crate) enum Kind {
     /// A connection string or option is invalid.
     Config,
@@ -41,9 +45,15 @@ pub(crate) enum Kind {
     Timeout,
     /// The caller misused the API (wrong parameter count, bad column index, …).
     Usage,
+    /// `query_one` / `query_opt` got a number of rows they do not accept.
+    RowCount,
 }
 
 impl Error {
+    #[cfg_attr(
+        not(feature = "runtime"),
+        allow(dead_code, reason = "errors are made by the connection layer")
+    )]
     pub(crate) fn new(kind: Kind, message: impl Into<String>) -> Error {
         Error(Box::new(Inner {
             kind,
@@ -64,6 +74,7 @@ impl Error {
         }))
     }
 
+    #[allow(dead_code, reason = "for flows that branch on what failed")]
     pub(crate) fn kind(&self) -> Kind {
         self.0.kind
     }
@@ -86,6 +97,11 @@ impl Error {
     /// Whether the server's types differ from those the compiled query expected.
     pub fn is_schema_drift(&self) -> bool {
         self.0.kind == Kind::SchemaDrift
+    }
+
+    /// Whether `query_one` found no row or several, or `query_opt` several.
+    pub fn is_row_count(&self) -> bool {
+        self.0.kind == Kind::RowCount
     }
 
     /// Whether a time-out elapsed.
@@ -122,6 +138,18 @@ impl std::error::Error for Error {
             .source
             .as_ref()
             .map(|s| &**s as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl From<crate::proto::message::EncodeError> for Error {
+    fn from(e: crate::proto::message::EncodeError) -> Error {
+        Error::with_source(Kind::Encode, "the message cannot be sent", e)
+    }
+}
+
+impl From<crate::proto::message::DecodeError> for Error {
+    fn from(e: crate::proto::message::DecodeError) -> Error {
+        Error::with_source(Kind::Protocol, "the server sent an invalid message", e)
     }
 }
 

@@ -22,9 +22,16 @@
 mod conn;
 mod error;
 pub mod proto;
+#[cfg(feature = "runtime")]
+mod row;
 pub mod types;
 
 #[cfg(feature = "runtime")]
 pub use conn::config::{AuthMethod, ChannelBinding, Config, Host, RequireAuth, SslMode};
+#[cfg(feature = "runtime")]
+pub use conn::{Connection, Statement};
 pub use error::{DbError, Error};
+pub use proto::message::TransactionStatus;
+#[cfg(feature = "runtime")]
+pub use row::{Column, Row};
 pub use types::{Decode, Encode, Oid};
