@@ -22,6 +22,7 @@
 mod conn;
 mod error;
 pub mod proto;
+#[cfg(feature = "runtime")]
 mod row;
 pub mod template;
 pub mod typed;
@@ -33,6 +34,7 @@ pub use conn::config::{AuthMethod, ChannelBinding, Config, Host, RequireAuth, Ss
 pub use conn::{Connection, Statement};
 pub use error::{DbError, Error};
 pub use proto::message::TransactionStatus;
+#[cfg(feature = "runtime")]
 pub use row::{Column, Row};
 pub use template::{FromRow, NoRows, Query, RawRow, Template};
 pub use types::{Decode, Encode, Oid};

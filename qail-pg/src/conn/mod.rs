@@ -129,11 +129,6 @@ impl Connection {
         self.stream.terminate().await;
     }
 
-    /// The process ID and secret key for a CancelRequest.
-    pub(crate) fn cancel_key(&self) -> (i32, &[u8]) {
-        (self.process_id, &self.secret_key)
-    }
-
     /// Makes the connection ready for a new flow: refuses a broken one, sends what an
     /// interrupted flow left unsent, and reads the replies of interrupted flows up to their
     /// ReadyForQuery.
@@ -193,12 +188,11 @@ impl Connection {
     fn on_notice(&mut self, range: std::ops::Range<usize>) -> Result<(), Error> {
         let notice = error_response::decode_fields(self.stream.body(range))
             .map_err(|e| self.decode_error(e))?;
-        match &mut self.notice_handler {
-            Some(handler) => handler(&notice),
-            None => {
-                #[cfg(feature = "tracing")]
-                tracing::info!(code = %notice.code, "{}", notice.message);
-            }
+        if let Some(handler) = &mut self.notice_handler {
+            handler(&notice);
+        } else {
+            #[cfg(feature = "tracing")]
+            tracing::info!(code = %notice.code, "{}", notice.message);
         }
         Ok(())
     }
