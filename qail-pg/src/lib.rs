@@ -24,6 +24,8 @@ mod error;
 pub mod proto;
 #[cfg(feature = "runtime")]
 mod row;
+pub mod template;
+pub mod typed;
 pub mod types;
 
 #[cfg(feature = "runtime")]
@@ -34,4 +36,5 @@ pub use error::{DbError, Error};
 pub use proto::message::TransactionStatus;
 #[cfg(feature = "runtime")]
 pub use row::{Column, Row};
+pub use template::{FromRow, NoRows, Query, RawRow, Template};
 pub use types::{Decode, Encode, Oid};
