@@ -161,8 +161,11 @@ impl Connection {
                     self.on_ready(range)?;
                     break;
                 }
-                b'I' => {}
-                _ => return Err(self.protocol_error("an unexpected reply to a transaction command")),
+                // Note: CloseComplete of a statement closed with this command's write.
+                b'I' | b'3' => {}
+                _ => {
+                    return Err(self.protocol_error("an unexpected reply to a transaction command"));
+                }
             }
         }
         error.map_or(Ok(tag_seen), Err)

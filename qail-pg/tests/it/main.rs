@@ -1,6 +1,13 @@
 //! Integration tests of qail-pg against a real PostgreSQL server (`DATABASE_URL`).
 
 mod auth;
+mod cancel;
+mod cancel_safety;
+mod compiled;
+mod copy;
+mod notify;
+mod pipeline;
+mod transaction;
 mod connect;
 mod hostile;
 mod query;
