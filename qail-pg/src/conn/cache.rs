@@ -79,7 +79,11 @@ impl StatementCache {
     }
 
     /// Adds a prepared template; returns the names of statements evicted to make room.
-    pub(crate) fn insert_template(&mut self, name: &'static str, statement: Statement) -> Vec<String> {
+    pub(crate) fn insert_template(
+        &mut self,
+        name: &'static str,
+        statement: Statement,
+    ) -> Vec<String> {
         self.clock += 1;
         let entry = Entry {
             statement,

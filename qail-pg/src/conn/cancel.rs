@@ -98,7 +98,10 @@ async fn open(target: &Target) -> Result<Socket, Error> {
             Ok(Socket::Unix(socket))
         }
         #[cfg(not(unix))]
-        Host::Unix(_) => Err(Error::new(Kind::Config, "Unix sockets are not available here")),
+        Host::Unix(_) => Err(Error::new(
+            Kind::Config,
+            "Unix sockets are not available here",
+        )),
         Host::Tcp(name) => {
             let tcp = match target.addr {
                 Some(ip) => tokio::net::TcpStream::connect((ip, target.port)).await,

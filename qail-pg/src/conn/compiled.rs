@@ -16,8 +16,8 @@ use super::prepare::{close_statement, encode_error};
 use super::{Connection, Statement};
 use crate::error::{Error, Kind};
 use crate::proto::message::{
-    Bind, DataRow, Describe, Execute, Format, ParameterDescription, Parse, RowDescription,
-    Target, sync,
+    Bind, DataRow, Describe, Execute, Format, ParameterDescription, Parse, RowDescription, Target,
+    sync,
 };
 use crate::row::Column;
 use crate::template::Template;
@@ -294,10 +294,12 @@ impl Connection {
                         error = Some(e);
                     }
                 }
-                b'C' => match crate::proto::message::CommandComplete::decode(self.stream.body(range)) {
-                    Ok(done) => affected = done.rows().unwrap_or(0),
-                    Err(e) => return Err(self.decode_error(e)),
-                },
+                b'C' => {
+                    match crate::proto::message::CommandComplete::decode(self.stream.body(range)) {
+                        Ok(done) => affected = done.rows().unwrap_or(0),
+                        Err(e) => return Err(self.decode_error(e)),
+                    }
+                }
                 b'I' | b's' | b'3' => {}
                 b'E' => error = Some(self.db_error(range)),
                 b'Z' => {

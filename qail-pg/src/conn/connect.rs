@@ -124,9 +124,10 @@ async fn connect_tcp(
         (conn, false)
     } else {
         match negotiate_tls(tcp, config, name).await? {
-            Negotiated::Tls(socket, cert) => {
-                (startup::startup(Stream::new(socket), config, cert).await?, true)
-            }
+            Negotiated::Tls(socket, cert) => (
+                startup::startup(Stream::new(socket), config, cert).await?,
+                true,
+            ),
             Negotiated::Plain(tcp) => {
                 let conn = startup::startup(Stream::new(Socket::Tcp(tcp)), config, None).await?;
                 (conn, false)

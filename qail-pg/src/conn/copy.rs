@@ -236,6 +236,8 @@ impl Drop for CopyIn<'_> {
 fn not_copy(direction: &str, method: &str) -> Error {
     Error::new(
         Kind::Usage,
-        format!("{method} needs a `COPY … {direction}` statement; the statement ran as a plain query"),
+        format!(
+            "{method} needs a `COPY … {direction}` statement; the statement ran as a plain query"
+        ),
     )
 }

@@ -45,8 +45,7 @@ pub(crate) trait Job {
 /// Receives a pipeline's results, query by query, in order.
 pub(crate) trait Sink {
     /// A row of query `index`; an error is kept as the query's result.
-    fn row(&mut self, index: usize, data: DataRow<'_>, statement: &Statement)
-    -> Result<(), Error>;
+    fn row(&mut self, index: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error>;
     /// The end of query `index`: the rows affected, or its error.
     fn done(&mut self, index: usize, result: Result<u64, Error>);
 }

@@ -9,9 +9,9 @@
 use std::ops::{Deref, DerefMut};
 
 use super::{Connection, Executor};
+use crate::TransactionStatus;
 use crate::error::{Error, Kind};
 use crate::proto::message::{CommandComplete, Query};
-use crate::TransactionStatus;
 
 /// The isolation level of a transaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -16,9 +16,11 @@ impl<D: Decoder> Query<'_, D> {
         let (template, params) = (self.template(), self.params());
         timed!(
             conn,
-            trace::query(template.name, collect::<D>(conn, template, params), |rows| {
-                count(rows.len())
-            })
+            trace::query(
+                template.name,
+                collect::<D>(conn, template, params),
+                |rows| { count(rows.len()) }
+            )
         )
     }
 
@@ -41,9 +43,11 @@ impl<D: Decoder> Query<'_, D> {
         let (template, params) = (self.template(), self.params());
         timed!(
             conn,
-            trace::query(template.name, at_most_one::<D>(conn, template, params), |row| {
-                u64::from(row.is_some())
-            })
+            trace::query(
+                template.name,
+                at_most_one::<D>(conn, template, params),
+                |row| { u64::from(row.is_some()) }
+            )
         )
     }
 

@@ -26,7 +26,11 @@ pub(crate) fn template(
     }))
 }
 
-pub(crate) const fn col(name: &'static str, type_oid: Oid, type_name: &'static str) -> ExpectedColumn {
+pub(crate) const fn col(
+    name: &'static str,
+    type_oid: Oid,
+    type_name: &'static str,
+) -> ExpectedColumn {
     ExpectedColumn {
         name,
         type_oid,
@@ -35,7 +39,10 @@ pub(crate) const fn col(name: &'static str, type_oid: Oid, type_name: &'static s
 }
 
 /// A compiled query with parameters.
-pub(crate) fn query<'a, D>(t: &'static Template, params: &[&'a (dyn Encode + Sync)]) -> Query<'a, D> {
+pub(crate) fn query<'a, D>(
+    t: &'static Template,
+    params: &[&'a (dyn Encode + Sync)],
+) -> Query<'a, D> {
     let params = match params {
         [] => Params::new([]),
         [a] => Params::new([*a]),
@@ -101,18 +108,45 @@ fn series() -> &'static Template {
 async fn first_use_prepares_later_uses_bind_only() {
     let mut conn = super::connect().await;
     let t = series();
-    let rows: Vec<Pair> = query::<Pair>(t, &[&3i32]).fetch_all(&mut conn).await.unwrap();
+    let rows: Vec<Pair> = query::<Pair>(t, &[&3i32])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
     assert_eq!(rows.len(), 3);
-    assert_eq!(rows[2], Pair { id: 3, name: "n3".into() });
+    assert_eq!(
+        rows[2],
+        Pair {
+            id: 3,
+            name: "n3".into()
+        }
+    );
     assert!(is_prepared(&mut conn, t.name).await);
-    let rows = query::<Pair>(t, &[&5i32]).fetch_all(&mut conn).await.unwrap();
+    let rows = query::<Pair>(t, &[&5i32])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
     assert_eq!(rows.len(), 5);
-    let one = query::<Pair>(t, &[&1i32]).fetch_one(&mut conn).await.unwrap();
+    let one = query::<Pair>(t, &[&1i32])
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
     assert_eq!(one.id, 1);
-    assert!(query::<Pair>(t, &[&0i32]).fetch_optional(&mut conn).await.unwrap().is_none());
-    let err = query::<Pair>(t, &[&2i32]).fetch_one(&mut conn).await.unwrap_err();
+    assert!(
+        query::<Pair>(t, &[&0i32])
+            .fetch_optional(&mut conn)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let err = query::<Pair>(t, &[&2i32])
+        .fetch_one(&mut conn)
+        .await
+        .unwrap_err();
     assert!(err.is_row_count(), "{err}");
-    let err = query::<Pair>(t, &[&0i32]).fetch_one(&mut conn).await.unwrap_err();
+    let err = query::<Pair>(t, &[&0i32])
+        .fetch_one(&mut conn)
+        .await
+        .unwrap_err();
     assert!(err.is_row_count(), "{err}");
 }
 
@@ -155,7 +189,11 @@ async fn visitors_and_streams_do_not_collect() {
             stream.next().await.unwrap().unwrap();
         }
     }
-    let v: i64 = conn.query_one("SELECT $1::int8", &[&42i64]).await.unwrap().get(0);
+    let v: i64 = conn
+        .query_one("SELECT $1::int8", &[&42i64])
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(v, 42);
 }
 
@@ -173,8 +211,20 @@ async fn execute_returns_rows_affected() {
         &[23],
         &[],
     );
-    assert_eq!(query::<NoRows>(t, &[&7i32]).execute(&mut conn).await.unwrap(), 7);
-    assert_eq!(query::<NoRows>(t, &[&2i32]).execute(&mut conn).await.unwrap(), 2);
+    assert_eq!(
+        query::<NoRows>(t, &[&7i32])
+            .execute(&mut conn)
+            .await
+            .unwrap(),
+        7
+    );
+    assert_eq!(
+        query::<NoRows>(t, &[&2i32])
+            .execute(&mut conn)
+            .await
+            .unwrap(),
+        2
+    );
 }
 
 #[tokio::test]
@@ -185,14 +235,33 @@ async fn a_type_mismatch_on_first_use_is_schema_drift() {
         &[],
         &[col("id", 23, "int4"), col("name", 25, "text")],
     );
-    let err = query::<Pair>(t, &[]).fetch_all(&mut conn).await.unwrap_err();
+    let err = query::<Pair>(t, &[])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_err();
     assert!(err.is_schema_drift(), "{err}");
     let msg = err.to_string();
-    assert!(msg.contains("\"id\"") && msg.contains("int8") && msg.contains("int4"), "{msg}");
-    assert!(!is_prepared(&mut conn, t.name).await, "a drifted statement is closed");
-    let t = template("SELECT 1::int8 AS id", &[], &[col("id", 20, "int8"), col("x", 25, "text")]);
-    let err = query::<Pair>(t, &[]).fetch_all(&mut conn).await.unwrap_err();
-    assert!(err.is_schema_drift() && err.to_string().contains("1 columns"), "{err}");
+    assert!(
+        msg.contains("\"id\"") && msg.contains("int8") && msg.contains("int4"),
+        "{msg}"
+    );
+    assert!(
+        !is_prepared(&mut conn, t.name).await,
+        "a drifted statement is closed"
+    );
+    let t = template(
+        "SELECT 1::int8 AS id",
+        &[],
+        &[col("id", 20, "int8"), col("x", 25, "text")],
+    );
+    let err = query::<Pair>(t, &[])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_err();
+    assert!(
+        err.is_schema_drift() && err.to_string().contains("1 columns"),
+        "{err}"
+    );
     assert_eq!(conn.query("SELECT 1", &[]).await.unwrap().len(), 1);
 }
 
@@ -204,25 +273,47 @@ async fn server_errors_keep_the_connection_and_the_cache() {
         &[23],
         &[col("id", 20, "int8"), col("name", 25, "text")],
     );
-    let err = query::<Pair>(t, &[&0i32]).fetch_all(&mut conn).await.unwrap_err();
+    let err = query::<Pair>(t, &[&0i32])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Some("22012"));
-    let rows = query::<Pair>(t, &[&5i32]).fetch_all(&mut conn).await.unwrap();
+    let rows = query::<Pair>(t, &[&5i32])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
     assert_eq!(rows[0].id, 2);
     let bad = template("SELECT nope FROM nowhere_at_all", &[], &[]);
-    let err = query::<NoRows>(bad, &[]).execute(&mut conn).await.unwrap_err();
+    let err = query::<NoRows>(bad, &[])
+        .execute(&mut conn)
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Some("42P01"));
     assert!(!is_prepared(&mut conn, bad.name).await);
-    let err = query::<NoRows>(bad, &[]).execute(&mut conn).await.unwrap_err();
-    assert_eq!(err.code(), Some("42P01"), "the failed Parse left nothing behind");
+    let err = query::<NoRows>(bad, &[])
+        .execute(&mut conn)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.code(),
+        Some("42P01"),
+        "the failed Parse left nothing behind"
+    );
 }
 
 #[tokio::test]
 async fn deallocated_statements_are_prepared_again() {
     let mut conn = super::connect().await;
     let t = series();
-    query::<Pair>(t, &[&1i32]).fetch_all(&mut conn).await.unwrap();
+    query::<Pair>(t, &[&1i32])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
     conn.batch_execute("DEALLOCATE ALL").await.unwrap();
-    let rows = query::<Pair>(t, &[&2i32]).fetch_all(&mut conn).await.unwrap();
+    let rows = query::<Pair>(t, &[&2i32])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
     assert_eq!(rows.len(), 2);
 }
 
@@ -264,12 +355,21 @@ async fn alter_column_type_between_executions() {
         &[],
         &[col("id", 23, "int4"), col("name", 25, "text")],
     );
-    let n = query::<NoRows>(typed, &[]).execute(&mut conn).await.unwrap();
+    let n = query::<NoRows>(typed, &[])
+        .execute(&mut conn)
+        .await
+        .unwrap();
     assert_eq!(n, 1);
     admin.batch_execute(alter).await.unwrap();
-    let err = query::<NoRows>(typed, &[]).execute(&mut conn).await.unwrap_err();
+    let err = query::<NoRows>(typed, &[])
+        .execute(&mut conn)
+        .await
+        .unwrap_err();
     assert!(err.is_schema_drift(), "{err}");
-    assert!(err.to_string().contains("int8") && err.to_string().contains("int4"), "{err}");
+    assert!(
+        err.to_string().contains("int8") && err.to_string().contains("int4"),
+        "{err}"
+    );
     // Inside a transaction: a clear error; the next transaction succeeds.
     admin.batch_execute(&setup("int4")).await.unwrap();
     assert_eq!(conn.query_one(sql, &[]).await.unwrap().get::<i32>(0), 1);
@@ -294,7 +394,10 @@ async fn the_cache_bounds_prepared_statements() {
         let v: i32 = conn.query_one(&sql, &[&1i32]).await.unwrap().get(0);
         assert_eq!(v, i + 1);
         if i % 1000 == 0 {
-            query::<Pair>(t, &[&1i32]).fetch_all(&mut conn).await.unwrap();
+            query::<Pair>(t, &[&1i32])
+                .fetch_all(&mut conn)
+                .await
+                .unwrap();
         }
         if i % 50 == 0 {
             let n = prepared(&mut conn).await;

@@ -24,7 +24,10 @@ async fn a_million_rows_in_and_out() {
     let mut conn = super::connect().await;
     let s = "qail_it_copy_million";
     table(&mut conn, s).await;
-    let mut copy = conn.copy_in(&format!("COPY {s}.t FROM STDIN")).await.unwrap();
+    let mut copy = conn
+        .copy_in(&format!("COPY {s}.t FROM STDIN"))
+        .await
+        .unwrap();
     let mut chunk = String::new();
     for i in 0..1_000_000 {
         chunk.push_str(&format!("{i}\tname {i}\n"));
@@ -103,7 +106,10 @@ async fn a_source_failing_midway_writes_no_rows() {
         })
         .collect::<Vec<_>>();
     let err = conn
-        .copy_in_stream(&format!("COPY {s}.t FROM STDIN"), futures_util::stream::iter(chunks))
+        .copy_in_stream(
+            &format!("COPY {s}.t FROM STDIN"),
+            futures_util::stream::iter(chunks),
+        )
         .await
         .unwrap_err();
     assert!(err.to_string().contains("no row was written"), "{err}");
@@ -111,11 +117,17 @@ async fn a_source_failing_midway_writes_no_rows() {
     assert_eq!(count(&mut conn, s).await, 0);
     // Dropped without finish: aborted too.
     {
-        let mut copy = conn.copy_in(&format!("COPY {s}.t FROM STDIN")).await.unwrap();
+        let mut copy = conn
+            .copy_in(&format!("COPY {s}.t FROM STDIN"))
+            .await
+            .unwrap();
         copy.send(b"1\ta\n").await.unwrap();
     }
     assert_eq!(count(&mut conn, s).await, 0);
-    let copy = conn.copy_in(&format!("COPY {s}.t FROM STDIN")).await.unwrap();
+    let copy = conn
+        .copy_in(&format!("COPY {s}.t FROM STDIN"))
+        .await
+        .unwrap();
     copy.fail("changed my mind").await.unwrap();
     assert_eq!(count(&mut conn, s).await, 0);
 }
@@ -125,7 +137,10 @@ async fn bad_rows_and_wrong_statements_are_errors() {
     let mut conn = super::connect().await;
     let s = "qail_it_copy_bad";
     table(&mut conn, s).await;
-    let mut copy = conn.copy_in(&format!("COPY {s}.t FROM STDIN")).await.unwrap();
+    let mut copy = conn
+        .copy_in(&format!("COPY {s}.t FROM STDIN"))
+        .await
+        .unwrap();
     copy.send(b"1\tok\nnot-a-number\tx\n").await.unwrap();
     let err = copy.finish().await.unwrap_err();
     assert_eq!(err.code(), Some("22P02"));

@@ -4,13 +4,13 @@ mod auth;
 mod cancel;
 mod cancel_safety;
 mod compiled;
+mod connect;
 mod copy;
+mod hostile;
 mod notify;
 mod pipeline;
-mod transaction;
-mod connect;
-mod hostile;
 mod query;
+mod transaction;
 mod types;
 
 use qail_pg::{Config, Connection};

@@ -9,7 +9,10 @@ async fn notifications_during_queries_are_buffered() {
     conn.batch_execute("LISTEN qail_it_buffered").await.unwrap();
     for i in 0..100 {
         other
-            .execute("SELECT pg_notify('qail_it_buffered', $1)", &[&i.to_string()])
+            .execute(
+                "SELECT pg_notify('qail_it_buffered', $1)",
+                &[&i.to_string()],
+            )
             .await
             .unwrap();
     }
@@ -35,7 +38,10 @@ async fn a_listener_waits_while_idle() {
     let sender = tokio::spawn(async {
         let mut other = super::connect().await;
         tokio::time::sleep(Duration::from_millis(50)).await;
-        other.batch_execute("NOTIFY qail_it_idle, 'wake up'").await.unwrap();
+        other
+            .batch_execute("NOTIFY qail_it_idle, 'wake up'")
+            .await
+            .unwrap();
     });
     let mut listener = conn.listener();
     // A recv future dropped before anything arrives loses nothing.

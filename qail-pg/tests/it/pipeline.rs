@@ -16,7 +16,9 @@ fn div() -> &'static qail_pg::Template {
 async fn an_error_in_query_500_of_1000_affects_only_that_query() {
     let mut conn = super::connect().await;
     let t = div();
-    let divisors: Vec<i64> = (0..1000).map(|i| if i == 499 { 0 } else { 1 + i % 7 }).collect();
+    let divisors: Vec<i64> = (0..1000)
+        .map(|i| if i == 499 { 0 } else { 1 + i % 7 })
+        .collect();
     let results = conn
         .pipeline(divisors.iter().map(|d| query::<Int8>(t, &[d])))
         .await
@@ -35,7 +37,11 @@ async fn an_error_in_query_500_of_1000_affects_only_that_query() {
         }
     }
     assert!(results[499].is_err());
-    let v: i64 = conn.query_one("SELECT $1::int8", &[&5i64]).await.unwrap().get(0);
+    let v: i64 = conn
+        .query_one("SELECT $1::int8", &[&5i64])
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(v, 5);
     // The template prepared inside the pipeline is cached: a second pipeline is Bind-only.
     let again = conn.pipeline([query::<Int8>(t, &[&10i64])]).await.unwrap();
@@ -110,7 +116,13 @@ async fn builder_mixes_row_types_counts_and_run_time_sql() {
     assert_eq!(res.get(h1).unwrap(), 3);
     let rows = res.get(h2).unwrap();
     assert_eq!(rows.len(), 3);
-    assert_eq!(rows[2], Pair { id: 3, name: "p3".into() });
+    assert_eq!(
+        rows[2],
+        Pair {
+            id: 3,
+            name: "p3".into()
+        }
+    );
     assert_eq!(res.get(h3).unwrap()[0].get::<&str>(0), "ab");
     assert_eq!(res.get(h4).unwrap_err().code(), Some("22012"));
 }
@@ -138,7 +150,10 @@ async fn run_time_sql_pipelines() {
         .pipeline_sql(&[("SELECT 1", &[]), ("SELECT 2", &[])])
         .await
         .unwrap_err();
-    assert!(err.to_string().contains("set_statement_cache_size"), "{err}");
+    assert!(
+        err.to_string().contains("set_statement_cache_size"),
+        "{err}"
+    );
     assert_eq!(conn.query("SELECT 3", &[]).await.unwrap().len(), 1);
 }
 
@@ -150,7 +165,11 @@ async fn a_drifted_template_fails_every_query_that_uses_it() {
         .pipeline([1i32, 2, 3].iter().map(|i| query::<Int8>(t, &[i])))
         .await
         .unwrap();
-    assert!(results.iter().all(|r| r.as_ref().is_err_and(qail_pg::Error::is_schema_drift)));
+    assert!(
+        results
+            .iter()
+            .all(|r| r.as_ref().is_err_and(qail_pg::Error::is_schema_drift))
+    );
     let n: i64 = conn
         .query_one(
             "SELECT count(*) FROM pg_prepared_statements WHERE name = $1",

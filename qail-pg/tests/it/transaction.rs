@@ -137,10 +137,16 @@ async fn compiled_queries_run_on_a_transaction() {
         &[col("n", 20, "int8")],
     );
     let mut tx = conn.begin().await.unwrap();
-    query::<NoRows>(insert, &[&7i64]).execute(&mut tx).await.unwrap();
+    query::<NoRows>(insert, &[&7i64])
+        .execute(&mut tx)
+        .await
+        .unwrap();
     let n = query::<Int8>(select, &[]).fetch_one(&mut tx).await.unwrap();
     assert_eq!(n, Int8(1));
     drop(tx);
-    let n = query::<Int8>(select, &[]).fetch_one(&mut conn).await.unwrap();
+    let n = query::<Int8>(select, &[])
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
     assert_eq!(n, Int8(0));
 }

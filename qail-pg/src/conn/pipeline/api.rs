@@ -254,7 +254,9 @@ pub struct Handle<T> {
 
 impl<T> std::fmt::Debug for Handle<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Handle").field("index", &self.index).finish()
+        f.debug_struct("Handle")
+            .field("index", &self.index)
+            .finish()
     }
 }
 
@@ -303,7 +305,11 @@ impl<'q> PipelineBuilder<'_, 'q> {
     }
 
     /// Adds a run-time SQL query whose rows are returned.
-    pub fn add_sql(&mut self, sql: &'q str, params: &[&'q (dyn Encode + Sync)]) -> Handle<Vec<Row>> {
+    pub fn add_sql(
+        &mut self,
+        sql: &'q str,
+        params: &[&'q (dyn Encode + Sync)],
+    ) -> Handle<Vec<Row>> {
         self.push(Item {
             what: What::Sql(sql, None),
             params: params.to_vec(),
@@ -336,7 +342,9 @@ impl<'q> PipelineBuilder<'_, 'q> {
             collectors: self.items.iter_mut().map(|i| i.collector.take()).collect(),
             results: Vec::new(),
         };
-        self.conn.run_pipeline(self.items.iter_mut(), &mut sink).await?;
+        self.conn
+            .run_pipeline(self.items.iter_mut(), &mut sink)
+            .await?;
         Ok(PipelineResults {
             results: sink.results.into_iter().map(Some).collect(),
         })
@@ -359,7 +367,10 @@ impl Sink for Erased<'_> {
         let collector = self.collectors.get_mut(index).and_then(Option::take);
         self.results.push(match (result, collector) {
             (Ok(n), Some(c)) => Ok(c.finish(n)),
-            (Ok(_), None) => Err(Error::new(Kind::Usage, "the query's result was already taken")),
+            (Ok(_), None) => Err(Error::new(
+                Kind::Usage,
+                "the query's result was already taken",
+            )),
             (Err(e), _) => Err(e),
         });
     }
@@ -384,7 +395,10 @@ impl PipelineResults {
         let taken = self.results.get_mut(handle.index).and_then(Option::take);
         match taken {
             Some(Ok(value)) => value.downcast::<T>().map(|b| *b).map_err(|_| {
-                Error::new(Kind::Usage, "the handle belongs to another pipeline; use the handles of this run")
+                Error::new(
+                    Kind::Usage,
+                    "the handle belongs to another pipeline; use the handles of this run",
+                )
             }),
             Some(Err(e)) => Err(e),
             None => Err(Error::new(
