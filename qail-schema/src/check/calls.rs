@@ -104,8 +104,13 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     }
     match name.as_str() {
         "coalesce" | "greatest" | "least" if schema.is_none() => {
-            for p in typed.iter().filter_map(|t| t.param) {
-                cx.param_nullable(p);
+            let mut typed = typed;
+            for t in &mut typed {
+                if let Some(n) = t.param {
+                    cx.param_nullable(n);
+                    t.nullable = true;
+                    t.why.push(format!("parameter ${n} may be NULL"));
+                }
             }
             let mut t = unify(cx, typed, &name.to_uppercase(), range, |ps| ps.iter().all(|p| p.nullable));
             t.name = Some(name);
@@ -164,7 +169,7 @@ fn unify(cx: &mut Ctx, mut parts: Vec<Typed>, what: &str, range: Range<usize>, n
 /// `ARRAY[…]`.
 pub(crate) fn array(cx: &mut Ctx, sc: &Scope, elems: &[Expr], range: Range<usize>) -> Typed {
     let parts: Vec<Typed> = elems.iter().map(|e| expr(cx, sc, e)).collect();
-    if parts.iter().all(|p| p.arg().is_none()) && !parts.iter().any(Typed::is_error) {
+    if parts.is_empty() || (parts.iter().any(|p| matches!(p.ty, Ty::Param(_))) && parts.iter().all(|p| p.arg().is_none())) {
         cx.error(range.clone(), "cannot determine the type of an empty or untyped array", Some("add a cast, e.g. ARRAY[]::text[]".into()));
         return Typed::error(range);
     }

@@ -120,16 +120,28 @@ fn non_null_bool(inner: &Typed, range: Range<usize>) -> Typed {
 
 fn null_test(cx: &mut Ctx, sc: &Scope, x: &Expr, range: Range<usize>) -> Typed {
     let t = expr(cx, sc, x);
-    if let Some(n) = t.param {
+    if let Some(n) = param_in(x) {
         cx.param_nullable(n);
     }
     non_null_bool(&t, range)
 }
 
+/// `$n`, possibly parenthesized or cast: a place where a NULL argument is meaningful.
+fn param_in(e: &Expr) -> Option<usize> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::Placeholder(p) => p.strip_prefix('$')?.parse().ok().filter(|n| *n >= 1),
+            _ => None,
+        },
+        Expr::Nested(x) | Expr::Cast { expr: x, .. } => param_in(x),
+        _ => None,
+    }
+}
+
 fn distinct(cx: &mut Ctx, sc: &Scope, a: &Expr, b: &Expr, range: Range<usize>) -> Typed {
     let ta = expr(cx, sc, a);
     let tb = expr(cx, sc, b);
-    for n in [ta.param, tb.param].into_iter().flatten() {
+    for n in [param_in(a), param_in(b)].into_iter().flatten() {
         cx.param_nullable(n);
     }
     let eq = apply(cx, "=", ta, tb, range.clone());

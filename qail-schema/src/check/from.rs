@@ -78,20 +78,20 @@ fn with_joins(cx: &mut Ctx, sc: &mut Scope, twj: &TableWithJoins) -> Option<Vec<
 /// Marks the nullable side(s) of an outer join with the reason.
 fn mark_outer(sc: &mut Scope, kind: Kind, start: usize, mid: usize) {
     let right_label = sc.rels[mid..].iter().map(|r| r.label.clone()).collect::<Vec<_>>().join(", ");
-    let left_label = sc.rels[start..mid].iter().map(|r| r.label.clone()).collect::<Vec<_>>().join(", ");
     if matches!(kind, Kind::Left | Kind::Full) {
         let word = if kind == Kind::Left { "LEFT" } else { "FULL" };
         for rel in &mut sc.rels[mid..] {
             rel.null_reason.get_or_insert_with(|| format!("right side of {word} JOIN {}", rel.label));
+            rel.proven.iter_mut().for_each(|p| *p = false);
         }
     }
     if matches!(kind, Kind::Right | Kind::Full) {
         let word = if kind == Kind::Right { "RIGHT" } else { "FULL" };
         for rel in &mut sc.rels[start..mid] {
             rel.null_reason.get_or_insert_with(|| format!("left side of {word} JOIN {right_label}"));
+            rel.proven.iter_mut().for_each(|p| *p = false);
         }
     }
-    let _ = left_label;
 }
 
 fn star_name<'s>(sc: &'s Scope, s: Star) -> &'s str {

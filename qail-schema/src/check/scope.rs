@@ -198,7 +198,10 @@ impl<'p> Scope<'p> {
         let (l, r) = (self.value(m.left.0, m.left.1), self.value(m.right.0, m.right.1));
         let mut f = if m.from_right { r.clone() } else { l.clone() };
         if m.full {
-            f.nullable = l.nullable && r.nullable;
+            // Note: COALESCE(left, right) over a FULL join: one side is always present, so
+            // the value is NULL only if a present side's column can itself be NULL.
+            let own = |(r, c): (usize, usize)| !self.rels[r].cols[c].not_null && !self.rels[r].proven[c];
+            f.nullable = own(m.left) || own(m.right);
             f.why = if f.nullable { [l.why, r.why].concat() } else { Vec::new() };
             f.source = None;
         }
@@ -269,7 +272,7 @@ impl<'p> Scope<'p> {
 
     fn suggest_column(&self, name: &str, only: Option<usize>) -> Option<String> {
         let mut names: Vec<String> = Vec::new();
-        for (i, rel) in self.rels.iter().enumerate().filter(|(i, _)| only.is_none_or(|o| o == *i)) {
+        for (_, rel) in self.rels.iter().enumerate().filter(|(i, _)| only.is_none_or(|o| o == *i)) {
             for col in &rel.cols {
                 let ambiguous = self.rels.iter().filter(|r| r.cols.iter().any(|c| c.name == col.name)).count() > 1;
                 names.push(if ambiguous && only.is_none() {
@@ -277,7 +280,6 @@ impl<'p> Scope<'p> {
                 } else {
                     col.name.clone()
                 });
-                let _ = i;
             }
         }
         let plain: Vec<&str> = names.iter().map(|n| n.rsplit('.').next().unwrap_or(n)).collect();

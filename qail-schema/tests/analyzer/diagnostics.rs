@@ -1,0 +1,1 @@
+//! Diagnostics as the user sees them.

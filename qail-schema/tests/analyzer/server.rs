@@ -1,0 +1,1 @@
+//! Differential test against the server.
