@@ -206,7 +206,7 @@ fn report_lookup(cx: &mut Ctx, q: &[String], name: &str, qual: &[Ident], id: &Id
 /// Fixes an operand's type after overload resolution: a pending parameter takes `to`.
 pub(crate) fn settle(cx: &mut Ctx, t: &mut Typed, to: &TypeRef) {
     if let Ty::Param(n) = t.ty {
-        cx.bind_param(n, to);
+        cx.bind_param(n, to, t.range.clone());
     }
     if matches!(t.ty, Ty::Param(_) | Ty::Unknown) {
         t.ty = Ty::Known(to.clone());
@@ -324,11 +324,13 @@ fn operator_error(cx: &mut Ctx, op: &str, a: &Typed, b: &Typed, range: Range<usi
             "add a cast to the unknown operand, e.g. $1::int4".to_string(),
         )
     } else {
-        let cast = a.arg().map(sql_name).unwrap_or_else(|| "text".into());
-        (
-            format!("operator does not exist: {} {op} {}", show(a), show(b)),
-            format!("add a cast so both sides have the same type, e.g. ::{cast}"),
-        )
+        let hint = match (a.arg(), cx.sql.get(b.range.clone())) {
+            (Some(l), Some(text)) if !text.is_empty() => {
+                format!("add a cast so both sides have the same type, e.g. {text}::{}", sql_name(l))
+            }
+            _ => "add a cast so both sides have the same type".to_string(),
+        };
+        (format!("operator does not exist: {} {op} {}", show(a), show(b)), hint)
     };
     cx.error(range, msg, Some(hint));
 }

@@ -5,7 +5,7 @@ use sqlparser::ast::{ConflictTarget, Ident, Insert, OnConflictAction, OnInsert, 
 use super::ctx::{Ctx, Shape};
 use super::diag::did_you_mean;
 use super::dml::{finish, is_default, set_list};
-use super::expr::{Fit, condition, expect};
+use super::expr::{Fit, Typed, condition, conform, expr};
 use super::from;
 use super::scope::{Col, Rel, Scope, Star, norm};
 use super::select;
@@ -99,11 +99,12 @@ fn source(cx: &mut Ctx, q: &Query, targets: &[Col]) -> Option<()> {
             cx.error(range, format!("INSERT has more {more} ({} vs {})", row.len(), targets.len()), Some(hint));
             continue;
         }
-        for (e, col) in row.iter().zip(targets) {
-            if is_default(e) {
-                continue;
-            }
-            let t = expect(cx, &empty, e, &col.ty, Fit::Assign, &format!("column \"{}\"", col.name));
+        // Note: PostgreSQL types the whole row first and coerces to the targets afterwards,
+        // so `($1, $1::date)` fixes $1 by the cast before the first target is considered.
+        let typed: Vec<Option<Typed>> = row.iter().map(|e| (!is_default(e)).then(|| expr(cx, &empty, e))).collect();
+        for (t, col) in typed.into_iter().zip(targets) {
+            let Some(mut t) = t else { continue };
+            conform(cx, &mut t, &col.ty, Fit::Assign, &format!("column \"{}\"", col.name));
             if let (Some(n), false) = (t.param, col.not_null) {
                 cx.param_nullable(n);
             }
