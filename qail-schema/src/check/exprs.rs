@@ -9,9 +9,9 @@ use super::calls;
 use super::ctx::Ctx;
 use super::datatype;
 use super::expr::{Fit, Ty, Typed, apply, conform, expect, expr, settle};
+use super::ops;
 use super::scope::Scope;
 use super::select;
-use super::ops;
 use super::types::{array_of, builtin, display, element_of, scalar_name};
 use crate::snapshot::TypeRef;
 
@@ -25,11 +25,23 @@ pub(crate) fn special(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -
         }
         Expr::IsDistinctFrom(a, b) | Expr::IsNotDistinctFrom(a, b) => distinct(cx, sc, a, b, range),
         Expr::InList { expr: x, list, .. } => in_list(cx, sc, x, list, range),
-        Expr::InSubquery { expr: x, subquery, .. } => in_subquery(cx, sc, x, subquery, range),
-        Expr::AnyOp { left, compare_op, right, .. } | Expr::AllOp { left, compare_op, right } => {
-            any_op(cx, sc, left, compare_op, right, range)
+        Expr::InSubquery {
+            expr: x, subquery, ..
+        } => in_subquery(cx, sc, x, subquery, range),
+        Expr::AnyOp {
+            left,
+            compare_op,
+            right,
+            ..
         }
-        Expr::Between { expr: x, low, high, .. } => {
+        | Expr::AllOp {
+            left,
+            compare_op,
+            right,
+        } => any_op(cx, sc, left, compare_op, right, range),
+        Expr::Between {
+            expr: x, low, high, ..
+        } => {
             let a = expr(cx, sc, x);
             let lo = expr(cx, sc, low);
             let ge = apply(cx, ">=", a.clone(), lo, range.clone());
@@ -44,10 +56,18 @@ pub(crate) fn special(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -
             t.absorb(&le);
             t
         }
-        Expr::Like { expr: x, pattern, .. } => like(cx, sc, x, pattern, "~~", range),
-        Expr::ILike { expr: x, pattern, .. } => like(cx, sc, x, pattern, "~~*", range),
-        Expr::SimilarTo { expr: x, pattern, .. } => like(cx, sc, x, pattern, "~", range),
-        Expr::Cast { expr: x, data_type, .. } => cast(cx, sc, x, data_type, range),
+        Expr::Like {
+            expr: x, pattern, ..
+        } => like(cx, sc, x, pattern, "~~", range),
+        Expr::ILike {
+            expr: x, pattern, ..
+        } => like(cx, sc, x, pattern, "~~*", range),
+        Expr::SimilarTo {
+            expr: x, pattern, ..
+        } => like(cx, sc, x, pattern, "~", range),
+        Expr::Cast {
+            expr: x, data_type, ..
+        } => cast(cx, sc, x, data_type, range),
         Expr::TypedString(ts) => match datatype::resolve(cx, &ts.data_type) {
             Some(t) => {
                 let mut typed = Typed::known(t.clone(), range);
@@ -63,41 +83,77 @@ pub(crate) fn special(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -
         }
         Expr::Exists { subquery, .. } => {
             let ok = select::subquery(cx, subquery, sc).is_some();
-            let mut t = if ok { Typed::known(builtin("bool"), range.clone()) } else { Typed::error(range) };
+            let mut t = if ok {
+                Typed::known(builtin("bool"), range.clone())
+            } else {
+                Typed::error(range)
+            };
             t.name = Some("exists".into());
             t
         }
         Expr::Subquery(q) => scalar_subquery(cx, sc, q, range),
         Expr::Function(_) | Expr::Case { .. } => calls::call(cx, sc, e, range),
-        Expr::Extract { expr: x, .. } => syntax_fn_refs(cx, sc, &[(x.as_ref(), None)], "numeric", "extract", range),
+        Expr::Extract { expr: x, .. } => {
+            syntax_fn_refs(cx, sc, &[(x.as_ref(), None)], "numeric", "extract", range)
+        }
         Expr::Ceil { expr: x, .. } => calls::by_name(cx, sc, "ceil", &[x], range),
         Expr::Floor { expr: x, .. } => calls::by_name(cx, sc, "floor", &[x], range),
-        Expr::Substring { expr: x, substring_from, substring_for, .. } => {
+        Expr::Substring {
+            expr: x,
+            substring_from,
+            substring_for,
+            ..
+        } => {
             let int4 = builtin("int4");
             let mut args = vec![(x.as_ref(), Some(builtin("text")))];
-            args.extend(substring_from.iter().map(|f| (f.as_ref(), Some(int4.clone()))));
-            args.extend(substring_for.iter().map(|f| (f.as_ref(), Some(int4.clone()))));
+            args.extend(
+                substring_from
+                    .iter()
+                    .map(|f| (f.as_ref(), Some(int4.clone()))),
+            );
+            args.extend(
+                substring_for
+                    .iter()
+                    .map(|f| (f.as_ref(), Some(int4.clone()))),
+            );
             syntax_fn_refs(cx, sc, &args, "text", "substring", range)
         }
         Expr::Position { expr: x, r#in } => {
             let text = Some(builtin("text"));
-            syntax_fn_refs(cx, sc, &[(x.as_ref(), text.clone()), (r#in.as_ref(), text)], "int4", "position", range)
+            syntax_fn_refs(
+                cx,
+                sc,
+                &[(x.as_ref(), text.clone()), (r#in.as_ref(), text)],
+                "int4",
+                "position",
+                range,
+            )
         }
-        Expr::Trim { expr: x, trim_what, .. } => {
+        Expr::Trim {
+            expr: x, trim_what, ..
+        } => {
             let text = Some(builtin("text"));
             let mut args = vec![(x.as_ref(), text.clone())];
             args.extend(trim_what.iter().map(|w| (w.as_ref(), text.clone())));
             syntax_fn_refs(cx, sc, &args, "text", "btrim", range)
         }
-        Expr::AtTimeZone { timestamp, time_zone } => at_time_zone(cx, sc, timestamp, time_zone, range),
+        Expr::AtTimeZone {
+            timestamp,
+            time_zone,
+        } => at_time_zone(cx, sc, timestamp, time_zone, range),
         Expr::Array(arr) => calls::array(cx, sc, &arr.elem, range),
-        Expr::CompoundFieldAccess { root, access_chain } => subscript(cx, sc, root, access_chain, range),
+        Expr::CompoundFieldAccess { root, access_chain } => {
+            subscript(cx, sc, root, access_chain, range)
+        }
         Expr::Collate { expr: x, .. } => expr(cx, sc, x),
         _ => {
             cx.error(
                 range.clone(),
                 "this expression is not supported by the analyzer yet",
-                Some("rewrite it with standard operators and functions, or add an explicit cast".into()),
+                Some(
+                    "rewrite it with standard operators and functions, or add an explicit cast"
+                        .into(),
+                ),
             );
             Typed::error(range)
         }
@@ -106,16 +162,20 @@ pub(crate) fn special(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -
 
 /// After `a` was used once, a parameter in it has a type; re-read it for the next use.
 fn rebind(cx: &mut Ctx, mut a: Typed) -> Typed {
-    if let (Some(n), Ty::Param(_)) = (a.param, &a.ty) {
-        if let Some(Some(t)) = cx.params.get(n - 1).map(|s| s.ty.clone()) {
-            a.ty = Ty::Known(t);
-        }
+    if let (Some(n), Ty::Param(_)) = (a.param, &a.ty)
+        && let Some(Some(t)) = cx.params.get(n - 1).map(|s| s.ty.clone())
+    {
+        a.ty = Ty::Known(t);
     }
     a
 }
 
 fn non_null_bool(inner: &Typed, range: Range<usize>) -> Typed {
-    if inner.is_error() { Typed::error(range) } else { Typed::known(builtin("bool"), range) }
+    if inner.is_error() {
+        Typed::error(range)
+    } else {
+        Typed::known(builtin("bool"), range)
+    }
 }
 
 fn null_test(cx: &mut Ctx, sc: &Scope, x: &Expr, range: Range<usize>) -> Typed {
@@ -130,7 +190,9 @@ fn null_test(cx: &mut Ctx, sc: &Scope, x: &Expr, range: Range<usize>) -> Typed {
 fn param_in(e: &Expr) -> Option<usize> {
     match e {
         Expr::Value(v) => match &v.value {
-            sqlparser::ast::Value::Placeholder(p) => p.strip_prefix('$')?.parse().ok().filter(|n| *n >= 1),
+            sqlparser::ast::Value::Placeholder(p) => {
+                p.strip_prefix('$')?.parse().ok().filter(|n| *n >= 1)
+            }
             _ => None,
         },
         Expr::Nested(x) | Expr::Cast { expr: x, .. } => param_in(x),
@@ -152,10 +214,10 @@ fn in_list(cx: &mut Ctx, sc: &Scope, x: &Expr, list: &[Expr], range: Range<usize
     let mut a = expr(cx, sc, x);
     let mut out = Typed::known(builtin("bool"), range.clone());
     let items: Vec<Typed> = list.iter().map(|e| expr(cx, sc, e)).collect();
-    if a.ty == Ty::Unknown || matches!(a.ty, Ty::Param(_)) {
-        if let Some(t) = items.iter().find_map(|i| i.arg().cloned()) {
-            settle(cx, &mut a, &t);
-        }
+    if (a.ty == Ty::Unknown || matches!(a.ty, Ty::Param(_)))
+        && let Some(t) = items.iter().find_map(|i| i.arg().cloned())
+    {
+        settle(cx, &mut a, &t);
     }
     for item in items {
         a = rebind(cx, a);
@@ -171,7 +233,9 @@ fn in_list(cx: &mut Ctx, sc: &Scope, x: &Expr, list: &[Expr], range: Range<usize
 
 fn in_subquery(cx: &mut Ctx, sc: &Scope, x: &Expr, q: &Query, range: Range<usize>) -> Typed {
     let a = expr(cx, sc, x);
-    let Some(col) = single_column(cx, sc, q, range.clone()) else { return Typed::error(range) };
+    let Some(col) = single_column(cx, sc, q, range.clone()) else {
+        return Typed::error(range);
+    };
     let eq = apply(cx, "=", a, col, range.clone());
     non_null_if(eq, range)
 }
@@ -185,11 +249,20 @@ fn non_null_if(inner: Typed, range: Range<usize>) -> Typed {
     t
 }
 
-fn any_op(cx: &mut Ctx, sc: &Scope, l: &Expr, op: &BinaryOperator, r: &Expr, range: Range<usize>) -> Typed {
+fn any_op(
+    cx: &mut Ctx,
+    sc: &Scope,
+    l: &Expr,
+    op: &BinaryOperator,
+    r: &Expr,
+    range: Range<usize>,
+) -> Typed {
     let mut a = expr(cx, sc, l);
     let op = op.to_string();
     if let Expr::Subquery(q) = r {
-        let Some(col) = single_column(cx, sc, q, range.clone()) else { return Typed::error(range) };
+        let Some(col) = single_column(cx, sc, q, range.clone()) else {
+            return Typed::error(range);
+        };
         return non_null_if(apply(cx, &op, a, col, range.clone()), range);
     }
     let mut arr = expr(cx, sc, r);
@@ -203,8 +276,15 @@ fn any_op(cx: &mut Ctx, sc: &Scope, l: &Expr, op: &BinaryOperator, r: &Expr, ran
                 non_null_if(res, range)
             }
             None => {
-                let msg = format!("op ANY/ALL (array) requires an array on the right, not {}", display(t));
-                cx.error(arr.range.clone(), msg, Some("pass an array, e.g. = ANY($1) with a slice".into()));
+                let msg = format!(
+                    "op ANY/ALL (array) requires an array on the right, not {}",
+                    display(t)
+                );
+                cx.error(
+                    arr.range.clone(),
+                    msg,
+                    Some("pass an array, e.g. = ANY($1) with a slice".into()),
+                );
                 Typed::error(range)
             }
         },
@@ -236,9 +316,17 @@ fn like(cx: &mut Ctx, sc: &Scope, x: &Expr, pat: &Expr, op: &str, range: Range<u
     apply(cx, op, a, b, range)
 }
 
-fn cast(cx: &mut Ctx, sc: &Scope, x: &Expr, dt: &sqlparser::ast::DataType, range: Range<usize>) -> Typed {
+fn cast(
+    cx: &mut Ctx,
+    sc: &Scope,
+    x: &Expr,
+    dt: &sqlparser::ast::DataType,
+    range: Range<usize>,
+) -> Typed {
     let mut inner = expr(cx, sc, x);
-    let Some(target) = datatype::resolve(cx, dt) else { return Typed::error(range) };
+    let Some(target) = datatype::resolve(cx, dt) else {
+        return Typed::error(range);
+    };
     if inner.is_error() {
         return Typed::error(range);
     }
@@ -250,18 +338,25 @@ fn cast(cx: &mut Ctx, sc: &Scope, x: &Expr, dt: &sqlparser::ast::DataType, range
 }
 
 fn scalar_subquery(cx: &mut Ctx, sc: &Scope, q: &Query, range: Range<usize>) -> Typed {
-    let Some(mut col) = single_column(cx, sc, q, range.clone()) else { return Typed::error(range) };
+    let Some(mut col) = single_column(cx, sc, q, range.clone()) else {
+        return Typed::error(range);
+    };
     col.range = range;
     col.source = None;
     col.nullable = true;
-    col.why.push("a scalar subquery is NULL when it returns no row".into());
+    col.why
+        .push("a scalar subquery is NULL when it returns no row".into());
     col
 }
 
 fn single_column(cx: &mut Ctx, sc: &Scope, q: &Query, range: Range<usize>) -> Option<Typed> {
     let cols = select::subquery(cx, q, sc)?;
     if cols.len() != 1 {
-        cx.error(range, "subquery must return only one column", Some("select exactly one column".into()));
+        cx.error(
+            range,
+            "subquery must return only one column",
+            Some("select exactly one column".into()),
+        );
         return None;
     }
     let c = cols.into_iter().next()?;
@@ -306,7 +401,13 @@ fn at_time_zone(cx: &mut Ctx, sc: &Scope, ts: &Expr, tz: &Expr, range: Range<usi
         Some("timetz" | "time") => "timetz",
         _ if a.is_error() || zone.is_error() => return Typed::error(range),
         _ => {
-            conform(cx, &mut a, &builtin("timestamptz"), Fit::Implicit, "AT TIME ZONE operand");
+            conform(
+                cx,
+                &mut a,
+                &builtin("timestamptz"),
+                Fit::Implicit,
+                "AT TIME ZONE operand",
+            );
             "timestamp"
         }
     };
@@ -317,7 +418,13 @@ fn at_time_zone(cx: &mut Ctx, sc: &Scope, ts: &Expr, tz: &Expr, range: Range<usi
     t
 }
 
-fn subscript(cx: &mut Ctx, sc: &Scope, root: &Expr, chain: &[AccessExpr], range: Range<usize>) -> Typed {
+fn subscript(
+    cx: &mut Ctx,
+    sc: &Scope,
+    root: &Expr,
+    chain: &[AccessExpr],
+    range: Range<usize>,
+) -> Typed {
     let base = expr(cx, sc, root);
     let mut ty = match base.arg() {
         Some(t) => t.clone(),
@@ -326,18 +433,33 @@ fn subscript(cx: &mut Ctx, sc: &Scope, root: &Expr, chain: &[AccessExpr], range:
     for access in chain {
         match access {
             AccessExpr::Subscript(Subscript::Index { index }) => {
-                expect(cx, sc, index, &builtin("int4"), Fit::Implicit, "array subscript");
+                expect(
+                    cx,
+                    sc,
+                    index,
+                    &builtin("int4"),
+                    Fit::Implicit,
+                    "array subscript",
+                );
                 match element_of(&ty) {
                     Some(e) => ty = TypeRef { array_dims: 0, ..e },
                     None => {
-                        cx.error(range.clone(), format!("cannot subscript type {}", display(&ty)), Some("subscript an array column".into()));
+                        cx.error(
+                            range.clone(),
+                            format!("cannot subscript type {}", display(&ty)),
+                            Some("subscript an array column".into()),
+                        );
                         return Typed::error(range);
                     }
                 }
             }
             AccessExpr::Subscript(Subscript::Slice { .. }) => {}
             AccessExpr::Dot(_) => {
-                cx.error(range.clone(), "field access is not supported by the analyzer yet", Some("select the column directly".into()));
+                cx.error(
+                    range.clone(),
+                    "field access is not supported by the analyzer yet",
+                    Some("select the column directly".into()),
+                );
                 return Typed::error(range);
             }
         }
@@ -345,8 +467,8 @@ fn subscript(cx: &mut Ctx, sc: &Scope, root: &Expr, chain: &[AccessExpr], range:
     let mut t = Typed::known(ty, range);
     t.nullable = true;
     t.why = base.why;
-    t.why.push("an array subscript is NULL when out of range".into());
+    t.why
+        .push("an array subscript is NULL when out of range".into());
     t.name = base.name;
     t
 }
-

@@ -16,13 +16,25 @@ fn corpus_matches_expectations() {
             Ok(a) => a,
             Err(diags) => {
                 let shown: Vec<String> = diags.iter().map(|d| render(&case.sql, d)).collect();
-                failures.push(format!("line {}: {}\n{}", case.line, case.sql, shown.join("\n")));
+                failures.push(format!(
+                    "line {}: {}\n{}",
+                    case.line,
+                    case.sql,
+                    shown.join("\n")
+                ));
                 continue;
             }
         };
-        let params: Vec<(String, bool)> = got.params.iter().map(|p| (type_str(&p.ty), p.nullable)).collect();
-        let cols: Vec<(String, String, bool)> =
-            got.columns.iter().map(|c| (c.name.clone(), type_str(&c.ty), c.nullable)).collect();
+        let params: Vec<(String, bool)> = got
+            .params
+            .iter()
+            .map(|p| (type_str(&p.ty), p.nullable))
+            .collect();
+        let cols: Vec<(String, String, bool)> = got
+            .columns
+            .iter()
+            .map(|c| (c.name.clone(), type_str(&c.ty), c.nullable))
+            .collect();
         if params != case.params || cols != case.cols {
             failures.push(format!(
                 "line {}: {}\n  params want {:?}\n         got {:?}\n  cols want {:?}\n       got {:?}",
@@ -31,5 +43,10 @@ fn corpus_matches_expectations() {
         }
     }
     let passed = cases.len() - failures.len();
-    assert!(failures.is_empty(), "{passed}/{} corpus cases pass; failures:\n{}", cases.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{passed}/{} corpus cases pass; failures:\n{}",
+        cases.len(),
+        failures.join("\n\n")
+    );
 }

@@ -9,7 +9,11 @@ use crate::support::snapshot;
 fn rendered(sql: &str) -> String {
     match check(sql, snapshot()) {
         Ok(a) => panic!("expected an error for {sql}, got {a:?}"),
-        Err(diags) => diags.iter().map(|d| render(sql, d)).collect::<Vec<_>>().join("\n\n"),
+        Err(diags) => diags
+            .iter()
+            .map(|d| render(sql, d))
+            .collect::<Vec<_>>()
+            .join("\n\n"),
     }
 }
 

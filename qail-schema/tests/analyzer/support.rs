@@ -51,14 +51,21 @@ pub(crate) fn corpus() -> Vec<Case> {
             cases.extend(current.take());
             continue;
         }
-        let case = current.get_or_insert_with(|| Case { line: i + 1, sql: String::new(), params: vec![], cols: vec![] });
+        let case = current.get_or_insert_with(|| Case {
+            line: i + 1,
+            sql: String::new(),
+            params: vec![],
+            cols: vec![],
+        });
         if let Some(p) = line.strip_prefix("params:") {
             case.params = list(p).into_iter().map(|t| nullable(&t)).collect();
         } else if let Some(c) = line.strip_prefix("cols:") {
             case.cols = list(c)
                 .into_iter()
                 .map(|spec| {
-                    let (name, ty) = spec.rsplit_once(' ').unwrap_or_else(|| panic!("line {}: column `{spec}` needs a type", i + 1));
+                    let (name, ty) = spec
+                        .rsplit_once(' ')
+                        .unwrap_or_else(|| panic!("line {}: column `{spec}` needs a type", i + 1));
                     let (ty, n) = nullable(ty);
                     (name.to_string(), ty, n)
                 })
@@ -75,7 +82,11 @@ pub(crate) fn corpus() -> Vec<Case> {
 }
 
 fn list(s: &str) -> Vec<String> {
-    s.split(", ").map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect()
+    s.split(", ")
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 fn nullable(t: &str) -> (String, bool) {
