@@ -1,6 +1,9 @@
 //! How long the analyzer takes on a realistic 40-line report query (target: under 1 ms,
 //! since every `qail!` invocation pays it at compile time). "parse only" is sqlparser alone.
-#![allow(missing_docs, reason = "criterion_group! generates an undocumented function")]
+#![allow(
+    missing_docs,
+    reason = "criterion_group! generates an undocumented function"
+)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use qail_schema::Snapshot;

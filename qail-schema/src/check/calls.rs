@@ -77,23 +77,67 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     let ids = parts(&f.name);
     let name = ids.last().map(|i| norm(i)).unwrap_or_default();
     let schema = (ids.len() == 2).then(|| norm(ids[0]));
-    let mut args: Vec<&Expr> = Vec::new();
+    let Some((args, star)) = arguments(cx, f, range.clone()) else {
+        return Typed::error(range);
+    };
+    let typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
+    side_clauses(cx, sc, f);
+    if star && name != "count" {
+        cx.error(
+            range.clone(),
+            format!("{name}(*) is not a function call PostgreSQL accepts"),
+            Some("only count(*) takes *".into()),
+        );
+        return Typed::error(range);
+    }
+    match name.as_str() {
+        "coalesce" | "greatest" | "least" if schema.is_none() => coalesce(cx, name, typed, range),
+        "nullif" if schema.is_none() && typed.len() == 2 => nullif(cx, typed, range),
+        _ => resolve_call(cx, schema.as_deref(), &name, typed, range),
+    }
+}
+
+/// The positional arguments, and whether the call is `f(*)`.
+fn arguments<'f>(
+    cx: &mut Ctx,
+    f: &'f Function,
+    range: Range<usize>,
+) -> Option<(Vec<&'f Expr>, bool)> {
+    let mut args = Vec::new();
     let mut star = false;
-    if let FunctionArguments::List(list) = &f.args {
-        for a in &list.args {
-            match a {
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(e),
-                FunctionArg::Unnamed(_) => star = true,
-                _ => {
-                    cx.error(
-                        range.clone(),
-                        "named function arguments are not supported by the analyzer yet",
-                        Some("pass the arguments by position".into()),
-                    );
-                    return Typed::error(range);
+    match &f.args {
+        FunctionArguments::List(list) => {
+            for a in &list.args {
+                match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(e),
+                    FunctionArg::Unnamed(_) => star = true,
+                    _ => {
+                        cx.error(
+                            range,
+                            "named function arguments are not supported by the analyzer yet",
+                            Some("pass the arguments by position".into()),
+                        );
+                        return None;
+                    }
                 }
             }
         }
+        FunctionArguments::Subquery(_) => {
+            cx.error(
+                range,
+                "a subquery as function argument is not supported",
+                Some("use a scalar subquery: f((SELECT …))".into()),
+            );
+            return None;
+        }
+        FunctionArguments::None => {}
+    }
+    Some((args, star))
+}
+
+/// ORDER BY inside an aggregate, FILTER (WHERE …) and OVER (…): checked, not typed into the result.
+fn side_clauses(cx: &mut Ctx, sc: &Scope, f: &Function) {
+    if let FunctionArguments::List(list) = &f.args {
         for clause in &list.clauses {
             if let FunctionArgumentClause::OrderBy(items) = clause {
                 for item in items {
@@ -101,13 +145,6 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
                 }
             }
         }
-    } else if let FunctionArguments::Subquery(_) = &f.args {
-        cx.error(
-            range.clone(),
-            "a subquery as function argument is not supported",
-            Some("use a scalar subquery: f((SELECT …))".into()),
-        );
-        return Typed::error(range);
     }
     if let Some(filter) = &f.filter {
         condition(cx, sc, filter, "FILTER");
@@ -120,34 +157,23 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
             expr(cx, sc, &o.expr);
         }
     }
-    let typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
-    if star && name != "count" {
-        cx.error(
-            range.clone(),
-            format!("{name}(*) is not a function call PostgreSQL accepts"),
-            Some("only count(*) takes *".into()),
-        );
-        return Typed::error(range);
-    }
-    match name.as_str() {
-        "coalesce" | "greatest" | "least" if schema.is_none() => {
-            let mut typed = typed;
-            for t in &mut typed {
-                if let Some(n) = t.param {
-                    cx.param_nullable(n);
-                    t.nullable = true;
-                    t.why.push(format!("parameter ${n} may be NULL"));
-                }
-            }
-            let mut t = unify(cx, typed, &name.to_uppercase(), range, |ps| {
-                ps.iter().all(|p| p.nullable)
-            });
-            t.name = Some(name);
-            t
+}
+
+/// COALESCE, GREATEST, LEAST: NULL only when every argument is NULL; NULL is a meaningful
+/// parameter value here.
+fn coalesce(cx: &mut Ctx, name: String, mut typed: Vec<Typed>, range: Range<usize>) -> Typed {
+    for t in &mut typed {
+        if let Some(n) = t.param {
+            cx.param_nullable(n);
+            t.nullable = true;
+            t.why.push(format!("parameter ${n} may be NULL"));
         }
-        "nullif" if schema.is_none() && typed.len() == 2 => nullif(cx, typed, range),
-        _ => resolve_call(cx, schema.as_deref(), &name, typed, range),
     }
+    let mut t = unify(cx, typed, &name.to_uppercase(), range, |ps| {
+        ps.iter().all(|p| p.nullable)
+    });
+    t.name = Some(name);
+    t
 }
 
 fn nullif(cx: &mut Ctx, mut typed: Vec<Typed>, range: Range<usize>) -> Typed {

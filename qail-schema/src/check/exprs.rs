@@ -3,17 +3,17 @@
 
 use std::ops::Range;
 
-use sqlparser::ast::{AccessExpr, BinaryOperator, Expr, Query, Subscript};
+use sqlparser::ast::{BinaryOperator, Expr, Query};
 
 use super::calls;
 use super::ctx::Ctx;
 use super::datatype;
-use super::expr::{Fit, Ty, Typed, apply, conform, expect, expr, settle};
+use super::expr::{Ty, Typed, apply, expr, settle};
 use super::ops;
 use super::scope::Scope;
 use super::select;
-use super::types::{array_of, builtin, display, element_of, scalar_name};
-use crate::snapshot::TypeRef;
+use super::sqlfuncs;
+use super::types::{array_of, builtin, display, element_of};
 
 /// Everything `expr` does not handle itself.
 pub(crate) fn special(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> Typed {
@@ -41,21 +41,7 @@ pub(crate) fn special(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -
         } => any_op(cx, sc, left, compare_op, right, range),
         Expr::Between {
             expr: x, low, high, ..
-        } => {
-            let a = expr(cx, sc, x);
-            let lo = expr(cx, sc, low);
-            let ge = apply(cx, ">=", a.clone(), lo, range.clone());
-            let a = rebind(cx, a);
-            let hi = expr(cx, sc, high);
-            let le = apply(cx, "<=", a, hi, range.clone());
-            let mut t = Typed::known(builtin("bool"), range.clone());
-            if ge.is_error() || le.is_error() {
-                return Typed::error(range);
-            }
-            t.absorb(&ge);
-            t.absorb(&le);
-            t
-        }
+        } => between(cx, sc, x, low, high, range),
         Expr::Like {
             expr: x, pattern, ..
         } => like(cx, sc, x, pattern, "~~", range),
@@ -93,71 +79,32 @@ pub(crate) fn special(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -
         }
         Expr::Subquery(q) => scalar_subquery(cx, sc, q, range),
         Expr::Function(_) | Expr::Case { .. } => calls::call(cx, sc, e, range),
-        Expr::Extract { expr: x, .. } => {
-            syntax_fn_refs(cx, sc, &[(x.as_ref(), None)], "numeric", "extract", range)
-        }
-        Expr::Ceil { expr: x, .. } => calls::by_name(cx, sc, "ceil", &[x], range),
-        Expr::Floor { expr: x, .. } => calls::by_name(cx, sc, "floor", &[x], range),
-        Expr::Substring {
-            expr: x,
-            substring_from,
-            substring_for,
-            ..
-        } => {
-            let int4 = builtin("int4");
-            let mut args = vec![(x.as_ref(), Some(builtin("text")))];
-            args.extend(
-                substring_from
-                    .iter()
-                    .map(|f| (f.as_ref(), Some(int4.clone()))),
-            );
-            args.extend(
-                substring_for
-                    .iter()
-                    .map(|f| (f.as_ref(), Some(int4.clone()))),
-            );
-            syntax_fn_refs(cx, sc, &args, "text", "substring", range)
-        }
-        Expr::Position { expr: x, r#in } => {
-            let text = Some(builtin("text"));
-            syntax_fn_refs(
-                cx,
-                sc,
-                &[(x.as_ref(), text.clone()), (r#in.as_ref(), text)],
-                "int4",
-                "position",
-                range,
-            )
-        }
-        Expr::Trim {
-            expr: x, trim_what, ..
-        } => {
-            let text = Some(builtin("text"));
-            let mut args = vec![(x.as_ref(), text.clone())];
-            args.extend(trim_what.iter().map(|w| (w.as_ref(), text.clone())));
-            syntax_fn_refs(cx, sc, &args, "text", "btrim", range)
-        }
-        Expr::AtTimeZone {
-            timestamp,
-            time_zone,
-        } => at_time_zone(cx, sc, timestamp, time_zone, range),
-        Expr::Array(arr) => calls::array(cx, sc, &arr.elem, range),
-        Expr::CompoundFieldAccess { root, access_chain } => {
-            subscript(cx, sc, root, access_chain, range)
-        }
         Expr::Collate { expr: x, .. } => expr(cx, sc, x),
-        _ => {
-            cx.error(
-                range.clone(),
-                "this expression is not supported by the analyzer yet",
-                Some(
-                    "rewrite it with standard operators and functions, or add an explicit cast"
-                        .into(),
-                ),
-            );
-            Typed::error(range)
-        }
+        _ => sqlfuncs::form(cx, sc, e, range),
     }
+}
+
+fn between(
+    cx: &mut Ctx,
+    sc: &Scope,
+    x: &Expr,
+    low: &Expr,
+    high: &Expr,
+    range: Range<usize>,
+) -> Typed {
+    let a = expr(cx, sc, x);
+    let lo = expr(cx, sc, low);
+    let ge = apply(cx, ">=", a.clone(), lo, range.clone());
+    let a = rebind(cx, a);
+    let hi = expr(cx, sc, high);
+    let le = apply(cx, "<=", a, hi, range.clone());
+    let mut t = Typed::known(builtin("bool"), range.clone());
+    if ge.is_error() || le.is_error() {
+        return Typed::error(range);
+    }
+    t.absorb(&ge);
+    t.absorb(&le);
+    t
 }
 
 /// After `a` was used once, a parameter in it has a type; re-read it for the next use.
@@ -366,109 +313,4 @@ fn single_column(cx: &mut Ctx, sc: &Scope, q: &Query, range: Range<usize>) -> Op
     t.name = Some(c.name);
     t.source = c.source;
     Some(t)
-}
-
-/// A function written with SQL syntax: arguments conform to the given types.
-fn syntax_fn_refs(
-    cx: &mut Ctx,
-    sc: &Scope,
-    args: &[(&Expr, Option<TypeRef>)],
-    ret: &str,
-    name: &str,
-    range: Range<usize>,
-) -> Typed {
-    let mut out = Typed::known(builtin(ret), range.clone());
-    out.name = Some(name.into());
-    for (e, want) in args {
-        let t = match want {
-            Some(w) => expect(cx, sc, e, w, Fit::Implicit, &format!("argument of {name}")),
-            None => expr(cx, sc, e),
-        };
-        if t.is_error() {
-            return Typed::error(range);
-        }
-        out.absorb(&t);
-    }
-    out
-}
-
-fn at_time_zone(cx: &mut Ctx, sc: &Scope, ts: &Expr, tz: &Expr, range: Range<usize>) -> Typed {
-    let mut a = expr(cx, sc, ts);
-    let zone = expect(cx, sc, tz, &builtin("text"), Fit::Implicit, "time zone");
-    let result = match a.arg().and_then(scalar_name) {
-        Some("timestamptz") => "timestamp",
-        Some("timestamp" | "date") => "timestamptz",
-        Some("timetz" | "time") => "timetz",
-        _ if a.is_error() || zone.is_error() => return Typed::error(range),
-        _ => {
-            conform(
-                cx,
-                &mut a,
-                &builtin("timestamptz"),
-                Fit::Implicit,
-                "AT TIME ZONE operand",
-            );
-            "timestamp"
-        }
-    };
-    let mut t = Typed::known(builtin(result), range);
-    t.name = Some("timezone".into());
-    t.absorb(&a);
-    t.absorb(&zone);
-    t
-}
-
-fn subscript(
-    cx: &mut Ctx,
-    sc: &Scope,
-    root: &Expr,
-    chain: &[AccessExpr],
-    range: Range<usize>,
-) -> Typed {
-    let base = expr(cx, sc, root);
-    let mut ty = match base.arg() {
-        Some(t) => t.clone(),
-        None => return Typed::error(range),
-    };
-    for access in chain {
-        match access {
-            AccessExpr::Subscript(Subscript::Index { index }) => {
-                expect(
-                    cx,
-                    sc,
-                    index,
-                    &builtin("int4"),
-                    Fit::Implicit,
-                    "array subscript",
-                );
-                match element_of(&ty) {
-                    Some(e) => ty = TypeRef { array_dims: 0, ..e },
-                    None => {
-                        cx.error(
-                            range.clone(),
-                            format!("cannot subscript type {}", display(&ty)),
-                            Some("subscript an array column".into()),
-                        );
-                        return Typed::error(range);
-                    }
-                }
-            }
-            AccessExpr::Subscript(Subscript::Slice { .. }) => {}
-            AccessExpr::Dot(_) => {
-                cx.error(
-                    range.clone(),
-                    "field access is not supported by the analyzer yet",
-                    Some("select the column directly".into()),
-                );
-                return Typed::error(range);
-            }
-        }
-    }
-    let mut t = Typed::known(ty, range);
-    t.nullable = true;
-    t.why = base.why;
-    t.why
-        .push("an array subscript is NULL when out of range".into());
-    t.name = base.name;
-    t
 }

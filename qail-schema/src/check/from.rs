@@ -14,6 +14,7 @@ use super::scope::{
 };
 use super::select;
 use super::types::{common_type, display};
+use crate::snapshot::TypeRef;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -72,7 +73,7 @@ fn with_joins(cx: &mut Ctx, sc: &mut Scope, twj: &TableWithJoins) -> Option<Vec<
                     .iter()
                     .flat_map(|n| parts(n).into_iter().last())
                     .collect();
-                merge(cx, sc, kind, star, right, &names, mid)?
+                merge(cx, sc, kind, star, right, &names)?
             }
             Some(JoinConstraint::Natural) => {
                 let common = natural_columns(sc, &star, &right);
@@ -81,7 +82,7 @@ fn with_joins(cx: &mut Ctx, sc: &mut Scope, twj: &TableWithJoins) -> Option<Vec<
                     .map(|n| Ident::with_quote('"', n.as_str()))
                     .collect();
                 let refs: Vec<&Ident> = idents.iter().collect();
-                merge(cx, sc, kind, star, right, &refs, mid)?
+                merge(cx, sc, kind, star, right, &refs)?
             }
             _ => [star, right].concat(),
         };
@@ -133,13 +134,11 @@ fn merge(
     cx: &mut Ctx,
     sc: &mut Scope,
     kind: Kind,
-    left: Vec<Star>,
-    right: Vec<Star>,
+    mut left: Vec<Star>,
+    mut right: Vec<Star>,
     names: &[&Ident],
-    mid: usize,
 ) -> Option<Vec<Star>> {
     let mut merged_star = Vec::new();
-    let (mut left, mut right) = (left, right);
     for id in names {
         let name = norm(id);
         let find = |side: &[Star], sc: &Scope| side.iter().position(|s| star_name(sc, *s) == name);
@@ -152,59 +151,69 @@ fn merge(
             let msg = format!(
                 "column \"{name}\" specified in USING clause does not exist in {side} table"
             );
-            cx.error(
-                cx.ident_range(id),
-                msg,
-                Some("USING needs a column of that name on both sides".into()),
-            );
+            let hint = "USING needs a column of that name on both sides".to_string();
+            cx.error(cx.ident_range(id), msg, Some(hint));
             return None;
         };
-        let (ls, rs) = (left.remove(li), right.remove(ri));
-        let (Star::Col(lr, lc), Star::Col(rr, rc)) = (ls, rs) else {
-            cx.error(
-                cx.ident_range(id),
-                "USING over an already merged column is not supported yet",
-                Some("use ON instead".into()),
-            );
-            return None;
-        };
-        let (lt, rt) = (
-            sc.rels[lr].cols[lc].ty.clone(),
-            sc.rels[rr].cols[rc].ty.clone(),
-        );
-        let ty = match common_type(&[lt, rt], cx.snap) {
-            Ok(t) => t,
-            Err(pair) => {
-                let (a, b) = *pair;
-                let msg = format!(
-                    "JOIN/USING types {} and {} cannot be matched",
-                    display(&a),
-                    display(&b)
-                );
-                cx.error(
-                    cx.ident_range(id),
-                    msg,
-                    Some("join with ON and an explicit cast".into()),
-                );
-                return None;
-            }
-        };
+        let (l, r, ty) = merged_type(cx, sc, id, left.remove(li), right.remove(ri))?;
         if kind == Kind::Inner {
-            sc.rels[lr].proven[lc] = true;
-            sc.rels[rr].proven[rc] = true;
+            sc.rels[l.0].proven[l.1] = true;
+            sc.rels[r.0].proven[r.1] = true;
         }
         sc.merged.push(Merged {
             name,
             ty,
-            left: (lr, lc),
-            right: (rr, rc),
+            left: l,
+            right: r,
             full: kind == Kind::Full,
             from_right: kind == Kind::Right,
         });
         merged_star.push(Star::Merged(sc.merged.len() - 1));
     }
-    let _ = mid;
     Some([merged_star, left, right].concat())
+}
+
+/// (relation, column) indexes in the scope.
+type ColAt = (usize, usize);
+
+/// The two columns a USING name joins, and the merged column's type.
+fn merged_type(
+    cx: &mut Ctx,
+    sc: &Scope,
+    id: &Ident,
+    ls: Star,
+    rs: Star,
+) -> Option<(ColAt, ColAt, TypeRef)> {
+    let (Star::Col(lr, lc), Star::Col(rr, rc)) = (ls, rs) else {
+        let hint = Some("use ON instead".into());
+        cx.error(
+            cx.ident_range(id),
+            "USING over an already merged column is not supported yet",
+            hint,
+        );
+        return None;
+    };
+    let (lt, rt) = (
+        sc.rels[lr].cols[lc].ty.clone(),
+        sc.rels[rr].cols[rc].ty.clone(),
+    );
+    match common_type(&[lt, rt], cx.snap) {
+        Ok(t) => Some(((lr, lc), (rr, rc), t)),
+        Err(pair) => {
+            let (a, b) = *pair;
+            let msg = format!(
+                "JOIN/USING types {} and {} cannot be matched",
+                display(&a),
+                display(&b)
+            );
+            cx.error(
+                cx.ident_range(id),
+                msg,
+                Some("join with ON and an explicit cast".into()),
+            );
+            None
+        }
+    }
 }
 
 fn factor(cx: &mut Ctx, sc: &mut Scope, tf: &TableFactor) -> Option<Vec<Star>> {
