@@ -77,23 +77,67 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     let ids = parts(&f.name);
     let name = ids.last().map(|i| norm(i)).unwrap_or_default();
     let schema = (ids.len() == 2).then(|| norm(ids[0]));
-    let mut args: Vec<&Expr> = Vec::new();
+    let Some((args, star)) = arguments(cx, f, range.clone()) else {
+        return Typed::error(range);
+    };
+    let typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
+    side_clauses(cx, sc, f);
+    if star && name != "count" {
+        cx.error(
+            range.clone(),
+            format!("{name}(*) is not a function call PostgreSQL accepts"),
+            Some("only count(*) takes *".into()),
+        );
+        return Typed::error(range);
+    }
+    match name.as_str() {
+        "coalesce" | "greatest" | "least" if schema.is_none() => coalesce(cx, name, typed, range),
+        "nullif" if schema.is_none() && typed.len() == 2 => nullif(cx, typed, range),
+        _ => resolve_call(cx, schema.as_deref(), &name, typed, range),
+    }
+}
+
+/// The positional arguments, and whether the call is `f(*)`.
+fn arguments<'f>(
+    cx: &mut Ctx,
+    f: &'f Function,
+    range: Range<usize>,
+) -> Option<(Vec<&'f Expr>, bool)> {
+    let mut args = Vec::new();
     let mut star = false;
-    if let FunctionArguments::List(list) = &f.args {
-        for a in &list.args {
-            match a {
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(e),
-                FunctionArg::Unnamed(_) => star = true,
-                _ => {
-                    cx.error(
-                        range.clone(),
-                        "named function arguments are not supported by the analyzer yet",
-                        Some("pass the arguments by position".into()),
-                    );
-                    return Typed::error(range);
+    match &f.args {
+        FunctionArguments::List(list) => {
+            for a in &list.args {
+                match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(e),
+                    FunctionArg::Unnamed(_) => star = true,
+                    _ => {
+                        cx.error(
+                            range,
+                            "named function arguments are not supported by the analyzer yet",
+                            Some("pass the arguments by position".into()),
+                        );
+                        return None;
+                    }
                 }
             }
         }
+        FunctionArguments::Subquery(_) => {
+            cx.error(
+                range,
+                "a subquery as function argument is not supported",
+                Some("use a scalar subquery: f((SELECT …))".into()),
+            );
+            return None;
+        }
+        FunctionArguments::None => {}
+    }
+    Some((args, star))
+}
+
+/// ORDER BY inside an aggregate, FILTER (WHERE …) and OVER (…): checked, not typed into the result.
+fn side_clauses(cx: &mut Ctx, sc: &Scope, f: &Function) {
+    if let FunctionArguments::List(list) = &f.args {
         for clause in &list.clauses {
             if let FunctionArgumentClause::OrderBy(items) = clause {
                 for item in items {
@@ -101,13 +145,6 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
                 }
             }
         }
-    } else if let FunctionArguments::Subquery(_) = &f.args {
-        cx.error(
-            range.clone(),
-            "a subquery as function argument is not supported",
-            Some("use a scalar subquery: f((SELECT …))".into()),
-        );
-        return Typed::error(range);
     }
     if let Some(filter) = &f.filter {
         condition(cx, sc, filter, "FILTER");
@@ -120,29 +157,23 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
             expr(cx, sc, &o.expr);
         }
     }
-    let typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
-    if star && name != "count" {
-        cx.error(
-            range.clone(),
-            format!("{name}(*) is not a function call PostgreSQL accepts"),
-            Some("only count(*) takes *".into()),
-        );
-        return Typed::error(range);
-    }
-    match name.as_str() {
-        "coalesce" | "greatest" | "least" if schema.is_none() => {
-            for p in typed.iter().filter_map(|t| t.param) {
-                cx.param_nullable(p);
-            }
-            let mut t = unify(cx, typed, &name.to_uppercase(), range, |ps| {
-                ps.iter().all(|p| p.nullable)
-            });
-            t.name = Some(name);
-            t
+}
+
+/// COALESCE, GREATEST, LEAST: NULL only when every argument is NULL; NULL is a meaningful
+/// parameter value here.
+fn coalesce(cx: &mut Ctx, name: String, mut typed: Vec<Typed>, range: Range<usize>) -> Typed {
+    for t in &mut typed {
+        if let Some(n) = t.param {
+            cx.param_nullable(n);
+            t.nullable = true;
+            t.why.push(format!("parameter ${n} may be NULL"));
         }
-        "nullif" if schema.is_none() && typed.len() == 2 => nullif(cx, typed, range),
-        _ => resolve_call(cx, schema.as_deref(), &name, typed, range),
     }
+    let mut t = unify(cx, typed, &name.to_uppercase(), range, |ps| {
+        ps.iter().all(|p| p.nullable)
+    });
+    t.name = Some(name);
+    t
 }
 
 fn nullif(cx: &mut Ctx, mut typed: Vec<Typed>, range: Range<usize>) -> Typed {
@@ -183,7 +214,8 @@ fn unify(
     let known: Vec<TypeRef> = parts.iter().filter_map(|p| p.arg().cloned()).collect();
     let ty = match common_type(&known, cx.snap) {
         Ok(t) => t,
-        Err((a, b)) => {
+        Err(pair) => {
+            let (a, b) = *pair;
             let msg = format!(
                 "{what} types {} and {} cannot be matched",
                 display(&a),
@@ -212,7 +244,10 @@ fn unify(
 /// `ARRAY[…]`.
 pub(crate) fn array(cx: &mut Ctx, sc: &Scope, elems: &[Expr], range: Range<usize>) -> Typed {
     let parts: Vec<Typed> = elems.iter().map(|e| expr(cx, sc, e)).collect();
-    if parts.iter().all(|p| p.arg().is_none()) && !parts.iter().any(Typed::is_error) {
+    if parts.is_empty()
+        || (parts.iter().any(|p| matches!(p.ty, Ty::Param(_)))
+            && parts.iter().all(|p| p.arg().is_none()))
+    {
         cx.error(
             range.clone(),
             "cannot determine the type of an empty or untyped array",

@@ -76,10 +76,27 @@ impl<'a> Ctx<'a> {
         slot.ty.clone()
     }
 
-    /// Fixes the type of `$n` from its context.
-    pub(crate) fn bind_param(&mut self, n: usize, ty: &TypeRef) {
-        if let Some(slot) = self.params.get_mut(n - 1) {
-            slot.ty.get_or_insert_with(|| ty.clone());
+    /// Fixes the type of `$n` from its context; a second, different type is an error
+    /// (PostgreSQL: "inconsistent types deduced for parameter").
+    pub(crate) fn bind_param(&mut self, n: usize, ty: &TypeRef, at: Range<usize>) {
+        let Some(slot) = self.params.get_mut(n - 1) else {
+            return;
+        };
+        match &slot.ty {
+            None => slot.ty = Some(ty.clone()),
+            Some(have) if have == ty => {}
+            Some(have) => {
+                let msg = format!(
+                    "parameter ${n} is used as {} here but as {} elsewhere",
+                    display(ty),
+                    display(have)
+                );
+                let hint = format!(
+                    "use a separate parameter, or cast every use: ${n}::{}",
+                    sql_name(have)
+                );
+                self.error(at, msg, Some(hint));
+            }
         }
     }
 
@@ -111,6 +128,8 @@ impl<'a> Ctx<'a> {
 
     pub(crate) fn finish(mut self, shape: Option<Shape>) -> Result<Analysis, Vec<Diagnostic>> {
         let mut params = Vec::with_capacity(self.params.len());
+        // Note: after another error, an untyped or unused parameter is usually its echo.
+        let quiet = !self.diags.is_empty();
         for (i, slot) in std::mem::take(&mut self.params).into_iter().enumerate() {
             let n = i + 1;
             match (slot.ty, slot.range) {
@@ -118,6 +137,7 @@ impl<'a> Ctx<'a> {
                     ty,
                     nullable: slot.nullable,
                 }),
+                _ if quiet => {}
                 (None, Some(range)) => self.error(
                     range,
                     format!("could not determine the type of parameter ${n}"),

@@ -123,10 +123,10 @@ fn custom(cx: &mut Ctx, name: &ObjectName) -> Option<TypeRef> {
         [s, t] => (Some(s.as_str()), t.as_str()),
         _ => (None, ""),
     };
-    if schema.is_none_or(|s| s == "pg_catalog") {
-        if let Some((_, n)) = ALIASES.iter().find(|(a, _)| *a == tname) {
-            return Some(builtin(n));
-        }
+    if schema.is_none_or(|s| s == "pg_catalog")
+        && let Some((_, n)) = ALIASES.iter().find(|(a, _)| *a == tname)
+    {
+        return Some(builtin(n));
     }
     let snap = cx.snap;
     let found = match schema {

@@ -146,7 +146,21 @@ pub(crate) fn syntax_error(sql: &str, message: &str) -> Diagnostic {
         None => (message, None),
     };
     let index = LineIndex::new(sql);
-    let start = loc.and_then(|l| index.offset(l)).unwrap_or(sql.len());
+    let mut start = loc.and_then(|l| index.offset(l)).unwrap_or(sql.len());
+    // Note: sqlparser sometimes reports the location after the offending token; point at
+    // the token it names when it is not at the reported place.
+    if let Some(found) = text
+        .rsplit_once("found: ")
+        .map(|(_, f)| f.trim())
+        .filter(|f| !f.is_empty() && *f != "EOF")
+    {
+        let here = sql[start..]
+            .get(..found.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(found));
+        if !here && let Some(i) = sql[..start].to_lowercase().rfind(&found.to_lowercase()) {
+            start = i;
+        }
+    }
     let end = sql[start..]
         .find(|c: char| c.is_whitespace() || c == ',' || c == ')' || c == ';')
         .map_or(sql.len(), |i| start + i.max(1).min(sql.len() - start));
@@ -235,5 +249,11 @@ mod tests {
             d.message,
             "syntax error: Expected: an expression, found: WHERE"
         );
+        let sql = "SELECT id,\n  FROM harbors";
+        let d = syntax_error(
+            sql,
+            "Expected an expression, found: FROM at Line: 2, Column: 8",
+        );
+        assert_eq!(&sql[d.range], "FROM");
     }
 }

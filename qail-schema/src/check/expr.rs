@@ -240,7 +240,7 @@ fn report_lookup(
 /// Fixes an operand's type after overload resolution: a pending parameter takes `to`.
 pub(crate) fn settle(cx: &mut Ctx, t: &mut Typed, to: &TypeRef) {
     if let Ty::Param(n) = t.ty {
-        cx.bind_param(n, to);
+        cx.bind_param(n, to, t.range.clone());
     }
     if matches!(t.ty, Ty::Param(_) | Ty::Unknown) {
         t.ty = Ty::Known(to.clone());
@@ -294,20 +294,20 @@ pub(crate) fn conform(cx: &mut Ctx, t: &mut Typed, target: &TypeRef, fit: Fit, w
 /// A boolean condition (WHERE, ON, HAVING, CASE WHEN, AND/OR/NOT operands).
 pub(crate) fn condition(cx: &mut Ctx, sc: &Scope, e: &Expr, clause: &str) -> Typed {
     let mut t = expr(cx, sc, e);
-    if let Ty::Known(have) = &t.ty {
-        if !implicit(have, &builtin("bool"), cx.snap) {
-            let msg = format!(
-                "argument of {clause} must be type boolean, not type {}",
-                display(have)
-            );
-            cx.error(
-                t.range.clone(),
-                msg,
-                Some("write a comparison, e.g. `x = $1`".into()),
-            );
-            t.ty = Ty::Error;
-            return t;
-        }
+    if let Ty::Known(have) = &t.ty
+        && !implicit(have, &builtin("bool"), cx.snap)
+    {
+        let msg = format!(
+            "argument of {clause} must be type boolean, not type {}",
+            display(have)
+        );
+        cx.error(
+            t.range.clone(),
+            msg,
+            Some("write a comparison, e.g. `x = $1`".into()),
+        );
+        t.ty = Ty::Error;
+        return t;
     }
     settle(cx, &mut t, &builtin("bool"));
     t
@@ -409,10 +409,18 @@ fn operator_error(
             "add a cast to the unknown operand, e.g. $1::int4".to_string(),
         )
     } else {
-        let cast = a.arg().map(sql_name).unwrap_or_else(|| "text".into());
+        let hint = match (a.arg(), cx.sql.get(b.range.clone())) {
+            (Some(l), Some(text)) if !text.is_empty() => {
+                format!(
+                    "add a cast so both sides have the same type, e.g. {text}::{}",
+                    sql_name(l)
+                )
+            }
+            _ => "add a cast so both sides have the same type".to_string(),
+        };
         (
             format!("operator does not exist: {} {op} {}", show(a), show(b)),
-            format!("add a cast so both sides have the same type, e.g. ::{cast}"),
+            hint,
         )
     };
     cx.error(range, msg, Some(hint));

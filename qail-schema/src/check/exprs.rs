@@ -3,17 +3,17 @@
 
 use std::ops::Range;
 
-use sqlparser::ast::{AccessExpr, BinaryOperator, Expr, Query, Subscript};
+use sqlparser::ast::{BinaryOperator, Expr, Query};
 
 use super::calls;
 use super::ctx::Ctx;
 use super::datatype;
-use super::expr::{Fit, Ty, Typed, apply, conform, expect, expr, settle};
+use super::expr::{Ty, Typed, apply, expr, settle};
 use super::ops;
 use super::scope::Scope;
 use super::select;
-use super::types::{array_of, builtin, display, element_of, scalar_name};
-use crate::snapshot::TypeRef;
+use super::sqlfuncs;
+use super::types::{array_of, builtin, display, element_of};
 
 /// Everything `expr` does not handle itself.
 pub(crate) fn special(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> Typed {
@@ -41,21 +41,7 @@ pub(crate) fn special(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -
         } => any_op(cx, sc, left, compare_op, right, range),
         Expr::Between {
             expr: x, low, high, ..
-        } => {
-            let a = expr(cx, sc, x);
-            let lo = expr(cx, sc, low);
-            let ge = apply(cx, ">=", a.clone(), lo, range.clone());
-            let a = rebind(cx, a);
-            let hi = expr(cx, sc, high);
-            let le = apply(cx, "<=", a, hi, range.clone());
-            let mut t = Typed::known(builtin("bool"), range.clone());
-            if ge.is_error() || le.is_error() {
-                return Typed::error(range);
-            }
-            t.absorb(&ge);
-            t.absorb(&le);
-            t
-        }
+        } => between(cx, sc, x, low, high, range),
         Expr::Like {
             expr: x, pattern, ..
         } => like(cx, sc, x, pattern, "~~", range),
@@ -93,79 +79,40 @@ pub(crate) fn special(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -
         }
         Expr::Subquery(q) => scalar_subquery(cx, sc, q, range),
         Expr::Function(_) | Expr::Case { .. } => calls::call(cx, sc, e, range),
-        Expr::Extract { expr: x, .. } => {
-            syntax_fn_refs(cx, sc, &[(x.as_ref(), None)], "numeric", "extract", range)
-        }
-        Expr::Ceil { expr: x, .. } => calls::by_name(cx, sc, "ceil", &[x], range),
-        Expr::Floor { expr: x, .. } => calls::by_name(cx, sc, "floor", &[x], range),
-        Expr::Substring {
-            expr: x,
-            substring_from,
-            substring_for,
-            ..
-        } => {
-            let int4 = builtin("int4");
-            let mut args = vec![(x.as_ref(), Some(builtin("text")))];
-            args.extend(
-                substring_from
-                    .iter()
-                    .map(|f| (f.as_ref(), Some(int4.clone()))),
-            );
-            args.extend(
-                substring_for
-                    .iter()
-                    .map(|f| (f.as_ref(), Some(int4.clone()))),
-            );
-            syntax_fn_refs(cx, sc, &args, "text", "substring", range)
-        }
-        Expr::Position { expr: x, r#in } => {
-            let text = Some(builtin("text"));
-            syntax_fn_refs(
-                cx,
-                sc,
-                &[(x.as_ref(), text.clone()), (r#in.as_ref(), text)],
-                "int4",
-                "position",
-                range,
-            )
-        }
-        Expr::Trim {
-            expr: x, trim_what, ..
-        } => {
-            let text = Some(builtin("text"));
-            let mut args = vec![(x.as_ref(), text.clone())];
-            args.extend(trim_what.iter().map(|w| (w.as_ref(), text.clone())));
-            syntax_fn_refs(cx, sc, &args, "text", "btrim", range)
-        }
-        Expr::AtTimeZone {
-            timestamp,
-            time_zone,
-        } => at_time_zone(cx, sc, timestamp, time_zone, range),
-        Expr::Array(arr) => calls::array(cx, sc, &arr.elem, range),
-        Expr::CompoundFieldAccess { root, access_chain } => {
-            subscript(cx, sc, root, access_chain, range)
-        }
         Expr::Collate { expr: x, .. } => expr(cx, sc, x),
-        _ => {
-            cx.error(
-                range.clone(),
-                "this expression is not supported by the analyzer yet",
-                Some(
-                    "rewrite it with standard operators and functions, or add an explicit cast"
-                        .into(),
-                ),
-            );
-            Typed::error(range)
-        }
+        _ => sqlfuncs::form(cx, sc, e, range),
     }
+}
+
+fn between(
+    cx: &mut Ctx,
+    sc: &Scope,
+    x: &Expr,
+    low: &Expr,
+    high: &Expr,
+    range: Range<usize>,
+) -> Typed {
+    let a = expr(cx, sc, x);
+    let lo = expr(cx, sc, low);
+    let ge = apply(cx, ">=", a.clone(), lo, range.clone());
+    let a = rebind(cx, a);
+    let hi = expr(cx, sc, high);
+    let le = apply(cx, "<=", a, hi, range.clone());
+    let mut t = Typed::known(builtin("bool"), range.clone());
+    if ge.is_error() || le.is_error() {
+        return Typed::error(range);
+    }
+    t.absorb(&ge);
+    t.absorb(&le);
+    t
 }
 
 /// After `a` was used once, a parameter in it has a type; re-read it for the next use.
 fn rebind(cx: &mut Ctx, mut a: Typed) -> Typed {
-    if let (Some(n), Ty::Param(_)) = (a.param, &a.ty) {
-        if let Some(Some(t)) = cx.params.get(n - 1).map(|s| s.ty.clone()) {
-            a.ty = Ty::Known(t);
-        }
+    if let (Some(n), Ty::Param(_)) = (a.param, &a.ty)
+        && let Some(Some(t)) = cx.params.get(n - 1).map(|s| s.ty.clone())
+    {
+        a.ty = Ty::Known(t);
     }
     a
 }
@@ -180,16 +127,30 @@ fn non_null_bool(inner: &Typed, range: Range<usize>) -> Typed {
 
 fn null_test(cx: &mut Ctx, sc: &Scope, x: &Expr, range: Range<usize>) -> Typed {
     let t = expr(cx, sc, x);
-    if let Some(n) = t.param {
+    if let Some(n) = param_in(x) {
         cx.param_nullable(n);
     }
     non_null_bool(&t, range)
 }
 
+/// `$n`, possibly parenthesized or cast: a place where a NULL argument is meaningful.
+fn param_in(e: &Expr) -> Option<usize> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::Placeholder(p) => {
+                p.strip_prefix('$')?.parse().ok().filter(|n| *n >= 1)
+            }
+            _ => None,
+        },
+        Expr::Nested(x) | Expr::Cast { expr: x, .. } => param_in(x),
+        _ => None,
+    }
+}
+
 fn distinct(cx: &mut Ctx, sc: &Scope, a: &Expr, b: &Expr, range: Range<usize>) -> Typed {
     let ta = expr(cx, sc, a);
     let tb = expr(cx, sc, b);
-    for n in [ta.param, tb.param].into_iter().flatten() {
+    for n in [param_in(a), param_in(b)].into_iter().flatten() {
         cx.param_nullable(n);
     }
     let eq = apply(cx, "=", ta, tb, range.clone());
@@ -200,10 +161,10 @@ fn in_list(cx: &mut Ctx, sc: &Scope, x: &Expr, list: &[Expr], range: Range<usize
     let mut a = expr(cx, sc, x);
     let mut out = Typed::known(builtin("bool"), range.clone());
     let items: Vec<Typed> = list.iter().map(|e| expr(cx, sc, e)).collect();
-    if a.ty == Ty::Unknown || matches!(a.ty, Ty::Param(_)) {
-        if let Some(t) = items.iter().find_map(|i| i.arg().cloned()) {
-            settle(cx, &mut a, &t);
-        }
+    if (a.ty == Ty::Unknown || matches!(a.ty, Ty::Param(_)))
+        && let Some(t) = items.iter().find_map(|i| i.arg().cloned())
+    {
+        settle(cx, &mut a, &t);
     }
     for item in items {
         a = rebind(cx, a);
@@ -352,109 +313,4 @@ fn single_column(cx: &mut Ctx, sc: &Scope, q: &Query, range: Range<usize>) -> Op
     t.name = Some(c.name);
     t.source = c.source;
     Some(t)
-}
-
-/// A function written with SQL syntax: arguments conform to the given types.
-fn syntax_fn_refs(
-    cx: &mut Ctx,
-    sc: &Scope,
-    args: &[(&Expr, Option<TypeRef>)],
-    ret: &str,
-    name: &str,
-    range: Range<usize>,
-) -> Typed {
-    let mut out = Typed::known(builtin(ret), range.clone());
-    out.name = Some(name.into());
-    for (e, want) in args {
-        let t = match want {
-            Some(w) => expect(cx, sc, e, w, Fit::Implicit, &format!("argument of {name}")),
-            None => expr(cx, sc, e),
-        };
-        if t.is_error() {
-            return Typed::error(range);
-        }
-        out.absorb(&t);
-    }
-    out
-}
-
-fn at_time_zone(cx: &mut Ctx, sc: &Scope, ts: &Expr, tz: &Expr, range: Range<usize>) -> Typed {
-    let mut a = expr(cx, sc, ts);
-    let zone = expect(cx, sc, tz, &builtin("text"), Fit::Implicit, "time zone");
-    let result = match a.arg().and_then(scalar_name) {
-        Some("timestamptz") => "timestamp",
-        Some("timestamp" | "date") => "timestamptz",
-        Some("timetz" | "time") => "timetz",
-        _ if a.is_error() || zone.is_error() => return Typed::error(range),
-        _ => {
-            conform(
-                cx,
-                &mut a,
-                &builtin("timestamptz"),
-                Fit::Implicit,
-                "AT TIME ZONE operand",
-            );
-            "timestamp"
-        }
-    };
-    let mut t = Typed::known(builtin(result), range);
-    t.name = Some("timezone".into());
-    t.absorb(&a);
-    t.absorb(&zone);
-    t
-}
-
-fn subscript(
-    cx: &mut Ctx,
-    sc: &Scope,
-    root: &Expr,
-    chain: &[AccessExpr],
-    range: Range<usize>,
-) -> Typed {
-    let base = expr(cx, sc, root);
-    let mut ty = match base.arg() {
-        Some(t) => t.clone(),
-        None => return Typed::error(range),
-    };
-    for access in chain {
-        match access {
-            AccessExpr::Subscript(Subscript::Index { index }) => {
-                expect(
-                    cx,
-                    sc,
-                    index,
-                    &builtin("int4"),
-                    Fit::Implicit,
-                    "array subscript",
-                );
-                match element_of(&ty) {
-                    Some(e) => ty = TypeRef { array_dims: 0, ..e },
-                    None => {
-                        cx.error(
-                            range.clone(),
-                            format!("cannot subscript type {}", display(&ty)),
-                            Some("subscript an array column".into()),
-                        );
-                        return Typed::error(range);
-                    }
-                }
-            }
-            AccessExpr::Subscript(Subscript::Slice { .. }) => {}
-            AccessExpr::Dot(_) => {
-                cx.error(
-                    range.clone(),
-                    "field access is not supported by the analyzer yet",
-                    Some("select the column directly".into()),
-                );
-                return Typed::error(range);
-            }
-        }
-    }
-    let mut t = Typed::known(ty, range);
-    t.nullable = true;
-    t.why = base.why;
-    t.why
-        .push("an array subscript is NULL when out of range".into());
-    t.name = base.name;
-    t
 }

@@ -14,6 +14,7 @@ use super::scope::{
 };
 use super::select;
 use super::types::{common_type, display};
+use crate::snapshot::TypeRef;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -72,7 +73,7 @@ fn with_joins(cx: &mut Ctx, sc: &mut Scope, twj: &TableWithJoins) -> Option<Vec<
                     .iter()
                     .flat_map(|n| parts(n).into_iter().last())
                     .collect();
-                merge(cx, sc, kind, star, right, &names, mid)?
+                merge(cx, sc, kind, star, right, &names)?
             }
             Some(JoinConstraint::Natural) => {
                 let common = natural_columns(sc, &star, &right);
@@ -81,7 +82,7 @@ fn with_joins(cx: &mut Ctx, sc: &mut Scope, twj: &TableWithJoins) -> Option<Vec<
                     .map(|n| Ident::with_quote('"', n.as_str()))
                     .collect();
                 let refs: Vec<&Ident> = idents.iter().collect();
-                merge(cx, sc, kind, star, right, &refs, mid)?
+                merge(cx, sc, kind, star, right, &refs)?
             }
             _ => [star, right].concat(),
         };
@@ -96,16 +97,12 @@ fn mark_outer(sc: &mut Scope, kind: Kind, start: usize, mid: usize) {
         .map(|r| r.label.clone())
         .collect::<Vec<_>>()
         .join(", ");
-    let left_label = sc.rels[start..mid]
-        .iter()
-        .map(|r| r.label.clone())
-        .collect::<Vec<_>>()
-        .join(", ");
     if matches!(kind, Kind::Left | Kind::Full) {
         let word = if kind == Kind::Left { "LEFT" } else { "FULL" };
         for rel in &mut sc.rels[mid..] {
             rel.null_reason
                 .get_or_insert_with(|| format!("right side of {word} JOIN {}", rel.label));
+            rel.proven.iter_mut().for_each(|p| *p = false);
         }
     }
     if matches!(kind, Kind::Right | Kind::Full) {
@@ -113,9 +110,9 @@ fn mark_outer(sc: &mut Scope, kind: Kind, start: usize, mid: usize) {
         for rel in &mut sc.rels[start..mid] {
             rel.null_reason
                 .get_or_insert_with(|| format!("left side of {word} JOIN {right_label}"));
+            rel.proven.iter_mut().for_each(|p| *p = false);
         }
     }
-    let _ = left_label;
 }
 
 fn star_name<'s>(sc: &'s Scope, s: Star) -> &'s str {
@@ -137,13 +134,11 @@ fn merge(
     cx: &mut Ctx,
     sc: &mut Scope,
     kind: Kind,
-    left: Vec<Star>,
-    right: Vec<Star>,
+    mut left: Vec<Star>,
+    mut right: Vec<Star>,
     names: &[&Ident],
-    mid: usize,
 ) -> Option<Vec<Star>> {
     let mut merged_star = Vec::new();
-    let (mut left, mut right) = (left, right);
     for id in names {
         let name = norm(id);
         let find = |side: &[Star], sc: &Scope| side.iter().position(|s| star_name(sc, *s) == name);
@@ -156,58 +151,69 @@ fn merge(
             let msg = format!(
                 "column \"{name}\" specified in USING clause does not exist in {side} table"
             );
-            cx.error(
-                cx.ident_range(id),
-                msg,
-                Some("USING needs a column of that name on both sides".into()),
-            );
+            let hint = "USING needs a column of that name on both sides".to_string();
+            cx.error(cx.ident_range(id), msg, Some(hint));
             return None;
         };
-        let (ls, rs) = (left.remove(li), right.remove(ri));
-        let (Star::Col(lr, lc), Star::Col(rr, rc)) = (ls, rs) else {
-            cx.error(
-                cx.ident_range(id),
-                "USING over an already merged column is not supported yet",
-                Some("use ON instead".into()),
-            );
-            return None;
-        };
-        let (lt, rt) = (
-            sc.rels[lr].cols[lc].ty.clone(),
-            sc.rels[rr].cols[rc].ty.clone(),
-        );
-        let ty = match common_type(&[lt, rt], cx.snap) {
-            Ok(t) => t,
-            Err((a, b)) => {
-                let msg = format!(
-                    "JOIN/USING types {} and {} cannot be matched",
-                    display(&a),
-                    display(&b)
-                );
-                cx.error(
-                    cx.ident_range(id),
-                    msg,
-                    Some("join with ON and an explicit cast".into()),
-                );
-                return None;
-            }
-        };
+        let (l, r, ty) = merged_type(cx, sc, id, left.remove(li), right.remove(ri))?;
         if kind == Kind::Inner {
-            sc.rels[lr].proven[lc] = true;
-            sc.rels[rr].proven[rc] = true;
+            sc.rels[l.0].proven[l.1] = true;
+            sc.rels[r.0].proven[r.1] = true;
         }
         sc.merged.push(Merged {
             name,
             ty,
-            left: (lr, lc),
-            right: (rr, rc),
+            left: l,
+            right: r,
             full: kind == Kind::Full,
             from_right: kind == Kind::Right,
         });
         merged_star.push(Star::Merged(sc.merged.len() - 1));
     }
-    let _ = mid;
     Some([merged_star, left, right].concat())
+}
+
+/// (relation, column) indexes in the scope.
+type ColAt = (usize, usize);
+
+/// The two columns a USING name joins, and the merged column's type.
+fn merged_type(
+    cx: &mut Ctx,
+    sc: &Scope,
+    id: &Ident,
+    ls: Star,
+    rs: Star,
+) -> Option<(ColAt, ColAt, TypeRef)> {
+    let (Star::Col(lr, lc), Star::Col(rr, rc)) = (ls, rs) else {
+        let hint = Some("use ON instead".into());
+        cx.error(
+            cx.ident_range(id),
+            "USING over an already merged column is not supported yet",
+            hint,
+        );
+        return None;
+    };
+    let (lt, rt) = (
+        sc.rels[lr].cols[lc].ty.clone(),
+        sc.rels[rr].cols[rc].ty.clone(),
+    );
+    match common_type(&[lt, rt], cx.snap) {
+        Ok(t) => Some(((lr, lc), (rr, rc), t)),
+        Err(pair) => {
+            let (a, b) = *pair;
+            let msg = format!(
+                "JOIN/USING types {} and {} cannot be matched",
+                display(&a),
+                display(&b)
+            );
+            cx.error(
+                cx.ident_range(id),
+                msg,
+                Some("join with ON and an explicit cast".into()),
+            );
+            None
+        }
+    }
 }
 
 fn factor(cx: &mut Ctx, sc: &mut Scope, tf: &TableFactor) -> Option<Vec<Star>> {
@@ -278,11 +284,11 @@ pub(crate) fn table(
         [_, s, t] => (Some(s.clone()), t.clone()),
         _ => (None, String::new()),
     };
-    if schema.is_none() {
-        if let Some(cols) = sc.cte(&tname) {
-            let rel = Rel::new(tname.clone(), None, tname, cols.to_vec());
-            return Some(aliased(rel, alias));
-        }
+    if schema.is_none()
+        && let Some(cols) = sc.cte(&tname)
+    {
+        let rel = Rel::new(tname.clone(), None, tname, cols.to_vec());
+        return Some(aliased(rel, alias));
     }
     let Some(found) = find_relation(cx.snap, schema.as_deref(), &tname) else {
         let range = match (ids.first(), ids.last()) {

@@ -1,14 +1,15 @@
 //! INSERT: target columns, VALUES rows (DEFAULT), INSERT … SELECT, ON CONFLICT, RETURNING.
 
 use sqlparser::ast::{
-    ConflictTarget, Ident, Insert, OnConflictAction, OnInsert, Query, SetExpr, TableObject,
+    ConflictTarget, Ident, Insert, OnConflict, OnConflictAction, OnInsert, Query, SetExpr,
+    TableObject,
 };
 
 use super::StatementKind;
 use super::ctx::{Ctx, Shape};
 use super::diag::did_you_mean;
 use super::dml::{finish, is_default, set_list};
-use super::expr::{Fit, condition, expect};
+use super::expr::{Fit, Typed, condition, conform, expr};
 use super::from;
 use super::scope::{Col, Rel, Scope, Star, norm};
 use super::select;
@@ -46,29 +47,7 @@ pub(crate) fn insert(cx: &mut Ctx, ins: &Insert) -> Option<Shape> {
     sc.rels.push(target.clone());
     sc.star = (0..n).map(|c| Star::Col(0, c)).collect();
     if let Some(OnInsert::OnConflict(oc)) = &ins.on {
-        if let Some(ConflictTarget::Columns(cols)) = &oc.conflict_target {
-            for c in cols {
-                if !target.cols.iter().any(|t| t.name == norm(c)) {
-                    no_such_column(cx, &target, c);
-                }
-            }
-        }
-        if let OnConflictAction::DoUpdate(du) = &oc.action {
-            let mut excluded = Rel::new(
-                "excluded".into(),
-                None,
-                "EXCLUDED".into(),
-                target.cols.clone(),
-            );
-            excluded.cols.iter_mut().for_each(|c| c.source = None);
-            let mut up = Scope::default();
-            up.rels.push(target.clone());
-            up.rels.push(excluded);
-            set_list(cx, &up, &target, &du.assignments);
-            if let Some(w) = &du.selection {
-                condition(cx, &up, w, "WHERE");
-            }
-        }
+        on_conflict(cx, &target, oc);
     }
     Some(finish(
         cx,
@@ -76,6 +55,33 @@ pub(crate) fn insert(cx: &mut Ctx, ins: &Insert) -> Option<Shape> {
         ins.returning.as_deref(),
         StatementKind::Insert,
     ))
+}
+
+/// ON CONFLICT (cols) DO NOTHING | DO UPDATE SET … [WHERE …], with EXCLUDED in scope.
+fn on_conflict(cx: &mut Ctx, target: &Rel, oc: &OnConflict) {
+    if let Some(ConflictTarget::Columns(cols)) = &oc.conflict_target {
+        for c in cols {
+            if !target.cols.iter().any(|t| t.name == norm(c)) {
+                no_such_column(cx, target, c);
+            }
+        }
+    }
+    if let OnConflictAction::DoUpdate(du) = &oc.action {
+        let mut excluded = Rel::new(
+            "excluded".into(),
+            None,
+            "EXCLUDED".into(),
+            target.cols.clone(),
+        );
+        excluded.cols.iter_mut().for_each(|c| c.source = None);
+        let mut up = Scope::default();
+        up.rels.push(target.clone());
+        up.rels.push(excluded);
+        set_list(cx, &up, target, &du.assignments);
+        if let Some(w) = &du.selection {
+            condition(cx, &up, w, "WHERE");
+        }
+    }
 }
 
 /// The target columns: the listed ones, else all of them in order.
@@ -142,14 +148,17 @@ fn source(cx: &mut Ctx, q: &Query, targets: &[Col]) -> Option<()> {
             );
             continue;
         }
-        for (e, col) in row.iter().zip(targets) {
-            if is_default(e) {
-                continue;
-            }
-            let t = expect(
+        // Note: PostgreSQL types the whole row first and coerces to the targets afterwards,
+        // so `($1, $1::date)` fixes $1 by the cast before the first target is considered.
+        let typed: Vec<Option<Typed>> = row
+            .iter()
+            .map(|e| (!is_default(e)).then(|| expr(cx, &empty, e)))
+            .collect();
+        for (t, col) in typed.into_iter().zip(targets) {
+            let Some(mut t) = t else { continue };
+            conform(
                 cx,
-                &empty,
-                e,
+                &mut t,
                 &col.ty,
                 Fit::Assign,
                 &format!("column \"{}\"", col.name),

@@ -25,6 +25,7 @@ mod ops;
 mod resolve;
 mod scope;
 mod select;
+mod sqlfuncs;
 mod types;
 
 use sqlparser::dialect::PostgreSqlDialect;

@@ -16,11 +16,11 @@ pub(crate) fn refine(sc: &mut Scope, cond: &Expr) {
         rejected(conjunct, &mut cols);
     }
     for (qual, name) in cols {
-        if let Ok(found) = sc.lookup(&qual, &name) {
-            if let (Some((r, c)), 0) = (found.at, found.depth) {
-                sc.rels[r].proven[c] = true;
-                sc.rels[r].null_reason = None;
-            }
+        if let Ok(found) = sc.lookup(&qual, &name)
+            && let (Some((r, c)), 0) = (found.at, found.depth)
+        {
+            sc.rels[r].proven[c] = true;
+            sc.rels[r].null_reason = None;
         }
     }
 }
@@ -38,7 +38,7 @@ fn conjuncts(e: &Expr) -> Vec<&Expr> {
 }
 
 /// Columns a predicate proves non-null when it is true.
-fn rejected<'e>(e: &'e Expr, out: &mut Vec<(Vec<String>, String)>) {
+fn rejected(e: &Expr, out: &mut Vec<(Vec<String>, String)>) {
     match e {
         Expr::IsNotNull(x) | Expr::IsTrue(x) | Expr::IsFalse(x) => strict_refs(x, out),
         Expr::BinaryOp { left, op, right }

@@ -1,6 +1,7 @@
 //! The built-in operator catalog (a subset of PostgreSQL 15's `pg_operator`) and binary
 //! operator resolution, including the polymorphic cases (enums, arrays, `anynonarray || text`).
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::resolve::{Pick, pick};
@@ -109,47 +110,67 @@ const FIXED: &[Row] = &[
     ("-", "jsonb", "int4", "jsonb"),
 ];
 
-fn table() -> &'static [Row] {
-    static TABLE: OnceLock<Vec<Row>> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let mut rows: Vec<Row> = FIXED.to_vec();
-        for op in COMPARE {
-            rows.extend(ORDERED.iter().map(|t| (*op, *t, *t, "bool")));
-            for l in INTS {
-                rows.extend(
-                    INTS.iter()
-                        .filter(|r| *r != l)
-                        .map(|r| (*op, *l, *r, "bool")),
-                );
-            }
-            for (l, r) in [("float4", "float8"), ("float8", "float4")] {
-                rows.push((op, l, r, "bool"));
-            }
-            for (l, r) in datetime_pairs() {
-                rows.push((op, l, r, "bool"));
-            }
+/// The candidates of one operator name: operand types and result types, built once.
+struct Candidates {
+    operands: Vec<Vec<TypeRef>>,
+    results: Vec<TypeRef>,
+}
+
+fn by_op(op: &str) -> Option<&'static Candidates> {
+    static INDEX: OnceLock<HashMap<&'static str, Candidates>> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut map: HashMap<&'static str, Candidates> = HashMap::new();
+        for row in rows() {
+            let entry = map.entry(row.0).or_insert_with(|| Candidates {
+                operands: Vec::new(),
+                results: Vec::new(),
+            });
+            entry.operands.push(vec![builtin(row.1), builtin(row.2)]);
+            entry.results.push(builtin(row.3));
         }
-        for op in ARITH {
-            for l in INTS {
-                rows.extend(INTS.iter().map(|r| (*op, *l, *r, wider_int(l, r))));
-            }
-            rows.extend([
-                (*op, "float4", "float4", "float4"),
-                (*op, "float8", "float8", "float8"),
-            ]);
-            rows.extend([
-                (*op, "float4", "float8", "float8"),
-                (*op, "float8", "float4", "float8"),
-            ]);
-        }
-        for op in ["&", "|", "#", "<<", ">>"] {
+        map
+    });
+    index.get(op)
+}
+
+fn rows() -> Vec<Row> {
+    let mut rows: Vec<Row> = FIXED.to_vec();
+    for op in COMPARE {
+        rows.extend(ORDERED.iter().map(|t| (*op, *t, *t, "bool")));
+        for l in INTS {
             rows.extend(
                 INTS.iter()
-                    .map(|t| (op, *t, if op.len() == 2 { "int4" } else { *t }, *t)),
+                    .filter(|r| *r != l)
+                    .map(|r| (*op, *l, *r, "bool")),
             );
         }
-        rows
-    })
+        for (l, r) in [("float4", "float8"), ("float8", "float4")] {
+            rows.push((op, l, r, "bool"));
+        }
+        for (l, r) in datetime_pairs() {
+            rows.push((op, l, r, "bool"));
+        }
+    }
+    for op in ARITH {
+        for l in INTS {
+            rows.extend(INTS.iter().map(|r| (*op, *l, *r, wider_int(l, r))));
+        }
+        rows.extend([
+            (*op, "float4", "float4", "float4"),
+            (*op, "float8", "float8", "float8"),
+        ]);
+        rows.extend([
+            (*op, "float4", "float8", "float8"),
+            (*op, "float8", "float4", "float8"),
+        ]);
+    }
+    for op in ["&", "|", "#", "<<", ">>"] {
+        rows.extend(
+            INTS.iter()
+                .map(|t| (op, *t, if op.len() == 2 { "int4" } else { *t }, *t)),
+        );
+    }
+    rows
 }
 
 fn datetime_pairs() -> [(&'static str, &'static str); 6] {
@@ -191,16 +212,14 @@ pub(crate) fn binary(
     if let Some(sig) = polymorphic(op, l, r, snap) {
         return Ok(sig);
     }
-    let rows: Vec<&Row> = table().iter().filter(|row| row.0 == op).collect();
-    let cands: Vec<Vec<TypeRef>> = rows
-        .iter()
-        .map(|row| vec![builtin(row.1), builtin(row.2)])
-        .collect();
-    match pick(&[l, r], &cands, true, snap) {
+    let Some(c) = by_op(op) else {
+        return Err(false);
+    };
+    match pick(&[l, r], &c.operands, true, snap) {
         Pick::One(i) => Ok(OpSig {
-            left: cands[i][0].clone(),
-            right: cands[i][1].clone(),
-            result: builtin(rows[i].3),
+            left: c.operands[i][0].clone(),
+            right: c.operands[i][1].clone(),
+            result: c.results[i].clone(),
         }),
         Pick::NoMatch => Err(false),
         Pick::Ambiguous => Err(true),

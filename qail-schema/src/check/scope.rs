@@ -240,7 +240,11 @@ impl<'p> Scope<'p> {
         );
         let mut f = if m.from_right { r.clone() } else { l.clone() };
         if m.full {
-            f.nullable = l.nullable && r.nullable;
+            // Note: COALESCE(left, right) over a FULL join: one side is always present, so
+            // the value is NULL only if a present side's column can itself be NULL.
+            let own =
+                |(r, c): (usize, usize)| !self.rels[r].cols[c].not_null && !self.rels[r].proven[c];
+            f.nullable = own(m.left) || own(m.right);
             f.why = if f.nullable {
                 [l.why, r.why].concat()
             } else {
@@ -326,7 +330,7 @@ impl<'p> Scope<'p> {
 
     fn suggest_column(&self, name: &str, only: Option<usize>) -> Option<String> {
         let mut names: Vec<String> = Vec::new();
-        for (i, rel) in self
+        for (_, rel) in self
             .rels
             .iter()
             .enumerate()
@@ -344,7 +348,6 @@ impl<'p> Scope<'p> {
                 } else {
                     col.name.clone()
                 });
-                let _ = i;
             }
         }
         let plain: Vec<&str> = names

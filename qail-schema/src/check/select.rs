@@ -137,7 +137,8 @@ fn union(
     for (a, b) in l.into_iter().zip(r) {
         let ty = match common_type(&[a.ty.clone(), b.ty.clone()], cx.snap) {
             Ok(t) => t,
-            Err((x, y)) => {
+            Err(pair) => {
+                let (x, y) = *pair;
                 let msg = format!(
                     "{op} types {} and {} cannot be matched (column \"{}\")",
                     display(&x),

@@ -187,7 +187,9 @@ pub(crate) fn implicit(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
     if from == to {
         return true;
     }
-    if let Some(UserTypeKind::Domain { base, .. }) = user_kind(from, snap) {
+    if from.schema != "pg_catalog"
+        && let Some(UserTypeKind::Domain { base, .. }) = user_kind(from, snap)
+    {
         return implicit(base, to, snap);
     }
     match (scalar_name(from), scalar_name(to)) {
@@ -201,7 +203,9 @@ pub(crate) fn assignable(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool 
     if implicit(from, to, snap) {
         return true;
     }
-    if let Some(UserTypeKind::Domain { base, .. }) = user_kind(to, snap) {
+    if to.schema != "pg_catalog"
+        && let Some(UserTypeKind::Domain { base, .. }) = user_kind(to, snap)
+    {
         return assignable(from, base, snap);
     }
     match (scalar_name(from), scalar_name(to)) {
@@ -260,7 +264,7 @@ pub(crate) fn sql_name(t: &TypeRef) -> String {
 pub(crate) fn common_type(
     types: &[TypeRef],
     snap: &Snapshot,
-) -> Result<TypeRef, (TypeRef, TypeRef)> {
+) -> Result<TypeRef, Box<(TypeRef, TypeRef)>> {
     let Some(mut best) = types.first().cloned() else {
         return Ok(builtin("text"));
     };
@@ -269,14 +273,14 @@ pub(crate) fn common_type(
             continue;
         }
         if category(t, snap) != category(&best, snap) {
-            return Err((best, t.clone()));
+            return Err(Box::new((best, t.clone())));
         }
         if !is_preferred(&best) && implicit(&best, t, snap) && !implicit(t, &best, snap) {
             best = t.clone();
         }
     }
     if let Some(bad) = types.iter().find(|t| !implicit(t, &best, snap)) {
-        return Err((best, bad.clone()));
+        return Err(Box::new((best, bad.clone())));
     }
     Ok(best)
 }
