@@ -3,3 +3,6 @@
 //! Everything here takes and returns bytes and values: no tokio, no sockets. The connection
 //! layer feeds it what it reads and writes what it produces.
 //! See <https://www.postgresql.org/docs/current/protocol.html>.
+
+pub mod auth;
+pub mod message;
