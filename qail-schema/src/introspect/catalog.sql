@@ -6,7 +6,7 @@ WITH sel AS (
     FROM pg_namespace n
     WHERE n.nspname IN (
         SELECT json_array_elements_text(
-            CASE WHEN $1::json::text = '[]' THEN to_json(current_schemas(false)) ELSE $1::json END))
+            CASE WHEN $1::text = '[]' THEN to_json(current_schemas(false)) ELSE $1::text::json END))
       AND n.nspname NOT IN ('pg_catalog', 'information_schema')
 ),
 rels AS (

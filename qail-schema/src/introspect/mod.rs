@@ -86,6 +86,6 @@ pub async fn pull(conn: &mut qail_pg::Connection, schemas: &[String]) -> Result<
     let row = rows
         .first()
         .ok_or_else(|| Error::Catalog("the catalog query returned no row".to_owned()))?;
-    let json: String = row.get(0)?;
+    let json: String = row.try_get(0)?;
     raw::build(&json).map_err(Error::Catalog)
 }
