@@ -185,7 +185,9 @@ impl Importer {
     fn serial_default(&self, rel: &Relation, column: &str) -> String {
         let seq = object_name(&rel.name, column, "seq");
         let seq = quote_ident(&seq);
-        if self.path.first().is_some_and(|s| *s == rel.schema) {
+        // pg_get_expr qualifies the sequence unless it is visible through the search_path of
+        // the session that pulls, which is the snapshot's.
+        if self.snap.search_path.contains(&rel.schema) {
             format!("nextval('{seq}'::regclass)")
         } else {
             format!("nextval('{}.{seq}'::regclass)", quote_ident(&rel.schema))

@@ -15,7 +15,9 @@ rels AS (
     WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f')
 ),
 ext_members AS (
-    SELECT d.classid, d.objid FROM pg_depend d WHERE d.deptype = 'e'
+    -- Objects of extensions ('e') and objects made along with another, such as a range
+    -- type's constructor functions ('i').
+    SELECT d.classid, d.objid FROM pg_depend d WHERE d.deptype IN ('e', 'i')
 )
 SELECT json_build_object(
   'server_version', current_setting('server_version'),
@@ -24,8 +26,7 @@ SELECT json_build_object(
                   WHERE s NOT IN ('pg_catalog', 'information_schema')),
   'schemas', (SELECT coalesce(json_agg(nspname ORDER BY nspname), '[]') FROM sel),
   'types', (SELECT json_agg(json_build_array(t.oid, n.nspname, t.typname, t.typelem, t.typcategory))
-            FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
-            WHERE t.typtype <> 'c' OR t.typrelid IN (SELECT oid FROM pg_class WHERE relkind = 'c')),
+            FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace),
   'relations', (SELECT coalesce(json_agg(json_build_array(oid, nspname, relname, relkind)), '[]') FROM rels),
   'columns', (SELECT coalesce(json_agg(json_build_array(
                   a.attrelid, a.attname, a.atttypid, a.attndims, a.attnotnull,

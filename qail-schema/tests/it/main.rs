@@ -1,0 +1,6 @@
+//! Integration tests of qail-schema against a real PostgreSQL (`DATABASE_URL`, default
+//! `postgres://postgres@127.0.0.1:5432/postgres`).
+
+mod cli;
+mod corpus;
+mod util;
