@@ -49,28 +49,53 @@ fn expected_warnings(file: &str) -> usize {
 async fn check_script(n: u32, file: &str) {
     let text = std::fs::read_to_string(corpus_dir().join(file)).expect("read script");
     let (ddl, warnings) = qail_schema::ddl::from_sql(&[(file.to_owned(), text.clone())]);
-    assert_eq!(warnings.len(), expected_warnings(file), "{file}: warnings {warnings:#?}");
+    assert_eq!(
+        warnings.len(),
+        expected_warnings(file),
+        "{file}: warnings {warnings:#?}"
+    );
     for w in &warnings {
         assert!(w.line > 0 && w.file == file, "{w}");
     }
 
     let db = format!("qail_ddl_{n}");
     let mut conn = util::scratch_db(&db).await;
-    conn.batch_execute(&text).await.unwrap_or_else(|e| panic!("{file}: PostgreSQL refused it: {e}"));
+    conn.batch_execute(&text)
+        .await
+        .unwrap_or_else(|e| panic!("{file}: PostgreSQL refused it: {e}"));
     // A fresh session: the script's SET search_path must not leak into the pull.
     let mut conn = util::connect(&util::url_for(&db)).await;
-    let pulled = qail_schema::introspect::pull(&mut conn, &ddl.schemas).await.expect("pull");
-    let again = qail_schema::introspect::pull(&mut conn, &ddl.schemas).await.expect("pull");
+    let pulled = qail_schema::introspect::pull(&mut conn, &ddl.schemas)
+        .await
+        .expect("pull");
+    let again = qail_schema::introspect::pull(&mut conn, &ddl.schemas)
+        .await
+        .expect("pull");
     drop(conn);
     util::drop_db(&db).await;
 
-    assert_eq!(pulled.to_json(), again.to_json(), "{file}: two pulls differ");
-    let opts = DiffOptions { lenient_view_columns: true, ..DiffOptions::default() };
+    assert_eq!(
+        pulled.to_json(),
+        again.to_json(),
+        "{file}: two pulls differ"
+    );
+    let opts = DiffOptions {
+        lenient_view_columns: true,
+        ..DiffOptions::default()
+    };
     let changes = diff::diff(&ddl, &pulled, &opts);
-    assert!(changes.is_empty(), "{file}: DDL import → pulled:\n{}", diff::render(&changes));
+    assert!(
+        changes.is_empty(),
+        "{file}: DDL import → pulled:\n{}",
+        diff::render(&changes)
+    );
     let (a, b) = (normalize(ddl), normalize(pulled));
     assert_eq!(a, b, "{file}: snapshots differ field by field");
-    assert_eq!(Snapshot::from_json(&b.to_json()).expect("reload"), b, "{file}: round trip");
+    assert_eq!(
+        Snapshot::from_json(&b.to_json()).expect("reload"),
+        b,
+        "{file}: round trip"
+    );
 }
 
 macro_rules! corpus {
@@ -122,5 +147,10 @@ corpus! {
 async fn whole_corpus_imports_as_one_directory() {
     let (snap, warnings) = qail_schema::ddl::from_paths(&[corpus_dir()]).expect("read corpus");
     assert!(snap.relation(Some("app"), "accounts").is_some());
-    assert!(warnings.iter().any(|w| w.file.ends_with("18-unparsable.sql") && w.line == 3), "{warnings:#?}");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.file.ends_with("18-unparsable.sql") && w.line == 3),
+        "{warnings:#?}"
+    );
 }

@@ -14,7 +14,9 @@ pub(crate) fn url_for(db: &str) -> String {
         Some((m, q)) => (m.to_owned(), format!("?{q}")),
         None => (base.clone(), String::new()),
     };
-    let (prefix, _) = main.rsplit_once('/').expect("DATABASE_URL is a URL with a database");
+    let (prefix, _) = main
+        .rsplit_once('/')
+        .expect("DATABASE_URL is a URL with a database");
     if prefix.ends_with('/') {
         // postgres://host (no database part): append one.
         format!("{main}/{db}{query}")
@@ -24,7 +26,9 @@ pub(crate) fn url_for(db: &str) -> String {
 }
 
 pub(crate) async fn connect(url: &str) -> Connection {
-    Connection::connect(url).await.unwrap_or_else(|e| panic!("cannot connect to {url}: {e}"))
+    Connection::connect(url)
+        .await
+        .unwrap_or_else(|e| panic!("cannot connect to {url}: {e}"))
 }
 
 /// Creates (or re-creates) database `name` and connects to it.
@@ -35,7 +39,10 @@ pub(crate) async fn scratch_db(name: &str) -> Connection {
         .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
         .await
         .expect("drop old scratch database");
-    admin.batch_execute(&format!("CREATE DATABASE {name}")).await.expect("create scratch database");
+    admin
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .expect("create scratch database");
     connect(&url_for(name)).await
 }
 
