@@ -3,7 +3,8 @@
 use sqlparser::ast::{
     AlterType, AlterTypeAddValuePosition, AlterTypeOperation, ArgMode, CreateDomain,
     CreateFunction, CreateIndex, DataType, Expr, FunctionBehavior, FunctionCalledOnNull,
-    FunctionDesc, ObjectName, ObjectType, SchemaName, Statement, UserDefinedTypeRepresentation,
+    FunctionDesc, Ident, ObjectName, ObjectType, SchemaName, Statement,
+    UserDefinedTypeRepresentation,
 };
 
 use super::Importer;
@@ -17,18 +18,7 @@ use crate::snapshot::{
 impl Importer {
     pub(crate) fn apply_object(&mut self, stmt: &Statement, flags: Flags) -> Result<(), String> {
         match stmt {
-            Statement::CreateSchema { schema_name, .. } => {
-                let name = match schema_name {
-                    SchemaName::Simple(n) | SchemaName::NamedAuthorization(n, _) => {
-                        split_name(n)?.1
-                    }
-                    SchemaName::UnnamedAuthorization(user) => ident(user),
-                };
-                self.snap.schemas.push(name);
-                self.snap.schemas.sort();
-                self.snap.schemas.dedup();
-                Ok(())
-            }
+            Statement::CreateSchema { schema_name, .. } => self.create_schema(schema_name),
             Statement::CreateView {
                 name,
                 materialized,
@@ -50,18 +40,7 @@ impl Importer {
                 version,
                 ..
             } => {
-                let schema = self.creation_schema(schema.as_ref().map(ident));
-                let name = ident(name);
-                self.snap.extensions.retain(|e| e.name != name);
-                let version = version
-                    .as_ref()
-                    .map(|v| v.value.clone())
-                    .unwrap_or_default();
-                self.snap.extensions.push(Extension {
-                    name,
-                    schema,
-                    version,
-                });
+                self.create_extension(name, schema.as_ref(), version.as_ref());
                 Ok(())
             }
             Statement::Drop {
@@ -89,6 +68,29 @@ impl Importer {
             // sequences, triggers, policies, roles, DML …
             _ => Ok(()),
         }
+    }
+
+    fn create_schema(&mut self, schema_name: &SchemaName) -> Result<(), String> {
+        let name = match schema_name {
+            SchemaName::Simple(n) | SchemaName::NamedAuthorization(n, _) => split_name(n)?.1,
+            SchemaName::UnnamedAuthorization(user) => ident(user),
+        };
+        self.snap.schemas.push(name);
+        self.snap.schemas.sort();
+        self.snap.schemas.dedup();
+        Ok(())
+    }
+
+    fn create_extension(&mut self, name: &Ident, schema: Option<&Ident>, version: Option<&Ident>) {
+        let schema = self.creation_schema(schema.map(ident));
+        let name = ident(name);
+        self.snap.extensions.retain(|e| e.name != name);
+        let version = version.map(|v| v.value.clone()).unwrap_or_default();
+        self.snap.extensions.push(Extension {
+            name,
+            schema,
+            version,
+        });
     }
 
     fn create_view(
@@ -254,22 +256,7 @@ impl Importer {
     fn create_function(&mut self, f: &CreateFunction, setof: bool) -> Result<(), String> {
         let (schema, name) = split_name(&f.name)?;
         let schema = self.creation_schema(schema);
-        let mut args = Vec::new();
-        let mut out_columns = Vec::new();
-        let mut defaults = 0_u32;
-        for a in f.args.iter().flatten() {
-            let ty = self.type_ref(&a.data_type)?.0;
-            if matches!(a.mode, None | Some(ArgMode::In | ArgMode::InOut)) {
-                args.push(ty.clone());
-                if a.default_expr.is_some() {
-                    defaults = defaults.saturating_add(1);
-                }
-            }
-            if matches!(a.mode, Some(ArgMode::Out | ArgMode::InOut)) {
-                let name = a.name.as_ref().map(ident).unwrap_or_default();
-                out_columns.push(Field { name, ty });
-            }
-        }
+        let (args, defaults, mut out_columns) = self.function_args(f)?;
         let mut returns_set = setof;
         let returns = match &f.return_type {
             Some(DataType::Table(Some(cols))) => {
@@ -321,6 +308,30 @@ impl Importer {
         }
         self.snap.functions.push(func);
         Ok(())
+    }
+
+    /// Input argument types, how many have defaults, and OUT/INOUT columns.
+    fn function_args(
+        &mut self,
+        f: &CreateFunction,
+    ) -> Result<(Vec<TypeRef>, u32, Vec<Field>), String> {
+        let mut args = Vec::new();
+        let mut out_columns = Vec::new();
+        let mut defaults = 0_u32;
+        for a in f.args.iter().flatten() {
+            let ty = self.type_ref(&a.data_type)?.0;
+            if matches!(a.mode, None | Some(ArgMode::In | ArgMode::InOut)) {
+                args.push(ty.clone());
+                if a.default_expr.is_some() {
+                    defaults = defaults.saturating_add(1);
+                }
+            }
+            if matches!(a.mode, Some(ArgMode::Out | ArgMode::InOut)) {
+                let name = a.name.as_ref().map(ident).unwrap_or_default();
+                out_columns.push(Field { name, ty });
+            }
+        }
+        Ok((args, defaults, out_columns))
     }
 
     fn drop(&mut self, kind: ObjectType, n: &ObjectName, if_exists: bool) -> Result<(), String> {

@@ -2,8 +2,8 @@
 //! constraints.
 
 use sqlparser::ast::{
-    ColumnDef, ColumnOption, CreateTable, Expr, GeneratedAs, Ident, IndexColumn, ObjectName,
-    TableConstraint,
+    ColumnDef, ColumnOption, ColumnOptionDef, CreateTable, Expr, GeneratedAs, Ident, IndexColumn,
+    ObjectName, TableConstraint,
 };
 
 use super::Importer;
@@ -131,54 +131,68 @@ impl Importer {
         }
         let mut not_null_checks = Vec::new();
         for opt in &cd.options {
-            match &opt.option {
-                ColumnOption::Null => col.not_null = false,
-                ColumnOption::NotNull => col.not_null = true,
-                ColumnOption::Default(e) => col.default = Some(e.to_string()),
-                ColumnOption::Unique {
-                    is_primary: true, ..
-                } => {
-                    col.not_null = true;
-                    rel.primary_key = vec![name.clone()];
-                }
-                ColumnOption::Unique {
-                    is_primary: false, ..
-                } => rel.unique.push(vec![name.clone()]),
-                ColumnOption::ForeignKey {
-                    foreign_table,
-                    referred_columns,
-                    ..
-                } => {
-                    let fk_name = opt.name.as_ref().map(ident);
-                    let fk = self.foreign_key(
-                        rel,
-                        fk_name,
-                        &[cd.name.clone()],
-                        foreign_table,
-                        referred_columns,
-                    )?;
-                    rel.foreign_keys.push(fk);
-                }
-                ColumnOption::Check(e) => not_null_checks.extend(not_null_columns(e)),
-                ColumnOption::Generated {
-                    generated_as,
-                    generation_expr,
-                    ..
-                } => match generation_expr {
-                    Some(e) => col.generated = Some(e.to_string()),
-                    None => {
-                        col.not_null = true;
-                        col.identity = Some(match generated_as {
-                            GeneratedAs::ByDefault => Identity::ByDefault,
-                            GeneratedAs::Always | GeneratedAs::ExpStored => Identity::Always,
-                        });
-                    }
-                },
-                _ => {}
-            }
+            self.column_option(rel, &mut col, cd, opt, &mut not_null_checks)?;
         }
         merge_column(&mut rel.columns, col);
         force_not_null(rel, &not_null_checks);
+        Ok(())
+    }
+
+    /// Applies one column option to the column being defined (and to `rel` for keys).
+    fn column_option(
+        &mut self,
+        rel: &mut Relation,
+        col: &mut Column,
+        cd: &ColumnDef,
+        opt: &ColumnOptionDef,
+        not_null_checks: &mut Vec<String>,
+    ) -> Result<(), String> {
+        let name = col.name.clone();
+        match &opt.option {
+            ColumnOption::Null => col.not_null = false,
+            ColumnOption::NotNull => col.not_null = true,
+            ColumnOption::Default(e) => col.default = Some(e.to_string()),
+            ColumnOption::Unique {
+                is_primary: true, ..
+            } => {
+                col.not_null = true;
+                rel.primary_key = vec![name.clone()];
+            }
+            ColumnOption::Unique {
+                is_primary: false, ..
+            } => rel.unique.push(vec![name.clone()]),
+            ColumnOption::ForeignKey {
+                foreign_table,
+                referred_columns,
+                ..
+            } => {
+                let fk_name = opt.name.as_ref().map(ident);
+                let fk = self.foreign_key(
+                    rel,
+                    fk_name,
+                    std::slice::from_ref(&cd.name),
+                    foreign_table,
+                    referred_columns,
+                )?;
+                rel.foreign_keys.push(fk);
+            }
+            ColumnOption::Check(e) => not_null_checks.extend(not_null_columns(e)),
+            ColumnOption::Generated {
+                generated_as,
+                generation_expr,
+                ..
+            } => match generation_expr {
+                Some(e) => col.generated = Some(e.to_string()),
+                None => {
+                    col.not_null = true;
+                    col.identity = Some(match generated_as {
+                        GeneratedAs::ByDefault => Identity::ByDefault,
+                        GeneratedAs::Always | GeneratedAs::ExpStored => Identity::Always,
+                    });
+                }
+            },
+            _ => {}
+        }
         Ok(())
     }
 

@@ -152,41 +152,7 @@ pub(crate) fn build(json: &str) -> Result<Snapshot, String> {
         schemas: cat.schemas,
         ..Snapshot::default()
     };
-    let mut rels: HashMap<u32, Relation> = HashMap::new();
-    for RawRelation(oid, schema, name, kind) in cat.relations {
-        let kind = match kind.as_str() {
-            "v" => RelationKind::View,
-            "m" => RelationKind::MaterializedView,
-            _ => RelationKind::Table,
-        };
-        let rel = Relation {
-            schema,
-            name,
-            kind,
-            columns: Vec::new(),
-            primary_key: Vec::new(),
-            unique: Vec::new(),
-            foreign_keys: Vec::new(),
-        };
-        rels.insert(oid.0, rel);
-    }
-    for c in cat.columns {
-        let Some(rel) = rels.get_mut(&c.0.0) else {
-            continue;
-        };
-        rel.columns.push(Column {
-            name: c.1,
-            ty: types.type_ref(c.2, c.3)?,
-            not_null: c.4,
-            default: c.5,
-            identity: match c.6.as_str() {
-                "a" => Some(Identity::Always),
-                "d" => Some(Identity::ByDefault),
-                _ => None,
-            },
-            generated: c.7,
-        });
-    }
+    let mut rels = relations(&types, cat.relations, cat.columns)?;
     for k in cat.constraints {
         if let Some(rel) = rels.get_mut(&k.0.0) {
             apply_constraint(rel, k);
@@ -217,6 +183,50 @@ pub(crate) fn build(json: &str) -> Result<Snapshot, String> {
         .collect();
     snap.sort();
     Ok(snap)
+}
+
+/// Relations by OID, with their columns.
+fn relations(
+    types: &Types,
+    raw: Vec<RawRelation>,
+    columns: Vec<RawColumn>,
+) -> Result<HashMap<u32, Relation>, String> {
+    let mut rels: HashMap<u32, Relation> = HashMap::new();
+    for RawRelation(oid, schema, name, kind) in raw {
+        let kind = match kind.as_str() {
+            "v" => RelationKind::View,
+            "m" => RelationKind::MaterializedView,
+            _ => RelationKind::Table,
+        };
+        let rel = Relation {
+            schema,
+            name,
+            kind,
+            columns: Vec::new(),
+            primary_key: Vec::new(),
+            unique: Vec::new(),
+            foreign_keys: Vec::new(),
+        };
+        rels.insert(oid.0, rel);
+    }
+    for c in columns {
+        let Some(rel) = rels.get_mut(&c.0.0) else {
+            continue;
+        };
+        rel.columns.push(Column {
+            name: c.1,
+            ty: types.type_ref(c.2, c.3)?,
+            not_null: c.4,
+            default: c.5,
+            identity: match c.6.as_str() {
+                "a" => Some(Identity::Always),
+                "d" => Some(Identity::ByDefault),
+                _ => None,
+            },
+            generated: c.7,
+        });
+    }
+    Ok(rels)
 }
 
 fn apply_constraint(rel: &mut Relation, k: RawConstraint) {
