@@ -227,7 +227,14 @@ impl Importer {
             return Err(format!("type {} does not exist at this point", at.name));
         };
         match (&at.operation, &mut ty.kind) {
-            (AlterTypeOperation::Rename(r), _) => ty.name = ident(&r.new_name),
+            (AlterTypeOperation::Rename(r), _) => {
+                let old = (
+                    ty.schema.clone(),
+                    std::mem::replace(&mut ty.name, ident(&r.new_name)),
+                );
+                let new = ty.name.clone();
+                self.rename_type_refs(&old.0, &old.1, &new);
+            }
             (AlterTypeOperation::AddValue(add), UserTypeKind::Enum { labels }) => {
                 let value = add.value.value.clone();
                 if labels.contains(&value) {
@@ -339,7 +346,8 @@ impl Importer {
             ObjectType::Table | ObjectType::View | ObjectType::MaterializedView => {
                 match self.relation_of(n) {
                     Ok(i) => {
-                        self.snap.relations.remove(i);
+                        let gone = self.snap.relations.remove(i);
+                        self.drop_references(|s, t| s == gone.schema && t == gone.name);
                         Ok(())
                     }
                     Err(_) if if_exists => Ok(()),
@@ -353,9 +361,44 @@ impl Importer {
                 self.snap.relations.retain(|r| r.schema != name);
                 self.snap.types.retain(|t| t.schema != name);
                 self.snap.functions.retain(|f| f.schema != name);
+                self.drop_references(|s, _| s == name);
                 Ok(())
             }
             _ => Ok(()),
+        }
+    }
+
+    /// Foreign keys pointing at dropped relations go with them (`DROP … CASCADE`).
+    fn drop_references(&mut self, gone: impl Fn(&str, &str) -> bool) {
+        for r in &mut self.snap.relations {
+            r.foreign_keys
+                .retain(|fk| !gone(&fk.ref_schema, &fk.ref_table));
+        }
+    }
+
+    /// Every reference to a renamed type follows it.
+    fn rename_type_refs(&mut self, schema: &str, old: &str, new: &str) {
+        let fix = |t: &mut TypeRef| {
+            if t.schema == schema && t.name == old {
+                new.clone_into(&mut t.name);
+            }
+        };
+        for r in &mut self.snap.relations {
+            r.columns.iter_mut().for_each(|c| fix(&mut c.ty));
+        }
+        for t in &mut self.snap.types {
+            match &mut t.kind {
+                UserTypeKind::Composite { fields } => {
+                    fields.iter_mut().for_each(|f| fix(&mut f.ty))
+                }
+                UserTypeKind::Domain { base: x, .. } | UserTypeKind::Range { subtype: x } => fix(x),
+                UserTypeKind::Enum { .. } => {}
+            }
+        }
+        for f in &mut self.snap.functions {
+            f.args.iter_mut().for_each(fix);
+            fix(&mut f.returns);
+            f.out_columns.iter_mut().for_each(|c| fix(&mut c.ty));
         }
     }
 

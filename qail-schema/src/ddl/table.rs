@@ -12,6 +12,10 @@ use crate::snapshot::{Column, ForeignKey, Identity, Relation, RelationKind};
 
 impl Importer {
     pub(crate) fn create_table(&mut self, ct: &CreateTable) -> Result<(), String> {
+        if ct.temporary {
+            // Temporary tables live in a session's own schema; queries cannot rely on them.
+            return Ok(());
+        }
         let (schema, name) = split_name(&ct.name)?;
         let schema = self.creation_schema(schema);
         if self.relation_index(Some(&schema), &name).is_some() {

@@ -18,3 +18,8 @@ DROP DOMAIN gone_domain;
 DROP FUNCTION gone_fn(int);
 DROP FUNCTION kept_fn(text);
 DROP SCHEMA scratch CASCADE;
+
+CREATE TABLE referenced (id int PRIMARY KEY);
+CREATE TABLE referencing (id int PRIMARY KEY, r int REFERENCES referenced);
+DROP TABLE referenced CASCADE;
+CREATE TEMPORARY TABLE scratchpad (x int);
