@@ -3,4 +3,5 @@
 
 mod cli;
 mod corpus;
+mod pull;
 mod util;
