@@ -21,6 +21,7 @@
 //!   same when it creates the table).
 
 mod alter;
+mod keys;
 mod names;
 mod objects;
 mod split;
@@ -115,6 +116,8 @@ pub(crate) struct Importer {
     pub(crate) snap: Snapshot,
     /// search_path used to resolve names (changed by `SET search_path`).
     pub(crate) path: Vec<String>,
+    /// Names of keys, for later `DROP CONSTRAINT`/`DROP INDEX`.
+    keys: Vec<keys::NamedKey>,
     warnings: Vec<DdlWarning>,
     file: String,
     line: u64,
@@ -127,6 +130,7 @@ impl Importer {
         Importer {
             snap,
             path: vec!["public".to_owned()],
+            keys: Vec::new(),
             warnings: Vec::new(),
             file: String::new(),
             line: 0,

@@ -151,6 +151,12 @@ impl Importer {
             .collect();
         let Some(cols) = cols else { return Ok(()) };
         let idx = self.relation_of(&ix.table_name)?;
+        let rel = self.snap.relations[idx].clone();
+        let name = match &ix.name {
+            Some(n) => split_name(n)?.1,
+            None => super::names::object_name(&rel.name, &cols.join("_"), "idx"),
+        };
+        self.remember_key(&rel, Some(name), &cols, false);
         self.snap.relations[idx].unique.push(cols);
         Ok(())
     }
@@ -355,6 +361,7 @@ impl Importer {
                 }
             }
             ObjectType::Type => self.drop_type(n, if_exists),
+            ObjectType::Index => self.drop_index(n),
             ObjectType::Schema => {
                 let (_, name) = split_name(n)?;
                 self.snap.schemas.retain(|s| *s != name);

@@ -161,10 +161,24 @@ impl Importer {
             } => {
                 col.not_null = true;
                 rel.primary_key = vec![name.clone()];
+                self.remember_key(
+                    rel,
+                    opt.name.as_ref().map(ident),
+                    &rel.primary_key.clone(),
+                    true,
+                );
             }
             ColumnOption::Unique {
                 is_primary: false, ..
-            } => rel.unique.push(vec![name.clone()]),
+            } => {
+                self.remember_key(
+                    rel,
+                    opt.name.as_ref().map(ident),
+                    std::slice::from_ref(&name),
+                    false,
+                );
+                rel.unique.push(vec![name.clone()]);
+            }
             ColumnOption::ForeignKey {
                 foreign_table,
                 referred_columns,
@@ -219,12 +233,17 @@ impl Importer {
         c: &TableConstraint,
     ) -> Result<(), String> {
         match c {
-            TableConstraint::PrimaryKey { columns, .. } => {
+            TableConstraint::PrimaryKey { name, columns, .. } => {
                 let cols = index_columns(columns)?;
                 force_not_null(rel, &cols);
+                self.remember_key(rel, name.as_ref().map(ident), &cols, true);
                 rel.primary_key = cols;
             }
-            TableConstraint::Unique { columns, .. } => rel.unique.push(index_columns(columns)?),
+            TableConstraint::Unique { name, columns, .. } => {
+                let cols = index_columns(columns)?;
+                self.remember_key(rel, name.as_ref().map(ident), &cols, false);
+                rel.unique.push(cols);
+            }
             TableConstraint::ForeignKey {
                 name,
                 columns,

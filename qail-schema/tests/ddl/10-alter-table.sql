@@ -25,3 +25,18 @@ CREATE TABLE temp_things (a int PRIMARY KEY, b int REFERENCES ships, c int UNIQU
 ALTER TABLE temp_things DROP CONSTRAINT temp_things_b_fkey;
 ALTER TABLE temp_things DROP CONSTRAINT temp_things_c_key;
 ALTER TABLE temp_things DROP CONSTRAINT temp_things_pkey;
+
+CREATE TABLE keyed (a int, b int, c int, d int,
+    CONSTRAINT keyed_main PRIMARY KEY (a),
+    CONSTRAINT keyed_bc UNIQUE (b, c));
+ALTER TABLE keyed ADD CONSTRAINT keyed_d UNIQUE (d);
+ALTER TABLE keyed RENAME CONSTRAINT keyed_d TO keyed_d_renamed;
+ALTER TABLE keyed DROP CONSTRAINT keyed_main;
+ALTER TABLE keyed DROP CONSTRAINT keyed_bc;
+CREATE UNIQUE INDEX keyed_c_uq ON keyed (c);
+CREATE UNIQUE INDEX ON keyed (a, d);
+DROP INDEX keyed_c_uq;
+DROP INDEX keyed_a_d_idx;
+ALTER TABLE keyed RENAME TO keyed_renamed;
+ALTER TABLE keyed_renamed DROP CONSTRAINT keyed_d_renamed;
+ALTER TABLE keyed_renamed ADD CONSTRAINT keyed_pk PRIMARY KEY (b);
