@@ -19,6 +19,15 @@
 //!   recorded with no columns, and a warning says so.
 //! - A `UNIQUE` constraint on exactly the primary key columns is dropped (PostgreSQL does the
 //!   same when it creates the table).
+//!
+//! # Limits
+//!
+//! - Forms sqlparser 0.59 does not parse are reported and skipped: `VARIADIC` arguments,
+//!   `ALTER TABLE … SET SCHEMA`, `DO` blocks, `CREATE AGGREGATE`, among others.
+//!   `PARTITION OF`, `AS RANGE`, `RETURNS SETOF` and domain `NOT NULL` are recognized here.
+//! - `CREATE TABLE … AS`, `(LIKE …)` and views are recorded without columns, with a warning.
+//! - Dropping a CHECK constraint does not undo the NOT NULL a `CHECK (c IS NOT NULL)` gave.
+//! - Sequences, triggers, policies, privileges and comments are not part of the snapshot.
 
 mod alter;
 mod keys;

@@ -10,6 +10,11 @@
 //! NOT NULL); enums, standalone composites, domains and ranges; functions that do not belong
 //! to an extension; extensions installed in the schema.
 //!
+//! Which schemas: by default those of the pulling session's effective search_path (what
+//! `current_schemas(false)` returns, without `pg_catalog` and `information_schema`), since
+//! those are what unqualified names in queries resolve to; naming schemas replaces that list.
+//! The snapshot records the search_path either way.
+//!
 //! Note: PostgreSQL records no nullability for view columns; they are pulled as nullable
 //! (`not_null: false`). The analyzer may derive better answers from the view's query.
 
