@@ -1,4 +1,5 @@
-//! The catalog document read by `catalog.sql` and its conversion into a [`Snapshot`].
+//! The catalog document (the answers of `catalog.rs`'s queries) and its conversion into a
+//! [`Snapshot`].
 //!
 //! Every list arrives as JSON arrays of positional values (see the SQL); OIDs come as strings
 //! because `oid` has no JSON number mapping.
@@ -35,10 +36,15 @@ impl<'de> Deserialize<'de> for Oid {
 }
 
 #[derive(Deserialize)]
-struct Catalog {
+struct Meta {
     server_version: String,
     search_path: Vec<String>,
     schemas: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Catalog {
+    meta: Meta,
     types: Vec<RawType>,
     relations: Vec<RawRelation>,
     columns: Vec<RawColumn>,
@@ -140,16 +146,17 @@ impl Types {
     }
 }
 
-/// Builds a snapshot from the document `catalog.sql` returns.
+/// Builds a snapshot from the catalog document: a JSON object holding each query's answer
+/// under its key.
 pub(crate) fn build(json: &str) -> Result<Snapshot, String> {
     let cat: Catalog =
         serde_json::from_str(json).map_err(|e| format!("unexpected catalog document: {e}"))?;
     let types = Types(cat.types.into_iter().map(|t| (t.0.0, t)).collect());
     let mut snap = Snapshot {
         format_version: FORMAT_VERSION,
-        server_version: Some(cat.server_version),
-        search_path: cat.search_path,
-        schemas: cat.schemas,
+        server_version: Some(cat.meta.server_version),
+        search_path: cat.meta.search_path,
+        schemas: cat.meta.schemas,
         ..Snapshot::default()
     };
     let mut rels = relations(&types, cat.relations, cat.columns)?;
