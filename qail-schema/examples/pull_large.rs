@@ -49,6 +49,25 @@ async fn drop_schema(conn: &mut qail_pg::Connection) -> Result<(), qail_pg::Erro
         .await
 }
 
+/// Times each catalog query on its own, from a fresh connection.
+async fn breakdown(
+    conn: &mut qail_pg::Connection,
+    schemas: &[String],
+) -> Result<(), qail_pg::Error> {
+    let param = serde_json::to_string(schemas).expect("strings serialize");
+    for (key, sql) in qail_schema::introspect::catalog_queries() {
+        let started = Instant::now();
+        let rows = conn.query(sql, &[&param]).await?;
+        let len = rows.first().map_or(0, |r| r.get::<String>(0).len());
+        println!(
+            "  query {key}: {:?} ({} KiB)",
+            started.elapsed(),
+            len / 1024
+        );
+    }
+    Ok(())
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let url = std::env::var("DATABASE_URL")
@@ -63,6 +82,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let schemas = vec![SCHEMA.to_owned()];
+    breakdown(&mut conn, &schemas).await?;
     let mut best = None;
     for run in 1..=3 {
         let started = Instant::now();
