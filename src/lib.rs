@@ -38,6 +38,10 @@ pub use qail_pg::{
 
 mod require;
 
+/// PostgreSQL type markers, named here so compile errors print them briefly (`qail::pg::int4`).
+#[doc(hidden)]
+pub use qail_pg::typed::pg;
+
 #[cfg(feature = "chrono")]
 #[doc(no_inline)]
 pub use qail_pg::typed::ext::chrono;
@@ -141,6 +145,44 @@ pub mod __private {
     }
 
     impl<P, const C: usize> FromPg<P, C> for FeatureDisabled {}
+
+    impl Encode for FeatureDisabled {
+        fn encode(&self, _: Oid, _: &mut Vec<u8>) -> Result<IsNull, BoxError> {
+            match *self {}
+        }
+        fn accepts(_: Oid) -> bool {
+            false
+        }
+        fn type_oid(&self) -> Oid {
+            match *self {}
+        }
+        fn encode_checked(&self, _: Oid, _: &mut Vec<u8>) -> Result<IsNull, BoxError> {
+            match *self {}
+        }
+    }
+
+    /// The parameter a `require_*!` macro stands in when its feature is off (the compile error
+    /// names the feature; this only keeps the rest of the expansion well-typed).
+    pub fn disabled_param() -> &'static (dyn Encode + Sync) {
+        &DisabledParam
+    }
+
+    struct DisabledParam;
+
+    impl Encode for DisabledParam {
+        fn encode(&self, _: Oid, _: &mut Vec<u8>) -> Result<IsNull, BoxError> {
+            Err("this parameter's type needs a qail feature that is off: enable it".into())
+        }
+        fn accepts(_: Oid) -> bool {
+            false
+        }
+        fn type_oid(&self) -> Oid {
+            0
+        }
+        fn encode_checked(&self, ty: Oid, buf: &mut Vec<u8>) -> Result<IsNull, BoxError> {
+            self.encode(ty, buf)
+        }
+    }
 
     /// Builds a query from the template block `qail!` emits and the checked parameters.
     pub fn query<'a, D>(

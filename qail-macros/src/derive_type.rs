@@ -79,7 +79,6 @@ fn labels(data: &DataEnum, container: &attr::Container, errors: &mut Errors) -> 
         let attrs = attr::Variant::parse(&variant.attrs, errors);
         if !matches!(variant.fields, Fields::Unit) {
             errors.at(variant.ident.span(), "a PostgreSQL enum variant carries no data: make it a unit variant");
-            continue;
         }
         let name = variant.ident.to_string();
         let (label, span) = match (attrs.rename, rule) {
@@ -128,15 +127,20 @@ fn check_labels(input: &DeriveInput, container: &attr::Container, labels: &[(syn
         }
         None => return TokenStream::new(),
     };
+    let mut suggested = Vec::new();
     for (_, label, span) in labels {
         if !pg_labels.contains(label) {
-            let hint = naming::closest(label, pg_labels.iter().map(String::as_str))
-                .map_or_else(|| format!("its labels are {}", quoted(pg_labels)), |c| format!("did you mean \"{c}\"? (#[qail(rename = \"{c}\")])"));
+            let close = naming::closest(label, pg_labels.iter().map(String::as_str));
+            suggested.extend(close);
+            let hint = close.map_or_else(
+                || format!("its labels are {}", quoted(pg_labels)),
+                |c| format!("did you mean \"{c}\"? (#[qail(rename = \"{c}\")], or #[qail(rename_all = \"…\")] on the enum)"),
+            );
             errors.at(*span, format!("PostgreSQL enum \"{name}\" has no label \"{label}\": {hint}"));
         }
     }
     for label in pg_labels {
-        if !labels.iter().any(|(_, l, _)| l == label) {
+        if !labels.iter().any(|(_, l, _)| l == label) && !suggested.contains(&label.as_str()) {
             errors.at(input.ident.span(), format!(
                 "PostgreSQL enum \"{name}\" has the label \"{label}\", which `{}` has no variant for: add one (with #[qail(rename = \"{label}\")] if its name differs)",
                 input.ident
@@ -157,7 +161,15 @@ fn enumeration(input: &DeriveInput, data: &DataEnum, container: &attr::Container
         return None;
     }
     let labels = labels(data, container, errors);
-    let track = check_labels(input, container, &labels, errors);
+    let rule_ok = container
+        .rename_all
+        .as_ref()
+        .is_none_or(|r| naming::RENAME_RULES.contains(&r.value.as_str()));
+    let track = if rule_ok {
+        check_labels(input, container, &labels, errors)
+    } else {
+        TokenStream::new()
+    };
     let ident = &input.ident;
     let variants: Vec<_> = labels.iter().map(|(v, _, _)| v).collect();
     let texts: Vec<_> = labels.iter().map(|(_, l, _)| proc_macro2::Literal::byte_string(l.as_bytes())).collect();

@@ -19,7 +19,7 @@ pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
     let checked = analyze(input, &loaded.snapshot)?;
     let mut errors = Errors::default();
     let mut requires = Vec::new();
-    let params = params(input, &checked, &loaded.snapshot, &mut requires, &mut errors);
+    let params = params(input, &checked, &loaded.snapshot, &mut errors);
     let columns = columns(input, &checked.analysis, &loaded.snapshot, &mut errors);
     let (row_items, decoder) = rows(input, &checked.analysis, &columns, &mut requires, &mut errors);
     errors.finish()?;
@@ -44,7 +44,6 @@ fn params(
     input: &QueryInput,
     checked: &Checked,
     snapshot: &Snapshot,
-    requires: &mut Vec<TokenStream>,
     errors: &mut Errors,
 ) -> Vec<TokenStream> {
     let mut out = Vec::new();
@@ -67,18 +66,21 @@ fn params(
                 continue;
             }
         };
-        if let Some(require) = &mapped.require {
-            let display = &mapped.display;
-            requires.push(quote_spanned!(span=> ::qail::__private::#require!(#what, #display);));
-        }
         let marker = &mapped.marker;
         let n = Literal::usize_unsuffixed(n);
-        out.push(if param.nullable {
+        let checked = if param.nullable {
             quote_spanned!(span=> ::qail::__private::check::arg::<_, #marker, #n>(&(#expr)))
         } else {
             quote_spanned!(span=> ::qail::__private::check::arg::<_, #marker, #n>(
                 ::qail::__private::probe(&(#expr)).non_null::<#n>()
             ))
+        };
+        out.push(match &mapped.require {
+            Some(require) => {
+                let display = &mapped.display;
+                quote_spanned!(span=> ::qail::__private::#require!(#what, #display, #checked))
+            }
+            None => checked,
         });
     }
     out
@@ -109,11 +111,15 @@ fn columns<'a>(
             continue;
         };
         if let Some(prev) = out.iter().find(|c| c.ident == ident) {
+            let names = if prev.out.name == col.name {
+                format!("are both named `{}`", col.name)
+            } else {
+                format!("(`{}` and `{}`) would both be the field `{ident}`", prev.out.name, col.name)
+            };
+            let table = col.source.as_ref().map_or("other", |s| s.table.as_str());
             errors.at(span, format!(
-                "two result columns would both be the field `{ident}` (`{}` and `{}`): give one an alias, e.g. `{}.{} AS {}_{}`",
-                prev.out.name, col.name,
-                col.source.as_ref().map_or("t", |s| s.table.as_str()), col.name,
-                col.source.as_ref().map_or("other", |s| s.table.as_str()), col.name,
+                "result columns {} and {} {names}: give one an alias, e.g. `… AS {table}_{ident}`",
+                out.iter().position(|c| c.ident == ident).map_or(0, |p| p + 1), i + 1,
             ));
             continue;
         }

@@ -128,16 +128,6 @@ impl<'a, T> Probe<'a, Option<T>> {
     }
 }
 
-impl<'a, T> Probe<'a, &Option<T>> {
-    /// Fails to compile: an `&Option` was passed where NULL is not meaningful.
-    pub fn non_null<const N: usize>(&self) -> &'a &Option<T>
-    where
-        T: NullNotAllowed<N>,
-    {
-        (self.0).0
-    }
-}
-
 #[diagnostic::do_not_recommend]
 impl<T: ToPg<P, N> + ?Sized, P, const N: usize> ToPg<P, N> for &T {}
 
