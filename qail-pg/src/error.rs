@@ -74,7 +74,6 @@ impl Error {
         }))
     }
 
-    #[allow(dead_code, reason = "for flows that branch on what failed")]
     pub(crate) fn kind(&self) -> Kind {
         self.0.kind
     }

@@ -31,7 +31,10 @@ pub mod types;
 #[cfg(feature = "runtime")]
 pub use conn::config::{AuthMethod, ChannelBinding, Config, Host, RequireAuth, SslMode};
 #[cfg(feature = "runtime")]
-pub use conn::{Connection, Statement};
+pub use conn::{
+    CancelToken, Connection, CopyIn, Executor, Handle, IsolationLevel, Listener, Notification,
+    PipelineBuilder, PipelineResults, Statement, Transaction, TransactionBuilder,
+};
 pub use error::{DbError, Error};
 pub use proto::message::TransactionStatus;
 #[cfg(feature = "runtime")]

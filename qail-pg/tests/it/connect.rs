@@ -192,3 +192,17 @@ async fn a_wrong_password_is_28p01_and_never_shown() {
         assert!(!format!("{err:?}").contains(wrong), "{err:?}");
     }
 }
+
+#[tokio::test]
+async fn a_connection_moves_across_tasks() {
+    fn assert_send<T: Send>(t: T) -> T {
+        t
+    }
+    let mut conn = assert_send(super::connect().await);
+    let handle = tokio::spawn(async move {
+        conn.batch_execute("SELECT 1").await.unwrap();
+        conn
+    });
+    let conn = handle.await.unwrap();
+    conn.close().await;
+}

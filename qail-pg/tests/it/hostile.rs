@@ -194,3 +194,17 @@ async fn cleartext_password_is_sent_and_never_echoed() {
     assert!(!err.to_string().contains("s3cr3t"), "{err}");
     assert!(!format!("{err:?}").contains("s3cr3t"), "{err:?}");
 }
+
+#[tokio::test]
+async fn a_silent_server_hits_connect_timeout() {
+    let url = fake_server(|mut s| async move {
+        read_startup(&mut s).await;
+        // Never answer, never hang up.
+        let _ = s.read(&mut [0; 64]).await;
+    })
+    .await;
+    let url = format!("{url}&connect_timeout=1");
+    let err = bounded(Connection::connect(&url)).await.unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    assert!(err.to_string().contains("connect_timeout"), "{err}");
+}
