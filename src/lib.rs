@@ -32,8 +32,8 @@ pub use qail_macros::{QailRow, QailType, qail};
 #[doc(inline)]
 pub use qail_pg::types;
 pub use qail_pg::{
-    Column, Connection, DbError, Decode, Encode, Error, FromRow, NoRows, Oid, Query, RawRow, Row,
-    Statement, Template,
+    CancelToken, Column, Config, Connection, DbError, Decode, Encode, Error, Executor, FromRow,
+    IsolationLevel, NoRows, Oid, Query, RawRow, Row, Statement, Template, Transaction,
 };
 
 mod require;
@@ -91,20 +91,20 @@ pub mod __private {
         #[cfg(not(feature = "net"))]
         pub use super::FeatureDisabled as MacAddr;
 
-        #[cfg(feature = "uuid")]
-        pub use qail_pg::typed::ext::uuid::Uuid;
         #[cfg(not(feature = "uuid"))]
         pub use super::FeatureDisabled as Uuid;
+        #[cfg(feature = "uuid")]
+        pub use qail_pg::typed::ext::uuid::Uuid;
 
-        #[cfg(feature = "json")]
-        pub use qail_pg::typed::ext::serde_json::Value as JsonValue;
         #[cfg(not(feature = "json"))]
         pub use super::FeatureDisabled as JsonValue;
+        #[cfg(feature = "json")]
+        pub use qail_pg::typed::ext::serde_json::Value as JsonValue;
 
-        #[cfg(feature = "decimal")]
-        pub use qail_pg::typed::ext::rust_decimal::Decimal;
         #[cfg(not(feature = "decimal"))]
         pub use super::FeatureDisabled as Decimal;
+        #[cfg(feature = "decimal")]
+        pub use qail_pg::typed::ext::rust_decimal::Decimal;
 
         #[cfg(feature = "chrono")]
         pub use qail_pg::typed::ext::chrono::{

@@ -35,10 +35,38 @@ macro_rules! requirement {
     };
 }
 
-requirement!(require_uuid, __qail_require_uuid, "`uuid`", "uuid", ["uuid"], "uuid");
-requirement!(require_json, __qail_require_json, "`json`", "json", ["json"], "json and jsonb");
-requirement!(require_decimal, __qail_require_decimal, "`decimal`", "decimal", ["decimal"], "numeric");
-requirement!(require_net, __qail_require_net, "`net`", "net", ["net"], "inet, cidr and macaddr");
+requirement!(
+    require_uuid,
+    __qail_require_uuid,
+    "`uuid`",
+    "uuid",
+    ["uuid"],
+    "uuid"
+);
+requirement!(
+    require_json,
+    __qail_require_json,
+    "`json`",
+    "json",
+    ["json"],
+    "json and jsonb"
+);
+requirement!(
+    require_decimal,
+    __qail_require_decimal,
+    "`decimal`",
+    "decimal",
+    ["decimal"],
+    "numeric"
+);
+requirement!(
+    require_net,
+    __qail_require_net,
+    "`net`",
+    "net",
+    ["net"],
+    "inet, cidr and macaddr"
+);
 requirement!(
     require_datetime,
     __qail_require_datetime,

@@ -33,7 +33,10 @@ impl Parse for QueryInput {
             Some(ty)
         };
         let sql: LitStr = input.parse().map_err(|e| {
-            syn::Error::new(e.span(), "expected the SQL as a string literal: qail!(\"SELECT …\")")
+            syn::Error::new(
+                e.span(),
+                "expected the SQL as a string literal: qail!(\"SELECT …\")",
+            )
         })?;
         let mut args = Vec::new();
         if !input.is_empty() {
@@ -95,7 +98,11 @@ impl Rewritten {
 
 /// Rewrites `{ident}` captures to `$n` numbered after the `positional` arguments. Quoted
 /// strings, quoted identifiers, dollar-quoted strings and comments are left alone.
-pub(crate) fn rewrite_captures(sql: &str, positional: usize, span: Span) -> Result<Rewritten, String> {
+pub(crate) fn rewrite_captures(
+    sql: &str,
+    positional: usize,
+    span: Span,
+) -> Result<Rewritten, String> {
     let bytes = sql.as_bytes();
     let mut out = String::with_capacity(sql.len());
     let mut captures: Vec<Capture> = Vec::new();
@@ -113,7 +120,10 @@ pub(crate) fn rewrite_captures(sql: &str, positional: usize, span: Span) -> Resu
                 i = sql[i + 2..].find("*/").map_or(sql.len(), |n| i + 2 + n + 2);
             }
             b'$' => {
-                let digits: String = sql[i + 1..].chars().take_while(char::is_ascii_digit).collect();
+                let digits: String = sql[i + 1..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
                 if let Ok(n) = digits.parse::<usize>() {
                     max_positional = max_positional.max(n);
                     i += 1 + digits.len();
@@ -216,9 +226,19 @@ mod tests {
 
     #[test]
     fn captures_become_numbered_parameters() {
-        let r = rw("SELECT * FROM t WHERE a = {x} AND b = $1 AND c = {y} OR d = {x}", 1);
-        assert_eq!(r.sql, "SELECT * FROM t WHERE a = $2 AND b = $1 AND c = $3 OR d = $2");
-        let names: Vec<_> = r.captures.iter().map(|c| (c.ident.to_string(), c.number)).collect();
+        let r = rw(
+            "SELECT * FROM t WHERE a = {x} AND b = $1 AND c = {y} OR d = {x}",
+            1,
+        );
+        assert_eq!(
+            r.sql,
+            "SELECT * FROM t WHERE a = $2 AND b = $1 AND c = $3 OR d = $2"
+        );
+        let names: Vec<_> = r
+            .captures
+            .iter()
+            .map(|c| (c.ident.to_string(), c.number))
+            .collect();
         assert_eq!(names, [("x".to_owned(), 2), ("y".to_owned(), 3)]);
         assert_eq!(r.max_positional, 1);
     }
@@ -233,9 +253,13 @@ mod tests {
 
     #[test]
     fn bad_captures_are_explained() {
-        let e = rewrite_captures("SELECT {a b}", 0, Span::call_site()).err().unwrap();
+        let e = rewrite_captures("SELECT {a b}", 0, Span::call_site())
+            .err()
+            .unwrap();
         assert!(e.contains("plain identifier"), "{e}");
-        let e = rewrite_captures("SELECT {a", 0, Span::call_site()).err().unwrap();
+        let e = rewrite_captures("SELECT {a", 0, Span::call_site())
+            .err()
+            .unwrap();
         assert!(e.contains("unclosed"), "{e}");
     }
 

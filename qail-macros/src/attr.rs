@@ -82,7 +82,11 @@ pub(crate) struct Variant {
     pub(crate) rename: Option<Spanned>,
 }
 
-fn each_qail(attrs: &[Attribute], errors: &mut Errors, mut f: impl FnMut(&ParseNestedMeta<'_>) -> syn::Result<()>) {
+fn each_qail(
+    attrs: &[Attribute],
+    errors: &mut Errors,
+    mut f: impl FnMut(&ParseNestedMeta<'_>) -> syn::Result<()>,
+) {
     for attr in attrs.iter().filter(|a| a.path().is_ident("qail")) {
         if let Err(e) = attr.parse_nested_meta(|meta| f(&meta)) {
             errors.push(e);
@@ -95,7 +99,9 @@ fn unknown(meta: &ParseNestedMeta<'_>, known: &str) -> syn::Error {
         .path
         .get_ident()
         .map_or_else(|| "this".to_owned(), ToString::to_string);
-    meta.error(format!("unknown qail attribute `{name}`: expected one of {known}"))
+    meta.error(format!(
+        "unknown qail attribute `{name}`: expected one of {known}"
+    ))
 }
 
 impl Container {
@@ -112,7 +118,10 @@ impl Container {
             } else if meta.path.is_ident("transparent") {
                 c.transparent = true;
             } else {
-                return Err(unknown(meta, "`table`, `type_name`, `rename_all`, `transparent`"));
+                return Err(unknown(
+                    meta,
+                    "`table`, `type_name`, `rename_all`, `transparent`",
+                ));
             }
             Ok(())
         });
@@ -136,11 +145,17 @@ impl Field {
             } else if meta.path.is_ident("try_from") {
                 let s = string(meta)?;
                 let ty = syn::parse_str::<Type>(&s.value).map_err(|_| {
-                    syn::Error::new(s.span, format!("`{}` is not a Rust type: write try_from = \"i64\"", s.value))
+                    syn::Error::new(
+                        s.span,
+                        format!("`{}` is not a Rust type: write try_from = \"i64\"", s.value),
+                    )
                 })?;
                 f.try_from = Some(ty);
             } else {
-                return Err(unknown(meta, "`rename`, `default`, `flatten`, `try_from`, `json`"));
+                return Err(unknown(
+                    meta,
+                    "`rename`, `default`, `flatten`, `try_from`, `json`",
+                ));
             }
             Ok(())
         });
@@ -190,7 +205,8 @@ mod tests {
     #[test]
     fn reads_container_and_field_attributes() {
         let mut errors = Errors::default();
-        let attrs: Vec<Attribute> = vec![parse_quote!(#[qail(table = "harbors", rename_all = "snake_case")])];
+        let attrs: Vec<Attribute> =
+            vec![parse_quote!(#[qail(table = "harbors", rename_all = "snake_case")])];
         let c = Container::parse(&attrs, &mut errors);
         assert_eq!(c.table.unwrap().value, "harbors");
         assert_eq!(c.rename_all.unwrap().value, "snake_case");
@@ -204,7 +220,10 @@ mod tests {
     #[test]
     fn unknown_attributes_are_all_reported() {
         let mut errors = Errors::default();
-        let attrs: Vec<Attribute> = vec![parse_quote!(#[qail(tabel = "x")]), parse_quote!(#[qail(bogus)])];
+        let attrs: Vec<Attribute> = vec![
+            parse_quote!(#[qail(tabel = "x")]),
+            parse_quote!(#[qail(bogus)]),
+        ];
         Container::parse(&attrs, &mut errors);
         let err = errors.finish().unwrap_err();
         assert_eq!(err.into_iter().count(), 2);

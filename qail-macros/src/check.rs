@@ -54,9 +54,12 @@ fn diagnostics_error(
         let text = text.strip_prefix("error: ").unwrap_or(&text);
         syn::Error::new(input.sql.span(), text)
     });
-    let mut first = errors
-        .next()
-        .unwrap_or_else(|| syn::Error::new(input.sql.span(), "the SQL was rejected without a reason: report this as a qail bug"));
+    let mut first = errors.next().unwrap_or_else(|| {
+        syn::Error::new(
+            input.sql.span(),
+            "the SQL was rejected without a reason: report this as a qail bug",
+        )
+    });
     for e in errors {
         first.combine(e);
     }
@@ -83,7 +86,10 @@ fn check_count(input: &QueryInput, rewritten: &Rewritten, analysis: &Analysis) -
             input.sql.span(),
             format!(
                 "the SQL uses $1…${wanted} but {given} argument(s) were given: pass one argument per placeholder after the SQL, e.g. qail!(\"…\", {})",
-                (1..=wanted).map(|n| format!("arg{n}")).collect::<Vec<_>>().join(", ")
+                (1..=wanted)
+                    .map(|n| format!("arg{n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         ));
     }

@@ -69,7 +69,13 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         let attrs = attr::Field::parse(&field.attrs, &mut errors);
         let modes = attrs.modes();
         if modes.len() > 1 {
-            errors.at(field.span(), format!("`{}` cannot be combined on one field: keep one", modes.join("` and `")));
+            errors.at(
+                field.span(),
+                format!(
+                    "`{}` cannot be combined on one field: keep one",
+                    modes.join("` and `")
+                ),
+            );
         }
         reads.push(read(field, &attrs));
         parsed.push((field, attrs));
@@ -121,7 +127,11 @@ fn read(field: &syn::Field, attrs: &attr::Field) -> TokenStream {
 
 /// `#[qail(table = "…")]`: every column-reading field must be a column of the table, with a
 /// compatible type and `Option` where the column is nullable.
-fn table_checks(table: &attr::Spanned, fields: &[(&syn::Field, attr::Field)], errors: &mut Errors) -> TokenStream {
+fn table_checks(
+    table: &attr::Spanned,
+    fields: &[(&syn::Field, attr::Field)],
+    errors: &mut Errors,
+) -> TokenStream {
     let loaded = match snapshot::load() {
         Ok(l) => l,
         Err(m) => {
@@ -134,13 +144,27 @@ fn table_checks(table: &attr::Spanned, fields: &[(&syn::Field, attr::Field)], er
         None => (None, table.value.as_str()),
     };
     let Some(relation) = loaded.snapshot.relation(schema, name) else {
-        let hint = naming::closest(name, loaded.snapshot.relations.iter().map(|r| r.name.as_str()))
-            .map_or_else(|| "check the name, or run `cargo qail schema pull` if the table is new".to_owned(), |c| format!("did you mean \"{c}\"?"));
-        errors.at(table.span, format!("table \"{}\" is not in the schema snapshot: {hint}", table.value));
+        let hint = naming::closest(
+            name,
+            loaded.snapshot.relations.iter().map(|r| r.name.as_str()),
+        )
+        .map_or_else(
+            || "check the name, or run `cargo qail schema pull` if the table is new".to_owned(),
+            |c| format!("did you mean \"{c}\"?"),
+        );
+        errors.at(
+            table.span,
+            format!(
+                "table \"{}\" is not in the schema snapshot: {hint}",
+                table.value
+            ),
+        );
         return TokenStream::new();
     };
     let path = loaded.path.to_string_lossy().into_owned();
-    let mut checks = vec![quote!(const _: &[u8] = ::core::include_bytes!(#path);)];
+    let mut checks = vec![quote!(
+        const _: &[u8] = ::core::include_bytes!(#path);
+    )];
     for (field, attrs) in fields {
         if attrs.default || attrs.flatten {
             continue;
@@ -164,10 +188,27 @@ fn field_check(
         Some(r) => (r.value.clone(), r.span),
         None => (ident.unraw_string(), ident.span()),
     };
-    let Some((index, column)) = relation.columns.iter().enumerate().find(|(_, c)| c.name == column_name) else {
-        let hint = naming::closest(&column_name, relation.columns.iter().map(|c| c.name.as_str()))
-            .map_or_else(|| "rename the field, or map it with #[qail(rename = \"column\")]".to_owned(), |c| format!("did you mean \"{c}\"? (or #[qail(rename = \"{c}\")])"));
-        errors.at(span, format!("table \"{}\" has no column \"{column_name}\": {hint}", relation.name));
+    let Some((index, column)) = relation
+        .columns
+        .iter()
+        .enumerate()
+        .find(|(_, c)| c.name == column_name)
+    else {
+        let hint = naming::closest(
+            &column_name,
+            relation.columns.iter().map(|c| c.name.as_str()),
+        )
+        .map_or_else(
+            || "rename the field, or map it with #[qail(rename = \"column\")]".to_owned(),
+            |c| format!("did you mean \"{c}\"? (or #[qail(rename = \"{c}\")])"),
+        );
+        errors.at(
+            span,
+            format!(
+                "table \"{}\" has no column \"{column_name}\": {hint}",
+                relation.name
+            ),
+        );
         return None;
     };
     if attrs.try_from.is_some() || attrs.json {
@@ -177,9 +218,9 @@ fn field_check(
     let marker = &mapped.marker;
     let ty = &field.ty;
     let c = proc_macro2::Literal::usize_unsuffixed(index + 1);
-    let nullable = (!column.not_null).then(|| {
-        quote_spanned!(ty.span()=> ::qail::__private::check::nullable_field::<#ty, #c>;)
-    });
+    let nullable = (!column.not_null).then(
+        || quote_spanned!(ty.span()=> let _ = ::qail::__private::check::nullable_field::<#ty, #c>;),
+    );
     Some(quote_spanned! {ty.span()=>
         const _: () = {
             let _ = ::qail::__private::check::field::<#ty, #marker, #c>;
@@ -216,7 +257,10 @@ mod tests {
             }
         };
         let out = derive(&input).to_string();
-        assert!(out.contains("impl :: qail :: __private :: FromRow for Harbor"), "{out}");
+        assert!(
+            out.contains("impl :: qail :: __private :: FromRow for Harbor"),
+            "{out}"
+        );
         let id = out.find("id : row . get_next :: < i64 >").unwrap();
         let small = out.find("get_next_as :: < i64 , u16 >").unwrap();
         assert!(id < small);

@@ -50,8 +50,12 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         errors.at(t.span, "`table` belongs on a #[derive(QailRow)] struct");
     }
     let tokens = match &input.data {
-        Data::Enum(data) if !container.transparent => enumeration(input, data, &container, &mut errors),
-        Data::Struct(data) if container.transparent => transparent(input, &data.fields, &mut errors),
+        Data::Enum(data) if !container.transparent => {
+            enumeration(input, data, &container, &mut errors)
+        }
+        Data::Struct(data) if container.transparent => {
+            transparent(input, &data.fields, &mut errors)
+        }
         Data::Struct(_) => {
             errors.at(input.ident.span(), "QailType on a struct needs #[qail(transparent)] (a newtype sent as its field's type); for a row, derive QailRow");
             None
@@ -66,11 +70,22 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
 }
 
 /// The labels of the Rust enum, each with its variant.
-fn labels(data: &DataEnum, container: &attr::Container, errors: &mut Errors) -> Vec<(syn::Ident, String, Span)> {
+fn labels(
+    data: &DataEnum,
+    container: &attr::Container,
+    errors: &mut Errors,
+) -> Vec<(syn::Ident, String, Span)> {
     let rule = container.rename_all.as_ref().and_then(|r| {
         let ok = naming::RENAME_RULES.contains(&r.value.as_str());
         if !ok {
-            errors.at(r.span, format!("unknown rename_all rule \"{}\": use one of {}", r.value, naming::RENAME_RULES.join(", ")));
+            errors.at(
+                r.span,
+                format!(
+                    "unknown rename_all rule \"{}\": use one of {}",
+                    r.value,
+                    naming::RENAME_RULES.join(", ")
+                ),
+            );
         }
         ok.then_some(r.value.as_str())
     });
@@ -78,16 +93,25 @@ fn labels(data: &DataEnum, container: &attr::Container, errors: &mut Errors) -> 
     for variant in &data.variants {
         let attrs = attr::Variant::parse(&variant.attrs, errors);
         if !matches!(variant.fields, Fields::Unit) {
-            errors.at(variant.ident.span(), "a PostgreSQL enum variant carries no data: make it a unit variant");
+            errors.at(
+                variant.ident.span(),
+                "a PostgreSQL enum variant carries no data: make it a unit variant",
+            );
         }
         let name = variant.ident.to_string();
         let (label, span) = match (attrs.rename, rule) {
             (Some(r), _) => (r.value, r.span),
-            (None, Some(rule)) => (naming::rename(rule, &name).unwrap_or(name), variant.ident.span()),
+            (None, Some(rule)) => (
+                naming::rename(rule, &name).unwrap_or(name),
+                variant.ident.span(),
+            ),
             (None, None) => (name, variant.ident.span()),
         };
         if out.iter().any(|(_, l, _)| *l == label) {
-            errors.at(span, format!("two variants have the label \"{label}\": rename one"));
+            errors.at(
+                span,
+                format!("two variants have the label \"{label}\": rename one"),
+            );
         }
         out.push((variant.ident.clone(), label, span));
     }
@@ -95,10 +119,19 @@ fn labels(data: &DataEnum, container: &attr::Container, errors: &mut Errors) -> 
 }
 
 /// Checks the labels against the snapshot's enum: a label missing on either side is an error.
-fn check_labels(input: &DeriveInput, container: &attr::Container, labels: &[(syn::Ident, String, Span)], errors: &mut Errors) -> TokenStream {
+fn check_labels(
+    input: &DeriveInput,
+    container: &attr::Container,
+    labels: &[(syn::Ident, String, Span)],
+    errors: &mut Errors,
+) -> TokenStream {
     let (name, span, explicit) = match &container.type_name {
         Some(t) => (t.value.clone(), t.span, true),
-        None => (naming::to_snake(&input.ident.to_string()), input.ident.span(), false),
+        None => (
+            naming::to_snake(&input.ident.to_string()),
+            input.ident.span(),
+            false,
+        ),
     };
     let loaded = match snapshot::load() {
         Ok(l) => l,
@@ -119,10 +152,19 @@ fn check_labels(input: &DeriveInput, container: &attr::Container, labels: &[(syn
             return TokenStream::new();
         }
         None if explicit => {
-            let enums = loaded.snapshot.types.iter().filter(|t| matches!(t.kind, UserTypeKind::Enum { .. }));
-            let hint = naming::closest(bare, enums.map(|t| t.name.as_str()))
-                .map_or_else(|| "check the name, or run `cargo qail schema pull` if the type is new".to_owned(), |c| format!("did you mean \"{c}\"?"));
-            errors.at(span, format!("enum type \"{name}\" is not in the schema snapshot: {hint}"));
+            let enums = loaded
+                .snapshot
+                .types
+                .iter()
+                .filter(|t| matches!(t.kind, UserTypeKind::Enum { .. }));
+            let hint = naming::closest(bare, enums.map(|t| t.name.as_str())).map_or_else(
+                || "check the name, or run `cargo qail schema pull` if the type is new".to_owned(),
+                |c| format!("did you mean \"{c}\"?"),
+            );
+            errors.at(
+                span,
+                format!("enum type \"{name}\" is not in the schema snapshot: {hint}"),
+            );
             return TokenStream::new();
         }
         None => return TokenStream::new(),
@@ -136,7 +178,10 @@ fn check_labels(input: &DeriveInput, container: &attr::Container, labels: &[(syn
                 || format!("its labels are {}", quoted(pg_labels)),
                 |c| format!("did you mean \"{c}\"? (#[qail(rename = \"{c}\")], or #[qail(rename_all = \"…\")] on the enum)"),
             );
-            errors.at(*span, format!("PostgreSQL enum \"{name}\" has no label \"{label}\": {hint}"));
+            errors.at(
+                *span,
+                format!("PostgreSQL enum \"{name}\" has no label \"{label}\": {hint}"),
+            );
         }
     }
     for label in pg_labels {
@@ -148,16 +193,30 @@ fn check_labels(input: &DeriveInput, container: &attr::Container, labels: &[(syn
         }
     }
     let path = loaded.path.to_string_lossy().into_owned();
-    quote!(const _: &[u8] = ::core::include_bytes!(#path);)
+    quote!(
+        const _: &[u8] = ::core::include_bytes!(#path);
+    )
 }
 
 fn quoted(labels: &[String]) -> String {
-    labels.iter().map(|l| format!("\"{l}\"")).collect::<Vec<_>>().join(", ")
+    labels
+        .iter()
+        .map(|l| format!("\"{l}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
-fn enumeration(input: &DeriveInput, data: &DataEnum, container: &attr::Container, errors: &mut Errors) -> Option<TokenStream> {
+fn enumeration(
+    input: &DeriveInput,
+    data: &DataEnum,
+    container: &attr::Container,
+    errors: &mut Errors,
+) -> Option<TokenStream> {
     if !input.generics.params.is_empty() {
-        errors.at(input.generics.span(), "a PostgreSQL enum type cannot be generic: remove the generic parameters");
+        errors.at(
+            input.generics.span(),
+            "a PostgreSQL enum type cannot be generic: remove the generic parameters",
+        );
         return None;
     }
     let labels = labels(data, container, errors);
@@ -172,7 +231,10 @@ fn enumeration(input: &DeriveInput, data: &DataEnum, container: &attr::Container
     };
     let ident = &input.ident;
     let variants: Vec<_> = labels.iter().map(|(v, _, _)| v).collect();
-    let texts: Vec<_> = labels.iter().map(|(_, l, _)| proc_macro2::Literal::byte_string(l.as_bytes())).collect();
+    let texts: Vec<_> = labels
+        .iter()
+        .map(|(_, l, _)| proc_macro2::Literal::byte_string(l.as_bytes()))
+        .collect();
     let enum_name = ident.to_string();
     Some(quote! {
         const _: () = {
@@ -226,17 +288,26 @@ fn transparent(input: &DeriveInput, fields: &Fields, errors: &mut Errors) -> Opt
         Fields::Unnamed(f) if f.unnamed.len() == 1 => &f.unnamed[0],
         Fields::Named(f) if f.named.len() == 1 => &f.named[0],
         _ => {
-            errors.at(input.ident.span(), "#[qail(transparent)] needs a struct with exactly one field");
+            errors.at(
+                input.ident.span(),
+                "#[qail(transparent)] needs a struct with exactly one field",
+            );
             return None;
         }
     };
     if !input.generics.params.is_empty() {
-        errors.at(input.generics.span(), "#[qail(transparent)] does not support generic structs yet: use a concrete field type");
+        errors.at(
+            input.generics.span(),
+            "#[qail(transparent)] does not support generic structs yet: use a concrete field type",
+        );
         return None;
     }
     let ident = &input.ident;
     let inner = &field.ty;
-    let member = field.ident.as_ref().map_or_else(|| quote!(0), |i| quote!(#i));
+    let member = field
+        .ident
+        .as_ref()
+        .map_or_else(|| quote!(0), |i| quote!(#i));
     Some(quote! {
         const _: () = {
             #[automatically_derived]

@@ -21,9 +21,16 @@ pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
     let mut requires = Vec::new();
     let params = params(input, &checked, &loaded.snapshot, &mut errors);
     let columns = columns(input, &checked.analysis, &loaded.snapshot, &mut errors);
-    let (row_items, decoder) = rows(input, &checked.analysis, &columns, &mut requires, &mut errors);
+    let (row_items, decoder) = rows(
+        input,
+        &checked.analysis,
+        &columns,
+        &mut requires,
+        &mut errors,
+    );
     errors.finish()?;
-    let template = template(&checked, &columns).map_err(|m| syn::Error::new(input.sql.span(), m))?;
+    let template =
+        template(&checked, &columns).map_err(|m| syn::Error::new(input.sql.span(), m))?;
     let path = loaded.path.to_string_lossy().into_owned();
     Ok(quote! {
         ::qail::__private::query(
@@ -52,11 +59,16 @@ fn params(
         let (expr, span, what) = match input.args.get(i) {
             Some(arg) => (quote!(#arg), arg.span(), format!("parameter ${n}")),
             None => {
-                let Some(capture) = checked.rewritten.captures.iter().find(|c| c.number == n) else {
+                let Some(capture) = checked.rewritten.captures.iter().find(|c| c.number == n)
+                else {
                     continue;
                 };
                 let ident = &capture.ident;
-                (quote!(#ident), input.sql.span(), format!("parameter ${n} ({{{ident}}})"))
+                (
+                    quote!(#ident),
+                    input.sql.span(),
+                    format!("parameter ${n} ({{{ident}}})"),
+                )
             }
         };
         let mapped = match types::map(&param.ty, snapshot) {
@@ -114,7 +126,10 @@ fn columns<'a>(
             let names = if prev.out.name == col.name {
                 format!("are both named `{}`", col.name)
             } else {
-                format!("(`{}` and `{}`) would both be the field `{ident}`", prev.out.name, col.name)
+                format!(
+                    "(`{}` and `{}`) would both be the field `{ident}`",
+                    prev.out.name, col.name
+                )
             };
             let table = col.source.as_ref().map_or("other", |s| s.table.as_str());
             errors.at(span, format!(
@@ -134,7 +149,11 @@ fn columns<'a>(
                 continue;
             }
         };
-        out.push(Column { out: col, ident, mapped });
+        out.push(Column {
+            out: col,
+            ident,
+            mapped,
+        });
     }
     out
 }
@@ -183,7 +202,15 @@ fn record(
                     continue;
                 }
             },
-            (None, Some(Mapped { rust: Some(rust), require, display, .. })) => {
+            (
+                None,
+                Some(Mapped {
+                    rust: Some(rust),
+                    require,
+                    display,
+                    ..
+                }),
+            ) => {
                 if let Some(require) = require {
                     let what = format!("column \"{}\"", col.out.name);
                     requires.push(quote!(::qail::__private::#require!(#what, #display);));
@@ -191,7 +218,10 @@ fn record(
                 rust.clone()
             }
             (None, _) => {
-                let display = col.mapped.as_ref().map_or_else(|| types::display(&col.out.ty), |m| m.display.clone());
+                let display = col
+                    .mapped
+                    .as_ref()
+                    .map_or_else(|| types::display(&col.out.ty), |m| m.display.clone());
                 errors.at(span, format!(
                     "column \"{0}\" has the enum type {display}: name its Rust type (a #[derive(QailType)] enum) with an alias, `AS \"{0}: MyEnum\"`, or use the `MyRow => \"…\"` form",
                     col.out.name
@@ -199,7 +229,11 @@ fn record(
                 continue;
             }
         };
-        let ty = if col.out.nullable { quote!(::core::option::Option<#ty>) } else { ty };
+        let ty = if col.out.nullable {
+            quote!(::core::option::Option<#ty>)
+        } else {
+            ty
+        };
         fields.push(quote!(pub #ident: #ty));
         reads.push(quote!(#ident: row.get_next(columns)?));
     }
@@ -268,8 +302,9 @@ fn template(checked: &Checked, columns: &[Column<'_>]) -> Result<TokenStream, St
         .map(|p| type_oid(&p.ty).unwrap_or(0))
         .collect();
     let name = qail_pg::template::statement_name(sql, &oids);
-    let parse = qail_pg::Template::encode_parse(sql, &name, &oids)
-        .map_err(|e| format!("the statement cannot be encoded: {e}; remove NUL characters from the SQL"))?;
+    let parse = qail_pg::Template::encode_parse(sql, &name, &oids).map_err(|e| {
+        format!("the statement cannot be encoded: {e}; remove NUL characters from the SQL")
+    })?;
     let bind = qail_pg::Template::encode_bind_prefix(&name, oids.len())
         .map_err(|e| format!("the statement cannot be encoded: {e}"))?;
     let parse = Literal::byte_string(&parse);
@@ -290,4 +325,66 @@ fn template(checked: &Checked, columns: &[Column<'_>]) -> Result<TokenStream, St
             columns: &[#(#expected),*],
         };
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand(tokens: TokenStream) -> String {
+        let input: QueryInput = syn::parse2(tokens).unwrap();
+        match query(&input) {
+            Ok(t) => t.to_string(),
+            Err(e) => e.to_compile_error().to_string(),
+        }
+    }
+
+    #[test]
+    fn generates_template_row_and_checked_params() {
+        let out = expand(quote!(
+            "SELECT id, code FROM harbors WHERE country = $1",
+            country
+        ));
+        assert!(out.contains("static TEMPLATE"), "{out}");
+        assert!(out.contains("include_bytes"), "{out}");
+        assert!(
+            out.contains("pub id : :: qail :: __private :: types :: Uuid"),
+            "{out}"
+        );
+        assert!(
+            out.contains("pub code : :: core :: option :: Option < :: std :: string :: String >"),
+            "{out}"
+        );
+        assert!(
+            out.contains("check :: arg :: < _ , :: qail :: __private :: pg :: text , 1 >"),
+            "{out}"
+        );
+        assert!(out.contains("non_null :: < 1 >"), "{out}");
+        assert!(out.contains("require_uuid"), "{out}");
+    }
+
+    #[test]
+    fn statements_without_rows_use_no_rows() {
+        let out = expand(quote!("UPDATE harbors SET timezone = {tz}"));
+        assert!(out.contains("NoRows"), "{out}");
+        assert!(
+            !out.contains("non_null"),
+            "a nullable SET target accepts Option: {out}"
+        );
+    }
+
+    #[test]
+    fn typed_form_builds_the_users_struct() {
+        let out = expand(quote!(Harbor => "SELECT id, name FROM harbors"));
+        assert!(out.contains("type Row = Harbor"), "{out}");
+        assert!(out.contains("Harbor { id :"), "{out}");
+    }
+
+    #[test]
+    fn analyzer_errors_show_the_sql_with_a_caret() {
+        let out = expand(quote!("SELECT nme FROM harbors"));
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(out.contains("did you mean"), "{out}");
+        assert!(out.contains("^^^"), "{out}");
+    }
 }

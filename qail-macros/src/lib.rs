@@ -25,7 +25,9 @@ use proc_macro::TokenStream;
 #[proc_macro]
 pub fn qail(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as ast::QueryInput);
-    expand::query(&input).unwrap_or_else(syn::Error::into_compile_error).into()
+    expand::query(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }
 
 /// Decodes a struct from a result row by column index, one field per column in order.

@@ -34,18 +34,78 @@ const BUILTINS: &[(&str, &str, &str, Option<&str>)] = &[
     ("bpchar", "bpchar", "::std::string::String", None),
     ("name", "name", "::std::string::String", None),
     ("bytea", "bytea", "::std::vec::Vec<u8>", None),
-    ("uuid", "uuid", "::qail::__private::types::Uuid", Some("require_uuid")),
-    ("json", "json", "::qail::__private::types::JsonValue", Some("require_json")),
-    ("jsonb", "jsonb", "::qail::__private::types::JsonValue", Some("require_json")),
-    ("timestamptz", "timestamptz", "::qail::__private::types::Timestamptz", Some("require_datetime")),
-    ("timestamp", "timestamp", "::qail::__private::types::Timestamp", Some("require_datetime")),
-    ("date", "date", "::qail::__private::types::Date", Some("require_datetime")),
-    ("time", "time", "::qail::__private::types::Time", Some("require_datetime")),
-    ("numeric", "numeric", "::qail::__private::types::Decimal", Some("require_decimal")),
-    ("interval", "interval", "::qail::__private::types::Interval", None),
-    ("inet", "inet", "::qail::__private::types::Inet", Some("require_net")),
-    ("cidr", "cidr", "::qail::__private::types::Cidr", Some("require_net")),
-    ("macaddr", "macaddr", "::qail::__private::types::MacAddr", Some("require_net")),
+    (
+        "uuid",
+        "uuid",
+        "::qail::__private::types::Uuid",
+        Some("require_uuid"),
+    ),
+    (
+        "json",
+        "json",
+        "::qail::__private::types::JsonValue",
+        Some("require_json"),
+    ),
+    (
+        "jsonb",
+        "jsonb",
+        "::qail::__private::types::JsonValue",
+        Some("require_json"),
+    ),
+    (
+        "timestamptz",
+        "timestamptz",
+        "::qail::__private::types::Timestamptz",
+        Some("require_datetime"),
+    ),
+    (
+        "timestamp",
+        "timestamp",
+        "::qail::__private::types::Timestamp",
+        Some("require_datetime"),
+    ),
+    (
+        "date",
+        "date",
+        "::qail::__private::types::Date",
+        Some("require_datetime"),
+    ),
+    (
+        "time",
+        "time",
+        "::qail::__private::types::Time",
+        Some("require_datetime"),
+    ),
+    (
+        "numeric",
+        "numeric",
+        "::qail::__private::types::Decimal",
+        Some("require_decimal"),
+    ),
+    (
+        "interval",
+        "interval",
+        "::qail::__private::types::Interval",
+        None,
+    ),
+    (
+        "inet",
+        "inet",
+        "::qail::__private::types::Inet",
+        Some("require_net"),
+    ),
+    (
+        "cidr",
+        "cidr",
+        "::qail::__private::types::Cidr",
+        Some("require_net"),
+    ),
+    (
+        "macaddr",
+        "macaddr",
+        "::qail::__private::types::MacAddr",
+        Some("require_net"),
+    ),
 ];
 
 /// Maps a PostgreSQL type, or says why it cannot be used and what to write instead.
@@ -80,7 +140,9 @@ fn scalar(ty: &TypeRef, snapshot: &Snapshot) -> Result<Scalar, String> {
     if ty.schema == "pg_catalog" {
         if let Some((_, marker, rust, require)) = BUILTINS.iter().find(|b| b.0 == ty.name) {
             let marker = Ident::new(marker, Span::call_site());
-            let rust: TokenStream = rust.parse().expect("the built-in table holds valid Rust types");
+            let rust: TokenStream = rust
+                .parse()
+                .expect("the built-in table holds valid Rust types");
             return Ok((quote!(::qail::__private::pg::#marker), Some(rust), *require));
         }
         return Err(format!(
@@ -90,7 +152,9 @@ fn scalar(ty: &TypeRef, snapshot: &Snapshot) -> Result<Scalar, String> {
     }
     let user = snapshot.user_type(Some(&ty.schema), &ty.name);
     match user.map(|u| &u.kind) {
-        Some(UserTypeKind::Enum { .. }) => Ok((quote!(::qail::__private::pg::user_enum), None, None)),
+        Some(UserTypeKind::Enum { .. }) => {
+            Ok((quote!(::qail::__private::pg::user_enum), None, None))
+        }
         Some(UserTypeKind::Domain { base, .. }) => scalar(base, snapshot),
         _ if ty.name == "citext" => Ok((
             quote!(::qail::__private::pg::citext),
@@ -149,8 +213,14 @@ mod tests {
         assert_eq!(tokens(m.rust.as_ref().unwrap()), "i32");
         assert!(m.require.is_none());
         let m = map(&builtin("uuid", 1), &snap).unwrap();
-        assert_eq!(tokens(&m.marker), "::qail::__private::pg::array<::qail::__private::pg::uuid>");
-        assert_eq!(tokens(m.rust.as_ref().unwrap()), "::std::vec::Vec<::qail::__private::types::Uuid>");
+        assert_eq!(
+            tokens(&m.marker),
+            "::qail::__private::pg::array<::qail::__private::pg::uuid>"
+        );
+        assert_eq!(
+            tokens(m.rust.as_ref().unwrap()),
+            "::std::vec::Vec<::qail::__private::types::Uuid>"
+        );
         assert_eq!(m.require.unwrap().to_string(), "require_uuid");
         assert_eq!(m.display, "uuid[]");
     }

@@ -257,7 +257,7 @@ pub mod check {
     use crate::types::Encode;
 
     /// Checks argument `$N` against PostgreSQL type `P` and passes it on as a parameter.
-    pub fn arg<'a, T, P, const N: usize>(value: &'a T) -> &'a (dyn Encode + Sync)
+    pub fn arg<T, P, const N: usize>(value: &T) -> &(dyn Encode + Sync)
     where
         T: ToPg<P, N> + Encode + Sync,
     {
