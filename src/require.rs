@@ -3,12 +3,15 @@
 //! naming the column or parameter and the feature to enable.
 
 macro_rules! requirement {
-    ($name:ident, $export:ident, $feature:literal, [$($on:literal),+], $what_types:literal) => {
+    ($name:ident, $export:ident, $feature:literal, $plain:literal, [$($on:literal),+], $what_types:literal) => {
         #[cfg(any($(feature = $on),+))]
         #[doc(hidden)]
         #[macro_export]
         macro_rules! $export {
             ($what:literal, $ty:literal) => {};
+            ($what:literal, $ty:literal, $param:expr) => {
+                $param
+            };
         }
 
         #[cfg(not(any($(feature = $on),+)))]
@@ -18,9 +21,13 @@ macro_rules! requirement {
             ($what:literal, $ty:literal) => {
                 ::core::compile_error!(::core::concat!(
                     $what, " has type ", $ty, ": enable the qail feature ", $feature,
-                    " (in Cargo.toml: qail = { features = [", $feature, "] })"
+                    " in Cargo.toml (qail = { version = \"…\", features = [\"", $plain, "\"] })"
                 ));
             };
+            ($what:literal, $ty:literal, $param:expr) => {{
+                $crate::__private::$name!($what, $ty);
+                $crate::__private::disabled_param()
+            }};
         }
 
         #[doc = concat!("Requires the feature for ", $what_types, ".")]
@@ -32,6 +39,7 @@ requirement!(
     require_uuid,
     __qail_require_uuid,
     "`uuid`",
+    "uuid",
     ["uuid"],
     "uuid"
 );
@@ -39,6 +47,7 @@ requirement!(
     require_json,
     __qail_require_json,
     "`json`",
+    "json",
     ["json"],
     "json and jsonb"
 );
@@ -46,6 +55,7 @@ requirement!(
     require_decimal,
     __qail_require_decimal,
     "`decimal`",
+    "decimal",
     ["decimal"],
     "numeric"
 );
@@ -53,6 +63,7 @@ requirement!(
     require_net,
     __qail_require_net,
     "`net`",
+    "net",
     ["net"],
     "inet, cidr and macaddr"
 );
@@ -60,6 +71,7 @@ requirement!(
     require_datetime,
     __qail_require_datetime,
     "`chrono` (or `time`)",
+    "chrono",
     ["chrono", "time"],
     "timestamptz, timestamp, date and time"
 );

@@ -1,3 +1,51 @@
 //! Procedural macros of qail: `qail!`, `#[derive(QailRow)]`, `#[derive(QailType)]`.
 //!
 //! Use them through the `qail` crate; this crate's output refers to `::qail::__private`.
+//! The entry points only parse and hand over: the model ([`ast`], [`attr`]), the checks
+//! ([`check`], [`snapshot`], [`types`], [`naming`]) and code generation ([`expand`],
+//! [`derive_row`], [`derive_type`]) are plain functions over `proc_macro2` types.
+
+mod ast;
+mod attr;
+mod check;
+mod derive_row;
+mod derive_type;
+mod expand;
+mod naming;
+mod snapshot;
+mod types;
+
+use proc_macro::TokenStream;
+
+/// A query checked against the schema snapshot at compile time.
+///
+/// `qail!("SQL", args…)` yields a `Query` whose rows are a generated struct with one field per
+/// column; `qail!(Type => "SQL", args…)` builds the rows into `Type` by column name.
+/// Parameters are `$1…$n` followed by that many arguments, or `{name}` capturing a variable.
+#[proc_macro]
+pub fn qail(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as ast::QueryInput);
+    expand::query(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Decodes a struct from a result row by column index, one field per column in order.
+///
+/// Field attributes: `#[qail(rename = "col")]`, `#[qail(default)]`, `#[qail(flatten)]`,
+/// `#[qail(try_from = "T")]`, `#[qail(json)]`. Container: `#[qail(table = "harbors")]` checks
+/// every field against that table in the snapshot.
+#[proc_macro_derive(QailRow, attributes(qail))]
+pub fn derive_qail_row(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    derive_row::derive(&input).into()
+}
+
+/// A PostgreSQL enum (`#[qail(type_name = "mood")]`, labels checked against the snapshot,
+/// `#[qail(rename_all = "…")]`, per-variant `#[qail(rename = "…")]`) or a
+/// `#[qail(transparent)]` newtype.
+#[proc_macro_derive(QailType, attributes(qail))]
+pub fn derive_qail_type(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    derive_type::derive(&input).into()
+}

@@ -99,7 +99,10 @@ pub(crate) fn rename(rule: &str, ident: &str) -> Option<String> {
 }
 
 /// The candidate closest to `name` if it is a plausible typo.
-pub(crate) fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let limit = name.chars().count() / 3 + 1;
     candidates
         .into_iter()
@@ -117,7 +120,11 @@ fn distance(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let up = row[j + 1];
-            row[j + 1] = if ca == *cb { diag } else { 1 + diag.min(up).min(row[j]) };
+            row[j + 1] = if ca == *cb {
+                diag
+            } else {
+                1 + diag.min(up).min(row[j])
+            };
             diag = up;
         }
     }
@@ -154,7 +161,10 @@ mod tests {
     fn rename_rules() {
         assert_eq!(rename("snake_case", "HappyDays").unwrap(), "happy_days");
         assert_eq!(rename("lowercase", "HappyDays").unwrap(), "happydays");
-        assert_eq!(rename("SCREAMING_SNAKE_CASE", "HappyDays").unwrap(), "HAPPY_DAYS");
+        assert_eq!(
+            rename("SCREAMING_SNAKE_CASE", "HappyDays").unwrap(),
+            "HAPPY_DAYS"
+        );
         assert_eq!(rename("kebab-case", "HappyDays").unwrap(), "happy-days");
         assert_eq!(rename("camelCase", "HappyDays").unwrap(), "happyDays");
         assert_eq!(rename("PascalCase", "happy_days").unwrap(), "HappyDays");

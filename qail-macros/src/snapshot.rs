@@ -79,7 +79,9 @@ pub(crate) fn load_path(path: &Path) -> Result<Loaded, String> {
         });
     }
     let snapshot = Snapshot::load(&path).map_err(|e| {
-        format!("the schema snapshot could not be read: {e}; run `cargo qail schema pull` to rewrite it")
+        format!(
+            "the schema snapshot could not be read: {e}; run `cargo qail schema pull` to rewrite it"
+        )
     })?;
     let snapshot = Arc::new(snapshot);
     cache.insert(path.clone(), (mtime, Arc::clone(&snapshot)));
@@ -114,7 +116,10 @@ mod tests {
         let found = discover(Some("custom.json".into()), Some(&dir.join("a"))).unwrap();
         assert_eq!(found, dir.join("a/custom.json"));
         let err = discover(Some("missing.json".into()), Some(&dir)).unwrap_err();
-        assert!(err.contains("QAIL_SCHEMA") && err.contains("cargo qail schema pull"), "{err}");
+        assert!(
+            err.contains("QAIL_SCHEMA") && err.contains("cargo qail schema pull"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -128,7 +133,9 @@ mod tests {
     fn loads_once_and_reloads_when_changed() {
         let dir = temp_dir("cache");
         let path = dir.join(FILE_NAME);
-        let json = Snapshot::default().to_json().replace("\"format_version\": 0", "\"format_version\": 1");
+        let json = Snapshot::default()
+            .to_json()
+            .replace("\"format_version\": 0", "\"format_version\": 1");
         std::fs::write(&path, &json).unwrap();
         let a = load_path(&path).unwrap();
         let b = load_path(&path).unwrap();

@@ -1,0 +1,390 @@
+//! Code generation for `qail!`: the `static` template, the row type and its decoder, and the
+//! type-checked parameters.
+
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use qail_schema::Snapshot;
+use qail_schema::check::{Analysis, OutputColumn, type_oid};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::QueryInput;
+use crate::attr::Errors;
+use crate::check::{Checked, analyze};
+use crate::types::{self, Mapped};
+use crate::{naming, snapshot};
+
+/// Expands `qail!(…)`.
+pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
+    let loaded = snapshot::load().map_err(|m| syn::Error::new(input.sql.span(), m))?;
+    let checked = analyze(input, &loaded.snapshot)?;
+    let mut errors = Errors::default();
+    let mut requires = Vec::new();
+    let params = params(input, &checked, &loaded.snapshot, &mut errors);
+    let columns = columns(input, &checked.analysis, &loaded.snapshot, &mut errors);
+    let (row_items, decoder) = rows(
+        input,
+        &checked.analysis,
+        &columns,
+        &mut requires,
+        &mut errors,
+    );
+    errors.finish()?;
+    let template =
+        template(&checked, &columns).map_err(|m| syn::Error::new(input.sql.span(), m))?;
+    let path = loaded.path.to_string_lossy().into_owned();
+    Ok(quote! {
+        ::qail::__private::query(
+            {
+                const _: &[u8] = ::core::include_bytes!(#path);
+                #(#requires)*
+                #row_items
+                #template
+                (&TEMPLATE, ::core::marker::PhantomData::<fn() -> #decoder>)
+            },
+            ::qail::__private::Params::new([#(#params),*]),
+        )
+    })
+}
+
+/// One checked `&dyn Encode` per parameter, spanned at its argument.
+fn params(
+    input: &QueryInput,
+    checked: &Checked,
+    snapshot: &Snapshot,
+    errors: &mut Errors,
+) -> Vec<TokenStream> {
+    let mut out = Vec::new();
+    for (i, param) in checked.analysis.params.iter().enumerate() {
+        let n = i + 1;
+        let (expr, span, what) = match input.args.get(i) {
+            Some(arg) => (quote!(#arg), arg.span(), format!("parameter ${n}")),
+            None => {
+                let Some(capture) = checked.rewritten.captures.iter().find(|c| c.number == n)
+                else {
+                    continue;
+                };
+                let ident = &capture.ident;
+                (
+                    quote!(#ident),
+                    input.sql.span(),
+                    format!("parameter ${n} ({{{ident}}})"),
+                )
+            }
+        };
+        let mapped = match types::map(&param.ty, snapshot) {
+            Ok(m) => m,
+            Err(m) => {
+                errors.at(span, format!("{what}: {m}"));
+                continue;
+            }
+        };
+        let marker = &mapped.marker;
+        let n = Literal::usize_unsuffixed(n);
+        let checked = if param.nullable {
+            quote_spanned!(span=> ::qail::__private::check::arg::<_, #marker, #n>(&(#expr)))
+        } else {
+            quote_spanned!(span=> ::qail::__private::check::arg::<_, #marker, #n>(
+                ::qail::__private::probe(&(#expr)).non_null::<#n>()
+            ))
+        };
+        out.push(match &mapped.require {
+            Some(require) => {
+                let display = &mapped.display;
+                quote_spanned!(span=> ::qail::__private::#require!(#what, #display, #checked))
+            }
+            None => checked,
+        });
+    }
+    out
+}
+
+/// A result column as generated code sees it.
+pub(crate) struct Column<'a> {
+    pub(crate) out: &'a OutputColumn,
+    pub(crate) ident: Ident,
+    pub(crate) mapped: Option<Mapped>,
+}
+
+fn columns<'a>(
+    input: &QueryInput,
+    analysis: &'a Analysis,
+    snapshot: &Snapshot,
+    errors: &mut Errors,
+) -> Vec<Column<'a>> {
+    let span = input.sql.span();
+    let ident_span = input.target.as_ref().map_or(span, Spanned::span);
+    let mut out: Vec<Column<'a>> = Vec::new();
+    for (i, col) in analysis.columns.iter().enumerate() {
+        let Some(ident) = naming::field_ident(&col.name, ident_span) else {
+            errors.at(span, format!(
+                "result column {} is named `{}`, which is not a usable Rust field name: give it an alias, e.g. `AS value`",
+                i + 1, col.name
+            ));
+            continue;
+        };
+        if let Some(prev) = out.iter().find(|c| c.ident == ident) {
+            let names = if prev.out.name == col.name {
+                format!("are both named `{}`", col.name)
+            } else {
+                format!(
+                    "(`{}` and `{}`) would both be the field `{ident}`",
+                    prev.out.name, col.name
+                )
+            };
+            let table = col.source.as_ref().map_or("other", |s| s.table.as_str());
+            errors.at(span, format!(
+                "result columns {} and {} {names}: give one an alias, e.g. `… AS {table}_{ident}`",
+                out.iter().position(|c| c.ident == ident).map_or(0, |p| p + 1), i + 1,
+            ));
+            continue;
+        }
+        let mapped = match types::map(&col.ty, snapshot) {
+            Ok(m) => Some(m),
+            Err(m) if col.rust_type.is_some() || input.target.is_some() => {
+                let _ = m;
+                None
+            }
+            Err(m) => {
+                errors.at(span, format!("column \"{}\": {m}", col.name));
+                continue;
+            }
+        };
+        out.push(Column {
+            out: col,
+            ident,
+            mapped,
+        });
+    }
+    out
+}
+
+/// The row items (struct + impl, or decoder) and the decoder type.
+fn rows(
+    input: &QueryInput,
+    analysis: &Analysis,
+    columns: &[Column<'_>],
+    requires: &mut Vec<TokenStream>,
+    errors: &mut Errors,
+) -> (TokenStream, TokenStream) {
+    if !analysis.returns_rows {
+        if let Some(target) = &input.target {
+            errors.at(target.span(), "this statement returns no rows, so it has no row type: remove `Type =>` and run it with `.execute(…)` (or add RETURNING)");
+        }
+        return (quote!(), quote!(::qail::__private::NoRows));
+    }
+    match &input.target {
+        Some(target) => (typed_decoder(target, columns), quote!(__QailDecode)),
+        None => (record(input, columns, requires, errors), quote!(Record)),
+    }
+}
+
+/// `struct Record { … }` with one field per column and its by-index `FromRow`.
+fn record(
+    input: &QueryInput,
+    columns: &[Column<'_>],
+    requires: &mut Vec<TokenStream>,
+    errors: &mut Errors,
+) -> TokenStream {
+    let span = input.sql.span();
+    let mut fields = Vec::new();
+    let mut reads = Vec::new();
+    let mut all_debug = true;
+    for col in columns {
+        let ident = &col.ident;
+        let ty = match (&col.out.rust_type, &col.mapped) {
+            (Some(text), _) => match syn::parse_str::<syn::Type>(text) {
+                Ok(ty) => {
+                    all_debug = false;
+                    quote!(#ty)
+                }
+                Err(_) => {
+                    errors.at(span, format!("column \"{}\": `{text}` in the alias is not a Rust type: write `AS \"{}: path::Type\"`", col.out.name, col.out.name));
+                    continue;
+                }
+            },
+            (
+                None,
+                Some(Mapped {
+                    rust: Some(rust),
+                    require,
+                    display,
+                    ..
+                }),
+            ) => {
+                if let Some(require) = require {
+                    let what = format!("column \"{}\"", col.out.name);
+                    requires.push(quote!(::qail::__private::#require!(#what, #display);));
+                }
+                rust.clone()
+            }
+            (None, _) => {
+                let display = col
+                    .mapped
+                    .as_ref()
+                    .map_or_else(|| types::display(&col.out.ty), |m| m.display.clone());
+                errors.at(span, format!(
+                    "column \"{0}\" has the enum type {display}: name its Rust type (a #[derive(QailType)] enum) with an alias, `AS \"{0}: MyEnum\"`, or use the `MyRow => \"…\"` form",
+                    col.out.name
+                ));
+                continue;
+            }
+        };
+        let ty = if col.out.nullable {
+            quote!(::core::option::Option<#ty>)
+        } else {
+            ty
+        };
+        fields.push(quote!(pub #ident: #ty));
+        reads.push(quote!(#ident: row.get_next(columns)?));
+    }
+    let derive = all_debug.then(|| quote!(#[derive(Debug)]));
+    quote! {
+        /// A row of this query: one field per result column.
+        #derive
+        pub struct Record { #(#fields,)* }
+
+        #[automatically_derived]
+        impl ::qail::__private::FromRow for Record {
+            fn from_row(
+                row: &mut ::qail::__private::RawRow<'_>,
+                columns: &[::qail::__private::Oid],
+            ) -> ::core::result::Result<Self, ::qail::__private::Error> {
+                ::core::result::Result::Ok(Record { #(#reads,)* })
+            }
+        }
+    }
+}
+
+/// A decoder building the user's struct by column name: a missing or extra field and a
+/// wrong field type are rustc errors at `Type`.
+fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
+    let span = target.span();
+    let reads = columns.iter().enumerate().map(|(i, col)| {
+        let ident = &col.ident;
+        let c = Literal::usize_unsuffixed(i + 1);
+        let read = match &col.mapped {
+            Some(m) => {
+                let marker = &m.marker;
+                quote_spanned!(span=> ::qail::__private::check::field::<_, #marker, #c>(row.get_next(columns)?))
+            }
+            None => quote_spanned!(span=> row.get_next(columns)?),
+        };
+        if col.out.nullable {
+            quote_spanned!(span=> #ident: ::qail::__private::check::nullable_field::<_, #c>(#read))
+        } else {
+            quote_spanned!(span=> #ident: #read)
+        }
+    });
+    let decode = format_ident!("__QailDecode", span = Span::call_site());
+    quote! {
+        struct #decode;
+
+        #[automatically_derived]
+        impl ::qail::__private::Decoder for #decode {
+            type Row = #target;
+            fn decode(
+                row: &mut ::qail::__private::RawRow<'_>,
+                columns: &[::qail::__private::Oid],
+            ) -> ::core::result::Result<#target, ::qail::__private::Error> {
+                ::core::result::Result::Ok(#target { #(#reads,)* })
+            }
+        }
+    }
+}
+
+/// `static TEMPLATE: Template = …` with bytes from qail-pg's encoder.
+fn template(checked: &Checked, columns: &[Column<'_>]) -> Result<TokenStream, String> {
+    let sql = &checked.rewritten.sql;
+    let oids: Vec<u32> = checked
+        .analysis
+        .params
+        .iter()
+        .map(|p| type_oid(&p.ty).unwrap_or(0))
+        .collect();
+    let name = qail_pg::template::statement_name(sql, &oids);
+    let parse = qail_pg::Template::encode_parse(sql, &name, &oids).map_err(|e| {
+        format!("the statement cannot be encoded: {e}; remove NUL characters from the SQL")
+    })?;
+    let bind = qail_pg::Template::encode_bind_prefix(&name, oids.len())
+        .map_err(|e| format!("the statement cannot be encoded: {e}"))?;
+    let parse = Literal::byte_string(&parse);
+    let bind = Literal::byte_string(&bind);
+    let expected = columns.iter().map(|c| {
+        let name = &c.out.name;
+        let oid = type_oid(&c.out.ty).unwrap_or(0);
+        let type_name = types::wire_name(&c.out.ty);
+        quote!(::qail::__private::ExpectedColumn { name: #name, type_oid: #oid, type_name: #type_name })
+    });
+    Ok(quote! {
+        static TEMPLATE: ::qail::__private::Template = ::qail::__private::Template {
+            name: #name,
+            sql: #sql,
+            parse: #parse,
+            bind_prefix: #bind,
+            param_oids: &[#(#oids),*],
+            columns: &[#(#expected),*],
+        };
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand(tokens: TokenStream) -> String {
+        let input: QueryInput = syn::parse2(tokens).unwrap();
+        match query(&input) {
+            Ok(t) => t.to_string(),
+            Err(e) => e.to_compile_error().to_string(),
+        }
+    }
+
+    #[test]
+    fn generates_template_row_and_checked_params() {
+        let out = expand(quote!(
+            "SELECT id, code FROM harbors WHERE country = $1",
+            country
+        ));
+        assert!(out.contains("static TEMPLATE"), "{out}");
+        assert!(out.contains("include_bytes"), "{out}");
+        assert!(
+            out.contains("pub id : :: qail :: __private :: types :: Uuid"),
+            "{out}"
+        );
+        assert!(
+            out.contains("pub code : :: core :: option :: Option < :: std :: string :: String >"),
+            "{out}"
+        );
+        assert!(
+            out.contains("check :: arg :: < _ , :: qail :: __private :: pg :: text , 1 >"),
+            "{out}"
+        );
+        assert!(out.contains("non_null :: < 1 >"), "{out}");
+        assert!(out.contains("require_uuid"), "{out}");
+    }
+
+    #[test]
+    fn statements_without_rows_use_no_rows() {
+        let out = expand(quote!("UPDATE harbors SET timezone = {tz}"));
+        assert!(out.contains("NoRows"), "{out}");
+        assert!(
+            !out.contains("non_null"),
+            "a nullable SET target accepts Option: {out}"
+        );
+    }
+
+    #[test]
+    fn typed_form_builds_the_users_struct() {
+        let out = expand(quote!(Harbor => "SELECT id, name FROM harbors"));
+        assert!(out.contains("type Row = Harbor"), "{out}");
+        assert!(out.contains("Harbor { id :"), "{out}");
+    }
+
+    #[test]
+    fn analyzer_errors_show_the_sql_with_a_caret() {
+        let out = expand(quote!("SELECT nme FROM harbors"));
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(out.contains("did you mean"), "{out}");
+        assert!(out.contains("^^^"), "{out}");
+    }
+}

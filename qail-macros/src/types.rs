@@ -1,0 +1,236 @@
+//! PostgreSQL type → the marker type the checks use, the Rust type of a generated field, and
+//! the Cargo feature the mapping needs (DESIGN.md "Types").
+
+use proc_macro2::{Ident, Span, TokenStream};
+use qail_schema::Snapshot;
+use qail_schema::snapshot::{TypeRef, UserTypeKind};
+use quote::quote;
+
+/// How one PostgreSQL type appears in generated code.
+pub(crate) struct Mapped {
+    /// `::qail::__private::pg::…` marker type.
+    pub(crate) marker: TokenStream,
+    /// The Rust type of a generated field; `None` for a user enum (its Rust type is the
+    /// user's, named with `AS "col: Type"` or the `Type =>` form).
+    pub(crate) rust: Option<TokenStream>,
+    /// The facade's `require_*!` macro for the feature the mapping needs, if any.
+    pub(crate) require: Option<Ident>,
+    /// The type as PostgreSQL names it, for messages (`int4`, `text[]`, `mood`).
+    pub(crate) display: String,
+}
+
+/// (PostgreSQL name, marker, Rust type under `::qail::__private::types` or a primitive,
+/// requirement). The Rust type is written as a path string.
+const BUILTINS: &[(&str, &str, &str, Option<&str>)] = &[
+    ("bool", "bool", "bool", None),
+    ("int2", "int2", "i16", None),
+    ("int4", "int4", "i32", None),
+    ("int8", "int8", "i64", None),
+    ("float4", "float4", "f32", None),
+    ("float8", "float8", "f64", None),
+    ("oid", "oid", "u32", None),
+    ("text", "text", "::std::string::String", None),
+    ("varchar", "varchar", "::std::string::String", None),
+    ("bpchar", "bpchar", "::std::string::String", None),
+    ("name", "name", "::std::string::String", None),
+    ("bytea", "bytea", "::std::vec::Vec<u8>", None),
+    (
+        "uuid",
+        "uuid",
+        "::qail::__private::types::Uuid",
+        Some("require_uuid"),
+    ),
+    (
+        "json",
+        "json",
+        "::qail::__private::types::JsonValue",
+        Some("require_json"),
+    ),
+    (
+        "jsonb",
+        "jsonb",
+        "::qail::__private::types::JsonValue",
+        Some("require_json"),
+    ),
+    (
+        "timestamptz",
+        "timestamptz",
+        "::qail::__private::types::Timestamptz",
+        Some("require_datetime"),
+    ),
+    (
+        "timestamp",
+        "timestamp",
+        "::qail::__private::types::Timestamp",
+        Some("require_datetime"),
+    ),
+    (
+        "date",
+        "date",
+        "::qail::__private::types::Date",
+        Some("require_datetime"),
+    ),
+    (
+        "time",
+        "time",
+        "::qail::__private::types::Time",
+        Some("require_datetime"),
+    ),
+    (
+        "numeric",
+        "numeric",
+        "::qail::__private::types::Decimal",
+        Some("require_decimal"),
+    ),
+    (
+        "interval",
+        "interval",
+        "::qail::__private::types::Interval",
+        None,
+    ),
+    (
+        "inet",
+        "inet",
+        "::qail::__private::types::Inet",
+        Some("require_net"),
+    ),
+    (
+        "cidr",
+        "cidr",
+        "::qail::__private::types::Cidr",
+        Some("require_net"),
+    ),
+    (
+        "macaddr",
+        "macaddr",
+        "::qail::__private::types::MacAddr",
+        Some("require_net"),
+    ),
+];
+
+/// Maps a PostgreSQL type, or says why it cannot be used and what to write instead.
+pub(crate) fn map(ty: &TypeRef, snapshot: &Snapshot) -> Result<Mapped, String> {
+    let display = display(ty);
+    if ty.array_dims > 1 {
+        return Err(format!(
+            "type {display} has {} dimensions; qail maps one-dimensional arrays only: unnest it or cast to a one-dimensional array",
+            ty.array_dims
+        ));
+    }
+    let (marker, rust, require) = scalar(ty, snapshot)?;
+    let (marker, rust) = if ty.array_dims == 1 {
+        (
+            quote!(::qail::__private::pg::array<#marker>),
+            rust.map(|r| quote!(::std::vec::Vec<#r>)),
+        )
+    } else {
+        (marker, rust)
+    };
+    Ok(Mapped {
+        marker,
+        rust,
+        require: require.map(|r| Ident::new(r, Span::call_site())),
+        display,
+    })
+}
+
+type Scalar = (TokenStream, Option<TokenStream>, Option<&'static str>);
+
+fn scalar(ty: &TypeRef, snapshot: &Snapshot) -> Result<Scalar, String> {
+    if ty.schema == "pg_catalog" {
+        if let Some((_, marker, rust, require)) = BUILTINS.iter().find(|b| b.0 == ty.name) {
+            let marker = Ident::new(marker, Span::call_site());
+            let rust: TokenStream = rust
+                .parse()
+                .expect("the built-in table holds valid Rust types");
+            return Ok((quote!(::qail::__private::pg::#marker), Some(rust), *require));
+        }
+        return Err(format!(
+            "PostgreSQL type {} has no Rust mapping in qail: cast it in SQL (`::text`), or name a Rust type that implements Decode with an alias `AS \"col: path::Type\"`",
+            ty.name
+        ));
+    }
+    let user = snapshot.user_type(Some(&ty.schema), &ty.name);
+    match user.map(|u| &u.kind) {
+        Some(UserTypeKind::Enum { .. }) => {
+            Ok((quote!(::qail::__private::pg::user_enum), None, None))
+        }
+        Some(UserTypeKind::Domain { base, .. }) => scalar(base, snapshot),
+        _ if ty.name == "citext" => Ok((
+            quote!(::qail::__private::pg::citext),
+            Some(quote!(::qail::__private::Text<::std::string::String>)),
+            None,
+        )),
+        _ => Err(format!(
+            "type {}.{} is not supported by qail!: cast it in SQL (`::text`), or name a Rust type with an alias `AS \"col: path::Type\"`",
+            ty.schema, ty.name
+        )),
+    }
+}
+
+/// `int4`, `text[]`, `billing.currency`.
+pub(crate) fn display(ty: &TypeRef) -> String {
+    let base = if ty.schema == "pg_catalog" || ty.schema == "public" {
+        ty.name.clone()
+    } else {
+        format!("{}.{}", ty.schema, ty.name)
+    };
+    let dims = usize::try_from(ty.array_dims).unwrap_or(0);
+    format!("{base}{}", "[]".repeat(dims))
+}
+
+/// The name RowDescription reports for the type (`int4`, `_int4` for an array).
+pub(crate) fn wire_name(ty: &TypeRef) -> String {
+    if ty.array_dims > 0 {
+        format!("_{}", ty.name)
+    } else {
+        ty.name.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn builtin(name: &str, dims: u32) -> TypeRef {
+        TypeRef {
+            schema: "pg_catalog".into(),
+            name: name.into(),
+            oid: None,
+            array_dims: dims,
+        }
+    }
+
+    fn tokens(t: &TokenStream) -> String {
+        t.to_string().replace(' ', "")
+    }
+
+    #[test]
+    fn builtins_and_arrays() {
+        let snap = Snapshot::default();
+        let m = map(&builtin("int4", 0), &snap).unwrap();
+        assert_eq!(tokens(&m.marker), "::qail::__private::pg::int4");
+        assert_eq!(tokens(m.rust.as_ref().unwrap()), "i32");
+        assert!(m.require.is_none());
+        let m = map(&builtin("uuid", 1), &snap).unwrap();
+        assert_eq!(
+            tokens(&m.marker),
+            "::qail::__private::pg::array<::qail::__private::pg::uuid>"
+        );
+        assert_eq!(
+            tokens(m.rust.as_ref().unwrap()),
+            "::std::vec::Vec<::qail::__private::types::Uuid>"
+        );
+        assert_eq!(m.require.unwrap().to_string(), "require_uuid");
+        assert_eq!(m.display, "uuid[]");
+    }
+
+    #[test]
+    fn unsupported_types_say_what_to_do() {
+        let snap = Snapshot::default();
+        let e = map(&builtin("point", 0), &snap).err().unwrap();
+        assert!(e.contains("cast it"), "{e}");
+        let e = map(&builtin("int4", 2), &snap).err().unwrap();
+        assert!(e.contains("one-dimensional"), "{e}");
+    }
+}

@@ -1,0 +1,34 @@
+//! A snapshot that disagrees with the live table: the first execution fails with a schema
+//! drift error naming the column, never a wrong value.
+
+use qail::qail;
+
+use crate::connect_in;
+
+#[tokio::test]
+async fn changed_column_type_is_schema_drift() {
+    // The snapshot says harbors.name is text; here it is int4.
+    let ddl =
+        "CREATE TABLE harbors (id uuid PRIMARY KEY, name int4 NOT NULL, country text NOT NULL,
+               code varchar(8), latitude float8, longitude float8, timezone text,
+               created_at timestamptz NOT NULL DEFAULT now());
+               INSERT INTO harbors (id, name, country) VALUES (gen_random_uuid(), 7, 'GR');";
+    let mut conn = connect_in("drift", ddl).await;
+    let err = qail!("SELECT id, name FROM harbors")
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_err();
+    assert!(err.is_schema_drift(), "{err}");
+    assert!(err.to_string().contains("name"), "{err}");
+    // The connection stays usable and the statement was not kept.
+    let err = qail!("SELECT id, name FROM harbors")
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_err();
+    assert!(err.is_schema_drift(), "{err}");
+    let n = qail!("SELECT country FROM harbors")
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(n[0].country, "GR");
+}

@@ -1,0 +1,9 @@
+//! QailRow on an enum.
+use qail::QailRow;
+
+#[derive(QailRow)]
+enum Mood {
+    Happy,
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+//! A table name with a typo.
+use qail::qail;
+
+fn main() {
+    let _q = qail!("SELECT id FROM harbours");
+}
