@@ -20,6 +20,7 @@ mod exprs;
 mod from;
 mod functions;
 mod insert;
+mod literal;
 mod nullability;
 mod ops;
 mod resolve;
