@@ -352,6 +352,9 @@ fn binary(
         t.absorb(&b);
         return t;
     }
+    if let (Expr::Tuple(ls), Expr::Tuple(rs)) = (l, r) {
+        return exprs::row_compare(cx, sc, ls, &op.to_string(), rs, range);
+    }
     let a = expr(cx, sc, l);
     let b = expr(cx, sc, r);
     apply(cx, &op.to_string(), a, b, range)
