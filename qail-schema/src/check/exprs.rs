@@ -255,7 +255,7 @@ fn any_op(cx: &mut Ctx, sc: &Scope, l: &Expr, op: &str, r: &Expr, range: Range<u
         let Some(col) = single_column(cx, sc, q, range.clone()) else {
             return Typed::error(range);
         };
-        return non_null_if(apply(cx, &op, a, col, range.clone()), range);
+        return non_null_if(apply(cx, op, a, col, range.clone()), range);
     }
     let mut arr = expr(cx, sc, r);
     match &arr.ty {
@@ -263,7 +263,7 @@ fn any_op(cx: &mut Ctx, sc: &Scope, l: &Expr, op: &str, r: &Expr, range: Range<u
         Ty::Known(t) => match element_of(t) {
             Some(e) => {
                 let elem = Typed::known(e, arr.range.clone());
-                let mut res = apply(cx, &op, a, elem, range.clone());
+                let mut res = apply(cx, op, a, elem, range.clone());
                 res.absorb(&arr);
                 non_null_if(res, range)
             }
@@ -280,7 +280,7 @@ fn any_op(cx: &mut Ctx, sc: &Scope, l: &Expr, op: &str, r: &Expr, range: Range<u
                 Typed::error(range)
             }
         },
-        Ty::Unknown | Ty::Param(_) => match ops::binary(&op, a.arg(), None, cx.snap) {
+        Ty::Unknown | Ty::Param(_) => match ops::binary(op, a.arg(), None, cx.snap) {
             Ok(sig) if !a.is_error() => {
                 settle(cx, &mut a, &sig.left);
                 settle(cx, &mut arr, &array_of(&sig.right));
