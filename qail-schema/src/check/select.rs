@@ -13,15 +13,39 @@ use super::expr::{Fit, Typed, condition, expect, expr};
 use super::from;
 use super::nullability::{self, output};
 use super::scope::{Col, Scope, norm, parts};
-use super::types::{builtin, common_type, display};
+use super::types::{builtin, common_type, display, scalar_name};
+use crate::snapshot::TypeRef;
 
 /// A subquery, seeing `outer`'s relations (correlation).
 pub(crate) fn subquery(cx: &mut Ctx, q: &Query, outer: &Scope) -> Option<Vec<OutputColumn>> {
     query(cx, q, Some(outer))
 }
 
-/// A whole query; `None` when an error was reported.
+/// A whole query; `None` when an error was reported. Untyped literal columns are `text`.
 pub(crate) fn query(cx: &mut Ctx, q: &Query, outer: Option<&Scope>) -> Option<Vec<OutputColumn>> {
+    let mut cols = query_raw(cx, q, outer)?;
+    resolve_unknown(&mut cols);
+    Some(cols)
+}
+
+/// Untyped literal columns (`SELECT 'x'`, `SELECT NULL`) become `text`, as in PostgreSQL 10+.
+pub(crate) fn resolve_unknown(cols: &mut [OutputColumn]) {
+    for c in cols.iter_mut().filter(|c| is_unknown(&c.ty)) {
+        c.ty = builtin("text");
+    }
+}
+
+pub(crate) fn is_unknown(t: &TypeRef) -> bool {
+    scalar_name(t) == Some("unknown")
+}
+
+/// A query whose untyped literal columns are still `unknown` (for UNION branches and
+/// INSERT … SELECT, where the other side decides their type).
+pub(crate) fn query_raw(
+    cx: &mut Ctx,
+    q: &Query,
+    outer: Option<&Scope>,
+) -> Option<Vec<OutputColumn>> {
     let mut with = match outer {
         Some(o) => Scope::child(o),
         None => Scope::default(),
@@ -87,7 +111,7 @@ fn body(
 ) -> Option<Vec<OutputColumn>> {
     match set {
         SetExpr::Select(s) => select(cx, s, sc, order),
-        SetExpr::Query(q) => query(cx, q, Some(sc)),
+        SetExpr::Query(q) => query_raw(cx, q, Some(sc)),
         SetExpr::SetOperation {
             left, right, op, ..
         } => {
@@ -135,7 +159,14 @@ fn union(
     }
     let mut out = Vec::with_capacity(l.len());
     for (a, b) in l.into_iter().zip(r) {
-        let ty = match common_type(&[a.ty.clone(), b.ty.clone()], cx.snap) {
+        let known: Vec<TypeRef> = [&a.ty, &b.ty]
+            .into_iter()
+            .filter(|t| !is_unknown(t))
+            .cloned()
+            .collect();
+        let ty = match common_type(&known, cx.snap)
+            .map(|t| if known.is_empty() { a.ty.clone() } else { t })
+        {
             Ok(t) => t,
             Err(pair) => {
                 let (x, y) = *pair;
