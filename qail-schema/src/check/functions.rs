@@ -308,6 +308,11 @@ pub(crate) fn exists(name: &str) -> bool {
     CATALOG.iter().any(|r| r.0 == name) || name == "min" || name == "max"
 }
 
+/// Whether `name` is an aggregate function.
+pub(crate) fn is_aggregate(name: &str) -> bool {
+    name == "min" || name == "max" || CATALOG.iter().any(|r| r.0 == name && r.4 == 'a')
+}
+
 /// The candidate signatures for `name` with `argc` arguments.
 fn candidates(name: &str, argc: usize) -> Vec<Row> {
     let mut rows: Vec<Row> = CATALOG.iter().copied().filter(|r| r.0 == name).collect();

@@ -19,6 +19,7 @@ mod expr;
 mod exprs;
 mod from;
 mod functions;
+mod group;
 mod insert;
 mod literal;
 mod nullability;

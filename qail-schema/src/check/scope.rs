@@ -31,6 +31,8 @@ pub(crate) struct Rel {
     pub(crate) null_reason: Option<String>,
     /// Columns a WHERE/ON predicate proved non-null.
     pub(crate) proven: Vec<bool>,
+    /// Primary-key column indexes (tables only): grouping by them groups the whole row.
+    pub(crate) primary_key: Vec<usize>,
 }
 
 impl Rel {
@@ -43,6 +45,7 @@ impl Rel {
             cols,
             null_reason: None,
             proven,
+            primary_key: Vec::new(),
         }
     }
 }

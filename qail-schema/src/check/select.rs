@@ -11,6 +11,7 @@ use super::ctx::Ctx;
 use super::dml;
 use super::expr::{Fit, Typed, condition, expect, expr};
 use super::from;
+use super::group;
 use super::nullability::{self, output};
 use super::scope::{Col, Scope, norm, parts};
 use super::types::{builtin, common_type, display, scalar_name};
@@ -237,6 +238,7 @@ fn select(
         nullability::refine(&mut sc, w);
     }
     let cols = projection(cx, &sc, &s.projection);
+    group::check(cx, &sc, s);
     if let Some(w) = &s.selection {
         condition(cx, &sc, w, "WHERE");
     }

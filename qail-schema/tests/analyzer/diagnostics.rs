@@ -190,6 +190,18 @@ error: operator does not exist: text = integer
   |  INSERT INTO vessels (operator_id, name, kind, capacity) VALUES ($1, $2, 'yacht', 1)
   |                                                                          ^^^^^^^ use one of: ferry, catamaran, hydrofoil"#,
     ),
+    (
+        "SELECT country, name, count(*) FROM harbors GROUP BY country",
+        r#"error: column "harbors.name" must appear in the GROUP BY clause or be used in an aggregate function
+  |  SELECT country, name, count(*) FROM harbors GROUP BY country
+  |                  ^^^^ add harbors.name to GROUP BY, or aggregate it, e.g. max(harbors.name)"#,
+    ),
+    (
+        "SELECT o.name, count(*) FROM operators o JOIN vessels v ON v.operator_id = o.id GROUP BY v.operator_id",
+        r#"error: column "o.name" must appear in the GROUP BY clause or be used in an aggregate function
+  |  SELECT o.name, count(*) FROM operators o JOIN vessels v ON v.operator_id = o.id GROUP BY v.operator_id
+  |         ^^^^^^ add o.name to GROUP BY, or aggregate it, e.g. max(o.name)"#,
+    ),
 ];
 
 #[test]
