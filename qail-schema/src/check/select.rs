@@ -160,47 +160,58 @@ fn union(
     }
     let mut out = Vec::with_capacity(l.len());
     for (a, b) in l.into_iter().zip(r) {
-        let known: Vec<TypeRef> = [&a.ty, &b.ty]
-            .into_iter()
-            .filter(|t| !is_unknown(t))
-            .cloned()
-            .collect();
-        let ty = match common_type(&known, cx.snap)
-            .map(|t| if known.is_empty() { a.ty.clone() } else { t })
-        {
-            Ok(t) => t,
-            Err(pair) => {
-                let (x, y) = *pair;
-                let msg = format!(
-                    "{op} types {} and {} cannot be matched (column \"{}\")",
-                    display(&x),
-                    display(&y),
-                    a.name
-                );
-                cx.error(
-                    range,
-                    msg,
-                    Some("cast one side so both have the same type".into()),
-                );
-                return None;
-            }
-        };
-        let nullable = a.nullable || b.nullable;
-        let why = if nullable {
-            [a.why, b.why].concat()
-        } else {
-            Vec::new()
-        };
-        out.push(OutputColumn {
-            name: a.name,
-            ty,
-            nullable,
-            source: None,
-            rust_type: a.rust_type,
-            why,
-        });
+        out.push(union_column(cx, a, b, op, range.clone())?);
     }
     Some(out)
+}
+
+/// One column of a set operation: the common type (an untyped literal side takes the
+/// other side's type), nullable if either side is.
+fn union_column(
+    cx: &mut Ctx,
+    a: OutputColumn,
+    b: OutputColumn,
+    op: &str,
+    range: std::ops::Range<usize>,
+) -> Option<OutputColumn> {
+    let known: Vec<TypeRef> = [&a.ty, &b.ty]
+        .into_iter()
+        .filter(|t| !is_unknown(t))
+        .cloned()
+        .collect();
+    let ty = match common_type(&known, cx.snap) {
+        Ok(_) if known.is_empty() => a.ty.clone(),
+        Ok(t) => t,
+        Err(pair) => {
+            let (x, y) = *pair;
+            let msg = format!(
+                "{op} types {} and {} cannot be matched (column \"{}\")",
+                display(&x),
+                display(&y),
+                a.name
+            );
+            cx.error(
+                range,
+                msg,
+                Some("cast one side so both have the same type".into()),
+            );
+            return None;
+        }
+    };
+    let nullable = a.nullable || b.nullable;
+    let why = if nullable {
+        [a.why, b.why].concat()
+    } else {
+        Vec::new()
+    };
+    Some(OutputColumn {
+        name: a.name,
+        ty,
+        nullable,
+        source: None,
+        rust_type: a.rust_type,
+        why,
+    })
 }
 
 fn values(cx: &mut Ctx, rows: &[Vec<Expr>], sc: &Scope) -> Option<Vec<OutputColumn>> {
