@@ -5,3 +5,4 @@
 //! qail-pg, an async PostgreSQL driver that speaks the binary protocol.
 
 pub use qail_pg::{Decode, Encode, Oid};
+pub use qail_pg::{Pool, PoolBuilder, PoolStats, PooledConnection};

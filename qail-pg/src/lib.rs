@@ -21,6 +21,8 @@
 #[cfg(feature = "runtime")]
 mod conn;
 mod error;
+#[cfg(feature = "runtime")]
+mod pool;
 pub mod proto;
 #[cfg(feature = "runtime")]
 mod row;
@@ -31,6 +33,8 @@ pub use conn::config::{AuthMethod, ChannelBinding, Config, Host, RequireAuth, Ss
 #[cfg(feature = "runtime")]
 pub use conn::{Connection, Statement};
 pub use error::{DbError, Error};
+#[cfg(feature = "runtime")]
+pub use pool::{Builder as PoolBuilder, Pool, PooledConnection, Stats as PoolStats};
 pub use proto::message::TransactionStatus;
 #[cfg(feature = "runtime")]
 pub use row::{Column, Row};

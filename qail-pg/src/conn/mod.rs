@@ -31,6 +31,7 @@ pub(crate) mod config;
 mod connect;
 mod prepare;
 mod query;
+mod reset;
 mod simple_query;
 mod startup;
 mod statement;
@@ -68,6 +69,8 @@ pub struct Connection {
     transaction_status: TransactionStatus,
     /// Sync (or simple Query) messages written whose ReadyForQuery has not been read yet.
     pending_syncs: usize,
+    /// How many of `pending_syncs` belong to a reset queued by the pool (see [`reset`]).
+    reset_syncs: usize,
     cache: StatementCache,
     notice_handler: Option<NoticeHandler>,
 }
@@ -104,6 +107,7 @@ impl Connection {
             secret_key: Vec::new(),
             transaction_status: TransactionStatus::Idle,
             pending_syncs: 0,
+            reset_syncs: 0,
             cache: StatementCache::new(statement_cache_size),
             notice_handler: None,
         }
@@ -159,6 +163,10 @@ impl Connection {
                 "the connection is closed after an earlier failure; open a new connection",
             ));
         }
+        if self.reset_syncs > 0 && !self.has_interrupted_flow() {
+            // Note: only a reset is queued; it goes out with the flow's first write.
+            return Ok(());
+        }
         self.stream.flush().await?;
         while self.pending_syncs > 0 {
             self.skip_to_ready().await?;
@@ -191,6 +199,9 @@ impl Connection {
     /// The next message that belongs to the current flow. Notices, parameter reports and
     /// notifications, which the server may send at any time, are handled here.
     pub(crate) async fn recv(&mut self) -> Result<(u8, std::ops::Range<usize>), Error> {
+        if self.reset_syncs > 0 {
+            self.finish_reset().await?;
+        }
         loop {
             let (tag, range) = self.stream.next_frame().await?;
             match tag {
