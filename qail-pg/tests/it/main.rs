@@ -3,6 +3,7 @@
 mod auth;
 mod connect;
 mod hostile;
+mod pool;
 mod query;
 mod types;
 
