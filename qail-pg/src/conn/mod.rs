@@ -164,7 +164,7 @@ impl Connection {
             ));
         }
         if self.reset_syncs > 0 && !self.has_interrupted_flow() {
-            // Note: only a reset is queued; it goes out with the flow's first write.
+            // Note: only a reset's replies are owed; the flow's recv reads them first.
             return Ok(());
         }
         self.stream.flush().await?;

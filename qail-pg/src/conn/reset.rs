@@ -1,21 +1,27 @@
 //! Returning a session to a clean state between pool users, without a round trip of its own.
 //!
-//! When a pooled connection is released, [`Connection::queue_reset`] encodes the reset as
-//! simple Query messages into the write buffer and counts their ReadyForQuery replies in
-//! `pending_syncs` and `reset_syncs`; nothing is sent yet. The next user's first flow sends
-//! them in the same write as its own messages, and [`Connection::recv`] reads the reset's
-//! replies ([`Connection::finish_reset`]) before the flow's. A reset that fails breaks the
-//! connection and the flow returns an error saying so, so the pool discards the connection.
+//! When a pooled connection is released, [`Connection::start_reset`] encodes the reset as
+//! simple Query messages and writes them to the socket if it takes them without waiting
+//! (otherwise they stay queued and go out with the next write); their ReadyForQuery replies
+//! are counted in `pending_syncs` and `reset_syncs`, and nobody waits for them. So the server
+//! rolls back, unlocks and resets right away, while the connection sits idle, and the replies
+//! wait in the socket. They are read without waiting when the connection is checked out
+//! ([`Connection::poll_alive`]): a failed reset is then caught before anyone uses the
+//! connection. Replies that have not arrived by then are read by the next flow's
+//! [`Connection::recv`] ([`Connection::finish_reset`]) before its own; a reset that failed
+//! breaks the connection and the flow returns an error saying so, and the pool discards it.
 //!
 //! The reset is what `DISCARD ALL` does, minus `DEALLOCATE ALL` (the statement cache stays
 //! valid) and minus `DISCARD PLANS` (the server already re-plans a cached statement when
 //! `search_path`, the role or a referenced object changes; discarding every plan on every
 //! release would only slow down the next user). See
 //! <https://www.postgresql.org/docs/current/sql-discard.html>. Each statement is a Query
-//! message of its own, so each runs in its own implicit transaction and one failing does not
-//! undo the others; none of them is refused inside a transaction block, but they follow the
-//! `ROLLBACK` of a transaction the previous user left open, which is sent only when there may
-//! be one (a `ROLLBACK` outside a transaction only earns a warning).
+//! message of its own, so each runs in its own implicit transaction and one failing (say, to
+//! a one-millisecond statement_timeout the previous user set) does not undo the others; none
+//! of them is refused inside a transaction block, but they follow the `ROLLBACK` of a
+//! transaction the previous user left open, which is sent only when there is one (a
+//! `ROLLBACK` outside a transaction only earns a warning). SQL-level `PREPARE`d statements
+//! are kept like the cache's.
 //!
 //! A flow reads through [`Connection::recv`] (or calls [`Connection::ready`] first), never
 //! `stream.next_frame` directly, so the reset's replies are never mistaken for its own.
@@ -48,10 +54,10 @@ impl Connection {
         self.pending_syncs > self.reset_syncs
     }
 
-    /// Queues the reset into the write buffer (nothing is sent), unless one is already queued
-    /// and nothing ran since. Call only when no flow is interrupted
-    /// ([`Connection::has_interrupted_flow`] is false).
-    pub(crate) fn queue_reset(&mut self) {
+    /// Queues the reset and sends it if the socket takes it without waiting, unless one is
+    /// already queued and nothing ran since. Call only when no flow is interrupted
+    /// ([`Connection::has_interrupted_flow`] is false). A failed send breaks the connection.
+    pub(crate) fn start_reset(&mut self) {
         debug_assert!(
             !self.has_interrupted_flow(),
             "drain before queueing a reset"
@@ -68,6 +74,10 @@ impl Connection {
         }
         // Note: the ROLLBACK goes out before anything the next user sends.
         self.transaction_status = TransactionStatus::Idle;
+        // Note: what the socket does not take now stays queued for the next flush.
+        if let Some(Err(_)) = self.stream.flush().now_or_never() {
+            self.stream.set_broken();
+        }
     }
 
     fn queue_reset_query(&mut self, sql: &str) {
@@ -80,22 +90,21 @@ impl Connection {
         self.reset_syncs += 1;
     }
 
-    /// Reads the replies of a queued reset, which were sent with the current flow's messages.
-    /// An error in the reset breaks the connection.
+    /// Reads the replies of a reset sent earlier. An error in the reset breaks the connection.
+    /// Cancel safe: each reply is accounted for as it is read.
     pub(crate) async fn finish_reset(&mut self) -> Result<(), Error> {
-        let mut failure = None;
         while self.reset_syncs > 0 {
             let (tag, range) = self.stream.next_frame().await?;
             match tag {
                 b'N' => self.on_notice(range)?,
                 b'S' => self.on_parameter_status(range)?,
-                b'E' => failure = Some(self.db_error(range)),
+                b'E' => {
+                    let e = self.db_error(range);
+                    return Err(self.reset_failed(e));
+                }
                 b'Z' => {
                     self.on_ready(range)?;
                     self.reset_syncs -= 1;
-                    if let Some(e) = failure.take() {
-                        return Err(self.reset_failed(e));
-                    }
                 }
                 // Note: NotificationResponses before UNLISTEN took effect were meant for the
                 // previous user and are dropped with the rest of the reset's replies.
@@ -123,9 +132,17 @@ impl Connection {
         if self.stream.is_broken() {
             return false;
         }
-        if self.pending_syncs > self.reset_syncs {
+        if self.has_interrupted_flow() {
             // Note: replies are expected; they are not unsolicited.
             return true;
+        }
+        if self.reset_syncs > 0 {
+            match self.finish_reset().now_or_never() {
+                // Note: the rest of the reset's replies are read by the next flow.
+                None => return !self.stream.is_broken(),
+                Some(Err(_)) => return false,
+                Some(Ok(())) => {}
+            }
         }
         for _ in 0..MAX_UNSOLICITED {
             let Some(next) = self.stream.next_frame().now_or_never() else {

@@ -97,11 +97,12 @@ impl Builder {
     }
 
     /// A connection idle for longer than this is checked with a round trip (an empty query,
-    /// which also carries the reset of its previous use) before it is handed out; a dead one
-    /// is replaced (default 30 s). `Some(Duration::ZERO)` checks every checkout, so a
-    /// failing reset is caught by [`Pool::acquire`] rather than by the first call; `None`
-    /// never checks. Either way, a connection the server has closed while it was idle is
-    /// noticed at checkout without a round trip.
+    /// which also waits for the answer to the reset of its previous use) before it is handed
+    /// out; a dead one is replaced (default 30 s). `None` never checks; `Some(Duration::ZERO)`
+    /// checks every checkout, so that a failed reset is always caught by [`Pool::acquire`],
+    /// never by the first call. Without a round trip, every checkout already replaces a
+    /// connection the server closed while it was idle, or whose reset has been answered with
+    /// an error.
     pub fn health_check_after(mut self, idle: Option<Duration>) -> Builder {
         self.options.health_check_after = idle;
         self

@@ -8,8 +8,9 @@
 //! A returned connection is never handed to the next user dirty: a transaction left open is
 //! rolled back, and settings, the role, LISTEN registrations, advisory locks, temporary tables
 //! and open cursors are reset (`DISCARD ALL` minus `DEALLOCATE ALL`, so prepared statements
-//! stay valid). The reset costs no round trip of its own: it is queued in the connection and
-//! goes out with the next user's first message. A broken connection is closed; one returned
+//! stay valid). The reset costs no round trip of its own: it is sent when the connection is
+//! returned, without waiting for the answer, which is read when the connection is next
+//! checked out (or by its next call, if it has not arrived by then). A broken connection is closed; one returned
 //! with a call still in flight (its future was dropped) first has its replies read in the
 //! background, within [`Builder::drain_timeout`].
 //!
@@ -418,7 +419,11 @@ impl Inner {
             }
             return;
         }
-        entry.conn.queue_reset();
+        entry.conn.start_reset();
+        if entry.conn.is_closed() {
+            self.destroy(entry);
+            return;
+        }
         self.push_idle(entry);
         // Note: the permit goes back only now, so its next holder finds the connection idle.
         drop(permit);

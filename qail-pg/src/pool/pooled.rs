@@ -10,9 +10,8 @@ use super::{Entry, Inner};
 use crate::conn::Connection;
 
 /// A connection taken from a [`Pool`](super::Pool); use it as a [`Connection`] (it derefs to
-/// one). Dropping it returns it to the pool, which resets its session state first (without
-/// a round trip: the reset goes out with the next user's first message) or closes it when it
-/// is broken or too old.
+/// one). Dropping it returns it to the pool, which resets its session state (without
+/// waiting for the server) or closes it when it is broken or too old.
 pub struct PooledConnection {
     /// Present until the connection is returned or discarded.
     entry: Option<Entry>,

@@ -228,12 +228,13 @@ async fn session_state_never_reaches_the_next_user() {
          SELECT pg_advisory_lock(4711);
          CREATE TEMP TABLE qail_it_pool_temp (x int4);
          DECLARE qail_it_pool_cursor CURSOR WITH HOLD FOR SELECT 1;
-         SET ROLE qail_it_pool_role;
-         BEGIN;
-         SELECT 1;",
+         SET ROLE qail_it_pool_role;",
     )
     .await
     .unwrap();
+    // Note: in one Query with the statements above, BEGIN would take them into the
+    // transaction, and the ROLLBACK alone would undo them.
+    conn.batch_execute("BEGIN; SELECT 1").await.unwrap();
     assert_eq!(conn.transaction_status(), TransactionStatus::InTransaction);
     drop(conn);
 
@@ -287,4 +288,47 @@ async fn a_cancelled_query_is_drained_and_the_connection_reused() {
     assert_eq!(row.get::<i32>(0), 7);
     assert_eq!(conn.transaction_status(), TransactionStatus::Idle);
     assert_eq!(pool.stats().destroyed, 0);
+}
+
+#[tokio::test]
+async fn a_returned_connection_holds_no_lock_or_transaction_while_idle() {
+    let pool = Pool::builder()
+        .max_size(1)
+        .connect_with(config(&app_name("idle_locks")))
+        .await
+        .unwrap();
+    let mut monitor = super::connect().await;
+    let mut conn = pool.acquire().await.unwrap();
+    let pid = conn.process_id();
+    conn.batch_execute("SELECT pg_advisory_lock(4712)")
+        .await
+        .unwrap();
+    conn.batch_execute("BEGIN; SELECT pg_advisory_xact_lock(4713)")
+        .await
+        .unwrap();
+    drop(conn);
+    // Nobody acquires: the reset must have run on the server all the same.
+    let mut state = (String::new(), -1);
+    for _ in 0..1000 {
+        let row = monitor
+            .query_one(
+                "SELECT state, (SELECT count(*) FROM pg_locks
+                                 WHERE locktype = 'advisory' AND pid = $1)
+                   FROM pg_stat_activity WHERE pid = $1",
+                &[&pid],
+            )
+            .await
+            .unwrap();
+        state = (row.get::<String>(0), row.get::<i64>(1));
+        if state == ("idle".to_owned(), 0) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        state,
+        ("idle".to_owned(), 0),
+        "state and advisory locks of {pid}"
+    );
+    assert_eq!(pool.stats().idle, 1);
 }
