@@ -261,6 +261,18 @@ impl std::fmt::Debug for Pool {
     }
 }
 
+impl Drop for Inner {
+    /// The last handle, connection and task are gone: close the idle connections politely.
+    fn drop(&mut self) {
+        let idle = std::mem::take(self.idle.get_mut().unwrap_or_else(PoisonError::into_inner));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            for idle in idle {
+                runtime.spawn(idle.entry.conn.close());
+            }
+        }
+    }
+}
+
 /// Counts a waiting acquire for as long as it waits, however it ends.
 struct Waiting<'a>(&'a AtomicUsize);
 

@@ -259,3 +259,20 @@ async fn wait_backends(monitor: &mut qail_pg::Connection, app: &str, expected: i
     }
     assert_eq!(seen, expected, "server backends named {app}");
 }
+
+#[tokio::test]
+async fn dropping_the_pool_closes_its_connections() {
+    let app = app_name("drop");
+    let pool = Pool::builder()
+        .min_idle(2)
+        .connect_with(config(&app))
+        .await
+        .unwrap();
+    let mut monitor = super::super::connect().await;
+    wait_backends(&mut monitor, &app, 2).await;
+    let conn = pool.acquire().await.unwrap();
+    drop(pool);
+    wait_backends(&mut monitor, &app, 2).await;
+    drop(conn);
+    wait_backends(&mut monitor, &app, 0).await;
+}
