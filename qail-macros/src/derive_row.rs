@@ -4,8 +4,9 @@
 use proc_macro2::TokenStream;
 use qail_schema::snapshot::Relation;
 use quote::{quote, quote_spanned};
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Fields};
+use syn::{Data, DeriveInput, Fields, Token};
 
 use crate::attr::{self, Errors};
 use crate::{naming, snapshot, types};
@@ -40,12 +41,10 @@ fn stub(input: &DeriveInput) -> TokenStream {
     }
 }
 
-fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
-    let mut errors = Errors::default();
-    let container = attr::Container::parse(&input.attrs, &mut errors);
-    let fields = match &input.data {
+fn named_fields(input: &DeriveInput) -> syn::Result<&Punctuated<syn::Field, Token![,]>> {
+    match &input.data {
         Data::Struct(s) => match &s.fields {
-            Fields::Named(named) => &named.named,
+            Fields::Named(named) => Ok(&named.named),
             _ => {
                 return Err(syn::Error::new(
                     input.ident.span(),
@@ -59,7 +58,13 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 "QailRow can only be derived for a struct with named fields; for a PostgreSQL enum, derive QailType",
             ));
         }
-    };
+    }
+}
+
+fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
+    let mut errors = Errors::default();
+    let container = attr::Container::parse(&input.attrs, &mut errors);
+    let fields = named_fields(input)?;
     if let Some(t) = &container.type_name {
         errors.at(t.span, "`type_name` belongs on a #[derive(QailType)] enum; for a row struct, use `table = \"…\"`");
     }
