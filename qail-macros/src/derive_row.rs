@@ -45,19 +45,15 @@ fn named_fields(input: &DeriveInput) -> syn::Result<&Punctuated<syn::Field, Toke
     match &input.data {
         Data::Struct(s) => match &s.fields {
             Fields::Named(named) => Ok(&named.named),
-            _ => {
-                return Err(syn::Error::new(
-                    input.ident.span(),
-                    "QailRow needs a struct with named fields: the field names are matched to column names",
-                ));
-            }
-        },
-        _ => {
-            return Err(syn::Error::new(
+            _ => Err(syn::Error::new(
                 input.ident.span(),
-                "QailRow can only be derived for a struct with named fields; for a PostgreSQL enum, derive QailType",
-            ));
-        }
+                "QailRow needs a struct with named fields: the field names are matched to column names",
+            )),
+        },
+        _ => Err(syn::Error::new(
+            input.ident.span(),
+            "QailRow can only be derived for a struct with named fields; for a PostgreSQL enum, derive QailType",
+        )),
     }
 }
 
