@@ -74,6 +74,10 @@ impl Error {
         }))
     }
 
+    #[cfg_attr(
+        not(feature = "runtime"),
+        allow(dead_code, reason = "used by the connection layer")
+    )]
     pub(crate) fn kind(&self) -> Kind {
         self.0.kind
     }

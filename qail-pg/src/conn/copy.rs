@@ -91,10 +91,10 @@ impl Connection {
     ) -> impl Stream<Item = Result<Vec<u8>, Error>> + 'c {
         futures_util::stream::unfold(Some((self, Some(sql))), |state| async move {
             let (conn, sql) = state?;
-            if let Some(sql) = sql {
-                if let Err(e) = conn.start_copy_out(sql).await {
-                    return Some((Err(e), None));
-                }
+            if let Some(sql) = sql
+                && let Err(e) = conn.start_copy_out(sql).await
+            {
+                return Some((Err(e), None));
             }
             match conn.next_copy_chunk().await {
                 Ok(Some(chunk)) => Some((Ok(chunk), Some((conn, None)))),

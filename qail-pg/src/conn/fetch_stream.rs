@@ -12,7 +12,7 @@ use crate::proto::message::DataRow;
 use crate::template::{Decoder, Query, RawRow};
 
 enum State<'c, 'q, D> {
-    Start(&'c mut Connection, Query<'q, D>),
+    Start(&'c mut Connection, Box<Query<'q, D>>),
     Rows(&'c mut Connection, Statement),
     Done,
 }
@@ -22,7 +22,7 @@ pub(crate) fn rows<'c, 'q, D: Decoder>(
     conn: &'c mut Connection,
     query: Query<'q, D>,
 ) -> impl Stream<Item = Result<D::Row, Error>> + use<'c, 'q, D> {
-    futures_util::stream::unfold(State::Start(conn, query), |state| async move {
+    futures_util::stream::unfold(State::Start(conn, Box::new(query)), |state| async move {
         match state {
             State::Start(conn, query) => {
                 match conn.start_template(query.template(), query.params()).await {

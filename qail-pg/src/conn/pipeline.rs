@@ -266,10 +266,10 @@ impl Connection {
             },
             b'E' => {
                 let e = self.db_error(range);
-                if let (true, Some(template)) = (slot.describes, slot.template) {
-                    if let Some(state @ Local::Describing) = run.local.get_mut(template.name) {
-                        *state = Local::Failed;
-                    }
+                if let (true, Some(template)) = (slot.describes, slot.template)
+                    && let Some(state @ Local::Describing) = run.local.get_mut(template.name)
+                {
+                    *state = Local::Failed;
                 }
                 slot.error.get_or_insert(e);
             }

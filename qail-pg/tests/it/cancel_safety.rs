@@ -4,7 +4,7 @@
 
 use std::future::Future;
 use std::pin::pin;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Waker};
 use std::time::Duration;
 
 use qail_pg::{Connection, TransactionStatus};
@@ -19,7 +19,7 @@ async fn poll_n_then_drop<F: Future>(fut: F, n: usize) -> bool {
     let mut fut = pin!(fut);
     let mut cx = Context::from_waker(Waker::noop());
     for _ in 0..n {
-        if let Poll::Ready(_) = fut.as_mut().poll(&mut cx) {
+        if fut.as_mut().poll(&mut cx).is_ready() {
             return true;
         }
         tokio::time::sleep(Duration::from_millis(1)).await;
@@ -64,10 +64,10 @@ async fn setup() -> (Connection, Connection) {
 
 /// Runs `make` under poll-N-then-drop for every N until it completes.
 macro_rules! every_n {
-    ($conn:ident, $observer:ident, $before:expr, $make:expr) => {{
+    ($conn:ident, $observer:ident, $before:block, $make:expr) => {{
         let mut n = 0;
         loop {
-            $before;
+            $before
             let done = poll_n_then_drop($make, n).await;
             check(&mut $conn, &mut $observer, n).await;
             if done {
@@ -107,7 +107,7 @@ async fn template_fetch() {
     every_n!(
         conn,
         observer,
-        (),
+        {},
         query::<Pair>(t, &[&rows]).fetch_all(&mut conn)
     );
     let all = query::<Pair>(t, &[&rows])
@@ -123,7 +123,7 @@ async fn run_time_query() {
     every_n!(
         conn,
         observer,
-        (),
+        {},
         conn.query(
             "SELECT g, repeat('z', 100) FROM generate_series(1, 2000) g",
             &[]
@@ -156,8 +156,8 @@ async fn begin_and_commit() {
     )
     .await
     .unwrap();
-    every_n!(conn, observer, (), conn.begin());
-    every_n!(conn, observer, (), async {
+    every_n!(conn, observer, {}, conn.begin());
+    every_n!(conn, observer, {}, async {
         let mut tx = conn.begin().await.unwrap();
         tx.execute("INSERT INTO qail_it_safety.t VALUES (1)", &[])
             .await
@@ -177,7 +177,7 @@ async fn begin_and_commit() {
         }
         n += 1;
     }
-    every_n!(conn, observer, (), async {
+    every_n!(conn, observer, {}, async {
         let mut tx = conn.begin().await.unwrap();
         let mut inner = tx.begin().await.unwrap();
         inner.execute("SELECT 1", &[]).await.unwrap();
@@ -196,7 +196,7 @@ async fn copy_in_and_out() {
     .await
     .unwrap();
     let data: String = (0..20_000).map(|i| format!("{i}\n")).collect();
-    every_n!(conn, observer, (), async {
+    every_n!(conn, observer, {}, async {
         let mut copy = conn
             .copy_in("COPY qail_it_safety_copy.t FROM STDIN")
             .await
@@ -204,7 +204,7 @@ async fn copy_in_and_out() {
         copy.send(data.as_bytes()).await.unwrap();
         copy.finish().await.unwrap();
     });
-    every_n!(conn, observer, (), async {
+    every_n!(conn, observer, {}, async {
         use futures_util::StreamExt;
         let mut out = pin!(conn.copy_out("COPY qail_it_safety_copy.t TO STDOUT"));
         while let Some(chunk) = out.next().await {

@@ -4,7 +4,8 @@
 use std::ops::Range;
 
 use sqlparser::ast::{
-    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentClause, FunctionArguments, WindowType,
+    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentClause, FunctionArguments,
+    WindowType,
 };
 
 use super::ctx::Ctx;
@@ -20,7 +21,12 @@ use crate::snapshot::TypeRef;
 pub(crate) fn call(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> Typed {
     match e {
         Expr::Function(f) => function(cx, sc, f, range),
-        Expr::Case { operand, conditions, else_result, .. } => {
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => {
             let mut results = Vec::with_capacity(conditions.len() + 1);
             let subject = operand.as_ref().map(|o| expr(cx, sc, o));
             for when in conditions {
@@ -40,10 +46,13 @@ pub(crate) fn call(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> T
             if let Some(e) = else_result {
                 results.push(expr(cx, sc, e));
             }
-            let mut t = unify(cx, results, "CASE", range, |parts| parts.iter().any(|p| p.nullable));
+            let mut t = unify(cx, results, "CASE", range, |parts| {
+                parts.iter().any(|p| p.nullable)
+            });
             if !has_else {
                 t.nullable = true;
-                t.why.push("CASE without ELSE yields NULL when no branch matches".into());
+                t.why
+                    .push("CASE without ELSE yields NULL when no branch matches".into());
             }
             t.name = Some("case".into());
             t
@@ -53,7 +62,13 @@ pub(crate) fn call(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> T
 }
 
 /// A catalog function called by name with plain arguments.
-pub(crate) fn by_name(cx: &mut Ctx, sc: &Scope, name: &str, args: &[&Expr], range: Range<usize>) -> Typed {
+pub(crate) fn by_name(
+    cx: &mut Ctx,
+    sc: &Scope,
+    name: &str,
+    args: &[&Expr],
+    range: Range<usize>,
+) -> Typed {
     let typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
     resolve_call(cx, None, name, typed, range)
 }
@@ -62,19 +77,70 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     let ids = parts(&f.name);
     let name = ids.last().map(|i| norm(i)).unwrap_or_default();
     let schema = (ids.len() == 2).then(|| norm(ids[0]));
-    let mut args: Vec<&Expr> = Vec::new();
+    if let (FunctionArguments::Subquery(q), "array") = (&f.args, name.as_str()) {
+        return super::exprs::array_subquery(cx, sc, q, range);
+    }
+    let Some((args, star)) = arguments(cx, f, range.clone()) else {
+        return Typed::error(range);
+    };
+    let typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
+    side_clauses(cx, sc, f);
+    if star && name != "count" {
+        cx.error(
+            range.clone(),
+            format!("{name}(*) is not a function call PostgreSQL accepts"),
+            Some("only count(*) takes *".into()),
+        );
+        return Typed::error(range);
+    }
+    match name.as_str() {
+        "coalesce" | "greatest" | "least" if schema.is_none() => coalesce(cx, name, typed, range),
+        "nullif" if schema.is_none() && typed.len() == 2 => nullif(cx, typed, range),
+        _ => resolve_call(cx, schema.as_deref(), &name, typed, range),
+    }
+}
+
+/// The positional arguments, and whether the call is `f(*)`.
+fn arguments<'f>(
+    cx: &mut Ctx,
+    f: &'f Function,
+    range: Range<usize>,
+) -> Option<(Vec<&'f Expr>, bool)> {
+    let mut args = Vec::new();
     let mut star = false;
-    if let FunctionArguments::List(list) = &f.args {
-        for a in &list.args {
-            match a {
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(e),
-                FunctionArg::Unnamed(_) => star = true,
-                _ => {
-                    cx.error(range.clone(), "named function arguments are not supported by the analyzer yet", Some("pass the arguments by position".into()));
-                    return Typed::error(range);
+    match &f.args {
+        FunctionArguments::List(list) => {
+            for a in &list.args {
+                match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(e),
+                    FunctionArg::Unnamed(_) => star = true,
+                    _ => {
+                        cx.error(
+                            range,
+                            "named function arguments are not supported by the analyzer yet",
+                            Some("pass the arguments by position".into()),
+                        );
+                        return None;
+                    }
                 }
             }
         }
+        FunctionArguments::Subquery(_) => {
+            cx.error(
+                range,
+                "a subquery as function argument is not supported",
+                Some("use a scalar subquery: f((SELECT …))".into()),
+            );
+            return None;
+        }
+        FunctionArguments::None => {}
+    }
+    Some((args, star))
+}
+
+/// ORDER BY inside an aggregate, FILTER (WHERE …) and OVER (…): checked, not typed into the result.
+fn side_clauses(cx: &mut Ctx, sc: &Scope, f: &Function) {
+    if let FunctionArguments::List(list) = &f.args {
         for clause in &list.clauses {
             if let FunctionArgumentClause::OrderBy(items) = clause {
                 for item in items {
@@ -82,9 +148,6 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
                 }
             }
         }
-    } else if let FunctionArguments::Subquery(_) = &f.args {
-        cx.error(range.clone(), "a subquery as function argument is not supported", Some("use a scalar subquery: f((SELECT …))".into()));
-        return Typed::error(range);
     }
     if let Some(filter) = &f.filter {
         condition(cx, sc, filter, "FILTER");
@@ -97,23 +160,23 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
             expr(cx, sc, &o.expr);
         }
     }
-    let typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
-    if star && name != "count" {
-        cx.error(range.clone(), format!("{name}(*) is not a function call PostgreSQL accepts"), Some("only count(*) takes *".into()));
-        return Typed::error(range);
-    }
-    match name.as_str() {
-        "coalesce" | "greatest" | "least" if schema.is_none() => {
-            for p in typed.iter().filter_map(|t| t.param) {
-                cx.param_nullable(p);
-            }
-            let mut t = unify(cx, typed, &name.to_uppercase(), range, |ps| ps.iter().all(|p| p.nullable));
-            t.name = Some(name);
-            t
+}
+
+/// COALESCE, GREATEST, LEAST: NULL only when every argument is NULL; NULL is a meaningful
+/// parameter value here.
+fn coalesce(cx: &mut Ctx, name: String, mut typed: Vec<Typed>, range: Range<usize>) -> Typed {
+    for t in &mut typed {
+        if let Some(n) = t.param {
+            cx.param_nullable(n);
+            t.nullable = true;
+            t.why.push(format!("parameter ${n} may be NULL"));
         }
-        "nullif" if schema.is_none() && typed.len() == 2 => nullif(cx, typed, range),
-        _ => resolve_call(cx, schema.as_deref(), &name, typed, range),
     }
+    let mut t = unify(cx, typed, &name.to_uppercase(), range, |ps| {
+        ps.iter().all(|p| p.nullable)
+    });
+    t.name = Some(name);
+    t
 }
 
 fn nullif(cx: &mut Ctx, mut typed: Vec<Typed>, range: Range<usize>) -> Typed {
@@ -125,27 +188,47 @@ fn nullif(cx: &mut Ctx, mut typed: Vec<Typed>, range: Range<usize>) -> Typed {
     }
     let ty = match (&a.ty, a.param) {
         (Ty::Known(t), _) => t.clone(),
-        (_, Some(n)) => cx.params.get(n - 1).and_then(|s| s.ty.clone()).unwrap_or_else(|| builtin("text")),
+        (_, Some(n)) => cx
+            .params
+            .get(n - 1)
+            .and_then(|s| s.ty.clone())
+            .unwrap_or_else(|| builtin("text")),
         _ => builtin("text"),
     };
     let mut t = Typed::known(ty, range);
     t.nullable = true;
-    t.why.push("NULLIF yields NULL when its arguments are equal".into());
+    t.why
+        .push("NULLIF yields NULL when its arguments are equal".into());
     t.name = Some("nullif".into());
     t
 }
 
 /// Unifies branch types (PostgreSQL's select_common_type) and fixes pending parameters.
-fn unify(cx: &mut Ctx, mut parts: Vec<Typed>, what: &str, range: Range<usize>, nullable: impl Fn(&[Typed]) -> bool) -> Typed {
+fn unify(
+    cx: &mut Ctx,
+    mut parts: Vec<Typed>,
+    what: &str,
+    range: Range<usize>,
+    nullable: impl Fn(&[Typed]) -> bool,
+) -> Typed {
     if parts.iter().any(Typed::is_error) {
         return Typed::error(range);
     }
     let known: Vec<TypeRef> = parts.iter().filter_map(|p| p.arg().cloned()).collect();
     let ty = match common_type(&known, cx.snap) {
         Ok(t) => t,
-        Err((a, b)) => {
-            let msg = format!("{what} types {} and {} cannot be matched", display(&a), display(&b));
-            cx.error(range.clone(), msg, Some("cast the branches to one type".into()));
+        Err(pair) => {
+            let (a, b) = *pair;
+            let msg = format!(
+                "{what} types {} and {} cannot be matched",
+                display(&a),
+                display(&b)
+            );
+            cx.error(
+                range.clone(),
+                msg,
+                Some("cast the branches to one type".into()),
+            );
             return Typed::error(range);
         }
     };
@@ -164,8 +247,15 @@ fn unify(cx: &mut Ctx, mut parts: Vec<Typed>, what: &str, range: Range<usize>, n
 /// `ARRAY[…]`.
 pub(crate) fn array(cx: &mut Ctx, sc: &Scope, elems: &[Expr], range: Range<usize>) -> Typed {
     let parts: Vec<Typed> = elems.iter().map(|e| expr(cx, sc, e)).collect();
-    if parts.iter().all(|p| p.arg().is_none()) && !parts.iter().any(Typed::is_error) {
-        cx.error(range.clone(), "cannot determine the type of an empty or untyped array", Some("add a cast, e.g. ARRAY[]::text[]".into()));
+    if parts.is_empty()
+        || (parts.iter().any(|p| matches!(p.ty, Ty::Param(_)))
+            && parts.iter().all(|p| p.arg().is_none()))
+    {
+        cx.error(
+            range.clone(),
+            "cannot determine the type of an empty or untyped array",
+            Some("add a cast, e.g. ARRAY[]::text[]".into()),
+        );
         return Typed::error(range);
     }
     let elem = unify(cx, parts, "ARRAY", range.clone(), |_| false);
@@ -179,13 +269,23 @@ pub(crate) fn array(cx: &mut Ctx, sc: &Scope, elems: &[Expr], range: Range<usize
     }
 }
 
-fn resolve_call(cx: &mut Ctx, schema: Option<&str>, name: &str, mut args: Vec<Typed>, range: Range<usize>) -> Typed {
+fn resolve_call(
+    cx: &mut Ctx,
+    schema: Option<&str>,
+    name: &str,
+    mut args: Vec<Typed>,
+    range: Range<usize>,
+) -> Typed {
     if args.iter().any(Typed::is_error) {
         return Typed::error(range);
     }
     let types: Vec<Option<&TypeRef>> = args.iter().map(Typed::arg).collect();
     let builtin_schema = schema.is_none_or(|s| s == "pg_catalog");
-    let resolved = if builtin_schema { functions::resolve(name, &types, cx.snap) } else { Err(CallError::UnknownName) };
+    let resolved = if builtin_schema {
+        functions::resolve(name, &types, cx.snap)
+    } else {
+        Err(CallError::UnknownName)
+    };
     let resolved = match resolved {
         Err(CallError::UnknownName) => user_function(cx, schema, name, &types),
         other => other,
@@ -219,41 +319,77 @@ fn resolve_call(cx: &mut Ctx, schema: Option<&str>, name: &str, mut args: Vec<Ty
 }
 
 fn call_error(cx: &mut Ctx, name: &str, args: &[Typed], e: CallError, range: Range<usize>) {
-    let shown: Vec<String> = args.iter().map(|a| a.arg().map_or_else(|| "unknown".into(), display)).collect();
+    let shown: Vec<String> = args
+        .iter()
+        .map(|a| a.arg().map_or_else(|| "unknown".into(), display))
+        .collect();
     let sig = format!("{name}({})", shown.join(", "));
     let (msg, hint) = match e {
         CallError::UnknownName => {
             let user: Vec<&str> = cx.snap.functions.iter().map(|f| f.name.as_str()).collect();
-            let hint = closest(name, user).map(str::to_string).or_else(|| known_close(name)).map_or_else(
-                || "check the name, or run `cargo qail schema pull` if the function is new".to_string(),
-                |c| format!("did you mean \"{c}\"?"),
-            );
+            let hint = closest(name, user)
+                .map(str::to_string)
+                .or_else(|| known_close(name))
+                .map_or_else(
+                    || {
+                        "check the name, or run `cargo qail schema pull` if the function is new"
+                            .to_string()
+                    },
+                    |c| format!("did you mean \"{c}\"?"),
+                );
             (format!("function {sig} does not exist"), hint)
         }
         CallError::NoMatch => (
             format!("function {sig} does not exist"),
             "no overload takes these argument types; add explicit casts".to_string(),
         ),
-        CallError::Ambiguous => (format!("function {sig} is not unique"), "add a cast to the unknown arguments, e.g. $1::int4".to_string()),
+        CallError::Ambiguous => (
+            format!("function {sig} is not unique"),
+            "add a cast to the unknown arguments, e.g. $1::int4".to_string(),
+        ),
     };
     cx.error(range, msg, Some(hint));
 }
 
 fn known_close(name: &str) -> Option<String> {
     const COMMON: &[&str] = &[
-        "count", "sum", "avg", "min", "max", "lower", "upper", "length", "coalesce", "now", "array_agg",
-        "string_agg", "date_trunc", "round", "concat", "substr", "replace", "jsonb_build_object",
+        "count",
+        "sum",
+        "avg",
+        "min",
+        "max",
+        "lower",
+        "upper",
+        "length",
+        "coalesce",
+        "now",
+        "array_agg",
+        "string_agg",
+        "date_trunc",
+        "round",
+        "concat",
+        "substr",
+        "replace",
+        "jsonb_build_object",
     ];
     closest(name, COMMON.iter().copied()).map(str::to_string)
 }
 
 /// A function from the snapshot, by name and arity, resolved like a built-in.
-fn user_function(cx: &Ctx, schema: Option<&str>, name: &str, args: &[Option<&TypeRef>]) -> Result<functions::Resolved, CallError> {
+fn user_function(
+    cx: &Ctx,
+    schema: Option<&str>,
+    name: &str,
+    args: &[Option<&TypeRef>],
+) -> Result<functions::Resolved, CallError> {
     let snap = cx.snap;
     let fns: Vec<_> = snap
         .functions
         .iter()
-        .filter(|f| f.name == name && schema.map_or_else(|| snap.search_path.contains(&f.schema), |s| s == f.schema))
+        .filter(|f| {
+            f.name == name
+                && schema.map_or_else(|| snap.search_path.contains(&f.schema), |s| s == f.schema)
+        })
         .filter(|f| {
             let defaults = usize::try_from(f.defaults).unwrap_or(0);
             (f.args.len().saturating_sub(defaults)..=f.args.len()).contains(&args.len())
@@ -266,8 +402,16 @@ fn user_function(cx: &Ctx, schema: Option<&str>, name: &str, args: &[Option<&Typ
     match pick(args, &cands, false, snap) {
         Pick::One(i) => Ok(functions::Resolved {
             params: cands[i].clone(),
-            result: if fns[i].returns_set || fns[i].out_columns.is_empty() { fns[i].returns.clone() } else { builtin("record") },
-            null: if fns[i].strict { NullRule::Strict } else { NullRule::Always },
+            result: if fns[i].returns_set || fns[i].out_columns.is_empty() {
+                fns[i].returns.clone()
+            } else {
+                builtin("record")
+            },
+            null: if fns[i].strict {
+                NullRule::Strict
+            } else {
+                NullRule::Always
+            },
             aggregate: false,
             window: false,
         }),

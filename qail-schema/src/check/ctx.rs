@@ -35,7 +35,13 @@ pub(crate) struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     pub(crate) fn new(sql: &'a str, snap: &'a Snapshot) -> Self {
-        Self { sql, snap, lines: LineIndex::new(sql), params: Vec::new(), diags: Vec::new() }
+        Self {
+            sql,
+            snap,
+            lines: LineIndex::new(sql),
+            params: Vec::new(),
+            diags: Vec::new(),
+        }
     }
 
     /// Byte range of an AST node; the whole statement when sqlparser kept no span.
@@ -47,8 +53,17 @@ impl<'a> Ctx<'a> {
         self.lines.range(ident.span).unwrap_or(0..self.sql.len())
     }
 
-    pub(crate) fn error(&mut self, range: Range<usize>, message: impl Into<String>, hint: Option<String>) {
-        self.diags.push(Diagnostic { message: message.into(), range, hint });
+    pub(crate) fn error(
+        &mut self,
+        range: Range<usize>,
+        message: impl Into<String>,
+        hint: Option<String>,
+    ) {
+        self.diags.push(Diagnostic {
+            message: message.into(),
+            range,
+            hint,
+        });
     }
 
     /// Records a use of `$n` (1-based); returns its type if already fixed.
@@ -61,10 +76,27 @@ impl<'a> Ctx<'a> {
         slot.ty.clone()
     }
 
-    /// Fixes the type of `$n` from its context.
-    pub(crate) fn bind_param(&mut self, n: usize, ty: &TypeRef) {
-        if let Some(slot) = self.params.get_mut(n - 1) {
-            slot.ty.get_or_insert_with(|| ty.clone());
+    /// Fixes the type of `$n` from its context; a second, different type is an error
+    /// (PostgreSQL: "inconsistent types deduced for parameter").
+    pub(crate) fn bind_param(&mut self, n: usize, ty: &TypeRef, at: Range<usize>) {
+        let Some(slot) = self.params.get_mut(n - 1) else {
+            return;
+        };
+        match &slot.ty {
+            None => slot.ty = Some(ty.clone()),
+            Some(have) if have == ty => {}
+            Some(have) => {
+                let msg = format!(
+                    "parameter ${n} is used as {} here but as {} elsewhere",
+                    display(ty),
+                    display(have)
+                );
+                let hint = format!(
+                    "use a separate parameter, or cast every use: ${n}::{}",
+                    sql_name(have)
+                );
+                self.error(at, msg, Some(hint));
+            }
         }
     }
 
@@ -76,20 +108,36 @@ impl<'a> Ctx<'a> {
     }
 
     /// Reports a type mismatch between an expression and the type its context requires.
-    pub(crate) fn mismatch(&mut self, range: Range<usize>, what: &str, want: &TypeRef, got: &TypeRef) {
+    pub(crate) fn mismatch(
+        &mut self,
+        range: Range<usize>,
+        what: &str,
+        want: &TypeRef,
+        got: &TypeRef,
+    ) {
         self.error(
             range,
-            format!("{what} is of type {} but expression is of type {}", display(want), display(got)),
+            format!(
+                "{what} is of type {} but expression is of type {}",
+                display(want),
+                display(got)
+            ),
             Some(format!("add a cast: ::{}", sql_name(want))),
         );
     }
 
     pub(crate) fn finish(mut self, shape: Option<Shape>) -> Result<Analysis, Vec<Diagnostic>> {
         let mut params = Vec::with_capacity(self.params.len());
+        // Note: after another error, an untyped or unused parameter is usually its echo.
+        let quiet = !self.diags.is_empty();
         for (i, slot) in std::mem::take(&mut self.params).into_iter().enumerate() {
             let n = i + 1;
             match (slot.ty, slot.range) {
-                (Some(ty), _) => params.push(Param { ty, nullable: slot.nullable }),
+                (Some(ty), _) => params.push(Param {
+                    ty,
+                    nullable: slot.nullable,
+                }),
+                _ if quiet => {}
                 (None, Some(range)) => self.error(
                     range,
                     format!("could not determine the type of parameter ${n}"),
@@ -98,7 +146,10 @@ impl<'a> Ctx<'a> {
                 (None, None) => self.error(
                     0..self.sql.len(),
                     format!("parameter ${n} is never used"),
-                    Some(format!("number the parameters $1..${} without gaps", self.params.len().max(n))),
+                    Some(format!(
+                        "number the parameters $1..${} without gaps",
+                        self.params.len().max(n)
+                    )),
                 ),
             }
         }

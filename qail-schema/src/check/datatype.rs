@@ -83,7 +83,8 @@ fn simple(dt: &DataType) -> Option<&'static str> {
         DataType::Real | DataType::Float4 => "float4",
         DataType::DoublePrecision | DataType::Float8 | DataType::Double(_) => "float8",
         DataType::Float(info) => match info {
-            sqlparser::ast::ExactNumberInfo::Precision(p) | sqlparser::ast::ExactNumberInfo::PrecisionAndScale(p, _)
+            sqlparser::ast::ExactNumberInfo::Precision(p)
+            | sqlparser::ast::ExactNumberInfo::PrecisionAndScale(p, _)
                 if *p <= 24 =>
             {
                 "float4"
@@ -91,7 +92,9 @@ fn simple(dt: &DataType) -> Option<&'static str> {
             _ => "float8",
         },
         DataType::Numeric(_) | DataType::Decimal(_) | DataType::Dec(_) => "numeric",
-        DataType::Varchar(_) | DataType::CharacterVarying(_) | DataType::CharVarying(_) => "varchar",
+        DataType::Varchar(_) | DataType::CharacterVarying(_) | DataType::CharVarying(_) => {
+            "varchar"
+        }
         DataType::Char(_) | DataType::Character(_) => "bpchar",
         DataType::Text => "text",
         DataType::Bool | DataType::Boolean => "bool",
@@ -120,31 +123,44 @@ fn custom(cx: &mut Ctx, name: &ObjectName) -> Option<TypeRef> {
         [s, t] => (Some(s.as_str()), t.as_str()),
         _ => (None, ""),
     };
-    if schema.is_none_or(|s| s == "pg_catalog") {
-        if let Some((_, n)) = ALIASES.iter().find(|(a, _)| *a == tname) {
-            return Some(builtin(n));
-        }
+    if schema.is_none_or(|s| s == "pg_catalog")
+        && let Some((_, n)) = ALIASES.iter().find(|(a, _)| *a == tname)
+    {
+        return Some(builtin(n));
     }
     let snap = cx.snap;
     let found = match schema {
         Some(s) => snap.types.iter().find(|t| t.schema == s && t.name == tname),
-        None => snap
-            .search_path
-            .iter()
-            .find_map(|s| snap.types.iter().find(|t| &t.schema == s && t.name == tname)),
+        None => snap.search_path.iter().find_map(|s| {
+            snap.types
+                .iter()
+                .find(|t| &t.schema == s && t.name == tname)
+        }),
     };
     if let Some(t) = found {
-        return Some(TypeRef { schema: t.schema.clone(), name: t.name.clone(), oid: None, array_dims: 0 });
+        return Some(TypeRef {
+            schema: t.schema.clone(),
+            name: t.name.clone(),
+            oid: None,
+            array_dims: 0,
+        });
     }
     let range = match (ids.first(), ids.last()) {
         (Some(f), Some(l)) => cx.ident_range(f).start..cx.ident_range(l).end,
         _ => 0..cx.sql.len(),
     };
-    let candidates = ALIASES.iter().map(|(a, _)| *a).chain(snap.types.iter().map(|t| t.name.as_str()));
+    let candidates = ALIASES
+        .iter()
+        .map(|(a, _)| *a)
+        .chain(snap.types.iter().map(|t| t.name.as_str()));
     let hint = closest(tname, candidates).map_or_else(
         || "check the type name, or run `cargo qail schema pull` if the type is new".to_string(),
         |c| format!("did you mean \"{c}\"?"),
     );
-    cx.error(range, format!("type \"{}\" does not exist", names.join(".")), Some(hint));
+    cx.error(
+        range,
+        format!("type \"{}\" does not exist", names.join(".")),
+        Some(hint),
+    );
     None
 }

@@ -41,7 +41,9 @@ pub fn render(sql: &str, d: &Diagnostic) -> String {
     let line_end = sql[start..].find('\n').map_or(sql.len(), |i| start + i);
     let line = sql[line_start..line_end].trim_end_matches('\r');
     let end = floor_char_boundary(sql, d.range.end.clamp(start, line_start + line.len()));
-    let pad = sql[line_start..start].chars().map(|c| if c == '\t' { '\t' } else { ' ' });
+    let pad = sql[line_start..start]
+        .chars()
+        .map(|c| if c == '\t' { '\t' } else { ' ' });
     let width = sql[start..end].chars().count().max(1);
     let mut out = format!("error: {}\n  |  {line}\n  |  ", d.message);
     out.extend(pad);
@@ -100,7 +102,11 @@ fn distance(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let cur = row[j + 1];
-            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(cur).min(row[j]) };
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(cur).min(row[j])
+            };
             prev = cur;
         }
     }
@@ -108,7 +114,10 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 /// The closest candidate to `name`, if it is close enough to be a plausible typo.
-pub(crate) fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+pub(crate) fn closest<'c>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
     let lower = name.to_lowercase();
     let limit = (name.chars().count() / 3).max(1) + 1;
     candidates
@@ -130,11 +139,28 @@ pub(crate) fn did_you_mean<'c>(
 /// Turns sqlparser's "… at Line: 1, Column: 8" into a diagnostic pointing there.
 pub(crate) fn syntax_error(sql: &str, message: &str) -> Diagnostic {
     let (text, loc) = match message.rfind(" at Line: ") {
-        Some(at) => (&message[..at], parse_location(&message[at + " at Line: ".len()..])),
+        Some(at) => (
+            &message[..at],
+            parse_location(&message[at + " at Line: ".len()..]),
+        ),
         None => (message, None),
     };
     let index = LineIndex::new(sql);
-    let start = loc.and_then(|l| index.offset(l)).unwrap_or(sql.len());
+    let mut start = loc.and_then(|l| index.offset(l)).unwrap_or(sql.len());
+    // Note: sqlparser sometimes reports the location after the offending token; point at
+    // the token it names when it is not at the reported place.
+    if let Some(found) = text
+        .rsplit_once("found: ")
+        .map(|(_, f)| f.trim())
+        .filter(|f| !f.is_empty() && *f != "EOF")
+    {
+        let here = sql[start..]
+            .get(..found.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(found));
+        if !here && let Some(i) = sql[..start].to_lowercase().rfind(&found.to_lowercase()) {
+            start = i;
+        }
+    }
     let end = sql[start..]
         .find(|c: char| c.is_whitespace() || c == ',' || c == ')' || c == ';')
         .map_or(sql.len(), |i| start + i.max(1).min(sql.len() - start));
@@ -149,7 +175,10 @@ pub(crate) fn syntax_error(sql: &str, message: &str) -> Diagnostic {
 fn parse_location(s: &str) -> Option<Location> {
     let (line, rest) = s.split_once(", Column: ")?;
     let col: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    Some(Location { line: line.trim().parse().ok()?, column: col.parse().ok()? })
+    Some(Location {
+        line: line.trim().parse().ok()?,
+        column: col.parse().ok()?,
+    })
 }
 
 #[cfg(test)]
@@ -173,15 +202,28 @@ mod tests {
     #[test]
     fn renders_only_the_offending_line() {
         let sql = "SELECT id\nFROM harbours\nWHERE true";
-        let d = Diagnostic { message: "m".into(), range: 15..23, hint: None };
-        assert_eq!(render(sql, &d), "error: m\n  |  FROM harbours\n  |       ^^^^^^^^");
+        let d = Diagnostic {
+            message: "m".into(),
+            range: 15..23,
+            hint: None,
+        };
+        assert_eq!(
+            render(sql, &d),
+            "error: m\n  |  FROM harbours\n  |       ^^^^^^^^"
+        );
     }
 
     #[test]
     fn line_index_maps_multibyte_columns() {
         let sql = "SELECT 'é', x\nFROM t";
         let idx = LineIndex::new(sql);
-        assert_eq!(idx.offset(Location { line: 1, column: 13 }), Some(13));
+        assert_eq!(
+            idx.offset(Location {
+                line: 1,
+                column: 13
+            }),
+            Some(13)
+        );
         assert_eq!(idx.offset(Location { line: 2, column: 6 }), Some(20));
         assert_eq!(idx.offset(Location { line: 0, column: 0 }), None);
     }
@@ -189,14 +231,29 @@ mod tests {
     #[test]
     fn suggests_close_names_only() {
         assert_eq!(closest("nme", ["id", "name", "country"]), Some("name"));
-        assert_eq!(closest("harbours", ["harbors", "operators"]), Some("harbors"));
+        assert_eq!(
+            closest("harbours", ["harbors", "operators"]),
+            Some("harbors")
+        );
         assert_eq!(closest("zzz", ["id", "name"]), None);
     }
 
     #[test]
     fn syntax_error_points_at_location() {
-        let d = syntax_error("SELECT FROM WHERE", "sql parser error: Expected: an expression, found: WHERE at Line: 1, Column: 13");
+        let d = syntax_error(
+            "SELECT FROM WHERE",
+            "sql parser error: Expected: an expression, found: WHERE at Line: 1, Column: 13",
+        );
         assert_eq!(d.range, 12..17);
-        assert_eq!(d.message, "syntax error: Expected: an expression, found: WHERE");
+        assert_eq!(
+            d.message,
+            "syntax error: Expected: an expression, found: WHERE"
+        );
+        let sql = "SELECT id,\n  FROM harbors";
+        let d = syntax_error(
+            sql,
+            "Expected an expression, found: FROM at Line: 2, Column: 8",
+        );
+        assert_eq!(&sql[d.range], "FROM");
     }
 }

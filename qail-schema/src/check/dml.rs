@@ -1,7 +1,8 @@
 //! Statement dispatch, UPDATE, DELETE and RETURNING. INSERT lives in `insert`.
 
 use sqlparser::ast::{
-    Assignment, AssignmentTarget, Delete, Expr, FromTable, SelectItem, Statement, TableWithJoins, UpdateTableFromKind,
+    Assignment, AssignmentTarget, Delete, Expr, FromTable, SelectItem, Statement, TableWithJoins,
+    UpdateTableFromKind,
 };
 
 use super::ctx::{Ctx, Shape};
@@ -18,15 +19,35 @@ pub(crate) fn statement(cx: &mut Ctx, stmt: &Statement) -> Option<Shape> {
     match stmt {
         Statement::Query(q) => {
             let columns = select::query(cx, q, None)?;
-            Some(Shape { kind: StatementKind::Select, columns, returns_rows: true })
+            Some(Shape {
+                kind: StatementKind::Select,
+                columns,
+                returns_rows: true,
+            })
         }
         Statement::Insert(ins) => insert::insert(cx, ins),
-        Statement::Update { table, assignments, from, selection, returning, .. } => {
+        Statement::Update {
+            table,
+            assignments,
+            from,
+            selection,
+            returning,
+            ..
+        } => {
             let from = match from {
-                Some(UpdateTableFromKind::BeforeSet(f) | UpdateTableFromKind::AfterSet(f)) => f.as_slice(),
+                Some(UpdateTableFromKind::BeforeSet(f) | UpdateTableFromKind::AfterSet(f)) => {
+                    f.as_slice()
+                }
                 None => &[],
             };
-            update(cx, table, assignments, from, selection.as_ref(), returning.as_deref())
+            update(
+                cx,
+                table,
+                assignments,
+                from,
+                selection.as_ref(),
+                returning.as_deref(),
+            )
         }
         Statement::Delete(d) => delete(cx, d),
         other => {
@@ -50,7 +71,9 @@ fn update(
     returning: Option<&[SelectItem]>,
 ) -> Option<Shape> {
     let mut sc = Scope::default();
-    if !from::from_clause(cx, &mut sc, std::slice::from_ref(table)) || !from::from_clause(cx, &mut sc, from) {
+    if !from::from_clause(cx, &mut sc, std::slice::from_ref(table))
+        || !from::from_clause(cx, &mut sc, from)
+    {
         return None;
     }
     if let Some(w) = selection {
@@ -68,10 +91,16 @@ fn update(
 pub(crate) fn set_list(cx: &mut Ctx, sc: &Scope, target: &Rel, assignments: &[Assignment]) {
     for a in assignments {
         let AssignmentTarget::ColumnName(name) = &a.target else {
-            cx.error(cx.range(&a.target), "SET (a, b) = … is not supported by the analyzer yet", Some("assign each column separately".into()));
+            cx.error(
+                cx.range(&a.target),
+                "SET (a, b) = … is not supported by the analyzer yet",
+                Some("assign each column separately".into()),
+            );
             continue;
         };
-        let Some(id) = parts(name).last().copied() else { continue };
+        let Some(id) = parts(name).last().copied() else {
+            continue;
+        };
         let col_name = norm(id);
         let Some(col) = target.cols.iter().find(|c| c.name == col_name) else {
             insert::no_such_column(cx, target, id);
@@ -80,7 +109,14 @@ pub(crate) fn set_list(cx: &mut Ctx, sc: &Scope, target: &Rel, assignments: &[As
         if is_default(&a.value) {
             continue;
         }
-        let t = expect(cx, sc, &a.value, &col.ty, Fit::Assign, &format!("column \"{col_name}\""));
+        let t = expect(
+            cx,
+            sc,
+            &a.value,
+            &col.ty,
+            Fit::Assign,
+            &format!("column \"{col_name}\""),
+        );
         if let (Some(n), false) = (t.param, col.not_null) {
             cx.param_nullable(n);
         }
@@ -105,11 +141,28 @@ fn delete(cx: &mut Ctx, d: &Delete) -> Option<Shape> {
         nullability::refine(&mut sc, w);
         condition(cx, &sc, w, "WHERE");
     }
-    Some(finish(cx, &sc, d.returning.as_deref(), StatementKind::Delete))
+    Some(finish(
+        cx,
+        &sc,
+        d.returning.as_deref(),
+        StatementKind::Delete,
+    ))
 }
 
 /// RETURNING (if any) over the statement's scope.
-pub(crate) fn finish(cx: &mut Ctx, sc: &Scope, returning: Option<&[SelectItem]>, kind: StatementKind) -> Shape {
-    let columns: Vec<OutputColumn> = returning.map(|items| projection(cx, sc, items)).unwrap_or_default();
-    Shape { kind, returns_rows: returning.is_some(), columns }
+pub(crate) fn finish(
+    cx: &mut Ctx,
+    sc: &Scope,
+    returning: Option<&[SelectItem]>,
+    kind: StatementKind,
+) -> Shape {
+    let mut columns: Vec<OutputColumn> = returning
+        .map(|items| projection(cx, sc, items))
+        .unwrap_or_default();
+    select::resolve_unknown(&mut columns);
+    Shape {
+        kind,
+        returns_rows: returning.is_some(),
+        columns,
+    }
 }

@@ -8,6 +8,7 @@ use sqlparser::ast::{BinaryOperator, Expr, Ident, UnaryOperator, Value};
 use super::ColumnSource;
 use super::ctx::Ctx;
 use super::exprs;
+use super::literal;
 use super::ops;
 use super::scope::{LookupError, Scope, norm};
 use super::types::{assignable, builtin, display, implicit, sql_name};
@@ -36,12 +37,23 @@ pub(crate) struct Typed {
     pub(crate) source: Option<ColumnSource>,
     /// `Some(n)` when the expression is exactly `$n`.
     pub(crate) param: Option<usize>,
+    /// The text of a string literal, checked once its type is known.
+    pub(crate) literal: Option<String>,
     pub(crate) range: Range<usize>,
 }
 
 impl Typed {
     pub(crate) fn new(ty: Ty, range: Range<usize>) -> Self {
-        Typed { ty, nullable: false, why: Vec::new(), name: None, source: None, param: None, range }
+        Typed {
+            ty,
+            nullable: false,
+            why: Vec::new(),
+            name: None,
+            source: None,
+            param: None,
+            literal: None,
+            range,
+        }
     }
 
     pub(crate) fn known(t: TypeRef, range: Range<usize>) -> Self {
@@ -105,16 +117,23 @@ fn value(cx: &mut Ctx, v: &Value, range: Range<usize>) -> Typed {
             t
         }
         Value::Placeholder(p) => param(cx, p, range),
-        Value::SingleQuotedString(_)
-        | Value::EscapedStringLiteral(_)
-        | Value::DollarQuotedString(_)
+        Value::SingleQuotedString(text) | Value::EscapedStringLiteral(text) => {
+            let mut t = Typed::new(Ty::Unknown, range);
+            t.literal = Some(text.clone());
+            t
+        }
+        Value::DollarQuotedString(_)
         | Value::UnicodeStringLiteral(_)
         | Value::NationalStringLiteral(_) => Typed::new(Ty::Unknown, range),
         Value::HexStringLiteral(_) | Value::SingleQuotedByteStringLiteral(_) => {
             Typed::known(builtin("varbit"), range)
         }
         _ => {
-            cx.error(range.clone(), "this literal is not PostgreSQL syntax", Some("use a 'string' or a number".into()));
+            cx.error(
+                range.clone(),
+                "this literal is not PostgreSQL syntax",
+                Some("use a 'string' or a number".into()),
+            );
             Typed::error(range)
         }
     }
@@ -134,9 +153,16 @@ fn number_type(n: &str) -> &'static str {
 }
 
 fn param(cx: &mut Ctx, p: &str, range: Range<usize>) -> Typed {
-    let n = p.strip_prefix('$').and_then(|d| d.parse::<usize>().ok()).filter(|n| (1..=65535).contains(n));
+    let n = p
+        .strip_prefix('$')
+        .and_then(|d| d.parse::<usize>().ok())
+        .filter(|n| (1..=65535).contains(n));
     let Some(n) = n else {
-        cx.error(range.clone(), format!("unsupported placeholder {p}"), Some("number parameters $1, $2, …".into()));
+        cx.error(
+            range.clone(),
+            format!("unsupported placeholder {p}"),
+            Some("number parameters $1, $2, …".into()),
+        );
         return Typed::error(range);
     };
     let ty = match cx.param_use(n, range.clone()) {
@@ -171,7 +197,14 @@ fn column(cx: &mut Ctx, sc: &Scope, qual: &[Ident], id: &Ident) -> Typed {
     }
 }
 
-fn report_lookup(cx: &mut Ctx, q: &[String], name: &str, qual: &[Ident], id: &Ident, e: LookupError) {
+fn report_lookup(
+    cx: &mut Ctx,
+    q: &[String],
+    name: &str,
+    qual: &[Ident],
+    id: &Ident,
+    e: LookupError,
+) {
     let range = cx.ident_range(id);
     match e {
         LookupError::NoColumn { within, suggestion } => {
@@ -179,18 +212,26 @@ fn report_lookup(cx: &mut Ctx, q: &[String], name: &str, qual: &[Ident], id: &Id
                 Some(rel) => format!("column \"{name}\" does not exist in table \"{}\"", rel),
                 None => format!("column \"{name}\" does not exist"),
             };
-            let hint = suggestion.map(|s| format!("did you mean \"{s}\"?")).unwrap_or_else(|| {
-                "check the name, or run `cargo qail schema pull` if the column is new".into()
-            });
+            let hint = suggestion
+                .map(|s| format!("did you mean \"{s}\"?"))
+                .unwrap_or_else(|| {
+                    "check the name, or run `cargo qail schema pull` if the column is new".into()
+                });
             cx.error(range, msg, Some(hint));
         }
         LookupError::NoRelation { suggestion } => {
-            let r = qual.first().map_or(range.clone(), |f| cx.ident_range(f).start..cx.ident_range(qual.last().unwrap_or(f)).end);
+            let r = qual.first().map_or(range.clone(), |f| {
+                cx.ident_range(f).start..cx.ident_range(qual.last().unwrap_or(f)).end
+            });
             let hint = suggestion.map_or_else(
                 || "add the table to FROM or fix the qualifier".to_string(),
                 |s| format!("did you mean \"{s}\"?"),
             );
-            cx.error(r, format!("missing FROM-clause entry for table \"{}\"", q.join(".")), Some(hint));
+            cx.error(
+                r,
+                format!("missing FROM-clause entry for table \"{}\"", q.join(".")),
+                Some(hint),
+            );
         }
         LookupError::Ambiguous(rels) => {
             let options: Vec<String> = rels.iter().map(|r| format!("{r}.{name}")).collect();
@@ -206,10 +247,18 @@ fn report_lookup(cx: &mut Ctx, q: &[String], name: &str, qual: &[Ident], id: &Id
 /// Fixes an operand's type after overload resolution: a pending parameter takes `to`.
 pub(crate) fn settle(cx: &mut Ctx, t: &mut Typed, to: &TypeRef) {
     if let Ty::Param(n) = t.ty {
-        cx.bind_param(n, to);
+        cx.bind_param(n, to, t.range.clone());
     }
     if matches!(t.ty, Ty::Param(_) | Ty::Unknown) {
         t.ty = Ty::Known(to.clone());
+        if let Some((msg, hint)) = t
+            .literal
+            .take()
+            .and_then(|l| literal::invalid(&l, to, cx.snap))
+        {
+            cx.error(t.range.clone(), msg, Some(hint));
+            t.ty = Ty::Error;
+        }
     }
 }
 
@@ -223,7 +272,14 @@ pub(crate) enum Fit {
 }
 
 /// Types `e` and requires it to convert to `target`; `what` names the target in errors.
-pub(crate) fn expect(cx: &mut Ctx, sc: &Scope, e: &Expr, target: &TypeRef, fit: Fit, what: &str) -> Typed {
+pub(crate) fn expect(
+    cx: &mut Ctx,
+    sc: &Scope,
+    e: &Expr,
+    target: &TypeRef,
+    fit: Fit,
+    what: &str,
+) -> Typed {
     let mut t = expr(cx, sc, e);
     conform(cx, &mut t, target, fit, what);
     t
@@ -253,21 +309,39 @@ pub(crate) fn conform(cx: &mut Ctx, t: &mut Typed, target: &TypeRef, fit: Fit, w
 /// A boolean condition (WHERE, ON, HAVING, CASE WHEN, AND/OR/NOT operands).
 pub(crate) fn condition(cx: &mut Ctx, sc: &Scope, e: &Expr, clause: &str) -> Typed {
     let mut t = expr(cx, sc, e);
-    if let Ty::Known(have) = &t.ty {
-        if !implicit(have, &builtin("bool"), cx.snap) {
-            let msg = format!("argument of {clause} must be type boolean, not type {}", display(have));
-            cx.error(t.range.clone(), msg, Some("write a comparison, e.g. `x = $1`".into()));
-            t.ty = Ty::Error;
-            return t;
-        }
+    if let Ty::Known(have) = &t.ty
+        && !implicit(have, &builtin("bool"), cx.snap)
+    {
+        let msg = format!(
+            "argument of {clause} must be type boolean, not type {}",
+            display(have)
+        );
+        cx.error(
+            t.range.clone(),
+            msg,
+            Some("write a comparison, e.g. `x = $1`".into()),
+        );
+        t.ty = Ty::Error;
+        return t;
     }
     settle(cx, &mut t, &builtin("bool"));
     t
 }
 
-fn binary(cx: &mut Ctx, sc: &Scope, l: &Expr, op: &BinaryOperator, r: &Expr, range: Range<usize>) -> Typed {
+fn binary(
+    cx: &mut Ctx,
+    sc: &Scope,
+    l: &Expr,
+    op: &BinaryOperator,
+    r: &Expr,
+    range: Range<usize>,
+) -> Typed {
     if matches!(op, BinaryOperator::And | BinaryOperator::Or) {
-        let word = if *op == BinaryOperator::And { "AND" } else { "OR" };
+        let word = if *op == BinaryOperator::And {
+            "AND"
+        } else {
+            "OR"
+        };
         let a = condition(cx, sc, l, word);
         let b = condition(cx, sc, r, word);
         let mut t = Typed::known(builtin("bool"), range);
@@ -278,13 +352,22 @@ fn binary(cx: &mut Ctx, sc: &Scope, l: &Expr, op: &BinaryOperator, r: &Expr, ran
         t.absorb(&b);
         return t;
     }
+    if let (Expr::Tuple(ls), Expr::Tuple(rs)) = (l, r) {
+        return exprs::row_compare(cx, sc, ls, &op.to_string(), rs, range);
+    }
     let a = expr(cx, sc, l);
     let b = expr(cx, sc, r);
     apply(cx, &op.to_string(), a, b, range)
 }
 
 /// Resolves `a op b` on typed operands and fixes pending parameters.
-pub(crate) fn apply(cx: &mut Ctx, op: &str, mut a: Typed, mut b: Typed, range: Range<usize>) -> Typed {
+pub(crate) fn apply(
+    cx: &mut Ctx,
+    op: &str,
+    mut a: Typed,
+    mut b: Typed,
+    range: Range<usize>,
+) -> Typed {
     if a.is_error() || b.is_error() {
         return Typed::error(range);
     }
@@ -304,10 +387,23 @@ pub(crate) fn apply(cx: &mut Ctx, op: &str, mut a: Typed, mut b: Typed, range: R
     }
 }
 
-fn operator_error(cx: &mut Ctx, op: &str, a: &Typed, b: &Typed, range: Range<usize>, ambiguous: bool) {
+fn operator_error(
+    cx: &mut Ctx,
+    op: &str,
+    a: &Typed,
+    b: &Typed,
+    range: Range<usize>,
+    ambiguous: bool,
+) {
     let show = |t: &Typed| t.arg().map_or_else(|| "unknown".to_string(), display);
-    let reused = [a, b].into_iter().find(|t| t.param.is_some() && t.arg().is_some());
-    let other = if reused.is_some_and(|r| std::ptr::eq(r, a)) { b } else { a };
+    let reused = [a, b]
+        .into_iter()
+        .find(|t| t.param.is_some() && t.arg().is_some());
+    let other = if reused.is_some_and(|r| std::ptr::eq(r, a)) {
+        b
+    } else {
+        a
+    };
     if let (Some(p), Some(want)) = (reused, other.arg()) {
         let n = p.param.unwrap_or(0);
         let msg = format!(
@@ -315,7 +411,14 @@ fn operator_error(cx: &mut Ctx, op: &str, a: &Typed, b: &Typed, range: Range<usi
             display(want),
             show(p)
         );
-        cx.error(p.range.clone(), msg, Some(format!("use a separate parameter, or cast: ${n}::{}", sql_name(want))));
+        cx.error(
+            p.range.clone(),
+            msg,
+            Some(format!(
+                "use a separate parameter, or cast: ${n}::{}",
+                sql_name(want)
+            )),
+        );
         return;
     }
     let (msg, hint) = if ambiguous {
@@ -324,10 +427,18 @@ fn operator_error(cx: &mut Ctx, op: &str, a: &Typed, b: &Typed, range: Range<usi
             "add a cast to the unknown operand, e.g. $1::int4".to_string(),
         )
     } else {
-        let cast = a.arg().map(sql_name).unwrap_or_else(|| "text".into());
+        let hint = match (a.arg(), cx.sql.get(b.range.clone())) {
+            (Some(l), Some(text)) if !text.is_empty() => {
+                format!(
+                    "add a cast so both sides have the same type, e.g. {text}::{}",
+                    sql_name(l)
+                )
+            }
+            _ => "add a cast so both sides have the same type".to_string(),
+        };
         (
             format!("operator does not exist: {} {op} {}", show(a), show(b)),
-            format!("add a cast so both sides have the same type, e.g. ::{cast}"),
+            hint,
         )
     };
     cx.error(range, msg, Some(hint));

@@ -1,15 +1,20 @@
 //! FROM clauses: tables, views, CTEs, derived tables, joins (ON, USING, NATURAL) and the
 //! nullability outer joins introduce.
 
-use sqlparser::ast::{Ident, JoinConstraint, JoinOperator, ObjectName, TableAlias, TableFactor, TableWithJoins};
+use sqlparser::ast::{
+    Ident, JoinConstraint, JoinOperator, ObjectName, TableAlias, TableFactor, TableWithJoins,
+};
 
 use super::ColumnSource;
 use super::ctx::Ctx;
 use super::expr::condition;
 use super::nullability;
-use super::scope::{Col, Merged, Rel, Scope, Star, find_relation, norm, parts, relation_suggestion};
+use super::scope::{
+    Col, Merged, Rel, Scope, Star, find_relation, norm, parts, relation_suggestion,
+};
 use super::select;
 use super::types::{common_type, display};
+use crate::snapshot::TypeRef;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -44,7 +49,11 @@ fn with_joins(cx: &mut Ctx, sc: &mut Scope, twj: &TableWithJoins) -> Option<Vec<
             JoinOperator::CrossJoin(c) => (Kind::Cross, Some(c)),
             _ => {
                 let r = cx.range(&join.relation);
-                cx.error(r, "this join kind is not PostgreSQL syntax", Some("use [INNER|LEFT|RIGHT|FULL|CROSS] JOIN".into()));
+                cx.error(
+                    r,
+                    "this join kind is not PostgreSQL syntax",
+                    Some("use [INNER|LEFT|RIGHT|FULL|CROSS] JOIN".into()),
+                );
                 return None;
             }
         };
@@ -60,14 +69,20 @@ fn with_joins(cx: &mut Ctx, sc: &mut Scope, twj: &TableWithJoins) -> Option<Vec<
                 [star, right].concat()
             }
             Some(JoinConstraint::Using(names)) => {
-                let names: Vec<&Ident> = names.iter().flat_map(|n| parts(n).into_iter().last()).collect();
-                merge(cx, sc, kind, star, right, &names, mid)?
+                let names: Vec<&Ident> = names
+                    .iter()
+                    .flat_map(|n| parts(n).into_iter().last())
+                    .collect();
+                merge(cx, sc, kind, star, right, &names)?
             }
             Some(JoinConstraint::Natural) => {
                 let common = natural_columns(sc, &star, &right);
-                let idents: Vec<Ident> = common.iter().map(|n| Ident::with_quote('"', n.as_str())).collect();
+                let idents: Vec<Ident> = common
+                    .iter()
+                    .map(|n| Ident::with_quote('"', n.as_str()))
+                    .collect();
                 let refs: Vec<&Ident> = idents.iter().collect();
-                merge(cx, sc, kind, star, right, &refs, mid)?
+                merge(cx, sc, kind, star, right, &refs)?
             }
             _ => [star, right].concat(),
         };
@@ -77,21 +92,27 @@ fn with_joins(cx: &mut Ctx, sc: &mut Scope, twj: &TableWithJoins) -> Option<Vec<
 
 /// Marks the nullable side(s) of an outer join with the reason.
 fn mark_outer(sc: &mut Scope, kind: Kind, start: usize, mid: usize) {
-    let right_label = sc.rels[mid..].iter().map(|r| r.label.clone()).collect::<Vec<_>>().join(", ");
-    let left_label = sc.rels[start..mid].iter().map(|r| r.label.clone()).collect::<Vec<_>>().join(", ");
+    let right_label = sc.rels[mid..]
+        .iter()
+        .map(|r| r.label.clone())
+        .collect::<Vec<_>>()
+        .join(", ");
     if matches!(kind, Kind::Left | Kind::Full) {
         let word = if kind == Kind::Left { "LEFT" } else { "FULL" };
         for rel in &mut sc.rels[mid..] {
-            rel.null_reason.get_or_insert_with(|| format!("right side of {word} JOIN {}", rel.label));
+            rel.null_reason
+                .get_or_insert_with(|| format!("right side of {word} JOIN {}", rel.label));
+            rel.proven.iter_mut().for_each(|p| *p = false);
         }
     }
     if matches!(kind, Kind::Right | Kind::Full) {
         let word = if kind == Kind::Right { "RIGHT" } else { "FULL" };
         for rel in &mut sc.rels[start..mid] {
-            rel.null_reason.get_or_insert_with(|| format!("left side of {word} JOIN {right_label}"));
+            rel.null_reason
+                .get_or_insert_with(|| format!("left side of {word} JOIN {right_label}"));
+            rel.proven.iter_mut().for_each(|p| *p = false);
         }
     }
-    let _ = left_label;
 }
 
 fn star_name<'s>(sc: &'s Scope, s: Star) -> &'s str {
@@ -109,54 +130,105 @@ fn natural_columns(sc: &Scope, left: &[Star], right: &[Star]) -> Vec<String> {
 }
 
 /// `USING (cols)` / NATURAL: one merged column per name, listed first in `*`.
-fn merge(cx: &mut Ctx, sc: &mut Scope, kind: Kind, left: Vec<Star>, right: Vec<Star>, names: &[&Ident], mid: usize) -> Option<Vec<Star>> {
+fn merge(
+    cx: &mut Ctx,
+    sc: &mut Scope,
+    kind: Kind,
+    mut left: Vec<Star>,
+    mut right: Vec<Star>,
+    names: &[&Ident],
+) -> Option<Vec<Star>> {
     let mut merged_star = Vec::new();
-    let (mut left, mut right) = (left, right);
     for id in names {
         let name = norm(id);
         let find = |side: &[Star], sc: &Scope| side.iter().position(|s| star_name(sc, *s) == name);
         let (Some(li), Some(ri)) = (find(&left, sc), find(&right, sc)) else {
-            let side = if find(&left, sc).is_none() { "left" } else { "right" };
-            let msg = format!("column \"{name}\" specified in USING clause does not exist in {side} table");
-            cx.error(cx.ident_range(id), msg, Some("USING needs a column of that name on both sides".into()));
+            let side = if find(&left, sc).is_none() {
+                "left"
+            } else {
+                "right"
+            };
+            let msg = format!(
+                "column \"{name}\" specified in USING clause does not exist in {side} table"
+            );
+            let hint = "USING needs a column of that name on both sides".to_string();
+            cx.error(cx.ident_range(id), msg, Some(hint));
             return None;
         };
-        let (ls, rs) = (left.remove(li), right.remove(ri));
-        let (Star::Col(lr, lc), Star::Col(rr, rc)) = (ls, rs) else {
-            cx.error(cx.ident_range(id), "USING over an already merged column is not supported yet", Some("use ON instead".into()));
-            return None;
-        };
-        let (lt, rt) = (sc.rels[lr].cols[lc].ty.clone(), sc.rels[rr].cols[rc].ty.clone());
-        let ty = match common_type(&[lt, rt], cx.snap) {
-            Ok(t) => t,
-            Err((a, b)) => {
-                let msg = format!("JOIN/USING types {} and {} cannot be matched", display(&a), display(&b));
-                cx.error(cx.ident_range(id), msg, Some("join with ON and an explicit cast".into()));
-                return None;
-            }
-        };
+        let (l, r, ty) = merged_type(cx, sc, id, left.remove(li), right.remove(ri))?;
         if kind == Kind::Inner {
-            sc.rels[lr].proven[lc] = true;
-            sc.rels[rr].proven[rc] = true;
+            sc.rels[l.0].proven[l.1] = true;
+            sc.rels[r.0].proven[r.1] = true;
         }
         sc.merged.push(Merged {
             name,
             ty,
-            left: (lr, lc),
-            right: (rr, rc),
+            left: l,
+            right: r,
             full: kind == Kind::Full,
             from_right: kind == Kind::Right,
         });
         merged_star.push(Star::Merged(sc.merged.len() - 1));
     }
-    let _ = mid;
     Some([merged_star, left, right].concat())
+}
+
+/// (relation, column) indexes in the scope.
+type ColAt = (usize, usize);
+
+/// The two columns a USING name joins, and the merged column's type.
+fn merged_type(
+    cx: &mut Ctx,
+    sc: &Scope,
+    id: &Ident,
+    ls: Star,
+    rs: Star,
+) -> Option<(ColAt, ColAt, TypeRef)> {
+    let (Star::Col(lr, lc), Star::Col(rr, rc)) = (ls, rs) else {
+        let hint = Some("use ON instead".into());
+        cx.error(
+            cx.ident_range(id),
+            "USING over an already merged column is not supported yet",
+            hint,
+        );
+        return None;
+    };
+    let (lt, rt) = (
+        sc.rels[lr].cols[lc].ty.clone(),
+        sc.rels[rr].cols[rc].ty.clone(),
+    );
+    match common_type(&[lt, rt], cx.snap) {
+        Ok(t) => Some(((lr, lc), (rr, rc), t)),
+        Err(pair) => {
+            let (a, b) = *pair;
+            let msg = format!(
+                "JOIN/USING types {} and {} cannot be matched",
+                display(&a),
+                display(&b)
+            );
+            cx.error(
+                cx.ident_range(id),
+                msg,
+                Some("join with ON and an explicit cast".into()),
+            );
+            None
+        }
+    }
 }
 
 fn factor(cx: &mut Ctx, sc: &mut Scope, tf: &TableFactor) -> Option<Vec<Star>> {
     let rel = match tf {
-        TableFactor::Table { name, alias, args: None, .. } => table(cx, sc, name, alias.as_ref())?,
-        TableFactor::Derived { lateral, subquery, alias } => {
+        TableFactor::Table {
+            name,
+            alias,
+            args: None,
+            ..
+        } => table(cx, sc, name, alias.as_ref())?,
+        TableFactor::Derived {
+            lateral,
+            subquery,
+            alias,
+        } => {
             let outer = if *lateral { Some(&*sc) } else { sc.parent };
             let cols = match outer {
                 Some(o) => select::subquery(cx, subquery, o)?,
@@ -164,15 +236,30 @@ fn factor(cx: &mut Ctx, sc: &mut Scope, tf: &TableFactor) -> Option<Vec<Star>> {
             };
             let cols = cols
                 .into_iter()
-                .map(|c| Col { name: c.name, ty: c.ty, not_null: !c.nullable, source: c.source, why: c.why })
+                .map(|c| Col {
+                    name: c.name,
+                    ty: c.ty,
+                    not_null: !c.nullable,
+                    source: c.source,
+                    why: c.why,
+                })
                 .collect();
-            let name = alias.as_ref().map_or_else(|| "subquery".to_string(), |a| norm(&a.name));
+            let name = alias
+                .as_ref()
+                .map_or_else(|| "subquery".to_string(), |a| norm(&a.name));
             aliased(Rel::new(name.clone(), None, name, cols), alias.as_ref())
         }
-        TableFactor::NestedJoin { table_with_joins, alias: None } => return with_joins(cx, sc, table_with_joins),
+        TableFactor::NestedJoin {
+            table_with_joins,
+            alias: None,
+        } => return with_joins(cx, sc, table_with_joins),
         other => {
             let r = cx.range(other);
-            cx.error(r, "this kind of FROM item is not supported by the analyzer yet", Some("use a table, a view, a CTE or a subquery".into()));
+            cx.error(
+                r,
+                "this kind of FROM item is not supported by the analyzer yet",
+                Some("use a table, a view, a CTE or a subquery".into()),
+            );
             return None;
         }
     };
@@ -183,7 +270,12 @@ fn factor(cx: &mut Ctx, sc: &mut Scope, tf: &TableFactor) -> Option<Vec<Star>> {
 }
 
 /// A table, view or CTE by name.
-pub(crate) fn table(cx: &mut Ctx, sc: &Scope, name: &ObjectName, alias: Option<&TableAlias>) -> Option<Rel> {
+pub(crate) fn table(
+    cx: &mut Ctx,
+    sc: &Scope,
+    name: &ObjectName,
+    alias: Option<&TableAlias>,
+) -> Option<Rel> {
     let ids = parts(name);
     let names: Vec<String> = ids.iter().map(|i| norm(i)).collect();
     let (schema, tname) = match names.as_slice() {
@@ -192,11 +284,11 @@ pub(crate) fn table(cx: &mut Ctx, sc: &Scope, name: &ObjectName, alias: Option<&
         [_, s, t] => (Some(s.clone()), t.clone()),
         _ => (None, String::new()),
     };
-    if schema.is_none() {
-        if let Some(cols) = sc.cte(&tname) {
-            let rel = Rel::new(tname.clone(), None, tname, cols.to_vec());
-            return Some(aliased(rel, alias));
-        }
+    if schema.is_none()
+        && let Some(cols) = sc.cte(&tname)
+    {
+        let rel = Rel::new(tname.clone(), None, tname, cols.to_vec());
+        return Some(aliased(rel, alias));
     }
     let Some(found) = find_relation(cx.snap, schema.as_deref(), &tname) else {
         let range = match (ids.first(), ids.last()) {
@@ -207,7 +299,11 @@ pub(crate) fn table(cx: &mut Ctx, sc: &Scope, name: &ObjectName, alias: Option<&
             || "check the name, or run `cargo qail schema pull` if the table is new".to_string(),
             |s| format!("did you mean \"{s}\"?"),
         );
-        cx.error(range, format!("relation \"{}\" does not exist", names.join(".")), Some(hint));
+        cx.error(
+            range,
+            format!("relation \"{}\" does not exist", names.join(".")),
+            Some(hint),
+        );
         return None;
     };
     let cols = found
@@ -217,11 +313,20 @@ pub(crate) fn table(cx: &mut Ctx, sc: &Scope, name: &ObjectName, alias: Option<&
             name: c.name.clone(),
             ty: c.ty.clone(),
             not_null: c.not_null || found.primary_key.contains(&c.name),
-            source: Some(ColumnSource { schema: found.schema.clone(), table: found.name.clone(), column: c.name.clone() }),
+            source: Some(ColumnSource {
+                schema: found.schema.clone(),
+                table: found.name.clone(),
+                column: c.name.clone(),
+            }),
             why: Vec::new(),
         })
         .collect();
-    let rel = Rel::new(tname.clone(), Some(found.schema.clone()), tname, cols);
+    let mut rel = Rel::new(tname.clone(), Some(found.schema.clone()), tname, cols);
+    rel.primary_key = found
+        .primary_key
+        .iter()
+        .filter_map(|k| found.columns.iter().position(|c| &c.name == k))
+        .collect();
     Some(aliased(rel, alias))
 }
 

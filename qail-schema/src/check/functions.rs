@@ -10,12 +10,35 @@ use super::resolve::{Pick, pick};
 use super::types::{array_of, builtin, common_type, element_of, is_enum};
 use crate::snapshot::{Snapshot, TypeRef};
 
-type Row = (&'static str, &'static [&'static str], &'static str, char, char);
+type Row = (
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    char,
+    char,
+);
 
 /// Types that have `min`/`max` aggregates.
 const MINMAX: &[&str] = &[
-    "int2", "int4", "int8", "float4", "float8", "numeric", "text", "bpchar", "date", "time", "timetz",
-    "timestamp", "timestamptz", "interval", "money", "oid", "inet", "anyenum", "anyarray",
+    "int2",
+    "int4",
+    "int8",
+    "float4",
+    "float8",
+    "numeric",
+    "text",
+    "bpchar",
+    "date",
+    "time",
+    "timetz",
+    "timestamp",
+    "timestamptz",
+    "interval",
+    "money",
+    "oid",
+    "inet",
+    "anyenum",
+    "anyarray",
 ];
 
 const CATALOG: &[Row] = &[
@@ -92,8 +115,20 @@ const CATALOG: &[Row] = &[
     ("split_part", &["text", "text", "int4"], "text", 'S', 'f'),
     ("starts_with", &["text", "text"], "bool", 'S', 'f'),
     ("md5", &["text"], "text", 'S', 'f'),
-    ("regexp_replace", &["text", "text", "text"], "text", 'S', 'f'),
-    ("regexp_replace", &["text", "text", "text", "text"], "text", 'S', 'f'),
+    (
+        "regexp_replace",
+        &["text", "text", "text"],
+        "text",
+        'S',
+        'f',
+    ),
+    (
+        "regexp_replace",
+        &["text", "text", "text", "text"],
+        "text",
+        'S',
+        'f',
+    ),
     ("concat", &["any..."], "text", 'N', 'f'),
     ("concat_ws", &["text", "any..."], "text", 'S', 'f'),
     ("format", &["text", "any..."], "text", 'S', 'f'),
@@ -132,7 +167,13 @@ const CATALOG: &[Row] = &[
     ("mod", &["int4", "int4"], "int4", 'S', 'f'),
     ("mod", &["int8", "int8"], "int8", 'S', 'f'),
     ("mod", &["numeric", "numeric"], "numeric", 'S', 'f'),
-    ("date_trunc", &["text", "timestamptz"], "timestamptz", 'S', 'f'),
+    (
+        "date_trunc",
+        &["text", "timestamptz"],
+        "timestamptz",
+        'S',
+        'f',
+    ),
     ("date_trunc", &["text", "timestamp"], "timestamp", 'S', 'f'),
     ("date_trunc", &["text", "interval"], "interval", 'S', 'f'),
     ("date_part", &["text", "timestamptz"], "float8", 'S', 'f'),
@@ -150,21 +191,82 @@ const CATALOG: &[Row] = &[
     ("json_build_object", &["any..."], "json", 'N', 'f'),
     ("jsonb_typeof", &["jsonb"], "text", 'S', 'f'),
     ("jsonb_array_length", &["jsonb"], "int4", 'S', 'f'),
-    ("jsonb_set", &["jsonb", "text[]", "jsonb"], "jsonb", 'S', 'f'),
-    ("jsonb_set", &["jsonb", "text[]", "jsonb", "bool"], "jsonb", 'S', 'f'),
+    (
+        "jsonb_set",
+        &["jsonb", "text[]", "jsonb"],
+        "jsonb",
+        'S',
+        'f',
+    ),
+    (
+        "jsonb_set",
+        &["jsonb", "text[]", "jsonb", "bool"],
+        "jsonb",
+        'S',
+        'f',
+    ),
     ("jsonb_strip_nulls", &["jsonb"], "jsonb", 'S', 'f'),
     ("jsonb_pretty", &["jsonb"], "text", 'S', 'f'),
     ("array_length", &["anyarray", "int4"], "int4", 'A', 'f'),
     ("cardinality", &["anyarray"], "int4", 'S', 'f'),
-    ("array_position", &["anycompatiblearray", "anycompatible"], "int4", 'A', 'f'),
-    ("array_append", &["anycompatiblearray", "anycompatible"], "anycompatiblearray", 'N', 'f'),
-    ("array_prepend", &["anycompatible", "anycompatiblearray"], "anycompatiblearray", 'N', 'f'),
-    ("array_remove", &["anycompatiblearray", "anycompatible"], "anycompatiblearray", 'A', 'f'),
-    ("array_cat", &["anycompatiblearray", "anycompatiblearray"], "anycompatiblearray", 'A', 'f'),
+    (
+        "array_position",
+        &["anycompatiblearray", "anycompatible"],
+        "int4",
+        'A',
+        'f',
+    ),
+    (
+        "array_append",
+        &["anycompatiblearray", "anycompatible"],
+        "anycompatiblearray",
+        'N',
+        'f',
+    ),
+    (
+        "array_prepend",
+        &["anycompatible", "anycompatiblearray"],
+        "anycompatiblearray",
+        'N',
+        'f',
+    ),
+    (
+        "array_remove",
+        &["anycompatiblearray", "anycompatible"],
+        "anycompatiblearray",
+        'A',
+        'f',
+    ),
+    (
+        "array_cat",
+        &["anycompatiblearray", "anycompatiblearray"],
+        "anycompatiblearray",
+        'A',
+        'f',
+    ),
     ("array_to_string", &["anyarray", "text"], "text", 'S', 'f'),
     ("string_to_array", &["text", "text"], "text[]", 'A', 'f'),
     ("unnest", &["anyarray"], "anyelement", 'A', 'f'),
     ("enum_first", &["anyenum"], "anyenum", 'N', 'f'),
+    ("generate_series", &["int4", "int4"], "int4", 'N', 'f'),
+    ("generate_series", &["int8", "int8"], "int8", 'N', 'f'),
+    (
+        "generate_series",
+        &["int4", "int4", "int4"],
+        "int4",
+        'N',
+        'f',
+    ),
+    (
+        "generate_series",
+        &["timestamptz", "timestamptz", "interval"],
+        "timestamptz",
+        'N',
+        'f',
+    ),
+    ("current_user", &[], "name", 'N', 'f'),
+    ("session_user", &[], "name", 'N', 'f'),
+    ("current_schema", &[], "name", 'N', 'f'),
     ("enum_last", &["anyenum"], "anyenum", 'N', 'f'),
 ];
 
@@ -206,13 +308,27 @@ pub(crate) fn exists(name: &str) -> bool {
     CATALOG.iter().any(|r| r.0 == name) || name == "min" || name == "max"
 }
 
+/// Whether `name` is an aggregate function.
+pub(crate) fn is_aggregate(name: &str) -> bool {
+    name == "min" || name == "max" || CATALOG.iter().any(|r| r.0 == name && r.4 == 'a')
+}
+
 /// The candidate signatures for `name` with `argc` arguments.
 fn candidates(name: &str, argc: usize) -> Vec<Row> {
     let mut rows: Vec<Row> = CATALOG.iter().copied().filter(|r| r.0 == name).collect();
     if name == "min" || name == "max" {
-        rows.extend(MINMAX.iter().map(|t| (name_static(name), one(t), *t, 'A', 'a')));
+        rows.extend(
+            MINMAX
+                .iter()
+                .map(|t| (name_static(name), one(t), *t, 'A', 'a')),
+        );
     }
-    rows.retain(|r| r.1.len() == argc || r.1.last().is_some_and(|a| a.ends_with("...") && argc >= r.1.len()));
+    rows.retain(|r| {
+        r.1.len() == argc
+            || r.1
+                .last()
+                .is_some_and(|a| a.ends_with("...") && argc >= r.1.len())
+    });
     rows
 }
 
@@ -221,11 +337,18 @@ fn name_static(name: &str) -> &'static str {
 }
 
 fn one(t: &'static str) -> &'static [&'static str] {
-    MINMAX.iter().position(|m| *m == t).map_or(&[], |i| std::slice::from_ref(&MINMAX[i]))
+    MINMAX
+        .iter()
+        .position(|m| *m == t)
+        .map_or(&[], |i| std::slice::from_ref(&MINMAX[i]))
 }
 
 /// Resolves `name(args)`; `None` arguments are unknown.
-pub(crate) fn resolve(name: &str, args: &[Option<&TypeRef>], snap: &Snapshot) -> Result<Resolved, CallError> {
+pub(crate) fn resolve(
+    name: &str,
+    args: &[Option<&TypeRef>],
+    snap: &Snapshot,
+) -> Result<Resolved, CallError> {
     if !exists(name) {
         return Err(CallError::UnknownName);
     }
@@ -256,7 +379,11 @@ pub(crate) fn resolve(name: &str, args: &[Option<&TypeRef>], snap: &Snapshot) ->
 }
 
 /// Substitutes pseudo-types with the concrete types the arguments bind them to.
-fn instantiate(row: &Row, args: &[Option<&TypeRef>], snap: &Snapshot) -> Option<(Vec<TypeRef>, TypeRef)> {
+fn instantiate(
+    row: &Row,
+    args: &[Option<&TypeRef>],
+    snap: &Snapshot,
+) -> Option<(Vec<TypeRef>, TypeRef)> {
     let decl = |i: usize| -> &str {
         let d = row.1.get(i).or(row.1.last()).copied().unwrap_or("any");
         d.strip_suffix("...").unwrap_or(d)
@@ -272,7 +399,11 @@ fn instantiate(row: &Row, args: &[Option<&TypeRef>], snap: &Snapshot) -> Option<
             _ => {}
         }
     }
-    let poly = if bound.is_empty() { None } else { Some(common_type(&bound, snap).ok()?) };
+    let poly = if bound.is_empty() {
+        None
+    } else {
+        Some(common_type(&bound, snap).ok()?)
+    };
     if decl(0) == "anynonarray" && poly.as_ref().is_some_and(|p| p.array_dims > 0) {
         return None;
     }
@@ -287,7 +418,11 @@ fn instantiate(row: &Row, args: &[Option<&TypeRef>], snap: &Snapshot) -> Option<
             },
         })
     };
-    let params = args.iter().enumerate().map(|(i, a)| concrete(decl(i), *a)).collect::<Option<Vec<_>>>()?;
+    let params = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| concrete(decl(i), *a))
+        .collect::<Option<Vec<_>>>()?;
     Some((params, concrete(row.2, None)?))
 }
 
@@ -318,8 +453,14 @@ mod tests {
     fn scalar_functions() {
         assert_eq!(call("lower", &["varchar"]).as_deref(), Ok("text"));
         assert_eq!(call("length", &["text"]).as_deref(), Ok("int4"));
-        assert_eq!(call("round", &["numeric", "int4"]).as_deref(), Ok("numeric"));
-        assert_eq!(call("concat", &["text", "int4", "uuid"]).as_deref(), Ok("text"));
+        assert_eq!(
+            call("round", &["numeric", "int4"]).as_deref(),
+            Ok("numeric")
+        );
+        assert_eq!(
+            call("concat", &["text", "int4", "uuid"]).as_deref(),
+            Ok("text")
+        );
         assert_eq!(call("lower", &["int4"]), Err(CallError::NoMatch));
         assert_eq!(call("frobnicate", &[]), Err(CallError::UnknownName));
     }

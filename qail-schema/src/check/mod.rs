@@ -19,12 +19,15 @@ mod expr;
 mod exprs;
 mod from;
 mod functions;
+mod group;
 mod insert;
+mod literal;
 mod nullability;
 mod ops;
 mod resolve;
 mod scope;
 mod select;
+mod sqlfuncs;
 mod types;
 
 use sqlparser::dialect::PostgreSqlDialect;
@@ -110,7 +113,13 @@ pub fn check(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnostic>
         .map_err(|e| vec![diag::syntax_error(sql, &e.to_string())])?;
     let statement = match statements.as_slice() {
         [one] => one,
-        [] => return Err(vec![whole(sql, "empty statement", "write one SQL statement")]),
+        [] => {
+            return Err(vec![whole(
+                sql,
+                "empty statement",
+                "write one SQL statement",
+            )]);
+        }
         _ => {
             return Err(vec![whole(
                 sql,
@@ -125,5 +134,9 @@ pub fn check(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnostic>
 }
 
 fn whole(sql: &str, message: &str, hint: &str) -> Diagnostic {
-    Diagnostic { message: message.into(), range: 0..sql.len(), hint: Some(hint.into()) }
+    Diagnostic {
+        message: message.into(),
+        range: 0..sql.len(),
+        hint: Some(hint.into()),
+    }
 }

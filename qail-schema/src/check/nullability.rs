@@ -16,33 +16,50 @@ pub(crate) fn refine(sc: &mut Scope, cond: &Expr) {
         rejected(conjunct, &mut cols);
     }
     for (qual, name) in cols {
-        if let Ok(found) = sc.lookup(&qual, &name) {
-            if let (Some((r, c)), 0) = (found.at, found.depth) {
-                sc.rels[r].proven[c] = true;
-                sc.rels[r].null_reason = None;
-            }
+        if let Ok(found) = sc.lookup(&qual, &name)
+            && let (Some((r, c)), 0) = (found.at, found.depth)
+        {
+            sc.rels[r].proven[c] = true;
+            sc.rels[r].null_reason = None;
         }
     }
 }
 
 fn conjuncts(e: &Expr) -> Vec<&Expr> {
     match e {
-        Expr::BinaryOp { left, op: BinaryOperator::And, right } => [conjuncts(left), conjuncts(right)].concat(),
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => [conjuncts(left), conjuncts(right)].concat(),
         Expr::Nested(inner) => conjuncts(inner),
         other => vec![other],
     }
 }
 
 /// Columns a predicate proves non-null when it is true.
-fn rejected<'e>(e: &'e Expr, out: &mut Vec<(Vec<String>, String)>) {
+fn rejected(e: &Expr, out: &mut Vec<(Vec<String>, String)>) {
     match e {
         Expr::IsNotNull(x) | Expr::IsTrue(x) | Expr::IsFalse(x) => strict_refs(x, out),
-        Expr::BinaryOp { left, op, right } if !matches!(op, BinaryOperator::Or | BinaryOperator::And) => {
+        Expr::BinaryOp { left, op, right }
+            if !matches!(op, BinaryOperator::Or | BinaryOperator::And) =>
+        {
             strict_refs(left, out);
             strict_refs(right, out);
         }
-        Expr::InList { expr, negated: false, .. } | Expr::InSubquery { expr, negated: false, .. } => strict_refs(expr, out),
-        Expr::Between { expr, low, high, .. } => {
+        Expr::InList {
+            expr,
+            negated: false,
+            ..
+        }
+        | Expr::InSubquery {
+            expr,
+            negated: false,
+            ..
+        } => strict_refs(expr, out),
+        Expr::Between {
+            expr, low, high, ..
+        } => {
             strict_refs(expr, out);
             strict_refs(low, out);
             strict_refs(high, out);
@@ -67,8 +84,12 @@ fn strict_refs(e: &Expr, out: &mut Vec<(Vec<String>, String)>) {
                 out.push((qual.iter().map(norm).collect(), norm(last)));
             }
         }
-        Expr::Nested(x) | Expr::Cast { expr: x, .. } | Expr::UnaryOp { expr: x, .. } => strict_refs(x, out),
-        Expr::BinaryOp { left, op, right } if !matches!(op, BinaryOperator::Or | BinaryOperator::And) => {
+        Expr::Nested(x) | Expr::Cast { expr: x, .. } | Expr::UnaryOp { expr: x, .. } => {
+            strict_refs(x, out)
+        }
+        Expr::BinaryOp { left, op, right }
+            if !matches!(op, BinaryOperator::Or | BinaryOperator::And) =>
+        {
             strict_refs(left, out);
             strict_refs(right, out);
         }
@@ -86,7 +107,10 @@ enum Force {
 /// Splits `name!`, `name?`, `name: Type`, `name!: Type` into the name and the overrides.
 fn parse_alias(alias: &str) -> (String, Option<Force>, Option<String>) {
     let (head, rust) = match alias.find(':').filter(|&i| !alias[i..].starts_with("::")) {
-        Some(i) => (&alias[..i], Some(alias[i + 1..].trim().to_string()).filter(|t| !t.is_empty())),
+        Some(i) => (
+            &alias[..i],
+            Some(alias[i + 1..].trim().to_string()).filter(|t| !t.is_empty()),
+        ),
         None => (alias, None),
     };
     let head = head.trim_end();
@@ -104,6 +128,7 @@ fn parse_alias(alias: &str) -> (String, Option<Force>, Option<String>) {
 pub(crate) fn output(t: Typed, alias: Option<&sqlparser::ast::Ident>) -> OutputColumn {
     let ty = match t.ty {
         Ty::Known(ty) => ty,
+        Ty::Unknown => builtin("unknown"),
         _ => builtin("text"),
     };
     let mut col = OutputColumn {
@@ -142,10 +167,22 @@ mod tests {
 
     #[test]
     fn alias_overrides() {
-        assert_eq!(parse_alias("name!"), ("name".into(), Some(Force::NonNull), None));
-        assert_eq!(parse_alias("name?"), ("name".into(), Some(Force::Nullable), None));
-        assert_eq!(parse_alias("id: crate::Id"), ("id".into(), None, Some("crate::Id".into())));
-        assert_eq!(parse_alias("id!: crate::Id"), ("id".into(), Some(Force::NonNull), Some("crate::Id".into())));
+        assert_eq!(
+            parse_alias("name!"),
+            ("name".into(), Some(Force::NonNull), None)
+        );
+        assert_eq!(
+            parse_alias("name?"),
+            ("name".into(), Some(Force::Nullable), None)
+        );
+        assert_eq!(
+            parse_alias("id: crate::Id"),
+            ("id".into(), None, Some("crate::Id".into()))
+        );
+        assert_eq!(
+            parse_alias("id!: crate::Id"),
+            ("id".into(), Some(Force::NonNull), Some("crate::Id".into()))
+        );
         assert_eq!(parse_alias("plain"), ("plain".into(), None, None));
     }
 }

@@ -1,6 +1,7 @@
 //! The built-in operator catalog (a subset of PostgreSQL 15's `pg_operator`) and binary
 //! operator resolution, including the polymorphic cases (enums, arrays, `anynonarray || text`).
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::resolve::{Pick, pick};
@@ -14,9 +15,31 @@ const COMPARE: &[&str] = &["=", "<>", "<", ">", "<=", ">="];
 const ARITH: &[&str] = &["+", "-", "*", "/"];
 const INTS: &[&str] = &["int2", "int4", "int8"];
 const ORDERED: &[&str] = &[
-    "int2", "int4", "int8", "float4", "float8", "numeric", "text", "bpchar", "name", "bytea", "bool",
-    "date", "time", "timetz", "timestamp", "timestamptz", "interval", "uuid", "jsonb", "oid", "inet",
-    "money", "char", "bit", "varbit",
+    "int2",
+    "int4",
+    "int8",
+    "float4",
+    "float8",
+    "numeric",
+    "text",
+    "bpchar",
+    "name",
+    "bytea",
+    "bool",
+    "date",
+    "time",
+    "timetz",
+    "timestamp",
+    "timestamptz",
+    "interval",
+    "uuid",
+    "jsonb",
+    "oid",
+    "inet",
+    "money",
+    "char",
+    "bit",
+    "varbit",
 ];
 
 const FIXED: &[Row] = &[
@@ -87,34 +110,67 @@ const FIXED: &[Row] = &[
     ("-", "jsonb", "int4", "jsonb"),
 ];
 
-fn table() -> &'static [Row] {
-    static TABLE: OnceLock<Vec<Row>> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let mut rows: Vec<Row> = FIXED.to_vec();
-        for op in COMPARE {
-            rows.extend(ORDERED.iter().map(|t| (*op, *t, *t, "bool")));
-            for l in INTS {
-                rows.extend(INTS.iter().filter(|r| *r != l).map(|r| (*op, *l, *r, "bool")));
-            }
-            for (l, r) in [("float4", "float8"), ("float8", "float4")] {
-                rows.push((op, l, r, "bool"));
-            }
-            for (l, r) in datetime_pairs() {
-                rows.push((op, l, r, "bool"));
-            }
+/// The candidates of one operator name: operand types and result types, built once.
+struct Candidates {
+    operands: Vec<Vec<TypeRef>>,
+    results: Vec<TypeRef>,
+}
+
+fn by_op(op: &str) -> Option<&'static Candidates> {
+    static INDEX: OnceLock<HashMap<&'static str, Candidates>> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut map: HashMap<&'static str, Candidates> = HashMap::new();
+        for row in rows() {
+            let entry = map.entry(row.0).or_insert_with(|| Candidates {
+                operands: Vec::new(),
+                results: Vec::new(),
+            });
+            entry.operands.push(vec![builtin(row.1), builtin(row.2)]);
+            entry.results.push(builtin(row.3));
         }
-        for op in ARITH {
-            for l in INTS {
-                rows.extend(INTS.iter().map(|r| (*op, *l, *r, wider_int(l, r))));
-            }
-            rows.extend([(*op, "float4", "float4", "float4"), (*op, "float8", "float8", "float8")]);
-            rows.extend([(*op, "float4", "float8", "float8"), (*op, "float8", "float4", "float8")]);
+        map
+    });
+    index.get(op)
+}
+
+fn rows() -> Vec<Row> {
+    let mut rows: Vec<Row> = FIXED.to_vec();
+    for op in COMPARE {
+        rows.extend(ORDERED.iter().map(|t| (*op, *t, *t, "bool")));
+        for l in INTS {
+            rows.extend(
+                INTS.iter()
+                    .filter(|r| *r != l)
+                    .map(|r| (*op, *l, *r, "bool")),
+            );
         }
-        for op in ["&", "|", "#", "<<", ">>"] {
-            rows.extend(INTS.iter().map(|t| (op, *t, if op.len() == 2 { "int4" } else { *t }, *t)));
+        for (l, r) in [("float4", "float8"), ("float8", "float4")] {
+            rows.push((op, l, r, "bool"));
         }
-        rows
-    })
+        for (l, r) in datetime_pairs() {
+            rows.push((op, l, r, "bool"));
+        }
+    }
+    for op in ARITH {
+        for l in INTS {
+            rows.extend(INTS.iter().map(|r| (*op, *l, *r, wider_int(l, r))));
+        }
+        rows.extend([
+            (*op, "float4", "float4", "float4"),
+            (*op, "float8", "float8", "float8"),
+        ]);
+        rows.extend([
+            (*op, "float4", "float8", "float8"),
+            (*op, "float8", "float4", "float8"),
+        ]);
+    }
+    for op in ["&", "|", "#", "<<", ">>"] {
+        rows.extend(
+            INTS.iter()
+                .map(|t| (op, *t, if op.len() == 2 { "int4" } else { *t }, *t)),
+        );
+    }
+    rows
 }
 
 fn datetime_pairs() -> [(&'static str, &'static str); 6] {
@@ -147,17 +203,23 @@ pub(crate) fn is_comparison(op: &str) -> bool {
 }
 
 /// Resolves `left op right`; `None` operands are unknown. `Err(true)` when ambiguous.
-pub(crate) fn binary(op: &str, l: Option<&TypeRef>, r: Option<&TypeRef>, snap: &Snapshot) -> Result<OpSig, bool> {
+pub(crate) fn binary(
+    op: &str,
+    l: Option<&TypeRef>,
+    r: Option<&TypeRef>,
+    snap: &Snapshot,
+) -> Result<OpSig, bool> {
     if let Some(sig) = polymorphic(op, l, r, snap) {
         return Ok(sig);
     }
-    let rows: Vec<&Row> = table().iter().filter(|row| row.0 == op).collect();
-    let cands: Vec<Vec<TypeRef>> = rows.iter().map(|row| vec![builtin(row.1), builtin(row.2)]).collect();
-    match pick(&[l, r], &cands, true, snap) {
+    let Some(c) = by_op(op) else {
+        return Err(false);
+    };
+    match pick(&[l, r], &c.operands, true, snap) {
         Pick::One(i) => Ok(OpSig {
-            left: cands[i][0].clone(),
-            right: cands[i][1].clone(),
-            result: builtin(rows[i].3),
+            left: c.operands[i][0].clone(),
+            right: c.operands[i][1].clone(),
+            result: c.results[i].clone(),
         }),
         Pick::NoMatch => Err(false),
         Pick::Ambiguous => Err(true),
@@ -165,16 +227,28 @@ pub(crate) fn binary(op: &str, l: Option<&TypeRef>, r: Option<&TypeRef>, snap: &
 }
 
 /// Operators over `anyenum`, `anyarray`, `anycompatible…` and `anynonarray || text`.
-fn polymorphic(op: &str, l: Option<&TypeRef>, r: Option<&TypeRef>, snap: &Snapshot) -> Option<OpSig> {
+fn polymorphic(
+    op: &str,
+    l: Option<&TypeRef>,
+    r: Option<&TypeRef>,
+    snap: &Snapshot,
+) -> Option<OpSig> {
     let (lt, rt) = match (l, r) {
         (Some(l), Some(r)) => (l.clone(), r.clone()),
         (Some(l), None) => (l.clone(), unknown_partner(op, l)?),
         (None, Some(r)) => (unknown_partner(op, r)?, r.clone()),
         (None, None) => return None,
     };
-    let sig = |result: TypeRef| Some(OpSig { left: lt.clone(), right: rt.clone(), result });
+    let sig = |result: TypeRef| {
+        Some(OpSig {
+            left: lt.clone(),
+            right: rt.clone(),
+            result,
+        })
+    };
     let bool_t = builtin("bool");
-    let same_poly = lt == rt && (lt.array_dims > 0 || is_enum(&lt, snap) || category(&lt, snap) == 'C');
+    let same_poly =
+        lt == rt && (lt.array_dims > 0 || is_enum(&lt, snap) || category(&lt, snap) == 'C');
     if is_comparison(op) && same_poly {
         return sig(bool_t);
     }
@@ -191,8 +265,14 @@ fn polymorphic(op: &str, l: Option<&TypeRef>, r: Option<&TypeRef>, snap: &Snapsh
         let text = builtin("text");
         let stringish = |t: &TypeRef| category(t, snap) == 'S';
         let plain = |t: &TypeRef| t.array_dims == 0 && scalar_name(t) != Some("unknown");
-        if (stringish(&lt) && plain(&rt) && !stringish(&rt)) || (stringish(&rt) && plain(&lt) && !stringish(&lt)) {
-            return Some(OpSig { left: lt.clone(), right: rt.clone(), result: text });
+        if (stringish(&lt) && plain(&rt) && !stringish(&rt))
+            || (stringish(&rt) && plain(&lt) && !stringish(&lt))
+        {
+            return Some(OpSig {
+                left: lt.clone(),
+                right: rt.clone(),
+                result: text,
+            });
         }
     }
     None
@@ -222,7 +302,9 @@ mod tests {
     fn resolve(op: &str, l: &str, r: &str) -> Option<String> {
         let s = Snapshot::default();
         let (l, r) = (builtin(l), builtin(r));
-        binary(op, Some(&l), Some(&r), &s).ok().map(|sig| sig.result.name)
+        binary(op, Some(&l), Some(&r), &s)
+            .ok()
+            .map(|sig| sig.result.name)
     }
 
     #[test]
@@ -233,8 +315,14 @@ mod tests {
         assert_eq!(resolve("+", "int4", "float8").as_deref(), Some("float8"));
         assert_eq!(resolve("-", "date", "date").as_deref(), Some("int4"));
         assert_eq!(resolve("+", "date", "int4").as_deref(), Some("date"));
-        assert_eq!(resolve("-", "timestamptz", "timestamptz").as_deref(), Some("interval"));
-        assert_eq!(resolve("+", "date", "interval").as_deref(), Some("timestamp"));
+        assert_eq!(
+            resolve("-", "timestamptz", "timestamptz").as_deref(),
+            Some("interval")
+        );
+        assert_eq!(
+            resolve("+", "date", "interval").as_deref(),
+            Some("timestamp")
+        );
         assert_eq!(resolve("%", "int4", "int8").as_deref(), Some("int8"));
     }
 

@@ -19,27 +19,43 @@ pub(crate) enum Pick {
 /// Chooses among `cands` (each a list of parameter types of the same arity as `args`).
 /// `binary` enables the rule "an unknown operand of a binary operator is assumed to have the
 /// other operand's type" for the exact-match step.
-pub(crate) fn pick(args: &[Option<&TypeRef>], cands: &[Vec<TypeRef>], binary: bool, snap: &Snapshot) -> Pick {
+pub(crate) fn pick(
+    args: &[Option<&TypeRef>],
+    cands: &[Vec<TypeRef>],
+    binary: bool,
+    snap: &Snapshot,
+) -> Pick {
     if let Some(i) = exact(args, cands, binary) {
         return Pick::One(i);
     }
     let mut live: Vec<usize> = (0..cands.len())
         .filter(|&i| {
             cands[i].len() == args.len()
-                && args.iter().zip(&cands[i]).all(|(a, p)| a.is_none_or(|a| implicit(a, p, snap)))
+                && args
+                    .iter()
+                    .zip(&cands[i])
+                    .all(|(a, p)| a.is_none_or(|a| implicit(a, p, snap)))
         })
         .collect();
     if live.len() <= 1 {
         return live.first().map_or(Pick::NoMatch, |&i| Pick::One(i));
     }
-    keep_best(&mut live, |i| args.iter().zip(&cands[i]).filter(|(a, p)| a.is_some_and(|a| a == *p)).count());
+    keep_best(&mut live, |i| {
+        args.iter()
+            .zip(&cands[i])
+            .filter(|(a, p)| a.is_some_and(|a| a == *p))
+            .count()
+    });
     keep_best(&mut live, |i| {
         args.iter()
             .zip(&cands[i])
             .filter(|(a, p)| a.is_some_and(|a| a != *p) && is_preferred(p))
             .count()
     });
-    if live.len() > 1 && args.iter().any(Option::is_none) && !unknown_positions(args, cands, &mut live, snap) {
+    if live.len() > 1
+        && args.iter().any(Option::is_none)
+        && !unknown_positions(args, cands, &mut live, snap)
+    {
         return Pick::Ambiguous;
     }
     if live.len() > 1 {
@@ -62,7 +78,10 @@ fn exact(args: &[Option<&TypeRef>], cands: &[Vec<TypeRef>], binary: bool) -> Opt
         return None;
     }
     cands.iter().position(|c| {
-        c.len() == filled.len() && c.iter().zip(&filled).all(|(p, a)| a.is_some_and(|a| a == p))
+        c.len() == filled.len()
+            && c.iter()
+                .zip(&filled)
+                .all(|(p, a)| a.is_some_and(|a| a == p))
     })
 }
 
@@ -76,9 +95,17 @@ fn keep_best(live: &mut Vec<usize>, score: impl Fn(usize) -> usize) {
 
 /// Step 3e: at unknown positions prefer the string category, else a single shared category,
 /// then preferred types within it.
-fn unknown_positions(args: &[Option<&TypeRef>], cands: &[Vec<TypeRef>], live: &mut Vec<usize>, snap: &Snapshot) -> bool {
+fn unknown_positions(
+    args: &[Option<&TypeRef>],
+    cands: &[Vec<TypeRef>],
+    live: &mut Vec<usize>,
+    snap: &Snapshot,
+) -> bool {
     for (pos, _) in args.iter().enumerate().filter(|(_, a)| a.is_none()) {
-        let cats: Vec<char> = live.iter().map(|&i| category(&cands[i][pos], snap)).collect();
+        let cats: Vec<char> = live
+            .iter()
+            .map(|&i| category(&cands[i][pos], snap))
+            .collect();
         let cat = if cats.contains(&'S') {
             'S'
         } else if cats.windows(2).all(|w| w[0] == w[1]) {
@@ -104,7 +131,11 @@ fn same_known_type(args: &[Option<&TypeRef>], cands: &[Vec<TypeRef>], live: &mut
     let fits: Vec<usize> = live
         .iter()
         .copied()
-        .filter(|&i| args.iter().zip(&cands[i]).all(|(a, p)| a.is_some() || p == *first))
+        .filter(|&i| {
+            args.iter()
+                .zip(&cands[i])
+                .all(|(a, p)| a.is_some() || p == *first)
+        })
         .collect();
     if fits.len() == 1 {
         *live = fits;
@@ -117,7 +148,9 @@ mod tests {
     use crate::check::types::builtin;
 
     fn sigs(list: &[&[&str]]) -> Vec<Vec<TypeRef>> {
-        list.iter().map(|s| s.iter().map(|n| builtin(n)).collect()).collect()
+        list.iter()
+            .map(|s| s.iter().map(|n| builtin(n)).collect())
+            .collect()
     }
 
     #[test]
@@ -132,7 +165,11 @@ mod tests {
     #[test]
     fn coercion_prefers_exact_then_preferred() {
         let s = Snapshot::default();
-        let c = sigs(&[&["numeric", "numeric"], &["float8", "float8"], &["int8", "int8"]]);
+        let c = sigs(&[
+            &["numeric", "numeric"],
+            &["float8", "float8"],
+            &["int8", "int8"],
+        ]);
         let (i4, num) = (builtin("int4"), builtin("numeric"));
         assert_eq!(pick(&[Some(&i4), Some(&num)], &c, true, &s), Pick::One(0));
         let t = sigs(&[&["text", "text"], &["bpchar", "bpchar"]]);

@@ -31,12 +31,22 @@ pub(crate) struct Rel {
     pub(crate) null_reason: Option<String>,
     /// Columns a WHERE/ON predicate proved non-null.
     pub(crate) proven: Vec<bool>,
+    /// Primary-key column indexes (tables only): grouping by them groups the whole row.
+    pub(crate) primary_key: Vec<usize>,
 }
 
 impl Rel {
     pub(crate) fn new(name: String, schema: Option<String>, label: String, cols: Vec<Col>) -> Self {
         let proven = vec![false; cols.len()];
-        Self { name, schema, label, cols, null_reason: None, proven }
+        Self {
+            name,
+            schema,
+            label,
+            cols,
+            null_reason: None,
+            proven,
+            primary_key: Vec::new(),
+        }
     }
 }
 
@@ -78,7 +88,10 @@ pub(crate) struct Found {
 #[derive(Debug)]
 pub(crate) enum LookupError {
     /// No such column; the closest name, if any.
-    NoColumn { within: Option<String>, suggestion: Option<String> },
+    NoColumn {
+        within: Option<String>,
+        suggestion: Option<String>,
+    },
     /// No relation of that name in FROM.
     NoRelation { suggestion: Option<String> },
     /// Several relations have the column.
@@ -98,7 +111,11 @@ pub(crate) struct Scope<'p> {
 
 /// The identifier as PostgreSQL sees it: unquoted names fold to lower case.
 pub(crate) fn norm(id: &Ident) -> String {
-    if id.quote_style.is_some() { id.value.clone() } else { id.value.to_lowercase() }
+    if id.quote_style.is_some() {
+        id.value.clone()
+    } else {
+        id.value.to_lowercase()
+    }
 }
 
 /// The identifiers of a dotted name (function-call parts are ignored).
@@ -113,18 +130,30 @@ pub(crate) fn parts(name: &ObjectName) -> Vec<&Ident> {
 }
 
 /// Looks a table or view up by (optional schema, name) through the search_path.
-pub(crate) fn find_relation<'s>(snap: &'s Snapshot, schema: Option<&str>, name: &str) -> Option<&'s Relation> {
+pub(crate) fn find_relation<'s>(
+    snap: &'s Snapshot,
+    schema: Option<&str>,
+    name: &str,
+) -> Option<&'s Relation> {
     match schema {
-        Some(s) => snap.relations.iter().find(|r| r.schema == s && r.name == name),
-        None => snap
-            .search_path
+        Some(s) => snap
+            .relations
             .iter()
-            .find_map(|s| snap.relations.iter().find(|r| &r.schema == s && r.name == name)),
+            .find(|r| r.schema == s && r.name == name),
+        None => snap.search_path.iter().find_map(|s| {
+            snap.relations
+                .iter()
+                .find(|r| &r.schema == s && r.name == name)
+        }),
     }
 }
 
 /// "did you mean" candidates for a relation name: visible names, then qualified ones.
-pub(crate) fn relation_suggestion(snap: &Snapshot, schema: Option<&str>, name: &str) -> Option<String> {
+pub(crate) fn relation_suggestion(
+    snap: &Snapshot,
+    schema: Option<&str>,
+    name: &str,
+) -> Option<String> {
     let visible: Vec<&str> = snap
         .relations
         .iter()
@@ -137,10 +166,20 @@ pub(crate) fn relation_suggestion(snap: &Snapshot, schema: Option<&str>, name: &
     if let Some(c) = closest(name, visible) {
         return Some(c.to_string());
     }
-    let qualified: Vec<String> = snap.relations.iter().map(|r| format!("{}.{}", r.schema, r.name)).collect();
+    let qualified: Vec<String> = snap
+        .relations
+        .iter()
+        .map(|r| format!("{}.{}", r.schema, r.name))
+        .collect();
     closest(name, qualified.iter().map(String::as_str))
         .or_else(|| snap.relations.iter().find(|r| r.name == name).map(|_| ""))
-        .map(|c| if c.is_empty() { qualified_of(snap, name) } else { c.to_string() })
+        .map(|c| {
+            if c.is_empty() {
+                qualified_of(snap, name)
+            } else {
+                c.to_string()
+            }
+        })
 }
 
 fn qualified_of(snap: &Snapshot, name: &str) -> String {
@@ -153,7 +192,10 @@ fn qualified_of(snap: &Snapshot, name: &str) -> String {
 
 impl<'p> Scope<'p> {
     pub(crate) fn child(parent: &'p Scope<'p>) -> Self {
-        Scope { parent: Some(parent), ..Scope::default() }
+        Scope {
+            parent: Some(parent),
+            ..Scope::default()
+        }
     }
 
     /// A CTE by name, here or in an enclosing query.
@@ -195,11 +237,22 @@ impl<'p> Scope<'p> {
     }
 
     fn merged_value(&self, m: &Merged) -> Found {
-        let (l, r) = (self.value(m.left.0, m.left.1), self.value(m.right.0, m.right.1));
+        let (l, r) = (
+            self.value(m.left.0, m.left.1),
+            self.value(m.right.0, m.right.1),
+        );
         let mut f = if m.from_right { r.clone() } else { l.clone() };
         if m.full {
-            f.nullable = l.nullable && r.nullable;
-            f.why = if f.nullable { [l.why, r.why].concat() } else { Vec::new() };
+            // Note: COALESCE(left, right) over a FULL join: one side is always present, so
+            // the value is NULL only if a present side's column can itself be NULL.
+            let own =
+                |(r, c): (usize, usize)| !self.rels[r].cols[c].not_null && !self.rels[r].proven[c];
+            f.nullable = own(m.left) || own(m.right);
+            f.why = if f.nullable {
+                [l.why, r.why].concat()
+            } else {
+                Vec::new()
+            };
             f.source = None;
         }
         f.ty = m.ty.clone();
@@ -209,17 +262,39 @@ impl<'p> Scope<'p> {
 
     /// Resolves `[qualifier.]name`, looking outward through enclosing queries.
     pub(crate) fn lookup(&self, qual: &[String], name: &str) -> Result<Found, LookupError> {
-        match self.lookup_here(qual, name) {
-            Err(LookupError::NoColumn { .. } | LookupError::NoRelation { .. }) if self.parent.is_some() => {
-                let outer = self.parent.map(|p| p.lookup(qual, name));
-                match outer {
-                    Some(Ok(mut f)) => {
-                        f.depth += 1;
-                        Ok(f)
-                    }
-                    _ => self.lookup_here(qual, name),
-                }
-            }
+        let here = self.lookup_here(qual, name);
+        let Some(parent) = self.parent else {
+            return here;
+        };
+        match here {
+            Err(LookupError::NoColumn {
+                suggestion: mine,
+                within,
+            }) => match parent.lookup(qual, name) {
+                Ok(f) => Ok(Found {
+                    depth: f.depth + 1,
+                    ..f
+                }),
+                // Note: the enclosing query's suggestion helps when this one has none.
+                Err(LookupError::NoColumn {
+                    suggestion: Some(s),
+                    within: w,
+                }) if mine.is_none() => Err(LookupError::NoColumn {
+                    suggestion: Some(s),
+                    within: w,
+                }),
+                Err(_) => Err(LookupError::NoColumn {
+                    suggestion: mine,
+                    within,
+                }),
+            },
+            Err(LookupError::NoRelation { suggestion }) => match parent.lookup(qual, name) {
+                Ok(f) => Ok(Found {
+                    depth: f.depth + 1,
+                    ..f
+                }),
+                Err(_) => Err(LookupError::NoRelation { suggestion }),
+            },
             other => other,
         }
     }
@@ -241,13 +316,19 @@ impl<'p> Scope<'p> {
                     within: (self.rels.len() == 1).then(|| self.rels[0].label.clone()),
                     suggestion: self.suggest_column(name, None),
                 }),
-                many => Err(LookupError::Ambiguous(many.iter().map(|(r, _)| self.rels[*r].name.clone()).collect())),
+                many => Err(LookupError::Ambiguous(
+                    many.iter()
+                        .map(|(r, _)| self.rels[*r].name.clone())
+                        .collect(),
+                )),
             };
         }
         let Some(r) = self.find_rel(qual) else {
             let names: Vec<&str> = self.rels.iter().map(|r| r.name.as_str()).collect();
             let last = qual.last().map_or("", String::as_str);
-            return Err(LookupError::NoRelation { suggestion: closest(last, names).map(str::to_string) });
+            return Err(LookupError::NoRelation {
+                suggestion: closest(last, names).map(str::to_string),
+            });
         };
         match self.rels[r].cols.iter().position(|c| c.name == name) {
             Some(c) => Ok(self.value(r, c)),
@@ -262,27 +343,45 @@ impl<'p> Scope<'p> {
     pub(crate) fn find_rel(&self, qual: &[String]) -> Option<usize> {
         match qual {
             [t] => self.rels.iter().position(|r| &r.name == t),
-            [s, t] => self.rels.iter().position(|r| &r.name == t && r.schema.as_ref() == Some(s)),
+            [s, t] => self
+                .rels
+                .iter()
+                .position(|r| &r.name == t && r.schema.as_ref() == Some(s)),
             _ => None,
         }
     }
 
     fn suggest_column(&self, name: &str, only: Option<usize>) -> Option<String> {
         let mut names: Vec<String> = Vec::new();
-        for (i, rel) in self.rels.iter().enumerate().filter(|(i, _)| only.is_none_or(|o| o == *i)) {
+        for (_, rel) in self
+            .rels
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| only.is_none_or(|o| o == *i))
+        {
             for col in &rel.cols {
-                let ambiguous = self.rels.iter().filter(|r| r.cols.iter().any(|c| c.name == col.name)).count() > 1;
+                let ambiguous = self
+                    .rels
+                    .iter()
+                    .filter(|r| r.cols.iter().any(|c| c.name == col.name))
+                    .count()
+                    > 1;
                 names.push(if ambiguous && only.is_none() {
                     format!("{}.{}", rel.name, col.name)
                 } else {
                     col.name.clone()
                 });
-                let _ = i;
             }
         }
-        let plain: Vec<&str> = names.iter().map(|n| n.rsplit('.').next().unwrap_or(n)).collect();
+        let plain: Vec<&str> = names
+            .iter()
+            .map(|n| n.rsplit('.').next().unwrap_or(n))
+            .collect();
         let best = closest(name, plain.iter().copied())?;
-        names.iter().find(|n| n.rsplit('.').next() == Some(best)).cloned()
+        names
+            .iter()
+            .find(|n| n.rsplit('.').next() == Some(best))
+            .cloned()
     }
 
     /// Expands `*` (`None`) or `rel.*`.
@@ -299,8 +398,89 @@ impl<'p> Scope<'p> {
             ),
             Some(q) => {
                 let r = self.find_rel(q)?;
-                Some((0..self.rels[r].cols.len()).map(|c| self.value(r, c)).collect())
+                Some(
+                    (0..self.rels[r].cols.len())
+                        .map(|c| self.value(r, c))
+                        .collect(),
+                )
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::types::builtin;
+
+    fn col(name: &str, not_null: bool) -> Col {
+        Col {
+            name: name.into(),
+            ty: builtin("text"),
+            not_null,
+            source: None,
+            why: Vec::new(),
+        }
+    }
+
+    fn scope() -> Scope<'static> {
+        let mut sc = Scope::default();
+        let harbors = Rel::new(
+            "h".into(),
+            None,
+            "harbors AS h".into(),
+            vec![col("id", true), col("name", true)],
+        );
+        let mut ops = Rel::new(
+            "operators".into(),
+            Some("public".into()),
+            "operators".into(),
+            vec![col("id", true), col("website", false)],
+        );
+        ops.null_reason = Some("right side of LEFT JOIN operators".into());
+        sc.rels = vec![harbors, ops];
+        sc
+    }
+
+    #[test]
+    fn qualified_unqualified_and_ambiguous() {
+        let sc = scope();
+        assert!(!sc.lookup(&[], "name").expect("unique").nullable);
+        assert!(
+            matches!(sc.lookup(&[], "id"), Err(LookupError::Ambiguous(r)) if r == ["h", "operators"])
+        );
+        assert!(
+            sc.lookup(&["public".into(), "operators".into()], "id")
+                .is_ok()
+        );
+        assert!(matches!(
+            sc.lookup(&["harbors".into()], "id"),
+            Err(LookupError::NoRelation { .. })
+        ));
+    }
+
+    #[test]
+    fn outer_join_side_and_proof() {
+        let mut sc = scope();
+        let f = sc.lookup(&["operators".into()], "id").expect("found");
+        assert!(f.nullable);
+        assert_eq!(f.why, ["right side of LEFT JOIN operators"]);
+        sc.rels[1].null_reason = None;
+        sc.rels[1].proven[1] = true;
+        assert!(!sc.lookup(&[], "website").expect("found").nullable);
+    }
+
+    #[test]
+    fn suggestions_and_correlation() {
+        let outer = scope();
+        let inner = Scope::child(&outer);
+        let f = inner.lookup(&["h".into()], "name").expect("correlated");
+        assert_eq!(f.depth, 1);
+        match inner.lookup(&[], "nme") {
+            Err(LookupError::NoColumn { suggestion, .. }) => {
+                assert_eq!(suggestion.as_deref(), Some("name"))
+            }
+            other => panic!("unexpected {other:?}"),
         }
     }
 }

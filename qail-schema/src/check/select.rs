@@ -11,17 +11,42 @@ use super::ctx::Ctx;
 use super::dml;
 use super::expr::{Fit, Typed, condition, expect, expr};
 use super::from;
+use super::group;
 use super::nullability::{self, output};
 use super::scope::{Col, Scope, norm, parts};
-use super::types::{builtin, common_type, display};
+use super::types::{builtin, common_type, display, scalar_name};
+use crate::snapshot::TypeRef;
 
 /// A subquery, seeing `outer`'s relations (correlation).
 pub(crate) fn subquery(cx: &mut Ctx, q: &Query, outer: &Scope) -> Option<Vec<OutputColumn>> {
     query(cx, q, Some(outer))
 }
 
-/// A whole query; `None` when an error was reported.
+/// A whole query; `None` when an error was reported. Untyped literal columns are `text`.
 pub(crate) fn query(cx: &mut Ctx, q: &Query, outer: Option<&Scope>) -> Option<Vec<OutputColumn>> {
+    let mut cols = query_raw(cx, q, outer)?;
+    resolve_unknown(&mut cols);
+    Some(cols)
+}
+
+/// Untyped literal columns (`SELECT 'x'`, `SELECT NULL`) become `text`, as in PostgreSQL 10+.
+pub(crate) fn resolve_unknown(cols: &mut [OutputColumn]) {
+    for c in cols.iter_mut().filter(|c| is_unknown(&c.ty)) {
+        c.ty = builtin("text");
+    }
+}
+
+pub(crate) fn is_unknown(t: &TypeRef) -> bool {
+    scalar_name(t) == Some("unknown")
+}
+
+/// A query whose untyped literal columns are still `unknown` (for UNION branches and
+/// INSERT … SELECT, where the other side decides their type).
+pub(crate) fn query_raw(
+    cx: &mut Ctx,
+    q: &Query,
+    outer: Option<&Scope>,
+) -> Option<Vec<OutputColumn>> {
     let mut with = match outer {
         Some(o) => Scope::child(o),
         None => Scope::default(),
@@ -29,12 +54,22 @@ pub(crate) fn query(cx: &mut Ctx, q: &Query, outer: Option<&Scope>) -> Option<Ve
     if let Some(w) = &q.with {
         for cte in &w.cte_tables {
             let cols = {
-                let probe = Scope { ctes: with.ctes.clone(), parent: with.parent, ..Scope::default() };
+                let probe = Scope {
+                    ctes: with.ctes.clone(),
+                    parent: with.parent,
+                    ..Scope::default()
+                };
                 query(cx, &cte.query, Some(&probe))
             }?;
             let mut cols: Vec<Col> = cols
                 .into_iter()
-                .map(|c| Col { name: c.name, ty: c.ty, not_null: !c.nullable, source: c.source, why: c.why })
+                .map(|c| Col {
+                    name: c.name,
+                    ty: c.ty,
+                    not_null: !c.nullable,
+                    source: c.source,
+                    why: c.why,
+                })
                 .collect();
             for (c, a) in cols.iter_mut().zip(&cte.alias.columns) {
                 c.name = norm(&a.name);
@@ -69,11 +104,18 @@ fn limits(cx: &mut Ctx, q: &Query, sc: &Scope) {
     }
 }
 
-fn body(cx: &mut Ctx, set: &SetExpr, sc: &Scope, order: Option<&OrderBy>) -> Option<Vec<OutputColumn>> {
+fn body(
+    cx: &mut Ctx,
+    set: &SetExpr,
+    sc: &Scope,
+    order: Option<&OrderBy>,
+) -> Option<Vec<OutputColumn>> {
     match set {
         SetExpr::Select(s) => select(cx, s, sc, order),
-        SetExpr::Query(q) => query(cx, q, Some(sc)),
-        SetExpr::SetOperation { left, right, op, .. } => {
+        SetExpr::Query(q) => query_raw(cx, q, Some(sc)),
+        SetExpr::SetOperation {
+            left, right, op, ..
+        } => {
             let l = body(cx, left, sc, None);
             let r = body(cx, right, sc, None);
             let cols = union(cx, l?, r?, &op.to_string(), cx.range(set))?;
@@ -86,38 +128,98 @@ fn body(cx: &mut Ctx, set: &SetExpr, sc: &Scope, order: Option<&OrderBy>) -> Opt
         }
         other => {
             let r = cx.range(other);
-            cx.error(r, "this query form is not supported by the analyzer yet", Some("write it as SELECT".into()));
+            cx.error(
+                r,
+                "this query form is not supported by the analyzer yet",
+                Some("write it as SELECT".into()),
+            );
             None
         }
     }
 }
 
-fn union(cx: &mut Ctx, l: Vec<OutputColumn>, r: Vec<OutputColumn>, op: &str, range: std::ops::Range<usize>) -> Option<Vec<OutputColumn>> {
+fn union(
+    cx: &mut Ctx,
+    l: Vec<OutputColumn>,
+    r: Vec<OutputColumn>,
+    op: &str,
+    range: std::ops::Range<usize>,
+) -> Option<Vec<OutputColumn>> {
     if l.len() != r.len() {
-        let msg = format!("each {op} query must have the same number of columns ({} vs {})", l.len(), r.len());
-        cx.error(range, msg, Some("select the same number of columns on both sides".into()));
+        let msg = format!(
+            "each {op} query must have the same number of columns ({} vs {})",
+            l.len(),
+            r.len()
+        );
+        cx.error(
+            range,
+            msg,
+            Some("select the same number of columns on both sides".into()),
+        );
         return None;
     }
     let mut out = Vec::with_capacity(l.len());
     for (a, b) in l.into_iter().zip(r) {
-        let ty = match common_type(&[a.ty.clone(), b.ty.clone()], cx.snap) {
-            Ok(t) => t,
-            Err((x, y)) => {
-                let msg = format!("{op} types {} and {} cannot be matched (column \"{}\")", display(&x), display(&y), a.name);
-                cx.error(range, msg, Some("cast one side so both have the same type".into()));
-                return None;
-            }
-        };
-        let nullable = a.nullable || b.nullable;
-        let why = if nullable { [a.why, b.why].concat() } else { Vec::new() };
-        out.push(OutputColumn { name: a.name, ty, nullable, source: None, rust_type: a.rust_type, why });
+        out.push(union_column(cx, a, b, op, range.clone())?);
     }
     Some(out)
 }
 
+/// One column of a set operation: the common type (an untyped literal side takes the
+/// other side's type), nullable if either side is.
+fn union_column(
+    cx: &mut Ctx,
+    a: OutputColumn,
+    b: OutputColumn,
+    op: &str,
+    range: std::ops::Range<usize>,
+) -> Option<OutputColumn> {
+    let known: Vec<TypeRef> = [&a.ty, &b.ty]
+        .into_iter()
+        .filter(|t| !is_unknown(t))
+        .cloned()
+        .collect();
+    let ty = match common_type(&known, cx.snap) {
+        Ok(_) if known.is_empty() => a.ty.clone(),
+        Ok(t) => t,
+        Err(pair) => {
+            let (x, y) = *pair;
+            let msg = format!(
+                "{op} types {} and {} cannot be matched (column \"{}\")",
+                display(&x),
+                display(&y),
+                a.name
+            );
+            cx.error(
+                range,
+                msg,
+                Some("cast one side so both have the same type".into()),
+            );
+            return None;
+        }
+    };
+    let nullable = a.nullable || b.nullable;
+    let why = if nullable {
+        [a.why, b.why].concat()
+    } else {
+        Vec::new()
+    };
+    Some(OutputColumn {
+        name: a.name,
+        ty,
+        nullable,
+        source: None,
+        rust_type: a.rust_type,
+        why,
+    })
+}
+
 fn values(cx: &mut Ctx, rows: &[Vec<Expr>], sc: &Scope) -> Option<Vec<OutputColumn>> {
     let width = rows.first().map_or(0, Vec::len);
-    let typed: Vec<Vec<Typed>> = rows.iter().map(|r| r.iter().map(|e| expr(cx, sc, e)).collect()).collect();
+    let typed: Vec<Vec<Typed>> = rows
+        .iter()
+        .map(|r| r.iter().map(|e| expr(cx, sc, e)).collect())
+        .collect();
     let mut cols = Vec::with_capacity(width);
     for i in 0..width {
         let column: Vec<Typed> = typed.iter().filter_map(|r| r.get(i).cloned()).collect();
@@ -133,7 +235,12 @@ fn values(cx: &mut Ctx, rows: &[Vec<Expr>], sc: &Scope) -> Option<Vec<OutputColu
     Some(cols)
 }
 
-fn select(cx: &mut Ctx, s: &Select, outer: &Scope, order: Option<&OrderBy>) -> Option<Vec<OutputColumn>> {
+fn select(
+    cx: &mut Ctx,
+    s: &Select,
+    outer: &Scope,
+    order: Option<&OrderBy>,
+) -> Option<Vec<OutputColumn>> {
     let mut sc = Scope::child(outer);
     if !from::from_clause(cx, &mut sc, &s.from) {
         return None;
@@ -142,6 +249,7 @@ fn select(cx: &mut Ctx, s: &Select, outer: &Scope, order: Option<&OrderBy>) -> O
         nullability::refine(&mut sc, w);
     }
     let cols = projection(cx, &sc, &s.projection);
+    group::check(cx, &sc, s);
     if let Some(w) = &s.selection {
         condition(cx, &sc, w, "WHERE");
     }
@@ -158,7 +266,11 @@ fn select(cx: &mut Ctx, s: &Select, outer: &Scope, order: Option<&OrderBy>) -> O
             expr(cx, &sc, e);
         }
     }
-    if let Some(OrderBy { kind: OrderByKind::Expressions(items), .. }) = order {
+    if let Some(OrderBy {
+        kind: OrderByKind::Expressions(items),
+        ..
+    }) = order
+    {
         for item in items {
             output_ref(cx, &sc, &item.expr, &cols);
         }
@@ -173,10 +285,15 @@ fn output_ref(cx: &mut Ctx, sc: &Scope, e: &Expr, cols: &[OutputColumn]) {
             let n = v.value.to_string().parse::<usize>().unwrap_or(0);
             if n == 0 || n > cols.len() {
                 let msg = format!("position {n} is not in select list");
-                cx.error(cx.range(e), msg, Some(format!("use a position between 1 and {}", cols.len())));
+                cx.error(
+                    cx.range(e),
+                    msg,
+                    Some(format!("use a position between 1 and {}", cols.len())),
+                );
             }
         }
-        Expr::Identifier(id) if sc.lookup(&[], &norm(id)).is_err() && cols.iter().any(|c| c.name == norm(id)) => {}
+        Expr::Identifier(id)
+            if sc.lookup(&[], &norm(id)).is_err() && cols.iter().any(|c| c.name == norm(id)) => {}
         _ => {
             expr(cx, sc, e);
         }
@@ -184,7 +301,11 @@ fn output_ref(cx: &mut Ctx, sc: &Scope, e: &Expr, cols: &[OutputColumn]) {
 }
 
 fn order_by_outputs(cx: &mut Ctx, order: Option<&OrderBy>, cols: &[OutputColumn]) {
-    if let Some(OrderBy { kind: OrderByKind::Expressions(items), .. }) = order {
+    if let Some(OrderBy {
+        kind: OrderByKind::Expressions(items),
+        ..
+    }) = order
+    {
         let empty = Scope::default();
         for item in items {
             output_ref(cx, &empty, &item.expr, cols);
@@ -197,21 +318,33 @@ pub(crate) fn projection(cx: &mut Ctx, sc: &Scope, items: &[SelectItem]) -> Vec<
     for item in items {
         match item {
             SelectItem::UnnamedExpr(e) => cols.push(output(expr(cx, sc, e), None)),
-            SelectItem::ExprWithAlias { expr: e, alias } => cols.push(output(expr(cx, sc, e), Some(alias))),
+            SelectItem::ExprWithAlias { expr: e, alias } => {
+                cols.push(output(expr(cx, sc, e), Some(alias)))
+            }
             SelectItem::Wildcard(_) => wildcard(cx, sc, None, item, &mut cols),
             SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::ObjectName(name), _) => {
                 let q: Vec<String> = parts(name).iter().map(|i| norm(i)).collect();
                 wildcard(cx, sc, Some(&q), item, &mut cols);
             }
             SelectItem::QualifiedWildcard(..) => {
-                cx.error(cx.range(item), "expression.* is not supported by the analyzer yet", Some("list the columns".into()));
+                cx.error(
+                    cx.range(item),
+                    "expression.* is not supported by the analyzer yet",
+                    Some("list the columns".into()),
+                );
             }
         }
     }
     cols
 }
 
-fn wildcard(cx: &mut Ctx, sc: &Scope, q: Option<&[String]>, item: &SelectItem, cols: &mut Vec<OutputColumn>) {
+fn wildcard(
+    cx: &mut Ctx,
+    sc: &Scope,
+    q: Option<&[String]>,
+    item: &SelectItem,
+    cols: &mut Vec<OutputColumn>,
+) {
     match sc.expand(q) {
         Some(found) if !(q.is_none() && sc.rels.is_empty()) => {
             for f in found {
@@ -223,7 +356,11 @@ fn wildcard(cx: &mut Ctx, sc: &Scope, q: Option<&[String]>, item: &SelectItem, c
                 cols.push(output(t, None));
             }
         }
-        Some(_) => cx.error(cx.range(item), "SELECT * with no tables specified is not valid", Some("add a FROM clause".into())),
+        Some(_) => cx.error(
+            cx.range(item),
+            "SELECT * with no tables specified is not valid",
+            Some("add a FROM clause".into()),
+        ),
         None => {
             let name = q.map(|q| q.join(".")).unwrap_or_default();
             cx.error(

@@ -29,8 +29,22 @@ const BUILTINS: &[(&str, u32, u32, char, bool, &str)] = &[
     ("varchar", 1043, 1015, 'S', false, "character varying"),
     ("date", 1082, 1182, 'D', false, "date"),
     ("time", 1083, 1183, 'D', false, "time without time zone"),
-    ("timestamp", 1114, 1115, 'D', false, "timestamp without time zone"),
-    ("timestamptz", 1184, 1185, 'D', true, "timestamp with time zone"),
+    (
+        "timestamp",
+        1114,
+        1115,
+        'D',
+        false,
+        "timestamp without time zone",
+    ),
+    (
+        "timestamptz",
+        1184,
+        1185,
+        'D',
+        true,
+        "timestamp with time zone",
+    ),
     ("interval", 1186, 1187, 'T', true, "interval"),
     ("timetz", 1266, 1270, 'D', false, "time with time zone"),
     ("bit", 1560, 1561, 'V', false, "bit"),
@@ -45,8 +59,16 @@ const BUILTINS: &[(&str, u32, u32, char, bool, &str)] = &[
 
 /// Implicit casts between built-ins (`pg_cast.castcontext = 'i'`), as (from, to).
 const IMPLICIT: &[(&str, &[&str])] = &[
-    ("int2", &["int4", "int8", "float4", "float8", "numeric", "oid", "regclass"]),
-    ("int4", &["int8", "float4", "float8", "numeric", "oid", "regclass"]),
+    (
+        "int2",
+        &[
+            "int4", "int8", "float4", "float8", "numeric", "oid", "regclass",
+        ],
+    ),
+    (
+        "int4",
+        &["int8", "float4", "float8", "numeric", "oid", "regclass"],
+    ),
     ("int8", &["float4", "float8", "numeric", "oid", "regclass"]),
     ("float4", &["float8"]),
     ("numeric", &["float4", "float8"]),
@@ -97,12 +119,18 @@ pub(crate) fn builtin(name: &str) -> TypeRef {
 
 /// The same type with one more array dimension.
 pub(crate) fn array_of(t: &TypeRef) -> TypeRef {
-    TypeRef { array_dims: t.array_dims + 1, ..t.clone() }
+    TypeRef {
+        array_dims: t.array_dims + 1,
+        ..t.clone()
+    }
 }
 
 /// The element type of an array (one dimension less), if `t` is an array.
 pub(crate) fn element_of(t: &TypeRef) -> Option<TypeRef> {
-    (t.array_dims > 0).then(|| TypeRef { array_dims: t.array_dims - 1, ..t.clone() })
+    (t.array_dims > 0).then(|| TypeRef {
+        array_dims: t.array_dims - 1,
+        ..t.clone()
+    })
 }
 
 /// Whether the type is a built-in scalar with this name.
@@ -159,7 +187,9 @@ pub(crate) fn implicit(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
     if from == to {
         return true;
     }
-    if let Some(UserTypeKind::Domain { base, .. }) = user_kind(from, snap) {
+    if from.schema != "pg_catalog"
+        && let Some(UserTypeKind::Domain { base, .. }) = user_kind(from, snap)
+    {
         return implicit(base, to, snap);
     }
     match (scalar_name(from), scalar_name(to)) {
@@ -173,22 +203,29 @@ pub(crate) fn assignable(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool 
     if implicit(from, to, snap) {
         return true;
     }
-    if let Some(UserTypeKind::Domain { base, .. }) = user_kind(to, snap) {
+    if to.schema != "pg_catalog"
+        && let Some(UserTypeKind::Domain { base, .. }) = user_kind(to, snap)
+    {
         return assignable(from, base, snap);
     }
     match (scalar_name(from), scalar_name(to)) {
         // Note: PostgreSQL treats I/O conversion to a string type as an assignment cast.
         (_, Some("text" | "varchar" | "bpchar" | "name")) if from.array_dims == 0 => true,
         (Some(f), Some(t)) => listed(ASSIGNMENT, f, t),
-        _ => from.array_dims > 0 && from.array_dims == to.array_dims && {
-            let (fe, te) = (strip_array(from), strip_array(to));
-            assignable(&fe, &te, snap)
-        },
+        _ => {
+            from.array_dims > 0 && from.array_dims == to.array_dims && {
+                let (fe, te) = (strip_array(from), strip_array(to));
+                assignable(&fe, &te, snap)
+            }
+        }
     }
 }
 
 fn strip_array(t: &TypeRef) -> TypeRef {
-    TypeRef { array_dims: 0, ..t.clone() }
+    TypeRef {
+        array_dims: 0,
+        ..t.clone()
+    }
 }
 
 fn listed(table: &[(&str, &[&str])], from: &str, to: &str) -> bool {
@@ -202,7 +239,10 @@ pub(crate) fn display(t: &TypeRef) -> String {
         _ if t.schema == "public" || t.schema == "pg_catalog" => t.name.clone(),
         _ => format!("{}.{}", t.schema, t.name),
     };
-    format!("{base}{}", "[]".repeat(usize::try_from(t.array_dims).unwrap_or(1)))
+    format!(
+        "{base}{}",
+        "[]".repeat(usize::try_from(t.array_dims).unwrap_or(1))
+    )
 }
 
 /// How a cast to the type is written in SQL: `int4`, `text[]`, `billing.currency`.
@@ -212,13 +252,19 @@ pub(crate) fn sql_name(t: &TypeRef) -> String {
     } else {
         format!("{}.{}", t.schema, t.name)
     };
-    format!("{base}{}", "[]".repeat(usize::try_from(t.array_dims).unwrap_or(1)))
+    format!(
+        "{base}{}",
+        "[]".repeat(usize::try_from(t.array_dims).unwrap_or(1))
+    )
 }
 
 /// The type PostgreSQL picks for a set of branch types (CASE, COALESCE, UNION…):
 /// `select_common_type` — the first non-unknown type, moved to a preferred type of the same
 /// category that all others convert to implicitly.
-pub(crate) fn common_type(types: &[TypeRef], snap: &Snapshot) -> Result<TypeRef, (TypeRef, TypeRef)> {
+pub(crate) fn common_type(
+    types: &[TypeRef],
+    snap: &Snapshot,
+) -> Result<TypeRef, Box<(TypeRef, TypeRef)>> {
     let Some(mut best) = types.first().cloned() else {
         return Ok(builtin("text"));
     };
@@ -227,14 +273,14 @@ pub(crate) fn common_type(types: &[TypeRef], snap: &Snapshot) -> Result<TypeRef,
             continue;
         }
         if category(t, snap) != category(&best, snap) {
-            return Err((best, t.clone()));
+            return Err(Box::new((best, t.clone())));
         }
         if !is_preferred(&best) && implicit(&best, t, snap) && !implicit(t, &best, snap) {
             best = t.clone();
         }
     }
     if let Some(bad) = types.iter().find(|t| !implicit(t, &best, snap)) {
-        return Err((best, bad.clone()));
+        return Err(Box::new((best, bad.clone())));
     }
     Ok(best)
 }
@@ -283,6 +329,9 @@ mod tests {
     #[test]
     fn displays_like_postgres() {
         assert_eq!(display(&builtin("int4")), "integer");
-        assert_eq!(display(&array_of(&builtin("varchar"))), "character varying[]");
+        assert_eq!(
+            display(&array_of(&builtin("varchar"))),
+            "character varying[]"
+        );
     }
 }

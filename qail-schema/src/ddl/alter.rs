@@ -29,6 +29,7 @@ impl Importer {
         };
         if (old_schema.as_str(), old_name.as_str()) != (rel.schema.as_str(), rel.name.as_str()) {
             self.rename_references(&old_schema, &old_name, &rel.name);
+            self.rename_key_table(&old_schema, &old_name, &rel.name);
         }
         self.snap.relations[idx] = rel;
         Ok(())
@@ -73,7 +74,16 @@ impl Importer {
             }
             AlterTableOperation::DropConstraint {
                 name, if_exists, ..
-            } => drop_constraint(rel, &ident(name), *if_exists),
+            } => self.drop_constraint(rel, &ident(name), *if_exists),
+            AlterTableOperation::RenameConstraint { old_name, new_name } => {
+                let (old, new) = (ident(old_name), ident(new_name));
+                if let Some(fk) = rel.foreign_keys.iter_mut().find(|f| f.name == old) {
+                    fk.name = new;
+                } else {
+                    self.rename_key(rel, &old, &new);
+                }
+                Ok(())
+            }
             AlterTableOperation::DropPrimaryKey { .. } => {
                 rel.primary_key.clear();
                 Ok(())
@@ -114,6 +124,32 @@ impl Importer {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Drops a named constraint: a foreign key, or a key whose name the import saw. A CHECK's
+    /// effect on NOT NULL cannot be undone and is kept.
+    fn drop_constraint(
+        &mut self,
+        rel: &mut Relation,
+        name: &str,
+        if_exists: bool,
+    ) -> Result<(), String> {
+        if let Some(i) = rel.foreign_keys.iter().position(|f| f.name == name) {
+            rel.foreign_keys.remove(i);
+            return Ok(());
+        }
+        if self.drop_key(rel, name)
+            || if_exists
+            || name.ends_with("_check")
+            || name.ends_with("_not_null")
+        {
+            return Ok(());
+        }
+        Err(format!(
+            "constraint {name} of {}.{} is not known to the import (it was not created by these \
+             scripts, or is a CHECK); its removal is ignored",
+            rel.schema, rel.name
+        ))
     }
 
     /// Foreign keys that point at a renamed table follow it.
@@ -168,35 +204,4 @@ fn rename_column(rel: &mut Relation, old: &str, new: &str) -> Result<(), String>
         rename(&mut fk.columns);
     }
     Ok(())
-}
-
-/// Drops a named constraint. Primary keys and unique constraints are recognized by
-/// PostgreSQL's default names (`t_pkey`, `t_a_b_key`), since the snapshot does not keep their
-/// names; a CHECK's effect on NOT NULL cannot be undone and is kept.
-fn drop_constraint(rel: &mut Relation, name: &str, if_exists: bool) -> Result<(), String> {
-    use super::names::object_name;
-    if let Some(i) = rel.foreign_keys.iter().position(|f| f.name == name) {
-        rel.foreign_keys.remove(i);
-        return Ok(());
-    }
-    if name == object_name(&rel.name, "", "pkey") {
-        rel.primary_key.clear();
-        return Ok(());
-    }
-    if let Some(i) = rel
-        .unique
-        .iter()
-        .position(|u| object_name(&rel.name, &u.join("_"), "key") == name)
-    {
-        rel.unique.remove(i);
-        return Ok(());
-    }
-    if if_exists || name.ends_with("_check") || name.ends_with("_not_null") {
-        return Ok(());
-    }
-    Err(format!(
-        "constraint {name} of {}.{} is not known to the snapshot (only foreign keys and default-named \
-         keys are tracked); its removal is ignored",
-        rel.schema, rel.name
-    ))
 }

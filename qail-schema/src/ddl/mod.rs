@@ -19,8 +19,18 @@
 //!   recorded with no columns, and a warning says so.
 //! - A `UNIQUE` constraint on exactly the primary key columns is dropped (PostgreSQL does the
 //!   same when it creates the table).
+//!
+//! # Limits
+//!
+//! - Forms sqlparser 0.59 does not parse are reported and skipped: `VARIADIC` arguments,
+//!   `ALTER TABLE … SET SCHEMA`, `DO` blocks, `CREATE AGGREGATE`, among others.
+//!   `PARTITION OF`, `AS RANGE`, `RETURNS SETOF` and domain `NOT NULL` are recognized here.
+//! - `CREATE TABLE … AS`, `(LIKE …)` and views are recorded without columns, with a warning.
+//! - Dropping a CHECK constraint does not undo the NOT NULL a `CHECK (c IS NOT NULL)` gave.
+//! - Sequences, triggers, policies, privileges and comments are not part of the snapshot.
 
 mod alter;
+mod keys;
 mod names;
 mod objects;
 mod split;
@@ -115,6 +125,8 @@ pub(crate) struct Importer {
     pub(crate) snap: Snapshot,
     /// search_path used to resolve names (changed by `SET search_path`).
     pub(crate) path: Vec<String>,
+    /// Names of keys, for later `DROP CONSTRAINT`/`DROP INDEX`.
+    keys: Vec<keys::NamedKey>,
     warnings: Vec<DdlWarning>,
     file: String,
     line: u64,
@@ -127,6 +139,7 @@ impl Importer {
         Importer {
             snap,
             path: vec!["public".to_owned()],
+            keys: Vec::new(),
             warnings: Vec::new(),
             file: String::new(),
             line: 0,

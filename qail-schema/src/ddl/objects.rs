@@ -3,7 +3,8 @@
 use sqlparser::ast::{
     AlterType, AlterTypeAddValuePosition, AlterTypeOperation, ArgMode, CreateDomain,
     CreateFunction, CreateIndex, DataType, Expr, FunctionBehavior, FunctionCalledOnNull,
-    FunctionDesc, ObjectName, ObjectType, SchemaName, Statement, UserDefinedTypeRepresentation,
+    FunctionDesc, Ident, ObjectName, ObjectType, SchemaName, Statement,
+    UserDefinedTypeRepresentation,
 };
 
 use super::Importer;
@@ -17,18 +18,7 @@ use crate::snapshot::{
 impl Importer {
     pub(crate) fn apply_object(&mut self, stmt: &Statement, flags: Flags) -> Result<(), String> {
         match stmt {
-            Statement::CreateSchema { schema_name, .. } => {
-                let name = match schema_name {
-                    SchemaName::Simple(n) | SchemaName::NamedAuthorization(n, _) => {
-                        split_name(n)?.1
-                    }
-                    SchemaName::UnnamedAuthorization(user) => ident(user),
-                };
-                self.snap.schemas.push(name);
-                self.snap.schemas.sort();
-                self.snap.schemas.dedup();
-                Ok(())
-            }
+            Statement::CreateSchema { schema_name, .. } => self.create_schema(schema_name),
             Statement::CreateView {
                 name,
                 materialized,
@@ -50,18 +40,7 @@ impl Importer {
                 version,
                 ..
             } => {
-                let schema = self.creation_schema(schema.as_ref().map(ident));
-                let name = ident(name);
-                self.snap.extensions.retain(|e| e.name != name);
-                let version = version
-                    .as_ref()
-                    .map(|v| v.value.clone())
-                    .unwrap_or_default();
-                self.snap.extensions.push(Extension {
-                    name,
-                    schema,
-                    version,
-                });
+                self.create_extension(name, schema.as_ref(), version.as_ref());
                 Ok(())
             }
             Statement::Drop {
@@ -89,6 +68,29 @@ impl Importer {
             // sequences, triggers, policies, roles, DML …
             _ => Ok(()),
         }
+    }
+
+    fn create_schema(&mut self, schema_name: &SchemaName) -> Result<(), String> {
+        let name = match schema_name {
+            SchemaName::Simple(n) | SchemaName::NamedAuthorization(n, _) => split_name(n)?.1,
+            SchemaName::UnnamedAuthorization(user) => ident(user),
+        };
+        self.snap.schemas.push(name);
+        self.snap.schemas.sort();
+        self.snap.schemas.dedup();
+        Ok(())
+    }
+
+    fn create_extension(&mut self, name: &Ident, schema: Option<&Ident>, version: Option<&Ident>) {
+        let schema = self.creation_schema(schema.map(ident));
+        let name = ident(name);
+        self.snap.extensions.retain(|e| e.name != name);
+        let version = version.map(|v| v.value.clone()).unwrap_or_default();
+        self.snap.extensions.push(Extension {
+            name,
+            schema,
+            version,
+        });
     }
 
     fn create_view(
@@ -149,6 +151,12 @@ impl Importer {
             .collect();
         let Some(cols) = cols else { return Ok(()) };
         let idx = self.relation_of(&ix.table_name)?;
+        let rel = self.snap.relations[idx].clone();
+        let name = match &ix.name {
+            Some(n) => split_name(n)?.1,
+            None => super::names::object_name(&rel.name, &cols.join("_"), "idx"),
+        };
+        self.remember_key(&rel, Some(name), &cols, false);
         self.snap.relations[idx].unique.push(cols);
         Ok(())
     }
@@ -225,7 +233,14 @@ impl Importer {
             return Err(format!("type {} does not exist at this point", at.name));
         };
         match (&at.operation, &mut ty.kind) {
-            (AlterTypeOperation::Rename(r), _) => ty.name = ident(&r.new_name),
+            (AlterTypeOperation::Rename(r), _) => {
+                let old = (
+                    ty.schema.clone(),
+                    std::mem::replace(&mut ty.name, ident(&r.new_name)),
+                );
+                let new = ty.name.clone();
+                self.rename_type_refs(&old.0, &old.1, &new);
+            }
             (AlterTypeOperation::AddValue(add), UserTypeKind::Enum { labels }) => {
                 let value = add.value.value.clone();
                 if labels.contains(&value) {
@@ -254,22 +269,7 @@ impl Importer {
     fn create_function(&mut self, f: &CreateFunction, setof: bool) -> Result<(), String> {
         let (schema, name) = split_name(&f.name)?;
         let schema = self.creation_schema(schema);
-        let mut args = Vec::new();
-        let mut out_columns = Vec::new();
-        let mut defaults = 0_u32;
-        for a in f.args.iter().flatten() {
-            let ty = self.type_ref(&a.data_type)?.0;
-            if matches!(a.mode, None | Some(ArgMode::In | ArgMode::InOut)) {
-                args.push(ty.clone());
-                if a.default_expr.is_some() {
-                    defaults = defaults.saturating_add(1);
-                }
-            }
-            if matches!(a.mode, Some(ArgMode::Out | ArgMode::InOut)) {
-                let name = a.name.as_ref().map(ident).unwrap_or_default();
-                out_columns.push(Field { name, ty });
-            }
-        }
+        let (args, defaults, mut out_columns) = self.function_args(f)?;
         let mut returns_set = setof;
         let returns = match &f.return_type {
             Some(DataType::Table(Some(cols))) => {
@@ -323,12 +323,37 @@ impl Importer {
         Ok(())
     }
 
+    /// Input argument types, how many have defaults, and OUT/INOUT columns.
+    fn function_args(
+        &mut self,
+        f: &CreateFunction,
+    ) -> Result<(Vec<TypeRef>, u32, Vec<Field>), String> {
+        let mut args = Vec::new();
+        let mut out_columns = Vec::new();
+        let mut defaults = 0_u32;
+        for a in f.args.iter().flatten() {
+            let ty = self.type_ref(&a.data_type)?.0;
+            if matches!(a.mode, None | Some(ArgMode::In | ArgMode::InOut)) {
+                args.push(ty.clone());
+                if a.default_expr.is_some() {
+                    defaults = defaults.saturating_add(1);
+                }
+            }
+            if matches!(a.mode, Some(ArgMode::Out | ArgMode::InOut)) {
+                let name = a.name.as_ref().map(ident).unwrap_or_default();
+                out_columns.push(Field { name, ty });
+            }
+        }
+        Ok((args, defaults, out_columns))
+    }
+
     fn drop(&mut self, kind: ObjectType, n: &ObjectName, if_exists: bool) -> Result<(), String> {
         match kind {
             ObjectType::Table | ObjectType::View | ObjectType::MaterializedView => {
                 match self.relation_of(n) {
                     Ok(i) => {
-                        self.snap.relations.remove(i);
+                        let gone = self.snap.relations.remove(i);
+                        self.drop_references(|s, t| s == gone.schema && t == gone.name);
                         Ok(())
                     }
                     Err(_) if if_exists => Ok(()),
@@ -336,15 +361,51 @@ impl Importer {
                 }
             }
             ObjectType::Type => self.drop_type(n, if_exists),
+            ObjectType::Index => self.drop_index(n),
             ObjectType::Schema => {
                 let (_, name) = split_name(n)?;
                 self.snap.schemas.retain(|s| *s != name);
                 self.snap.relations.retain(|r| r.schema != name);
                 self.snap.types.retain(|t| t.schema != name);
                 self.snap.functions.retain(|f| f.schema != name);
+                self.drop_references(|s, _| s == name);
                 Ok(())
             }
             _ => Ok(()),
+        }
+    }
+
+    /// Foreign keys pointing at dropped relations go with them (`DROP … CASCADE`).
+    fn drop_references(&mut self, gone: impl Fn(&str, &str) -> bool) {
+        for r in &mut self.snap.relations {
+            r.foreign_keys
+                .retain(|fk| !gone(&fk.ref_schema, &fk.ref_table));
+        }
+    }
+
+    /// Every reference to a renamed type follows it.
+    fn rename_type_refs(&mut self, schema: &str, old: &str, new: &str) {
+        let fix = |t: &mut TypeRef| {
+            if t.schema == schema && t.name == old {
+                new.clone_into(&mut t.name);
+            }
+        };
+        for r in &mut self.snap.relations {
+            r.columns.iter_mut().for_each(|c| fix(&mut c.ty));
+        }
+        for t in &mut self.snap.types {
+            match &mut t.kind {
+                UserTypeKind::Composite { fields } => {
+                    fields.iter_mut().for_each(|f| fix(&mut f.ty))
+                }
+                UserTypeKind::Domain { base: x, .. } | UserTypeKind::Range { subtype: x } => fix(x),
+                UserTypeKind::Enum { .. } => {}
+            }
+        }
+        for f in &mut self.snap.functions {
+            f.args.iter_mut().for_each(fix);
+            fix(&mut f.returns);
+            f.out_columns.iter_mut().for_each(|c| fix(&mut c.ty));
         }
     }
 

@@ -2,8 +2,8 @@
 //! constraints.
 
 use sqlparser::ast::{
-    ColumnDef, ColumnOption, CreateTable, Expr, GeneratedAs, Ident, IndexColumn, ObjectName,
-    TableConstraint,
+    ColumnDef, ColumnOption, ColumnOptionDef, CreateTable, Expr, GeneratedAs, Ident, IndexColumn,
+    ObjectName, TableConstraint,
 };
 
 use super::Importer;
@@ -12,6 +12,10 @@ use crate::snapshot::{Column, ForeignKey, Identity, Relation, RelationKind};
 
 impl Importer {
     pub(crate) fn create_table(&mut self, ct: &CreateTable) -> Result<(), String> {
+        if ct.temporary {
+            // Temporary tables live in a session's own schema; queries cannot rely on them.
+            return Ok(());
+        }
         let (schema, name) = split_name(&ct.name)?;
         let schema = self.creation_schema(schema);
         if self.relation_index(Some(&schema), &name).is_some() {
@@ -131,61 +135,91 @@ impl Importer {
         }
         let mut not_null_checks = Vec::new();
         for opt in &cd.options {
-            match &opt.option {
-                ColumnOption::Null => col.not_null = false,
-                ColumnOption::NotNull => col.not_null = true,
-                ColumnOption::Default(e) => col.default = Some(e.to_string()),
-                ColumnOption::Unique {
-                    is_primary: true, ..
-                } => {
-                    col.not_null = true;
-                    rel.primary_key = vec![name.clone()];
-                }
-                ColumnOption::Unique {
-                    is_primary: false, ..
-                } => rel.unique.push(vec![name.clone()]),
-                ColumnOption::ForeignKey {
-                    foreign_table,
-                    referred_columns,
-                    ..
-                } => {
-                    let fk_name = opt.name.as_ref().map(ident);
-                    let fk = self.foreign_key(
-                        rel,
-                        fk_name,
-                        &[cd.name.clone()],
-                        foreign_table,
-                        referred_columns,
-                    )?;
-                    rel.foreign_keys.push(fk);
-                }
-                ColumnOption::Check(e) => not_null_checks.extend(not_null_columns(e)),
-                ColumnOption::Generated {
-                    generated_as,
-                    generation_expr,
-                    ..
-                } => match generation_expr {
-                    Some(e) => col.generated = Some(e.to_string()),
-                    None => {
-                        col.not_null = true;
-                        col.identity = Some(match generated_as {
-                            GeneratedAs::ByDefault => Identity::ByDefault,
-                            GeneratedAs::Always | GeneratedAs::ExpStored => Identity::Always,
-                        });
-                    }
-                },
-                _ => {}
-            }
+            self.column_option(rel, &mut col, cd, opt, &mut not_null_checks)?;
         }
         merge_column(&mut rel.columns, col);
         force_not_null(rel, &not_null_checks);
         Ok(())
     }
 
+    /// Applies one column option to the column being defined (and to `rel` for keys).
+    fn column_option(
+        &mut self,
+        rel: &mut Relation,
+        col: &mut Column,
+        cd: &ColumnDef,
+        opt: &ColumnOptionDef,
+        not_null_checks: &mut Vec<String>,
+    ) -> Result<(), String> {
+        let name = col.name.clone();
+        match &opt.option {
+            ColumnOption::Null => col.not_null = false,
+            ColumnOption::NotNull => col.not_null = true,
+            ColumnOption::Default(e) => col.default = Some(e.to_string()),
+            ColumnOption::Unique {
+                is_primary: true, ..
+            } => {
+                col.not_null = true;
+                rel.primary_key = vec![name.clone()];
+                self.remember_key(
+                    rel,
+                    opt.name.as_ref().map(ident),
+                    &rel.primary_key.clone(),
+                    true,
+                );
+            }
+            ColumnOption::Unique {
+                is_primary: false, ..
+            } => {
+                self.remember_key(
+                    rel,
+                    opt.name.as_ref().map(ident),
+                    std::slice::from_ref(&name),
+                    false,
+                );
+                rel.unique.push(vec![name.clone()]);
+            }
+            ColumnOption::ForeignKey {
+                foreign_table,
+                referred_columns,
+                ..
+            } => {
+                let fk_name = opt.name.as_ref().map(ident);
+                let fk = self.foreign_key(
+                    rel,
+                    fk_name,
+                    std::slice::from_ref(&cd.name),
+                    foreign_table,
+                    referred_columns,
+                )?;
+                rel.foreign_keys.push(fk);
+            }
+            ColumnOption::Check(e) => not_null_checks.extend(not_null_columns(e)),
+            ColumnOption::Generated {
+                generated_as,
+                generation_expr,
+                ..
+            } => match generation_expr {
+                Some(e) => col.generated = Some(e.to_string()),
+                None => {
+                    col.not_null = true;
+                    col.identity = Some(match generated_as {
+                        GeneratedAs::ByDefault => Identity::ByDefault,
+                        GeneratedAs::Always | GeneratedAs::ExpStored => Identity::Always,
+                    });
+                }
+            },
+            _ => {}
+        }
+        Ok(())
+    }
+
     fn serial_default(&self, rel: &Relation, column: &str) -> String {
         let seq = object_name(&rel.name, column, "seq");
         let seq = quote_ident(&seq);
-        if self.path.first().is_some_and(|s| *s == rel.schema) {
+        // pg_get_expr qualifies the sequence unless it is visible through the search_path of
+        // the session that pulls, which is the snapshot's.
+        if self.snap.search_path.contains(&rel.schema) {
             format!("nextval('{seq}'::regclass)")
         } else {
             format!("nextval('{}.{seq}'::regclass)", quote_ident(&rel.schema))
@@ -199,12 +233,17 @@ impl Importer {
         c: &TableConstraint,
     ) -> Result<(), String> {
         match c {
-            TableConstraint::PrimaryKey { columns, .. } => {
+            TableConstraint::PrimaryKey { name, columns, .. } => {
                 let cols = index_columns(columns)?;
                 force_not_null(rel, &cols);
+                self.remember_key(rel, name.as_ref().map(ident), &cols, true);
                 rel.primary_key = cols;
             }
-            TableConstraint::Unique { columns, .. } => rel.unique.push(index_columns(columns)?),
+            TableConstraint::Unique { name, columns, .. } => {
+                let cols = index_columns(columns)?;
+                self.remember_key(rel, name.as_ref().map(ident), &cols, false);
+                rel.unique.push(cols);
+            }
             TableConstraint::ForeignKey {
                 name,
                 columns,

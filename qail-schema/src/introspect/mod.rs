@@ -1,7 +1,8 @@
 //! A live catalog → a [`Snapshot`].
 //!
-//! `pull` (feature `introspect`) reads everything in one catalog query that returns one JSON document, so its cost
-//! does not grow with round trips: 1,000 tables of 20 columns take a fraction of a second.
+//! `pull` (feature `introspect`) reads the catalog set-based: nine queries in one read-only
+//! transaction, each answering with one JSON value, whatever the number of tables. 1,000
+//! tables of 20 columns take well under a second.
 //!
 //! What is read, per schema: tables (partitioned parents and partitions too), views,
 //! materialized views and foreign tables with their columns (attribute order, dropped columns
@@ -10,9 +11,15 @@
 //! NOT NULL); enums, standalone composites, domains and ranges; functions that do not belong
 //! to an extension; extensions installed in the schema.
 //!
+//! Which schemas: by default those of the pulling session's effective search_path (what
+//! `current_schemas(false)` returns, without `pg_catalog` and `information_schema`), since
+//! those are what unqualified names in queries resolve to; naming schemas replaces that list.
+//! The snapshot records the search_path either way.
+//!
 //! Note: PostgreSQL records no nullability for view columns; they are pulled as nullable
 //! (`not_null: false`). The analyzer may derive better answers from the view's query.
 
+mod catalog;
 mod raw;
 
 #[cfg(feature = "introspect")]
@@ -20,12 +27,16 @@ use std::fmt;
 
 use crate::snapshot::Snapshot;
 
-/// The catalog query. It takes one text parameter, a JSON array of schema names (`[]`: the
-/// schemas of the effective search_path), and returns one row with one text column, the
-/// document [`from_catalog_json`] reads. It can be run through any client.
-pub const CATALOG_SQL: &str = include_str!("catalog.sql");
+/// The catalog queries as `(key, SQL)`. Each takes one text parameter, a JSON array of schema
+/// names (`[]`: the schemas of the effective search_path), and returns one row with one text
+/// column holding a JSON value. They can be run through any client; [`from_catalog_json`]
+/// reads a JSON object with each answer under its key.
+pub fn catalog_queries() -> &'static [(&'static str, &'static str)] {
+    catalog::QUERIES
+}
 
-/// Builds a snapshot from the document [`CATALOG_SQL`] returns.
+/// Builds a snapshot from the answers of [`catalog_queries`], gathered into one JSON object
+/// (`{"meta": …, "types": …, …}`).
 pub fn from_catalog_json(json: &str) -> Result<Snapshot, String> {
     raw::build(json)
 }
@@ -82,10 +93,31 @@ impl From<qail_pg::Error> for Error {
 /// live catalog.
 pub async fn pull(conn: &mut qail_pg::Connection, schemas: &[String]) -> Result<Snapshot, Error> {
     let param = serde_json::to_string(schemas).expect("a list of strings serializes");
-    let rows = conn.query(CATALOG_SQL, &[&param]).await?;
-    let row = rows
-        .first()
-        .ok_or_else(|| Error::Catalog("the catalog query returned no row".to_owned()))?;
-    let json: String = row.get(0)?;
-    raw::build(&json).map_err(Error::Catalog)
+    // One snapshot of the catalog for every query.
+    conn.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        .await?;
+    let doc = read_catalog(conn, &param).await;
+    let end = if doc.is_ok() { "COMMIT" } else { "ROLLBACK" };
+    conn.batch_execute(end).await?;
+    raw::build(&doc?).map_err(Error::Catalog)
+}
+
+/// Runs every catalog query and gathers the answers into one JSON object.
+#[cfg(feature = "introspect")]
+async fn read_catalog(conn: &mut qail_pg::Connection, param: &String) -> Result<String, Error> {
+    let mut doc = String::from("{");
+    for (i, (key, sql)) in catalog::QUERIES.iter().enumerate() {
+        let rows = conn.query(sql, &[param]).await?;
+        let row = rows.first().ok_or_else(|| {
+            Error::Catalog(format!("the catalog query for {key} returned no row"))
+        })?;
+        let value: String = row.try_get(0)?;
+        if i > 0 {
+            doc.push(',');
+        }
+        doc.push_str(&format!("\"{key}\":"));
+        doc.push_str(&value);
+    }
+    doc.push('}');
+    Ok(doc)
 }

@@ -1,4 +1,5 @@
-//! The catalog document read by `catalog.sql` and its conversion into a [`Snapshot`].
+//! The catalog document (the answers of `catalog.rs`'s queries) and its conversion into a
+//! [`Snapshot`].
 //!
 //! Every list arrives as JSON arrays of positional values (see the SQL); OIDs come as strings
 //! because `oid` has no JSON number mapping.
@@ -35,10 +36,15 @@ impl<'de> Deserialize<'de> for Oid {
 }
 
 #[derive(Deserialize)]
-struct Catalog {
+struct Meta {
     server_version: String,
     search_path: Vec<String>,
     schemas: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Catalog {
+    meta: Meta,
     types: Vec<RawType>,
     relations: Vec<RawRelation>,
     columns: Vec<RawColumn>,
@@ -140,53 +146,20 @@ impl Types {
     }
 }
 
-/// Builds a snapshot from the document `catalog.sql` returns.
+/// Builds a snapshot from the catalog document: a JSON object holding each query's answer
+/// under its key.
 pub(crate) fn build(json: &str) -> Result<Snapshot, String> {
     let cat: Catalog =
         serde_json::from_str(json).map_err(|e| format!("unexpected catalog document: {e}"))?;
     let types = Types(cat.types.into_iter().map(|t| (t.0.0, t)).collect());
     let mut snap = Snapshot {
         format_version: FORMAT_VERSION,
-        server_version: Some(cat.server_version),
-        search_path: cat.search_path,
-        schemas: cat.schemas,
+        server_version: Some(cat.meta.server_version),
+        search_path: cat.meta.search_path,
+        schemas: cat.meta.schemas,
         ..Snapshot::default()
     };
-    let mut rels: HashMap<u32, Relation> = HashMap::new();
-    for RawRelation(oid, schema, name, kind) in cat.relations {
-        let kind = match kind.as_str() {
-            "v" => RelationKind::View,
-            "m" => RelationKind::MaterializedView,
-            _ => RelationKind::Table,
-        };
-        let rel = Relation {
-            schema,
-            name,
-            kind,
-            columns: Vec::new(),
-            primary_key: Vec::new(),
-            unique: Vec::new(),
-            foreign_keys: Vec::new(),
-        };
-        rels.insert(oid.0, rel);
-    }
-    for c in cat.columns {
-        let Some(rel) = rels.get_mut(&c.0.0) else {
-            continue;
-        };
-        rel.columns.push(Column {
-            name: c.1,
-            ty: types.type_ref(c.2, c.3)?,
-            not_null: c.4,
-            default: c.5,
-            identity: match c.6.as_str() {
-                "a" => Some(Identity::Always),
-                "d" => Some(Identity::ByDefault),
-                _ => None,
-            },
-            generated: c.7,
-        });
-    }
+    let mut rels = relations(&types, cat.relations, cat.columns)?;
     for k in cat.constraints {
         if let Some(rel) = rels.get_mut(&k.0.0) {
             apply_constraint(rel, k);
@@ -217,6 +190,50 @@ pub(crate) fn build(json: &str) -> Result<Snapshot, String> {
         .collect();
     snap.sort();
     Ok(snap)
+}
+
+/// Relations by OID, with their columns.
+fn relations(
+    types: &Types,
+    raw: Vec<RawRelation>,
+    columns: Vec<RawColumn>,
+) -> Result<HashMap<u32, Relation>, String> {
+    let mut rels: HashMap<u32, Relation> = HashMap::new();
+    for RawRelation(oid, schema, name, kind) in raw {
+        let kind = match kind.as_str() {
+            "v" => RelationKind::View,
+            "m" => RelationKind::MaterializedView,
+            _ => RelationKind::Table,
+        };
+        let rel = Relation {
+            schema,
+            name,
+            kind,
+            columns: Vec::new(),
+            primary_key: Vec::new(),
+            unique: Vec::new(),
+            foreign_keys: Vec::new(),
+        };
+        rels.insert(oid.0, rel);
+    }
+    for c in columns {
+        let Some(rel) = rels.get_mut(&c.0.0) else {
+            continue;
+        };
+        rel.columns.push(Column {
+            name: c.1,
+            ty: types.type_ref(c.2, c.3)?,
+            not_null: c.4,
+            default: c.5,
+            identity: match c.6.as_str() {
+                "a" => Some(Identity::Always),
+                "d" => Some(Identity::ByDefault),
+                _ => None,
+            },
+            generated: c.7,
+        });
+    }
+    Ok(rels)
 }
 
 fn apply_constraint(rel: &mut Relation, k: RawConstraint) {

@@ -155,7 +155,7 @@ impl Snapshot {
         sorted.sort();
         let value = serde_json::to_value(&sorted).expect("a snapshot always serializes to JSON");
         let mut out = String::new();
-        write_value(&mut out, &value, 0);
+        write_root(&mut out, &value);
         out.push('\n');
         out
     }
@@ -205,6 +205,10 @@ const KEY_ORDER: &[&str] = &[
     "server_version",
     "search_path",
     "schemas",
+    "relations",
+    "types",
+    "functions",
+    "extensions",
     "schema",
     "name",
     "kind",
@@ -259,21 +263,31 @@ fn holds_objects(v: &Value) -> bool {
     }
 }
 
+/// The top-level object always has one key per line.
+fn write_root(out: &mut String, v: &Value) {
+    match v {
+        Value::Object(map) => write_object(out, map, 0),
+        other => write_inline(out, other),
+    }
+}
+
+fn write_object(out: &mut String, map: &serde_json::Map<String, Value>, indent: usize) {
+    out.push_str("{\n");
+    let entries = ordered(map);
+    for (i, (k, val)) in entries.iter().enumerate() {
+        push_indent(out, indent + 2);
+        write_inline(out, &Value::String((*k).clone()));
+        out.push_str(": ");
+        write_value(out, val, indent + 2);
+        out.push_str(if i + 1 < entries.len() { ",\n" } else { "\n" });
+    }
+    push_indent(out, indent);
+    out.push('}');
+}
+
 fn write_value(out: &mut String, v: &Value, indent: usize) {
     match v {
-        Value::Object(map) if holds_objects(v) => {
-            out.push_str("{\n");
-            let entries = ordered(map);
-            for (i, (k, val)) in entries.iter().enumerate() {
-                push_indent(out, indent + 2);
-                write_inline(out, &Value::String((*k).clone()));
-                out.push_str(": ");
-                write_value(out, val, indent + 2);
-                out.push_str(if i + 1 < entries.len() { ",\n" } else { "\n" });
-            }
-            push_indent(out, indent);
-            out.push('}');
-        }
+        Value::Object(map) if holds_objects(v) => write_object(out, map, indent),
         Value::Array(items) if !items.is_empty() && holds_objects(v) => {
             out.push_str("[\n");
             for (i, item) in items.iter().enumerate() {

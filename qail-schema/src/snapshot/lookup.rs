@@ -80,3 +80,31 @@ impl Relation {
         self.columns.iter().find(|c| c.name == name)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ddl::from_sql;
+
+    #[test]
+    fn lookups_follow_the_search_path() {
+        let (mut s, _) = from_sql(&[(
+            "t.sql".to_owned(),
+            "CREATE SCHEMA app;
+             CREATE TABLE app.t (a int); CREATE TABLE public.t (b int);
+             CREATE TYPE app.mood AS ENUM ('x');
+             CREATE FUNCTION app.f(int) RETURNS int LANGUAGE sql AS 'SELECT 1';
+             CREATE FUNCTION public.f(text) RETURNS int LANGUAGE sql AS 'SELECT 1';"
+                .to_owned(),
+        )]);
+        assert_eq!(s.relation(None, "t").unwrap().columns[0].name, "b");
+        assert_eq!(s.relation(Some("app"), "t").unwrap().columns[0].name, "a");
+        assert!(s.user_type(None, "mood").is_none());
+        assert_eq!(s.functions_named(None, "f").len(), 1);
+        s.search_path = vec!["app".to_owned(), "public".to_owned()];
+        assert_eq!(s.relation(None, "t").unwrap().columns[0].name, "a");
+        assert!(s.user_type(None, "mood").is_some());
+        let fs = s.functions_named(None, "f");
+        assert_eq!((fs.len(), fs[0].schema.as_str()), (2, "app"));
+        assert!(s.relation(Some("nope"), "t").is_none());
+    }
+}

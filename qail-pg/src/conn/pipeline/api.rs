@@ -89,7 +89,8 @@ impl Connection {
     /// Runs compiled queries in one round trip and returns each query's rows, in order.
     ///
     /// Each query is a cycle of its own: an error is that query's result, and the others
-    /// still run (see the [module docs](self) for transactions). The outer error means the
+    /// still run; inside a transaction block an error aborts the block, so the queries after
+    /// it fail with SQLSTATE 25P02 until it is rolled back. The outer error means the
     /// connection failed.
     pub async fn pipeline<'q, D: Decoder>(
         &mut self,

@@ -1,0 +1,8 @@
+//! The analyzer's integration tests: the query corpus (expected types and nullability),
+//! diagnostics as the user sees them, and the differential test against the server.
+
+mod corpus;
+mod diagnostics;
+mod nullability;
+mod server;
+mod support;

@@ -1,0 +1,7 @@
+//! Integration tests of qail-schema against a real PostgreSQL (`DATABASE_URL`, default
+//! `postgres://postgres@127.0.0.1:5432/postgres`).
+
+mod cli;
+mod corpus;
+mod pull;
+mod util;

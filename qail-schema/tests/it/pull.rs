@@ -1,0 +1,56 @@
+//! `introspect::pull` behaviour that the DDL corpus cannot show.
+
+use qail_schema::snapshot::{RelationKind, TypeRef};
+
+use crate::util;
+
+#[tokio::test]
+async fn default_schemas_are_the_search_path_and_views_have_typed_nullable_columns() {
+    let db = "qail_pull_defaults";
+    let mut conn = util::scratch_db(db).await;
+    conn.batch_execute(
+        "CREATE SCHEMA hidden; CREATE TABLE hidden.secret (x int);
+         CREATE TABLE shown (id int PRIMARY KEY, name text NOT NULL);
+         CREATE VIEW shown_names AS SELECT id, upper(name) AS loud FROM shown;
+         CREATE MATERIALIZED VIEW shown_count AS SELECT count(*) AS n FROM shown;",
+    )
+    .await
+    .expect("setup");
+    let mut fresh = util::connect(&util::url_for(db)).await;
+    let snap = qail_schema::introspect::pull(&mut fresh, &[])
+        .await
+        .expect("pull");
+    let hidden = qail_schema::introspect::pull(&mut fresh, &["hidden".to_owned()])
+        .await
+        .expect("pull");
+    drop((conn, fresh));
+    util::drop_db(db).await;
+
+    assert_eq!(snap.schemas, ["public"]);
+    assert_eq!(snap.search_path, ["public"]);
+    assert!(snap.relation(Some("hidden"), "secret").is_none());
+    assert!(hidden.relation(Some("hidden"), "secret").is_some());
+    assert!(
+        hidden.relation(Some("public"), "shown").is_none(),
+        "--schema overrides the default"
+    );
+
+    let view = snap.relation(None, "shown_names").expect("view pulled");
+    assert_eq!(view.kind, RelationKind::View);
+    assert_eq!(view.columns[1].name, "loud");
+    assert_eq!(view.columns[1].ty, TypeRef::builtin("text"));
+    assert!(
+        view.columns.iter().all(|c| !c.not_null),
+        "PostgreSQL records no view nullability"
+    );
+    let mv = snap
+        .relation(None, "shown_count")
+        .expect("materialized view pulled");
+    assert_eq!(mv.kind, RelationKind::MaterializedView);
+    assert_eq!(mv.columns[0].ty, TypeRef::builtin("int8"));
+    assert!(
+        snap.server_version
+            .as_deref()
+            .is_some_and(|v| !v.is_empty())
+    );
+}
