@@ -27,15 +27,7 @@ impl Importer {
                 ))
             };
         }
-        let mut rel = Relation {
-            schema,
-            name,
-            kind: RelationKind::Table,
-            columns: Vec::new(),
-            primary_key: Vec::new(),
-            unique: Vec::new(),
-            foreign_keys: Vec::new(),
-        };
+        let mut rel = empty_relation(schema, name, RelationKind::Table);
         if ct.query.is_some() {
             self.snap.relations.push(rel);
             return Err(format!(
@@ -228,16 +220,7 @@ impl Importer {
                 generated_as,
                 generation_expr,
                 ..
-            } => match generation_expr {
-                Some(e) => col.generated = Some(e.to_string()),
-                None => {
-                    col.not_null = true;
-                    col.identity = Some(match generated_as {
-                        GeneratedAs::ByDefault => Identity::ByDefault,
-                        GeneratedAs::Always | GeneratedAs::ExpStored => Identity::Always,
-                    });
-                }
-            },
+            } => generated(col, generated_as, generation_expr.as_ref()),
             _ => {}
         }
         Ok(())
@@ -333,6 +316,33 @@ impl Importer {
             ref_table: table,
             ref_columns,
         })
+    }
+}
+
+/// A relation without columns or keys.
+pub(crate) fn empty_relation(schema: String, name: String, kind: RelationKind) -> Relation {
+    Relation {
+        schema,
+        name,
+        kind,
+        columns: Vec::new(),
+        primary_key: Vec::new(),
+        unique: Vec::new(),
+        foreign_keys: Vec::new(),
+    }
+}
+
+/// `GENERATED ALWAYS AS (expr) STORED`, or an identity column.
+fn generated(col: &mut Column, kind: &GeneratedAs, expr: Option<&Expr>) {
+    match expr {
+        Some(e) => col.generated = Some(e.to_string()),
+        None => {
+            col.not_null = true;
+            col.identity = Some(match kind {
+                GeneratedAs::ByDefault => Identity::ByDefault,
+                GeneratedAs::Always | GeneratedAs::ExpStored => Identity::Always,
+            });
+        }
     }
 }
 
