@@ -104,12 +104,14 @@ pub(crate) fn rewrite_captures(
     span: Span,
 ) -> Result<Rewritten, String> {
     let bytes = sql.as_bytes();
-    let mut out = String::with_capacity(sql.len());
-    let mut captures: Vec<Capture> = Vec::new();
-    let mut edits = Vec::new();
+    let mut out = Rewritten {
+        sql: String::with_capacity(sql.len()),
+        captures: Vec::new(),
+        max_positional: 0,
+        edits: Vec::new(),
+    };
     let mut i = 0;
     let mut copied = 0;
-    let mut max_positional = 0;
     while i < bytes.len() {
         match bytes[i] {
             b'\'' | b'"' => i = skip_quoted(bytes, i, bytes[i]),
@@ -120,55 +122,67 @@ pub(crate) fn rewrite_captures(
                 i = sql[i + 2..].find("*/").map_or(sql.len(), |n| i + 2 + n + 2);
             }
             b'$' => {
-                let digits: String = sql[i + 1..]
-                    .chars()
-                    .take_while(char::is_ascii_digit)
-                    .collect();
-                if let Ok(n) = digits.parse::<usize>() {
-                    max_positional = max_positional.max(n);
-                    i += 1 + digits.len();
-                } else {
-                    i = skip_dollar_quoted(sql, i);
+                let digits = sql[i + 1..].bytes().take_while(u8::is_ascii_digit).count();
+                match sql[i + 1..i + 1 + digits].parse::<usize>() {
+                    Ok(n) => {
+                        out.max_positional = out.max_positional.max(n);
+                        i += 1 + digits;
+                    }
+                    Err(_) => i = skip_dollar_quoted(sql, i),
                 }
             }
             b'{' => {
-                let close = sql[i..].find('}').map(|n| i + n).ok_or_else(|| {
-                    format!("unclosed `{{` at byte {i} of the SQL: write `{{name}}` to capture a variable")
-                })?;
-                let name = sql[i + 1..close].trim();
-                let ident = syn::parse_str::<Ident>(name).map_err(|_| {
-                    format!(
-                        "`{{{name}}}` in the SQL is not a variable capture: write `{{name}}` with a plain identifier, or pass the value as a `$n` argument"
-                    )
-                })?;
-                out.push_str(&sql[copied..i]);
-                let number = match captures.iter().find(|c| c.ident == ident) {
-                    Some(c) => c.number,
-                    None => {
-                        let number = positional + captures.len() + 1;
-                        captures.push(Capture {
-                            ident: Ident::new(&ident.to_string(), span),
-                            number,
-                        });
-                        number
-                    }
-                };
-                let start = out.len();
-                out.push_str(&format!("${number}"));
-                edits.push((start..out.len(), i..close + 1));
-                i = close + 1;
+                let (ident, end) = parse_capture(sql, i)?;
+                out.sql.push_str(&sql[copied..i]);
+                out.push_capture(ident, i..end, positional, span);
+                i = end;
                 copied = i;
             }
             _ => i += 1,
         }
     }
-    out.push_str(&sql[copied..]);
-    Ok(Rewritten {
-        sql: out,
-        captures,
-        max_positional,
-        edits,
-    })
+    out.sql.push_str(&sql[copied..]);
+    Ok(out)
+}
+
+/// The identifier of the `{ident}` starting at `start`, and the index after the `}`.
+fn parse_capture(sql: &str, start: usize) -> Result<(Ident, usize), String> {
+    let close = sql[start..].find('}').map(|n| start + n).ok_or_else(|| {
+        format!("unclosed `{{` at byte {start} of the SQL: write `{{name}}` to capture a variable")
+    })?;
+    let name = sql[start + 1..close].trim();
+    let ident = syn::parse_str::<Ident>(name).map_err(|_| {
+        format!(
+            "`{{{name}}}` in the SQL is not a variable capture: write `{{name}}` with a plain identifier, or pass the value as a `$n` argument"
+        )
+    })?;
+    Ok((ident, close + 1))
+}
+
+impl Rewritten {
+    /// Appends the `$n` of a capture (a repeated name reuses its number) and records the edit.
+    fn push_capture(
+        &mut self,
+        ident: Ident,
+        original: Range<usize>,
+        positional: usize,
+        span: Span,
+    ) {
+        let number = match self.captures.iter().find(|c| c.ident == ident) {
+            Some(c) => c.number,
+            None => {
+                let number = positional + self.captures.len() + 1;
+                self.captures.push(Capture {
+                    ident: Ident::new(&ident.to_string(), span),
+                    number,
+                });
+                number
+            }
+        };
+        let start = self.sql.len();
+        self.sql.push_str(&format!("${number}"));
+        self.edits.push((start..self.sql.len(), original));
+    }
 }
 
 /// Skips a `'…'` or `"…"` token (a doubled quote escapes itself); returns the index after it.

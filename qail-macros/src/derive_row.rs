@@ -4,8 +4,9 @@
 use proc_macro2::TokenStream;
 use qail_schema::snapshot::Relation;
 use quote::{quote, quote_spanned};
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Fields};
+use syn::{Data, DeriveInput, Fields, Token};
 
 use crate::attr::{self, Errors};
 use crate::{naming, snapshot, types};
@@ -40,26 +41,26 @@ fn stub(input: &DeriveInput) -> TokenStream {
     }
 }
 
+fn named_fields(input: &DeriveInput) -> syn::Result<&Punctuated<syn::Field, Token![,]>> {
+    match &input.data {
+        Data::Struct(s) => match &s.fields {
+            Fields::Named(named) => Ok(&named.named),
+            _ => Err(syn::Error::new(
+                input.ident.span(),
+                "QailRow needs a struct with named fields: the field names are matched to column names",
+            )),
+        },
+        _ => Err(syn::Error::new(
+            input.ident.span(),
+            "QailRow can only be derived for a struct with named fields; for a PostgreSQL enum, derive QailType",
+        )),
+    }
+}
+
 fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
     let container = attr::Container::parse(&input.attrs, &mut errors);
-    let fields = match &input.data {
-        Data::Struct(s) => match &s.fields {
-            Fields::Named(named) => &named.named,
-            _ => {
-                return Err(syn::Error::new(
-                    input.ident.span(),
-                    "QailRow needs a struct with named fields: the field names are matched to column names",
-                ));
-            }
-        },
-        _ => {
-            return Err(syn::Error::new(
-                input.ident.span(),
-                "QailRow can only be derived for a struct with named fields; for a PostgreSQL enum, derive QailType",
-            ));
-        }
-    };
+    let fields = named_fields(input)?;
     if let Some(t) = &container.type_name {
         errors.at(t.span, "`type_name` belongs on a #[derive(QailType)] enum; for a row struct, use `table = \"…\"`");
     }

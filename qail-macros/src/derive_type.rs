@@ -169,6 +169,22 @@ fn check_labels(
         }
         None => return TokenStream::new(),
     };
+    compare_labels(input, &name, labels, pg_labels, errors);
+    let path = loaded.path.to_string_lossy().into_owned();
+    quote!(
+        const _: &[u8] = ::core::include_bytes!(#path);
+    )
+}
+
+/// Reports every Rust label PostgreSQL lacks and every PostgreSQL label the Rust enum lacks
+/// (unless it was already suggested for a near-miss Rust label).
+fn compare_labels(
+    input: &DeriveInput,
+    name: &str,
+    labels: &[(syn::Ident, String, Span)],
+    pg_labels: &[String],
+    errors: &mut Errors,
+) {
     let mut suggested = Vec::new();
     for (_, label, span) in labels {
         if !pg_labels.contains(label) {
@@ -192,10 +208,6 @@ fn check_labels(
             ));
         }
     }
-    let path = loaded.path.to_string_lossy().into_owned();
-    quote!(
-        const _: &[u8] = ::core::include_bytes!(#path);
-    )
 }
 
 fn quoted(labels: &[String]) -> String {
@@ -229,17 +241,24 @@ fn enumeration(
     } else {
         TokenStream::new()
     };
-    let ident = &input.ident;
+    let impls = enum_impls(&input.ident, &labels);
+    Some(quote! {
+        const _: () = {
+            #track
+            #impls
+        };
+    })
+}
+
+/// Encode/Decode of an enum as its label text, and its place in the type checks.
+fn enum_impls(ident: &syn::Ident, labels: &[(syn::Ident, String, Span)]) -> TokenStream {
     let variants: Vec<_> = labels.iter().map(|(v, _, _)| v).collect();
     let texts: Vec<_> = labels
         .iter()
         .map(|(_, l, _)| proc_macro2::Literal::byte_string(l.as_bytes()))
         .collect();
     let enum_name = ident.to_string();
-    Some(quote! {
-        const _: () = {
-            #track
-
+    quote! {
             #[automatically_derived]
             impl ::qail::__private::Encode for #ident {
                 fn encode(&self, _: ::qail::__private::Oid, buf: &mut ::std::vec::Vec<u8>) -> ::core::result::Result<::qail::__private::IsNull, ::qail::__private::BoxError> {
@@ -279,8 +298,7 @@ fn enumeration(
             impl<const N: usize> ::qail::__private::ToPg<::qail::__private::pg::user_enum, N> for #ident {}
             #[automatically_derived]
             impl<const C: usize> ::qail::__private::FromPg<::qail::__private::pg::user_enum, C> for #ident {}
-        };
-    })
+    }
 }
 
 fn transparent(input: &DeriveInput, fields: &Fields, errors: &mut Errors) -> Option<TokenStream> {

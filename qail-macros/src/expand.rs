@@ -185,50 +185,15 @@ fn record(
     requires: &mut Vec<TokenStream>,
     errors: &mut Errors,
 ) -> TokenStream {
-    let span = input.sql.span();
     let mut fields = Vec::new();
     let mut reads = Vec::new();
     let mut all_debug = true;
     for col in columns {
-        let ident = &col.ident;
-        let ty = match (&col.out.rust_type, &col.mapped) {
-            (Some(text), _) => match syn::parse_str::<syn::Type>(text) {
-                Ok(ty) => {
-                    all_debug = false;
-                    quote!(#ty)
-                }
-                Err(_) => {
-                    errors.at(span, format!("column \"{}\": `{text}` in the alias is not a Rust type: write `AS \"{}: path::Type\"`", col.out.name, col.out.name));
-                    continue;
-                }
-            },
-            (
-                None,
-                Some(Mapped {
-                    rust: Some(rust),
-                    require,
-                    display,
-                    ..
-                }),
-            ) => {
-                if let Some(require) = require {
-                    let what = format!("column \"{}\"", col.out.name);
-                    requires.push(quote!(::qail::__private::#require!(#what, #display);));
-                }
-                rust.clone()
-            }
-            (None, _) => {
-                let display = col
-                    .mapped
-                    .as_ref()
-                    .map_or_else(|| types::display(&col.out.ty), |m| m.display.clone());
-                errors.at(span, format!(
-                    "column \"{0}\" has the enum type {display}: name its Rust type (a #[derive(QailType)] enum) with an alias, `AS \"{0}: MyEnum\"`, or use the `MyRow => \"…\"` form",
-                    col.out.name
-                ));
-                continue;
-            }
+        let Some(ty) = field_type(input, col, requires, errors) else {
+            continue;
         };
+        all_debug &= col.out.rust_type.is_none();
+        let ident = &col.ident;
         let ty = if col.out.nullable {
             quote!(::core::option::Option<#ty>)
         } else {
@@ -241,6 +206,7 @@ fn record(
     quote! {
         /// A row of this query: one field per result column.
         #derive
+        #[allow(dead_code, reason = "a query may select columns the code does not read")]
         pub struct Record { #(#fields,)* }
 
         #[automatically_derived]
@@ -251,6 +217,50 @@ fn record(
             ) -> ::core::result::Result<Self, ::qail::__private::Error> {
                 ::core::result::Result::Ok(Record { #(#reads,)* })
             }
+        }
+    }
+}
+
+/// The Rust type of a generated field (before `Option` for nullability): the alias's
+/// `: Type`, else the mapped type (recording the feature it needs).
+fn field_type(
+    input: &QueryInput,
+    col: &Column<'_>,
+    requires: &mut Vec<TokenStream>,
+    errors: &mut Errors,
+) -> Option<TokenStream> {
+    let span = input.sql.span();
+    let name = &col.out.name;
+    if let Some(text) = &col.out.rust_type {
+        return match syn::parse_str::<syn::Type>(text) {
+            Ok(ty) => Some(quote!(#ty)),
+            Err(_) => {
+                errors.at(span, format!("column \"{name}\": `{text}` in the alias is not a Rust type: write `AS \"{name}: path::Type\"`"));
+                None
+            }
+        };
+    }
+    match &col.mapped {
+        Some(Mapped {
+            rust: Some(rust),
+            require,
+            display,
+            ..
+        }) => {
+            if let Some(require) = require {
+                let what = format!("column \"{name}\"");
+                requires.push(quote!(::qail::__private::#require!(#what, #display);));
+            }
+            Some(rust.clone())
+        }
+        mapped => {
+            let display = mapped
+                .as_ref()
+                .map_or_else(|| types::display(&col.out.ty), |m| m.display.clone());
+            errors.at(span, format!(
+                "column \"{name}\" has the enum type {display}: name its Rust type (a #[derive(QailType)] enum) with an alias, `AS \"{name}: MyEnum\"`, or use the `MyRow => \"…\"` form"
+            ));
+            None
         }
     }
 }

@@ -3,6 +3,9 @@
 //! - [`proto`]: the sans-IO wire protocol (message encoding and decoding, authentication
 //!   state machines). Builds without tokio (`--no-default-features`).
 //! - [`types`]: binary-format [`Encode`]/[`Decode`] between Rust and PostgreSQL values.
+//! - [`template`]: compiled queries ([`Template`], [`Query`]) and by-index row decoding
+//!   ([`RawRow`], [`FromRow`]); sans-IO, what `qail!` emits.
+//! - [`typed`]: compile-time checks of Rust types against PostgreSQL types for `qail!`.
 //! - `conn` (feature `runtime`): the async connection over TCP, Unix sockets and TLS.
 //!
 //! # Features

@@ -220,9 +220,8 @@ pub trait FromRow: Sized {
 /// How a [`Query`]'s rows are decoded. Every [`FromRow`] type decodes itself; `qail!(Type =>
 /// …)` generates a decoder building the user's struct by column name.
 #[diagnostic::on_unimplemented(
-    message = "this statement returns no rows, so it cannot be fetched",
-    label = "use `.execute(…)`, which returns the number of rows affected",
-    note = "add a RETURNING clause to get rows back from INSERT, UPDATE or DELETE"
+    message = "`{Self}` does not decode result rows",
+    note = "derive `QailRow` for a row struct, or let `qail!` generate the row type"
 )]
 pub trait Decoder {
     /// The row type produced.
@@ -239,9 +238,51 @@ impl<R: FromRow> Decoder for R {
 }
 
 /// The row type of a statement that returns no rows (INSERT/UPDATE/DELETE without RETURNING).
-/// It is no [`Decoder`]: fetching is a compile error; run it with `execute`.
+/// It is no [`Decoder`]: fetching is a compile error ([`ReturnsRows`]); run it with `execute`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoRows {}
+
+/// Never implemented: the bound that makes fetching from a [`NoRows`] query a compile error
+/// with this message (the inherent `fetch_*` methods of `Query<'_, NoRows>` require it).
+#[diagnostic::on_unimplemented(
+    message = "this statement returns no rows, so its rows cannot be fetched",
+    label = "use `.execute(…)`, which returns the number of rows affected",
+    note = "add a RETURNING clause to get rows back from INSERT, UPDATE or DELETE"
+)]
+pub trait ReturnsRows {}
+
+/// Fetching from a statement without rows: each method fails to compile, saying to use
+/// `execute` (or RETURNING).
+impl Query<'_, NoRows> {
+    /// Does not compile: the statement returns no rows.
+    pub fn fetch_all<E: ?Sized + ReturnsRows>(
+        self,
+        _: &mut E,
+    ) -> std::future::Pending<Result<Vec<NoRows>, Error>> {
+        std::future::pending()
+    }
+
+    /// Does not compile: the statement returns no rows.
+    pub fn fetch_one<E: ?Sized + ReturnsRows>(
+        self,
+        _: &mut E,
+    ) -> std::future::Pending<Result<NoRows, Error>> {
+        std::future::pending()
+    }
+
+    /// Does not compile: the statement returns no rows.
+    pub fn fetch_optional<E: ?Sized + ReturnsRows>(
+        self,
+        _: &mut E,
+    ) -> std::future::Pending<Result<Option<NoRows>, Error>> {
+        std::future::pending()
+    }
+
+    /// Does not compile: the statement returns no rows.
+    pub fn fetch<E: ?Sized + ReturnsRows>(self, _: &mut E) -> std::iter::Empty<NoRows> {
+        std::iter::empty()
+    }
+}
 
 /// The parameters of a [`Query`], in `$n` order.
 pub struct Params<'a> {

@@ -135,3 +135,31 @@ async fn enums_and_newtypes() {
     assert_eq!(rows[0].capacity, Capacity(300));
     let _ = VesselKind::Hydrofoil;
 }
+
+/// `inet`, `cidr` and `macaddr` (run with `--features net`).
+#[cfg(feature = "net")]
+#[tokio::test]
+async fn network_types() {
+    use qail::types::{Cidr, Inet, MacAddr};
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    let mut conn = connect_in("net", "").await;
+    let v4 = IpAddr::V4(Ipv4Addr::new(10, 1, 2, 3));
+    roundtrip!(
+        conn,
+        "SELECT $1::inet AS v",
+        Inet {
+            addr: v4,
+            prefix: 24
+        }
+    );
+    let net = IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0));
+    roundtrip!(
+        conn,
+        "SELECT $1::cidr AS v",
+        Cidr {
+            addr: net,
+            prefix: 32
+        }
+    );
+    roundtrip!(conn, "SELECT $1::macaddr AS v", MacAddr([0, 1, 2, 3, 4, 5]));
+}

@@ -22,10 +22,13 @@
 //!
 //! # Limits
 //!
-//! - Forms sqlparser 0.59 does not parse are reported and skipped: `VARIADIC` arguments,
-//!   `ALTER TABLE … SET SCHEMA`, `DO` blocks, `CREATE AGGREGATE`, among others.
-//!   `PARTITION OF`, `AS RANGE`, `RETURNS SETOF` and domain `NOT NULL` are recognized here.
-//! - `CREATE TABLE … AS`, `(LIKE …)` and views are recorded without columns, with a warning.
+//! - Forms sqlparser 0.59 does not parse are reported and skipped: `ALTER TABLE … SET
+//!   SCHEMA`, `LIKE … INCLUDING …`, `DO` blocks, `CREATE AGGREGATE`, among others.
+//!   `PARTITION OF`, `AS RANGE`, `RETURNS SETOF`, `VARIADIC` and domain `NOT NULL` are
+//!   recognized here.
+//! - `CREATE TABLE … AS` and views are recorded without columns, with a warning.
+//! - `(LIKE t)` copies NOT NULL also where it came from a `CHECK (c IS NOT NULL)` of `t`
+//!   (PostgreSQL copies only declared NOT NULL without `INCLUDING CONSTRAINTS`).
 //! - Dropping a CHECK constraint does not undo the NOT NULL a `CHECK (c IS NOT NULL)` gave.
 //! - Sequences, triggers, policies, privileges and comments are not part of the snapshot.
 

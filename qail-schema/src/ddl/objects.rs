@@ -33,7 +33,7 @@ impl Importer {
             } => self.create_type(name, representation),
             Statement::AlterType(at) => self.alter_type(at),
             Statement::CreateDomain(d) => self.create_domain(d, flags.not_null),
-            Statement::CreateFunction(f) => self.create_function(f, flags.setof),
+            Statement::CreateFunction(f) => self.create_function(f, flags),
             Statement::CreateExtension {
                 name,
                 schema,
@@ -266,11 +266,11 @@ impl Importer {
         Ok(())
     }
 
-    fn create_function(&mut self, f: &CreateFunction, setof: bool) -> Result<(), String> {
+    fn create_function(&mut self, f: &CreateFunction, flags: Flags) -> Result<(), String> {
         let (schema, name) = split_name(&f.name)?;
         let schema = self.creation_schema(schema);
         let (args, defaults, mut out_columns) = self.function_args(f)?;
-        let mut returns_set = setof;
+        let mut returns_set = flags.setof;
         let returns = match &f.return_type {
             Some(DataType::Table(Some(cols))) => {
                 returns_set = true;
@@ -301,7 +301,7 @@ impl Importer {
             name,
             args,
             defaults,
-            variadic: false,
+            variadic: flags.variadic,
             returns,
             out_columns,
             returns_set,

@@ -38,6 +38,8 @@ pub(crate) struct Flags {
     pub(crate) setof: bool,
     /// `NOT NULL` in `CREATE DOMAIN`.
     pub(crate) not_null: bool,
+    /// `VARIADIC` before a function argument.
+    pub(crate) variadic: bool,
 }
 
 /// Splits `text` at top-level semicolons and parses each statement.
@@ -115,6 +117,7 @@ fn parse(mut tokens: Vec<TokenWithSpan>) -> Result<Parsed, ParserError> {
     let flags = Flags {
         setof: take_setof(&mut tokens),
         not_null: take_domain_not_null(&mut tokens),
+        variadic: take_variadic(&mut tokens),
     };
     let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);
     let stmt = parser.parse_statement()?;
@@ -140,6 +143,26 @@ fn take_setof(tokens: &mut Vec<TokenWithSpan>) -> bool {
             true
         }
         None => false,
+    }
+}
+
+/// Removes `VARIADIC` from a `CREATE FUNCTION`'s arguments and says if it did. PostgreSQL
+/// allows it on the last input argument only.
+fn take_variadic(tokens: &mut Vec<TokenWithSpan>) -> bool {
+    let is_function = is_word(tokens.first(), Keyword::CREATE)
+        && tokens
+            .iter()
+            .take(5)
+            .any(|t| matches!(&t.token, Token::Word(w) if w.keyword == Keyword::FUNCTION));
+    let at = tokens.iter().position(
+        |t| matches!(&t.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("variadic")),
+    );
+    match at {
+        Some(i) if is_function => {
+            tokens.remove(i);
+            true
+        }
+        _ => false,
     }
 }
 

@@ -2,8 +2,8 @@
 //! constraints.
 
 use sqlparser::ast::{
-    ColumnDef, ColumnOption, ColumnOptionDef, CreateTable, Expr, GeneratedAs, Ident, IndexColumn,
-    ObjectName, TableConstraint,
+    ColumnDef, ColumnOption, ColumnOptionDef, CreateTable, CreateTableLikeDefaults,
+    CreateTableLikeKind, Expr, GeneratedAs, Ident, IndexColumn, ObjectName, TableConstraint,
 };
 
 use super::Importer;
@@ -27,22 +27,20 @@ impl Importer {
                 ))
             };
         }
-        let mut rel = Relation {
-            schema,
-            name,
-            kind: RelationKind::Table,
-            columns: Vec::new(),
-            primary_key: Vec::new(),
-            unique: Vec::new(),
-            foreign_keys: Vec::new(),
-        };
-        if ct.query.is_some() || ct.like.is_some() {
+        let mut rel = empty_relation(schema, name, RelationKind::Table);
+        if ct.query.is_some() {
             self.snap.relations.push(rel);
             return Err(format!(
-                "CREATE TABLE {} AS/LIKE: its columns are not derived by DDL import; pull the \
-                 schema from a database instead",
+                "CREATE TABLE {} AS: its columns need the analyzer (not yet available); it is \
+                 recorded without columns: pull the schema from a database instead",
                 ct.name
             ));
+        }
+        if let Some(CreateTableLikeKind::Parenthesized(like) | CreateTableLikeKind::Plain(like)) =
+            &ct.like
+        {
+            let defaults = like.defaults == Some(CreateTableLikeDefaults::Including);
+            self.copy_like(&mut rel, &like.name, defaults)?;
         }
         for parent in ct.inherits.iter().flatten() {
             let p = self.relation_of(parent)?;
@@ -57,7 +55,10 @@ impl Importer {
             }
         }
         for cd in &ct.columns {
-            self.add_column(&mut rel, cd, true)?;
+            match like_clause(cd) {
+                Some(source) => self.copy_like(&mut rel, source, false)?,
+                None => self.add_column(&mut rel, cd, true)?,
+            }
         }
         for c in &ct.constraints {
             self.add_constraint(&mut rel, c)?;
@@ -65,6 +66,26 @@ impl Importer {
         let pk = rel.primary_key.clone();
         rel.unique.retain(|u| *u != pk);
         self.snap.relations.push(rel);
+        Ok(())
+    }
+
+    /// `(LIKE other [INCLUDING DEFAULTS])`: the columns with their types and NOT NULL, and
+    /// their defaults when asked for.
+    fn copy_like(
+        &mut self,
+        rel: &mut Relation,
+        source: &ObjectName,
+        defaults: bool,
+    ) -> Result<(), String> {
+        let src = self.relation_of(source)?;
+        for c in &self.snap.relations[src].columns {
+            rel.columns.push(Column {
+                default: if defaults { c.default.clone() } else { None },
+                identity: None,
+                generated: None,
+                ..c.clone()
+            });
+        }
         Ok(())
     }
 
@@ -199,16 +220,7 @@ impl Importer {
                 generated_as,
                 generation_expr,
                 ..
-            } => match generation_expr {
-                Some(e) => col.generated = Some(e.to_string()),
-                None => {
-                    col.not_null = true;
-                    col.identity = Some(match generated_as {
-                        GeneratedAs::ByDefault => Identity::ByDefault,
-                        GeneratedAs::Always | GeneratedAs::ExpStored => Identity::Always,
-                    });
-                }
-            },
+            } => generated(col, generated_as, generation_expr.as_ref()),
             _ => {}
         }
         Ok(())
@@ -304,6 +316,45 @@ impl Importer {
             ref_table: table,
             ref_columns,
         })
+    }
+}
+
+/// A relation without columns or keys.
+pub(crate) fn empty_relation(schema: String, name: String, kind: RelationKind) -> Relation {
+    Relation {
+        schema,
+        name,
+        kind,
+        columns: Vec::new(),
+        primary_key: Vec::new(),
+        unique: Vec::new(),
+        foreign_keys: Vec::new(),
+    }
+}
+
+/// `GENERATED ALWAYS AS (expr) STORED`, or an identity column.
+fn generated(col: &mut Column, kind: &GeneratedAs, expr: Option<&Expr>) {
+    match expr {
+        Some(e) => col.generated = Some(e.to_string()),
+        None => {
+            col.not_null = true;
+            col.identity = Some(match kind {
+                GeneratedAs::ByDefault => Identity::ByDefault,
+                GeneratedAs::Always | GeneratedAs::ExpStored => Identity::Always,
+            });
+        }
+    }
+}
+
+/// sqlparser reads `(LIKE source)` in PostgreSQL as a column named `like` of type `source`;
+/// `LIKE` is reserved, so such a column can only be that clause.
+fn like_clause(cd: &ColumnDef) -> Option<&ObjectName> {
+    let named_like = cd.name.quote_style.is_none() && cd.name.value.eq_ignore_ascii_case("like");
+    match &cd.data_type {
+        sqlparser::ast::DataType::Custom(source, mods) if named_like && mods.is_empty() => {
+            Some(source)
+        }
+        _ => None,
     }
 }
 

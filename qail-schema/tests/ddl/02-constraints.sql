@@ -23,3 +23,5 @@ CREATE TABLE pairs (
     PRIMARY KEY (x, y),
     UNIQUE (x, y)
 );
+
+CREATE TABLE pairs_bare (LIKE pairs);

@@ -25,3 +25,6 @@ CREATE OR REPLACE FUNCTION add(a integer, b integer DEFAULT 2) RETURNS integer
 
 CREATE FUNCTION now_utc() RETURNS timestamp LANGUAGE sql STABLE CALLED ON NULL INPUT
     AS $$ SELECT now() AT TIME ZONE 'utc' $$;
+
+CREATE FUNCTION total(VARIADIC nums int[]) RETURNS bigint LANGUAGE sql IMMUTABLE
+    AS $$ SELECT sum(n) FROM unnest(nums) AS n $$;
