@@ -41,6 +41,8 @@ pub(crate) enum Kind {
     Timeout,
     /// The caller misused the API (wrong parameter count, bad column index, …).
     Usage,
+    /// `query_one` / `query_opt` got a number of rows they do not accept.
+    RowCount,
 }
 
 impl Error {
@@ -86,6 +88,11 @@ impl Error {
     /// Whether the server's types differ from those the compiled query expected.
     pub fn is_schema_drift(&self) -> bool {
         self.0.kind == Kind::SchemaDrift
+    }
+
+    /// Whether `query_one` found no row or several, or `query_opt` several.
+    pub fn is_row_count(&self) -> bool {
+        self.0.kind == Kind::RowCount
     }
 
     /// Whether a time-out elapsed.

@@ -22,9 +22,14 @@
 mod conn;
 mod error;
 pub mod proto;
+mod row;
 pub mod types;
 
 #[cfg(feature = "runtime")]
 pub use conn::config::{AuthMethod, ChannelBinding, Config, Host, RequireAuth, SslMode};
+#[cfg(feature = "runtime")]
+pub use conn::{Connection, Statement};
 pub use error::{DbError, Error};
+pub use proto::message::TransactionStatus;
+pub use row::{Column, Row};
 pub use types::{Decode, Encode, Oid};

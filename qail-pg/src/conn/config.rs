@@ -2,15 +2,29 @@
 //!
 //! See <https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING>.
 
-use std::path::PathBuf;
+mod connstr;
+mod raw;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
 use std::time::Duration;
+
+use crate::error::{Error, Kind};
+use raw::Raw;
 
 /// Everything needed to open a connection.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Config {
     /// Hosts to try in order; a Unix socket directory is a [`Host::Unix`].
     pub hosts: Vec<Host>,
-    /// Ports, one per host or a single one for all (default 5432).
+    /// `hostaddr`: numeric addresses, one per host, used instead of resolving the host
+    /// name (which still names the server for TLS). Empty when not given.
+    pub hostaddrs: Vec<Option<IpAddr>>,
+    /// Ports, one per host (default 5432).
     pub ports: Vec<u16>,
     /// User name (default: `PGUSER`, then the OS user).
     pub user: String,
@@ -97,4 +111,159 @@ pub enum AuthMethod {
     ScramSha256,
     /// `none`: the server asked for no authentication.
     None,
+}
+
+pub(crate) const DEFAULT_PORT: u16 = 5432;
+
+/// Where libpq (as packaged by Debian and most distributions) looks for the server's socket.
+pub(crate) const DEFAULT_SOCKET_DIR: &str = "/var/run/postgresql";
+
+/// What parsing reads from the outside world; tests substitute their own.
+pub(crate) struct Env<'a> {
+    /// Looks up an environment variable.
+    pub(crate) var: &'a dyn Fn(&str) -> Option<String>,
+    /// Whether a directory exists (for the default Unix socket directory).
+    pub(crate) dir_exists: &'a dyn Fn(&Path) -> bool,
+}
+
+impl Config {
+    /// Parses a libpq connection string — a `postgres://` / `postgresql://` URL or a
+    /// `key=value` list — taking unset options from the `PG*` environment variables and then
+    /// libpq's defaults. An empty string gives the configuration of [`Config::from_env`].
+    ///
+    /// ```
+    /// let config = qail_pg::Config::parse("postgres://app@db.example.com/shop?sslmode=require")?;
+    /// assert_eq!(config.dbname, "shop");
+    /// # Ok::<(), qail_pg::Error>(())
+    /// ```
+    pub fn parse(s: &str) -> Result<Config, Error> {
+        Config::parse_with_env(s, &process_var)
+    }
+
+    /// The configuration given by the `PG*` environment variables and libpq's defaults alone.
+    pub fn from_env() -> Result<Config, Error> {
+        Config::parse("")
+    }
+
+    /// [`Config::parse`] with environment variables looked up through `var`.
+    pub(crate) fn parse_with_env(
+        s: &str,
+        var: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, Error> {
+        Config::parse_in(
+            s,
+            &Env {
+                var,
+                dir_exists: &Path::is_dir,
+            },
+        )
+    }
+
+    /// [`Config::parse`] against an explicit outside world.
+    pub(crate) fn parse_in(s: &str, env: &Env<'_>) -> Result<Config, Error> {
+        let raw = Raw::collect(s, env)?;
+        let user = match raw.non_empty("user") {
+            Some(user) => user.to_owned(),
+            None => (env.var)("USER").filter(|u| !u.is_empty()).ok_or_else(|| {
+                Error::new(
+                    Kind::Config,
+                    "could not determine the user name: set user in the connection string or \
+                     the PGUSER environment variable",
+                )
+            })?,
+        };
+        let (hosts, hostaddrs, ports) = raw.hosts(env)?;
+        let sslrootcert = raw.path("sslrootcert");
+        Ok(Config {
+            hosts,
+            hostaddrs,
+            ports,
+            dbname: raw.non_empty("dbname").unwrap_or(&user).to_owned(),
+            user,
+            password: raw.non_empty("password").map(str::to_owned),
+            sslmode: raw.sslmode(sslrootcert.as_deref())?,
+            sslrootcert,
+            sslcert: raw.path("sslcert"),
+            sslkey: raw.path("sslkey"),
+            channel_binding: raw.channel_binding()?,
+            require_auth: raw.require_auth()?,
+            application_name: raw
+                .non_empty("application_name")
+                .or_else(|| raw.non_empty("fallback_application_name"))
+                .map(str::to_owned),
+            connect_timeout: raw.connect_timeout()?,
+            options: raw.non_empty("options").map(str::to_owned),
+        })
+    }
+
+    /// Each host with the port to use for it.
+    pub(crate) fn targets(&self) -> impl Iterator<Item = (&Host, Option<IpAddr>, u16)> {
+        self.hosts.iter().enumerate().map(|(i, host)| {
+            let addr = self.hostaddrs.get(i).copied().flatten();
+            let port = self.ports.get(i).copied().unwrap_or(DEFAULT_PORT);
+            (host, addr, port)
+        })
+    }
+}
+
+impl FromStr for Config {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Config, Error> {
+        Config::parse(s)
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("hosts", &self.hosts)
+            .field("hostaddrs", &self.hostaddrs)
+            .field("ports", &self.ports)
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "<hidden>"))
+            .field("dbname", &self.dbname)
+            .field("sslmode", &self.sslmode)
+            .field("sslrootcert", &self.sslrootcert)
+            .field("sslcert", &self.sslcert)
+            .field("sslkey", &self.sslkey)
+            .field("channel_binding", &self.channel_binding)
+            .field("require_auth", &self.require_auth)
+            .field("application_name", &self.application_name)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+impl RequireAuth {
+    /// Whether the server may authenticate the client with `method`.
+    pub fn allows(&self, method: AuthMethod) -> bool {
+        self.methods.contains(&method) != self.negated
+    }
+}
+
+/// The process environment; `USER` falls back to the account that owns this process.
+fn process_var(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .or_else(|| if name == "USER" { os_user() } else { None })
+}
+
+/// The name of the account running this process, from `/etc/passwd`.
+#[cfg(unix)]
+fn os_user() -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let uid = std::fs::metadata("/proc/self").ok()?.uid().to_string();
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|line| {
+        let mut fields = line.split(':');
+        let name = fields.next()?;
+        (fields.nth(1)? == uid).then(|| name.to_owned())
+    })
+}
+
+#[cfg(not(unix))]
+fn os_user() -> Option<String> {
+    std::env::var("USERNAME").ok()
 }

@@ -1,3 +1,254 @@
 //! The async connection: connect, TLS, startup and authentication, query flows.
+//!
+//! One flow per file: [`connect`] opens the socket and negotiates TLS, [`startup`] and
+//! [`auth`] run the handshake, [`simple_query`], [`prepare`] and [`query`] the queries.
+//! [`Connection`] keeps the state they share: the stream, the statement cache, the server's
+//! parameters, and how many Sync cycles are still unanswered.
 
+mod auth;
+mod cache;
 pub(crate) mod config;
+mod connect;
+mod prepare;
+mod query;
+mod simple_query;
+mod startup;
+mod statement;
+mod stream;
+pub(crate) mod tls;
+
+use std::collections::HashMap;
+use std::fmt;
+
+pub use statement::Statement;
+
+use crate::error::{DbError, Error, Kind};
+use crate::proto::message::{Backend, ParameterStatus, TransactionStatus, error_response};
+use cache::StatementCache;
+use config::Config;
+use stream::Stream;
+
+/// A callback that receives the server's notices (NoticeResponse).
+type NoticeHandler = Box<dyn FnMut(&DbError) + Send>;
+
+/// An open session with a PostgreSQL server.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), qail_pg::Error> {
+/// let mut conn = qail_pg::Connection::connect("postgres://postgres@localhost/postgres").await?;
+/// let rows = conn.query("SELECT $1::int4 + 1", &[&41i32]).await?;
+/// assert_eq!(rows[0].get::<i32>(0), 42);
+/// # Ok(()) }
+/// ```
+pub struct Connection {
+    stream: Stream,
+    parameters: HashMap<String, String>,
+    process_id: i32,
+    secret_key: Vec<u8>,
+    transaction_status: TransactionStatus,
+    /// Sync (or simple Query) messages written whose ReadyForQuery has not been read yet.
+    pending_syncs: usize,
+    cache: StatementCache,
+    notice_handler: Option<NoticeHandler>,
+}
+
+impl fmt::Debug for Connection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Connection")
+            .field("process_id", &self.process_id)
+            .field("transaction_status", &self.transaction_status)
+            .field("pending_syncs", &self.pending_syncs)
+            .field("closed", &self.stream.is_broken())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connection {
+    /// Connects with a libpq connection string (URL or `key=value`); unset options come from
+    /// the `PG*` environment variables.
+    pub async fn connect(s: &str) -> Result<Connection, Error> {
+        let config = Config::parse(s)?;
+        Connection::connect_with(&config).await
+    }
+
+    /// Connects with a parsed [`Config`], trying its hosts in order.
+    pub async fn connect_with(config: &Config) -> Result<Connection, Error> {
+        connect::connect(config).await
+    }
+
+    fn new(stream: Stream, statement_cache_size: usize) -> Connection {
+        Connection {
+            stream,
+            parameters: HashMap::new(),
+            process_id: 0,
+            secret_key: Vec::new(),
+            transaction_status: TransactionStatus::Idle,
+            pending_syncs: 0,
+            cache: StatementCache::new(statement_cache_size),
+            notice_handler: None,
+        }
+    }
+
+    /// A run-time parameter the server reported (`server_version`, `TimeZone`, …).
+    pub fn parameter_status(&self, name: &str) -> Option<&str> {
+        self.parameters.get(name).map(String::as_str)
+    }
+
+    /// The transaction status reported by the last ReadyForQuery.
+    pub fn transaction_status(&self) -> TransactionStatus {
+        self.transaction_status
+    }
+
+    /// The server process ID serving this connection.
+    pub fn process_id(&self) -> i32 {
+        self.process_id
+    }
+
+    /// Whether the connection is broken (a read or write failed, or the server broke the
+    /// protocol) and must be discarded.
+    pub fn is_closed(&self) -> bool {
+        self.stream.is_broken()
+    }
+
+    /// Sets a callback for the server's notices (`RAISE NOTICE`, warnings…). Without one,
+    /// notices are logged through `tracing` when that feature is on, else dropped.
+    pub fn set_notice_handler(&mut self, handler: impl FnMut(&DbError) + Send + 'static) {
+        self.notice_handler = Some(Box::new(handler));
+    }
+
+    /// Sets how many prepared statements the run-time statement cache keeps (default 256).
+    /// Statements evicted are closed on the server with the next message sent.
+    pub fn set_statement_cache_size(&mut self, size: usize) {
+        for name in self.cache.resize(size) {
+            prepare::close_statement(&mut self.stream, &name);
+        }
+    }
+
+    /// Ends the session politely (Terminate). Dropping the connection also closes it.
+    pub async fn close(mut self) {
+        self.stream.terminate().await;
+    }
+
+    /// The process ID and secret key for a CancelRequest.
+    pub(crate) fn cancel_key(&self) -> (i32, &[u8]) {
+        (self.process_id, &self.secret_key)
+    }
+
+    /// Makes the connection ready for a new flow: refuses a broken one, sends what an
+    /// interrupted flow left unsent, and reads the replies of interrupted flows up to their
+    /// ReadyForQuery.
+    pub(crate) async fn ready(&mut self) -> Result<(), Error> {
+        if self.stream.is_broken() {
+            return Err(Error::new(
+                Kind::Closed,
+                "the connection is closed after an earlier failure; open a new connection",
+            ));
+        }
+        self.stream.flush().await?;
+        while self.pending_syncs > 0 {
+            self.skip_to_ready().await?;
+        }
+        Ok(())
+    }
+
+    /// Reads and discards messages up to the next ReadyForQuery.
+    pub(crate) async fn skip_to_ready(&mut self) -> Result<(), Error> {
+        loop {
+            let (tag, range) = self.recv().await?;
+            if tag == b'Z' {
+                return self.on_ready(range);
+            }
+        }
+    }
+
+    /// Handles a ReadyForQuery body: the transaction status, one fewer pending Sync.
+    pub(crate) fn on_ready(&mut self, body: std::ops::Range<usize>) -> Result<(), Error> {
+        match Backend::decode(b'Z', self.stream.body(body)) {
+            Ok(Backend::ReadyForQuery(r)) => {
+                self.transaction_status = r.status;
+                self.pending_syncs = self.pending_syncs.saturating_sub(1);
+                Ok(())
+            }
+            _ => Err(self.protocol_error("a malformed ReadyForQuery")),
+        }
+    }
+
+    /// The next message that belongs to the current flow. Notices, parameter reports and
+    /// notifications, which the server may send at any time, are handled here.
+    pub(crate) async fn recv(&mut self) -> Result<(u8, std::ops::Range<usize>), Error> {
+        loop {
+            let (tag, range) = self.stream.next_frame().await?;
+            match tag {
+                b'N' => self.on_notice(range)?,
+                b'S' => self.on_parameter_status(range)?,
+                b'A' => {
+                    #[cfg(feature = "tracing")]
+                    tracing::debug!("notification received outside LISTEN handling; dropped");
+                }
+                _ => return Ok((tag, range)),
+            }
+        }
+    }
+
+    fn on_notice(&mut self, range: std::ops::Range<usize>) -> Result<(), Error> {
+        let notice = error_response::decode_fields(self.stream.body(range))
+            .map_err(|e| self.decode_error(e))?;
+        match &mut self.notice_handler {
+            Some(handler) => handler(&notice),
+            None => {
+                #[cfg(feature = "tracing")]
+                tracing::info!(code = %notice.code, "{}", notice.message);
+            }
+        }
+        Ok(())
+    }
+
+    fn on_parameter_status(&mut self, range: std::ops::Range<usize>) -> Result<(), Error> {
+        let (name, value) = match ParameterStatus::decode(self.stream.body(range)) {
+            Ok(p) => (p.name.to_owned(), p.value.to_owned()),
+            Err(e) => return Err(self.decode_error(e)),
+        };
+        if name == "client_encoding" && value != "UTF8" {
+            self.stream.set_broken();
+            return Err(Error::new(
+                Kind::Protocol,
+                format!(
+                    "the server switched client_encoding to {value}; qail-pg only speaks UTF8, \
+                     so do not change client_encoding; the connection is closed"
+                ),
+            ));
+        }
+        self.parameters.insert(name, value);
+        Ok(())
+    }
+
+    /// A protocol error that breaks the connection: the server sent `what`.
+    pub(crate) fn protocol_error(&mut self, what: &str) -> Error {
+        self.stream.set_broken();
+        Error::new(
+            Kind::Protocol,
+            format!(
+                "the server sent {what}, which the protocol does not allow here; \
+                 the connection is closed, open a new one"
+            ),
+        )
+    }
+
+    /// A malformed message breaks the connection.
+    pub(crate) fn decode_error(&mut self, e: crate::proto::message::DecodeError) -> Error {
+        self.stream.set_broken();
+        Error::with_source(
+            Kind::Protocol,
+            "the server sent an invalid message; the connection is closed",
+            e,
+        )
+    }
+
+    /// The error for an ErrorResponse body.
+    pub(crate) fn db_error(&mut self, body: std::ops::Range<usize>) -> Error {
+        match error_response::decode_fields(self.stream.body(body)) {
+            Ok(db) => Error::with_source(Kind::Db, "the server reported an error", db),
+            Err(e) => self.decode_error(e),
+        }
+    }
+}

@@ -5,3 +5,4 @@
 //! See <https://www.postgresql.org/docs/current/protocol.html>.
 
 pub mod auth;
+pub mod message;

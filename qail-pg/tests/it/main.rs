@@ -1,1 +1,23 @@
 //! Integration tests of qail-pg against a real PostgreSQL server (`DATABASE_URL`).
+
+mod connect;
+mod hostile;
+mod query;
+
+use qail_pg::{Config, Connection};
+
+/// The server the tests use: `DATABASE_URL`, else the local default.
+fn url() -> String {
+    std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
+}
+
+fn config() -> Config {
+    Config::parse(&url()).expect("DATABASE_URL is a valid connection string")
+}
+
+async fn connect() -> Connection {
+    Connection::connect_with(&config())
+        .await
+        .expect("the test server accepts connections at DATABASE_URL")
+}

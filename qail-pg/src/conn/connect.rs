@@ -1,0 +1,200 @@
+//! Opening the socket: hosts in order, TCP or Unix, the SSLRequest and TLS.
+//!
+//! See <https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-SSL>.
+
+use std::net::IpAddr;
+
+use tokio::io::AsyncReadExt;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+
+use super::config::{Config, Host, SslMode};
+use super::stream::{Socket, Stream};
+use super::{Connection, startup};
+use crate::error::{Error, Kind};
+
+/// Tries each host of `config` in order; returns the first session that starts, or the last
+/// error.
+pub(crate) async fn connect(config: &Config) -> Result<Connection, Error> {
+    let mut last = None;
+    for (host, addr, port) in config.targets() {
+        let attempt = connect_host(config, host, addr, port);
+        let result = match config.connect_timeout {
+            Some(limit) => tokio::time::timeout(limit, attempt)
+                .await
+                .unwrap_or_else(|_| {
+                    Err(Error::new(
+                        Kind::Timeout,
+                        format!(
+                            "connecting to {} timed out after {limit:?}; check that the server \
+                             is up, or raise connect_timeout",
+                            describe(host, port)
+                        ),
+                    ))
+                }),
+            None => attempt.await,
+        };
+        match result {
+            Ok(conn) => return Ok(conn),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| {
+        Error::new(
+            Kind::Config,
+            "no host to connect to; set host in the connection string or PGHOST",
+        )
+    }))
+}
+
+fn describe(host: &Host, port: u16) -> String {
+    match host {
+        Host::Tcp(name) => format!("{name}:{port}"),
+        Host::Unix(dir) => format!("{}/.s.PGSQL.{port}", dir.display()),
+    }
+}
+
+/// One host: the socket, TLS as `sslmode` says, then the startup handshake.
+async fn connect_host(
+    config: &Config,
+    host: &Host,
+    addr: Option<IpAddr>,
+    port: u16,
+) -> Result<Connection, Error> {
+    match host {
+        #[cfg(unix)]
+        Host::Unix(dir) => {
+            let path = dir.join(format!(".s.PGSQL.{port}"));
+            let socket = tokio::net::UnixStream::connect(&path)
+                .await
+                .map_err(|e| connect_error(host, port, e))?;
+            // Note: like libpq, sslmode does not apply to Unix sockets.
+            startup::startup(Stream::new(Socket::Unix(socket)), config, None).await
+        }
+        #[cfg(not(unix))]
+        Host::Unix(_) => Err(Error::new(
+            Kind::Config,
+            "Unix sockets are not available on this platform; connect over TCP",
+        )),
+        Host::Tcp(name) => {
+            let tls_first = !matches!(config.sslmode, SslMode::Disable | SslMode::Allow);
+            let result = connect_tcp(config, name, addr, port, tls_first).await;
+            match (config.sslmode, result) {
+                // Note: `allow` tries plain text first and TLS only if the server refuses it.
+                (SslMode::Allow, Err(e)) if e.as_db_error().is_some() => {
+                    connect_tcp(config, name, addr, port, true).await
+                }
+                (_, result) => result,
+            }
+        }
+    }
+}
+
+async fn connect_tcp(
+    config: &Config,
+    name: &str,
+    addr: Option<IpAddr>,
+    port: u16,
+    tls: bool,
+) -> Result<Connection, Error> {
+    let host = Host::Tcp(name.to_owned());
+    let tcp = match addr {
+        Some(ip) => TcpStream::connect((ip, port)).await,
+        None => TcpStream::connect((name, port)).await,
+    }
+    .map_err(|e| connect_error(&host, port, e))?;
+    tcp.set_nodelay(true)
+        .map_err(|e| connect_error(&host, port, e))?;
+    if !tls {
+        return startup::startup(Stream::new(Socket::Tcp(tcp)), config, None).await;
+    }
+    match negotiate_tls(tcp, config, name).await? {
+        Negotiated::Tls(socket, cert) => startup::startup(Stream::new(socket), config, cert).await,
+        Negotiated::Plain(tcp) => {
+            startup::startup(Stream::new(Socket::Tcp(tcp)), config, None).await
+        }
+    }
+}
+
+fn connect_error(host: &Host, port: u16, e: std::io::Error) -> Error {
+    Error::with_source(
+        Kind::Io,
+        format!(
+            "could not connect to {}; check that the server is running and accepts connections there",
+            describe(host, port)
+        ),
+        e,
+    )
+}
+
+/// What the SSLRequest led to.
+enum Negotiated {
+    /// TLS is up; the server's leaf certificate (DER) for channel binding.
+    Tls(Socket, Option<Vec<u8>>),
+    /// The server refused TLS and `sslmode` allows plain text.
+    Plain(TcpStream),
+}
+
+/// Sends SSLRequest and reads the one-byte answer; `S` starts TLS.
+async fn negotiate_tls(
+    mut tcp: TcpStream,
+    config: &Config,
+    host: &str,
+) -> Result<Negotiated, Error> {
+    let io = |e| {
+        Error::with_source(
+            Kind::Io,
+            "the TLS negotiation with the server failed; check the server address",
+            e,
+        )
+    };
+    let mut request = Vec::with_capacity(8);
+    crate::proto::message::ssl_request(&mut request);
+    tcp.write_all(&request).await.map_err(io)?;
+    // Note: read more than the one byte expected, so bytes the server (or a man in the
+    // middle) sent after the answer are seen before TLS starts (CVE-2021-23222).
+    let mut answer = [0u8; 64];
+    let n = tcp.read(&mut answer).await.map_err(io)?;
+    if n > 1 {
+        return Err(Error::new(
+            Kind::Protocol,
+            "the server sent unexpected bytes after its answer to the TLS request; \
+             the connection may be tampered with, so it is closed",
+        ));
+    }
+    match answer.get(..n) {
+        Some([b'S']) => {
+            let (socket, cert) = tls_handshake(tcp, config, host).await?;
+            Ok(Negotiated::Tls(socket, cert))
+        }
+        Some([b'N']) if config.sslmode == SslMode::Prefer => Ok(Negotiated::Plain(tcp)),
+        Some([b'N']) => Err(Error::new(
+            Kind::Tls,
+            format!(
+                "the server does not accept TLS, but sslmode={:?} requires it; enable ssl on \
+                 the server or lower sslmode",
+                config.sslmode
+            ),
+        )),
+        Some([]) => Err(Error::new(
+            Kind::Closed,
+            "the server closed the connection during the TLS request; check the server logs",
+        )),
+        _ => Err(Error::new(
+            Kind::Protocol,
+            "the server answered the TLS request with neither S nor N; check that the address \
+             points to a PostgreSQL server",
+        )),
+    }
+}
+
+/// Runs the TLS handshake over `tcp`; returns the socket and the server's leaf certificate.
+async fn tls_handshake(
+    tcp: TcpStream,
+    config: &Config,
+    host: &str,
+) -> Result<(Socket, Option<Vec<u8>>), Error> {
+    let tls = super::tls::handshake(tcp, config, host).await?;
+    let cert = super::tls::peer_certificate(&tls);
+    Ok((Socket::Tls(Box::new(tls)), cert))
+}

@@ -1,0 +1,127 @@
+//! Preparing statements: Parse + Describe(statement) + Sync, through the statement cache.
+//!
+//! See <https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY>.
+
+use super::stream::Stream;
+use super::{Connection, Statement};
+use crate::error::{Error, Kind};
+use crate::proto::message::{
+    Close, Describe, EncodeError, ParameterDescription, Parse, RowDescription, Target, sync,
+};
+use crate::row::Column;
+
+impl Connection {
+    /// Prepares `sql` and returns its parameter and column types as the server describes them.
+    ///
+    /// The statement is kept in the connection's statement cache, so running the same SQL
+    /// with [`query`](Connection::query) afterwards does not prepare it again.
+    pub async fn prepare(&mut self, sql: &str) -> Result<Statement, Error> {
+        self.ready().await?;
+        self.prepare_cached(sql).await
+    }
+
+    /// The cached statement for `sql`, preparing it on a miss. Evicted statements are
+    /// closed with the next message sent.
+    pub(crate) async fn prepare_cached(&mut self, sql: &str) -> Result<Statement, Error> {
+        if let Some(statement) = self.cache.get(sql) {
+            return Ok(statement);
+        }
+        if !self.cache.is_enabled() {
+            return self.prepare_named(String::new(), sql).await;
+        }
+        let name = self.cache.next_name();
+        let statement = self.prepare_named(name, sql).await?;
+        for evicted in self.cache.insert(sql, statement.clone()) {
+            close_statement(&mut self.stream, &evicted);
+        }
+        Ok(statement)
+    }
+
+    /// Forgets the cached statement for `sql` and closes it on the server.
+    pub(crate) fn evict(&mut self, sql: &str) {
+        if let Some(name) = self.cache.remove(sql) {
+            close_statement(&mut self.stream, &name);
+        }
+    }
+
+    /// Prepares `sql` as statement `name`, one round trip.
+    pub(crate) async fn prepare_named(
+        &mut self,
+        name: String,
+        sql: &str,
+    ) -> Result<Statement, Error> {
+        let buf = self.stream.write_buf();
+        let mark = buf.len();
+        let encoded = Parse {
+            name: &name,
+            query: sql,
+            param_types: &[],
+        }
+        .encode(buf)
+        .and_then(|()| {
+            Describe {
+                target: Target::Statement,
+                name: &name,
+            }
+            .encode(buf)
+        });
+        if let Err(e) = encoded {
+            buf.truncate(mark);
+            return Err(encode_error(e));
+        }
+        sync(buf);
+        self.pending_syncs += 1;
+        self.stream.flush().await?;
+        self.read_description(name).await
+    }
+
+    /// Reads ParseComplete, ParameterDescription, RowDescription or NoData, ReadyForQuery.
+    async fn read_description(&mut self, name: String) -> Result<Statement, Error> {
+        let mut params = None;
+        let mut columns = None;
+        let mut error = None;
+        loop {
+            let (tag, range) = self.recv().await?;
+            match tag {
+                b'1' | b'3' => {}
+                b't' => match ParameterDescription::decode(self.stream.body(range)) {
+                    Ok(p) => params = Some(p.types),
+                    Err(e) => return Err(self.decode_error(e)),
+                },
+                b'T' => match RowDescription::decode(self.stream.body(range)) {
+                    Ok(d) => columns = Some(d.fields.iter().map(Column::from_field).collect()),
+                    Err(e) => return Err(self.decode_error(e)),
+                },
+                b'n' => columns = Some(Vec::new()),
+                b'E' => error = Some(self.db_error(range)),
+                b'Z' => {
+                    self.on_ready(range)?;
+                    break;
+                }
+                _ => return Err(self.protocol_error("an unexpected message while preparing")),
+            }
+        }
+        if let Some(e) = error {
+            return Err(e);
+        }
+        match (params, columns) {
+            (Some(params), Some(columns)) => Ok(Statement::new(name, params, columns)),
+            _ => Err(self.protocol_error("no description of the prepared statement")),
+        }
+    }
+}
+
+/// Queues a Close of statement `name`; it goes out with the next write.
+pub(crate) fn close_statement(stream: &mut Stream, name: &str) {
+    let closed = Close {
+        target: Target::Statement,
+        name,
+    }
+    .encode(stream.write_buf());
+    debug_assert!(closed.is_ok(), "statement names are generated without NUL");
+}
+
+/// The error for a message that cannot be encoded; nothing was sent.
+pub(crate) fn encode_error(e: EncodeError) -> Error {
+    Error::with_source(Kind::Encode, "the query cannot be sent", e)
+}

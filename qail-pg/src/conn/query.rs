@@ -1,0 +1,203 @@
+//! Running a statement with parameters: Bind (binary) + Execute + Sync, rows in binary.
+//!
+//! See <https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY>.
+
+use super::prepare::encode_error;
+use super::{Connection, Statement};
+use crate::error::{Error, Kind};
+use crate::proto::message::{
+    Bind, CommandComplete, CopyFail, DataRow, Execute, Format, TransactionStatus, sync,
+};
+use crate::row::Row;
+use crate::types::Encode;
+
+/// A parameter list: `&[&1i32, &"text"]`.
+type Params<'a> = [&'a (dyn Encode + Sync)];
+
+impl Connection {
+    /// Runs `sql` with `params` and returns every row.
+    ///
+    /// The statement is prepared once per connection (cached by SQL text); parameters and
+    /// results travel in binary format.
+    pub async fn query(&mut self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>, Error> {
+        let mut rows = Vec::new();
+        self.run(sql, params, Some(&mut rows)).await?;
+        Ok(rows)
+    }
+
+    /// Runs `sql` and returns its only row; an error when it returns none or several.
+    pub async fn query_one(&mut self, sql: &str, params: &Params<'_>) -> Result<Row, Error> {
+        match self.query_opt(sql, params).await? {
+            Some(row) => Ok(row),
+            None => Err(Error::new(
+                Kind::RowCount,
+                "query_one expected exactly one row, but the query returned none; use query_opt \
+                 when the row may be missing",
+            )),
+        }
+    }
+
+    /// Runs `sql` and returns its row, if any; an error when it returns several.
+    pub async fn query_opt(
+        &mut self,
+        sql: &str,
+        params: &Params<'_>,
+    ) -> Result<Option<Row>, Error> {
+        let mut rows = self.query(sql, params).await?;
+        if rows.len() > 1 {
+            return Err(Error::new(
+                Kind::RowCount,
+                format!(
+                    "expected at most one row, but the query returned {}; add a WHERE or \
+                     LIMIT 1, or use query",
+                    rows.len()
+                ),
+            ));
+        }
+        Ok(rows.pop())
+    }
+
+    /// Runs `sql` and returns the number of rows it affected (0 for statements without a count).
+    pub async fn execute(&mut self, sql: &str, params: &Params<'_>) -> Result<u64, Error> {
+        self.run(sql, params, None).await
+    }
+
+    async fn run(
+        &mut self,
+        sql: &str,
+        params: &Params<'_>,
+        mut rows: Option<&mut Vec<Row>>,
+    ) -> Result<u64, Error> {
+        self.ready().await?;
+        let statement = self.prepare_cached(sql).await?;
+        check_param_count(&statement, params)?;
+        let result = self
+            .bind_execute(&statement, params, rows.as_deref_mut())
+            .await;
+        match result {
+            Err(e) if self.is_stale(&e) => {
+                // Note: the cached statement vanished (DISCARD ALL) or its result type
+                // changed (ALTER TABLE); outside a transaction it is safe to prepare again.
+                self.evict(sql);
+                if let Some(rows) = rows.as_deref_mut() {
+                    rows.clear();
+                }
+                let statement = self.prepare_cached(sql).await?;
+                check_param_count(&statement, params)?;
+                self.bind_execute(&statement, params, rows).await
+            }
+            result => result,
+        }
+    }
+
+    fn is_stale(&self, e: &Error) -> bool {
+        let stale = match e.as_db_error() {
+            Some(db) => {
+                db.code == "26000"
+                    || (db.code == "0A000" && db.message.contains("cached plan must not change"))
+            }
+            None => false,
+        };
+        stale && self.transaction_status == TransactionStatus::Idle
+    }
+
+    /// Binds and executes a prepared statement; rows are appended to `rows` when given.
+    pub(crate) async fn bind_execute(
+        &mut self,
+        statement: &Statement,
+        params: &Params<'_>,
+        rows: Option<&mut Vec<Row>>,
+    ) -> Result<u64, Error> {
+        let buf = self.stream.write_buf();
+        let mark = buf.len();
+        let encoded = Bind {
+            portal: "",
+            statement: statement.name(),
+            params,
+            param_types: statement.params(),
+            result_format: Format::Binary,
+        }
+        .encode(buf)
+        .and_then(|()| {
+            Execute {
+                portal: "",
+                max_rows: 0,
+            }
+            .encode(buf)
+        });
+        if let Err(e) = encoded {
+            buf.truncate(mark);
+            return Err(encode_error(e));
+        }
+        sync(buf);
+        self.pending_syncs += 1;
+        self.stream.flush().await?;
+        self.read_results(statement, rows).await
+    }
+
+    /// Reads BindComplete, DataRows, CommandComplete, ReadyForQuery.
+    async fn read_results(
+        &mut self,
+        statement: &Statement,
+        mut rows: Option<&mut Vec<Row>>,
+    ) -> Result<u64, Error> {
+        let mut affected = 0;
+        let mut error = None;
+        loop {
+            let (tag, range) = self.recv().await?;
+            match tag {
+                b'2' | b'3' | b'I' | b's' | b'd' | b'c' | b'H' => {}
+                b'D' => {
+                    if let Some(rows) = rows.as_deref_mut() {
+                        let row = DataRow::decode(self.stream.body(range))
+                            .and_then(|data| Row::new(statement.shared_columns().clone(), data));
+                        match row {
+                            Ok(row) => rows.push(row),
+                            Err(e) => return Err(self.decode_error(e)),
+                        }
+                    }
+                }
+                b'C' => match CommandComplete::decode(self.stream.body(range)) {
+                    Ok(done) => affected = done.rows().unwrap_or(0),
+                    Err(e) => return Err(self.decode_error(e)),
+                },
+                b'G' => self.refuse_copy_in().await?,
+                b'E' => error = Some(self.db_error(range)),
+                b'Z' => {
+                    self.on_ready(range)?;
+                    break;
+                }
+                _ => return Err(self.protocol_error("an unexpected message in query results")),
+            }
+        }
+        match error {
+            Some(e) => Err(e),
+            None => Ok(affected),
+        }
+    }
+
+    /// Answers a CopyInResponse with CopyFail: COPY FROM STDIN needs the COPY API.
+    pub(crate) async fn refuse_copy_in(&mut self) -> Result<(), Error> {
+        let failed = CopyFail {
+            message: "COPY FROM STDIN is not supported by this call; use the COPY API",
+        }
+        .encode(self.stream.write_buf());
+        debug_assert!(failed.is_ok(), "the message is a constant without NUL");
+        self.stream.flush().await
+    }
+}
+
+fn check_param_count(statement: &Statement, params: &Params<'_>) -> Result<(), Error> {
+    let expected = statement.params().len();
+    if params.len() == expected {
+        return Ok(());
+    }
+    Err(Error::new(
+        Kind::Usage,
+        format!(
+            "the statement has {expected} parameters but {} values were given; pass one value \
+             per $n placeholder",
+            params.len()
+        ),
+    ))
+}

@@ -1,0 +1,84 @@
+//! The startup handshake: StartupMessage, authentication, then the server's parameters and
+//! key data up to the first ReadyForQuery.
+//!
+//! See <https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-START-UP>.
+
+use super::config::Config;
+use super::stream::Stream;
+use super::{Connection, auth, cache};
+use crate::error::{Error, Kind};
+use crate::proto::message::{BackendKeyData, Startup};
+
+/// Starts a session over an open `stream`. `server_cert` is the TLS server's leaf
+/// certificate (DER), for SCRAM channel binding.
+pub(crate) async fn startup(
+    stream: Stream,
+    config: &Config,
+    server_cert: Option<Vec<u8>>,
+) -> Result<Connection, Error> {
+    let mut conn = Connection::new(stream, cache::DEFAULT_SIZE);
+    let mut params = vec![
+        ("user", config.user.as_str()),
+        ("database", config.dbname.as_str()),
+        ("client_encoding", "UTF8"),
+    ];
+    if let Some(name) = &config.application_name {
+        params.push(("application_name", name));
+    }
+    if let Some(options) = &config.options {
+        params.push(("options", options));
+    }
+    Startup { params: &params }
+        .encode(conn.stream.write_buf())
+        .map_err(|e| {
+            Error::with_source(Kind::Config, "the connection options cannot be sent", e)
+        })?;
+    conn.stream.flush().await?;
+    auth::authenticate(&mut conn, config, server_cert.as_deref()).await?;
+    after_auth(&mut conn).await?;
+    Ok(conn)
+}
+
+/// Reads BackendKeyData and ParameterStatus up to ReadyForQuery.
+async fn after_auth(conn: &mut Connection) -> Result<(), Error> {
+    conn.pending_syncs = 1;
+    loop {
+        let (tag, range) = conn.recv().await?;
+        match tag {
+            b'K' => match BackendKeyData::decode(conn.stream.body(range)) {
+                Ok(key) => {
+                    conn.process_id = key.process_id;
+                    conn.secret_key = key.secret_key.to_vec();
+                }
+                Err(e) => return Err(conn.decode_error(e)),
+            },
+            // Note: sent when the server lacks a protocol option we asked for; we ask for
+            // none, so it only confirms 3.0.
+            b'v' => {}
+            b'Z' => {
+                conn.on_ready(range)?;
+                break;
+            }
+            b'E' => {
+                let e = conn.db_error(range);
+                conn.stream.set_broken();
+                return Err(e);
+            }
+            _ => return Err(conn.protocol_error("an unexpected message during startup")),
+        }
+    }
+    match conn.parameter_status("client_encoding") {
+        Some("UTF8") | None => Ok(()),
+        Some(other) => {
+            let other = other.to_owned();
+            conn.stream.set_broken();
+            Err(Error::new(
+                Kind::Protocol,
+                format!(
+                    "the server uses client_encoding {other}; qail-pg only speaks UTF8, so \
+                     remove client_encoding from the server's or role's settings"
+                ),
+            ))
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! Prepared statements as the server described them.
+
+use std::sync::Arc;
+
+use crate::row::Column;
+use crate::types::Oid;
+
+/// A statement prepared on a connection, with its parameter and result types.
+#[derive(Clone)]
+pub struct Statement(Arc<Inner>);
+
+struct Inner {
+    name: String,
+    params: Vec<Oid>,
+    columns: Arc<[Column]>,
+}
+
+impl Statement {
+    pub(crate) fn new(name: String, params: Vec<Oid>, columns: Vec<Column>) -> Statement {
+        Statement(Arc::new(Inner {
+            name,
+            params,
+            columns: columns.into(),
+        }))
+    }
+
+    /// The server-side name of the statement.
+    pub(crate) fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// The parameter types the server inferred or was given, in `$1, $2, …` order.
+    pub fn params(&self) -> &[Oid] {
+        &self.0.params
+    }
+
+    /// The result columns; empty for statements that return no rows.
+    pub fn columns(&self) -> &[Column] {
+        &self.0.columns
+    }
+
+    /// The columns, shared with the rows read with this statement.
+    pub(crate) fn shared_columns(&self) -> &Arc<[Column]> {
+        &self.0.columns
+    }
+}
+
+impl std::fmt::Debug for Statement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Statement")
+            .field("name", &self.0.name)
+            .field("params", &self.0.params)
+            .field("columns", &self.0.columns)
+            .finish()
+    }
+}

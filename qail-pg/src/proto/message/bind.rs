@@ -1,0 +1,226 @@
+//! Bind (frontend `B`): binds parameters to a prepared statement, creating a portal.
+
+use super::EncodeError;
+use super::write::{count16, cstr, tagged};
+use crate::types::{Encode, IsNull, Oid};
+
+/// The format of parameters or result columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Text format (code 0).
+    Text,
+    /// Binary format (code 1).
+    Binary,
+}
+
+/// Binds `params`, encoded in binary straight into the output buffer, to `statement`.
+#[derive(Clone, Copy)]
+pub struct Bind<'a> {
+    /// The portal name (empty: the unnamed portal).
+    pub portal: &'a str,
+    /// The prepared statement's name.
+    pub statement: &'a str,
+    /// The parameter values, sent in binary format.
+    pub params: &'a [&'a (dyn Encode + Sync)],
+    /// The parameter types the server reported, one per value.
+    pub param_types: &'a [Oid],
+    /// The format of every result column.
+    pub result_format: Format,
+}
+
+impl std::fmt::Debug for Bind<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bind")
+            .field("portal", &self.portal)
+            .field("statement", &self.statement)
+            .field("params", &self.params.len())
+            .field("param_types", &self.param_types)
+            .field("result_format", &self.result_format)
+            .finish()
+    }
+}
+
+impl Bind<'_> {
+    /// Appends the message to `buf`. Counts are checked before a byte is written; a failing
+    /// parameter leaves `buf` as it was.
+    pub fn encode(&self, buf: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let count = self.params.len();
+        if u16::try_from(count).is_err() {
+            return Err(EncodeError::TooMany {
+                field: "parameters",
+                count,
+            });
+        }
+        if self.param_types.len() != count {
+            return Err(EncodeError::Invalid {
+                field: "the parameter types",
+                reason: "do not match the number of parameters; pass one type per parameter",
+            });
+        }
+        tagged(buf, b'B', |buf| {
+            cstr(buf, self.portal, "the portal name")?;
+            cstr(buf, self.statement, "the statement name")?;
+            if count == 0 {
+                buf.extend_from_slice(&0u16.to_be_bytes());
+            } else {
+                buf.extend_from_slice(&1u16.to_be_bytes());
+                buf.extend_from_slice(&1u16.to_be_bytes());
+            }
+            count16(buf, count, "parameters")?;
+            for (index, (param, ty)) in self.params.iter().zip(self.param_types).enumerate() {
+                encode_param(buf, index, *param, *ty)?;
+            }
+            match self.result_format {
+                Format::Text => buf.extend_from_slice(&0u16.to_be_bytes()),
+                Format::Binary => buf.extend_from_slice(&[0, 1, 0, 1]),
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Writes one parameter: a length placeholder, the value, then the real length (-1 = NULL).
+fn encode_param(
+    buf: &mut Vec<u8>,
+    index: usize,
+    param: &(dyn Encode + Sync),
+    ty: Oid,
+) -> Result<(), EncodeError> {
+    let len_at = buf.len();
+    buf.extend_from_slice(&[0; 4]);
+    let is_null = param
+        .encode_checked(ty, buf)
+        .map_err(|source| EncodeError::Param { index, source })?;
+    let len = match is_null {
+        IsNull::Yes => {
+            buf.truncate(len_at + 4);
+            -1
+        }
+        IsNull::No => i32::try_from(buf.len() - len_at - 4).map_err(|_| EncodeError::TooLong {
+            field: "a parameter",
+        })?,
+    };
+    buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::BoxError;
+
+    /// A parameter for these tests only: an int4, NULL when `None`, failing on `Some(-1)`.
+    struct Int(Option<i32>);
+
+    impl Encode for Int {
+        fn encode(&self, _: Oid, buf: &mut Vec<u8>) -> Result<IsNull, BoxError> {
+            match self.0 {
+                None => Ok(IsNull::Yes),
+                Some(-1) => {
+                    buf.push(9);
+                    Err("minus one is refused".into())
+                }
+                Some(v) => {
+                    buf.extend_from_slice(&v.to_be_bytes());
+                    Ok(IsNull::No)
+                }
+            }
+        }
+        fn accepts(ty: Oid) -> bool {
+            ty == 23
+        }
+        fn type_oid(&self) -> Oid {
+            23
+        }
+        fn encode_checked(&self, ty: Oid, buf: &mut Vec<u8>) -> Result<IsNull, BoxError> {
+            if !Self::accepts(ty) {
+                return Err(format!("cannot send as type {ty}").into());
+            }
+            self.encode(ty, buf)
+        }
+    }
+
+    #[test]
+    fn encodes_byte_exact() {
+        const EXPECTED: &[u8] =
+            b"B\0\0\0\x1e\0s1\0\0\x01\0\x01\0\x02\0\0\0\x04\0\0\0\x2a\xff\xff\xff\xff\0\x01\0\x01";
+        let mut buf = Vec::new();
+        Bind {
+            portal: "",
+            statement: "s1",
+            params: &[&Int(Some(42)), &Int(None)],
+            param_types: &[23, 23],
+            result_format: Format::Binary,
+        }
+        .encode(&mut buf)
+        .unwrap();
+        assert_eq!(buf, EXPECTED);
+    }
+
+    #[test]
+    fn no_params_text_results() {
+        const EXPECTED: &[u8] = b"B\0\0\0\x0ep\0s\0\0\0\0\0\0\0";
+        let mut buf = Vec::new();
+        Bind {
+            portal: "p",
+            statement: "s",
+            params: &[],
+            param_types: &[],
+            result_format: Format::Text,
+        }
+        .encode(&mut buf)
+        .unwrap();
+        assert_eq!(buf, EXPECTED);
+    }
+
+    #[test]
+    fn failing_param_leaves_buffer_untouched() {
+        let mut buf = b"x".to_vec();
+        let err = Bind {
+            portal: "",
+            statement: "",
+            params: &[&Int(Some(1)), &Int(Some(-1))],
+            param_types: &[23, 23],
+            result_format: Format::Binary,
+        }
+        .encode(&mut buf)
+        .unwrap_err();
+        assert!(matches!(err, EncodeError::Param { index: 1, .. }));
+        assert!(err.to_string().contains("$2"));
+        assert_eq!(buf, b"x");
+    }
+
+    #[test]
+    fn wrong_type_is_refused() {
+        let mut buf = Vec::new();
+        let err = Bind {
+            portal: "",
+            statement: "",
+            params: &[&Int(Some(1))],
+            param_types: &[25],
+            result_format: Format::Binary,
+        }
+        .encode(&mut buf)
+        .unwrap_err();
+        assert!(matches!(err, EncodeError::Param { index: 0, .. }));
+    }
+
+    #[test]
+    fn too_many_params_refused_before_writing() {
+        let p = Int(None);
+        let params: Vec<&(dyn Encode + Sync)> = vec![&p; 65536];
+        let types = vec![23; 65536];
+        let mut buf = Vec::new();
+        let err = Bind {
+            portal: "",
+            statement: "",
+            params: &params,
+            param_types: &types,
+            result_format: Format::Binary,
+        }
+        .encode(&mut buf)
+        .unwrap_err();
+        assert!(matches!(err, EncodeError::TooMany { count: 65536, .. }));
+        assert!(buf.is_empty());
+    }
+}

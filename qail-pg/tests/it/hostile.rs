@@ -1,0 +1,1 @@
+//! A scripted fake server sending what a real one never would.

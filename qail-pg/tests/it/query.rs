@@ -1,0 +1,1 @@
+//! Simple and extended queries, errors, the statement cache.
