@@ -16,6 +16,10 @@ struct Inner {
 
 /// What kind of failure an [`Error`] is. Kept private: match with the query methods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    not(feature = "runtime"),
+    allow(dead_code, reason = "most kinds come from the connection layer")
+)]
 pub(crate) enum Kind {
     /// A connection string or option is invalid.
     Config,
@@ -46,6 +50,10 @@ pub(crate) enum Kind {
 }
 
 impl Error {
+    #[cfg_attr(
+        not(feature = "runtime"),
+        allow(dead_code, reason = "errors are made by the connection layer")
+    )]
     pub(crate) fn new(kind: Kind, message: impl Into<String>) -> Error {
         Error(Box::new(Inner {
             kind,
@@ -129,6 +137,18 @@ impl std::error::Error for Error {
             .source
             .as_ref()
             .map(|s| &**s as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl From<crate::proto::message::EncodeError> for Error {
+    fn from(e: crate::proto::message::EncodeError) -> Error {
+        Error::with_source(Kind::Encode, "the message cannot be sent", e)
+    }
+}
+
+impl From<crate::proto::message::DecodeError> for Error {
+    fn from(e: crate::proto::message::DecodeError) -> Error {
+        Error::with_source(Kind::Protocol, "the server sent an invalid message", e)
     }
 }
 

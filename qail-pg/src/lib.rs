@@ -22,6 +22,7 @@
 mod conn;
 mod error;
 pub mod proto;
+#[cfg(feature = "runtime")]
 mod row;
 pub mod types;
 
@@ -31,5 +32,6 @@ pub use conn::config::{AuthMethod, ChannelBinding, Config, Host, RequireAuth, Ss
 pub use conn::{Connection, Statement};
 pub use error::{DbError, Error};
 pub use proto::message::TransactionStatus;
+#[cfg(feature = "runtime")]
 pub use row::{Column, Row};
 pub use types::{Decode, Encode, Oid};

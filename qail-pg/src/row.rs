@@ -198,6 +198,7 @@ mod tests {
     use crate::types::BoxError;
 
     /// A column reader for these tests only: int4 as i32.
+    #[derive(Debug)]
     struct Int(i32);
 
     impl Decode<'_> for Int {

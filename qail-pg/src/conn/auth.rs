@@ -6,7 +6,9 @@
 use super::Connection;
 use super::config::{AuthMethod, ChannelBinding, Config};
 use crate::error::{Error, Kind};
-use crate::proto::message::{Authentication, PasswordMessage};
+use crate::proto::auth::scram::{self, ScramSha256};
+use crate::proto::auth::{md5_password, tls_server_end_point};
+use crate::proto::message::{Authentication, PasswordMessage, SaslInitialResponse, SaslResponse};
 
 /// A server request, copied out of the read buffer.
 enum Request {
@@ -14,6 +16,8 @@ enum Request {
     Cleartext,
     Md5([u8; 4]),
     Sasl(Vec<String>),
+    SaslContinue(Vec<u8>),
+    SaslFinal(Vec<u8>),
     Unexpected(&'static str),
     Unsupported(i32),
 }
@@ -25,7 +29,7 @@ pub(crate) async fn authenticate(
     server_cert: Option<&[u8]>,
 ) -> Result<(), Error> {
     let mut used = AuthMethod::None;
-    let channel_bound = false;
+    let mut channel_bound = false;
     loop {
         match next_request(conn).await? {
             Request::Ok => {
@@ -46,20 +50,16 @@ pub(crate) async fn authenticate(
                 used = AuthMethod::Md5;
                 check_allowed(config, used)?;
                 refuse_without_binding(config, used)?;
-                let _ = salt;
-                return Err(Error::new(
-                    Kind::Auth,
-                    "MD5 authentication is not available yet; use trust or password",
-                ));
+                let hash = md5_password(&config.user, password(config)?.as_bytes(), salt);
+                send_password(conn, hash.as_bytes()).await?;
             }
             Request::Sasl(mechanisms) => {
                 used = AuthMethod::ScramSha256;
                 check_allowed(config, used)?;
-                let _ = (mechanisms, server_cert);
-                return Err(Error::new(
-                    Kind::Auth,
-                    "SCRAM authentication is not available yet; use trust or password",
-                ));
+                channel_bound = sasl(conn, config, &mechanisms, server_cert).await?;
+            }
+            Request::SaslContinue(_) | Request::SaslFinal(_) => {
+                return Err(conn.protocol_error("a SASL message outside a SASL exchange"));
             }
             Request::Unexpected(what) => return Err(conn.protocol_error(what)),
             Request::Unsupported(code) => {
@@ -94,13 +94,76 @@ async fn next_request(conn: &mut Connection) -> Result<Request, Error> {
         Ok(Authentication::Sasl { mechanisms }) => {
             Request::Sasl(mechanisms.into_iter().map(str::to_owned).collect())
         }
-        Ok(Authentication::SaslContinue { .. } | Authentication::SaslFinal { .. }) => {
-            Request::Unexpected("a SASL message outside a SASL exchange")
-        }
+        Ok(Authentication::SaslContinue { data }) => Request::SaslContinue(data.to_vec()),
+        Ok(Authentication::SaslFinal { data }) => Request::SaslFinal(data.to_vec()),
         Ok(Authentication::Unsupported { code }) => Request::Unsupported(code),
         Err(e) => return Err(conn.decode_error(e)),
     };
     Ok(request)
+}
+
+/// Runs a SCRAM-SHA-256(-PLUS) exchange up to the server's final message; returns whether
+/// it bound to the TLS channel.
+async fn sasl(
+    conn: &mut Connection,
+    config: &Config,
+    mechanisms: &[String],
+    server_cert: Option<&[u8]>,
+) -> Result<bool, Error> {
+    let offers = |name: &str| mechanisms.iter().any(|m| m == name);
+    let end_point = server_cert.and_then(tls_server_end_point);
+    let binding = match (config.channel_binding, end_point) {
+        (ChannelBinding::Disable, _) => scram::ChannelBinding::Unsupported,
+        (_, Some(data)) if offers("SCRAM-SHA-256-PLUS") => {
+            scram::ChannelBinding::TlsServerEndPoint(data)
+        }
+        (ChannelBinding::Require, _) => {
+            return Err(Error::new(
+                Kind::Auth,
+                "channel_binding=require, but the server does not offer SCRAM-SHA-256-PLUS over \
+                 this connection; connect with TLS (sslmode=require or stricter) or lower channel_binding",
+            ));
+        }
+        (ChannelBinding::Prefer, Some(_)) => scram::ChannelBinding::Unrequested,
+        (ChannelBinding::Prefer, None) => scram::ChannelBinding::Unsupported,
+    };
+    let bound = matches!(binding, scram::ChannelBinding::TlsServerEndPoint(_));
+    if !bound && !offers("SCRAM-SHA-256") {
+        return Err(Error::new(
+            Kind::Auth,
+            format!(
+                "the server offers SASL mechanisms {mechanisms:?}, none of which qail-pg \
+                 supports; configure scram-sha-256 in pg_hba.conf"
+            ),
+        ));
+    }
+    let mut scram = ScramSha256::new(password(config)?.as_bytes(), binding);
+    SaslInitialResponse {
+        mechanism: scram.mechanism(),
+        data: scram.message(),
+    }
+    .encode(conn.stream.write_buf())
+    .map_err(|e| Error::with_source(Kind::Auth, "the SCRAM message cannot be sent", e))?;
+    conn.stream.flush().await?;
+    let Request::SaslContinue(server_first) = next_request(conn).await? else {
+        return Err(conn.protocol_error("a message other than AuthenticationSASLContinue"));
+    };
+    scram.update(&server_first).map_err(scram_error)?;
+    SaslResponse {
+        data: scram.message(),
+    }
+    .encode(conn.stream.write_buf())
+    .map_err(|e| Error::with_source(Kind::Auth, "the SCRAM message cannot be sent", e))?;
+    conn.stream.flush().await?;
+    let Request::SaslFinal(server_final) = next_request(conn).await? else {
+        return Err(conn.protocol_error("a message other than AuthenticationSASLFinal"));
+    };
+    scram.finish(&server_final).map_err(scram_error)?;
+    Ok(bound)
+}
+
+fn scram_error(e: crate::proto::auth::AuthError) -> Error {
+    Error::with_source(Kind::Auth, "SCRAM authentication failed", e)
 }
 
 async fn send_password(conn: &mut Connection, password: &[u8]) -> Result<(), Error> {

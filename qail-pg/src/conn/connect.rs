@@ -80,9 +80,13 @@ async fn connect_host(
             let tls_first = !matches!(config.sslmode, SslMode::Disable | SslMode::Allow);
             let result = connect_tcp(config, name, addr, port, tls_first).await;
             match (config.sslmode, result) {
-                // Note: `allow` tries plain text first and TLS only if the server refuses it.
+                // Note: `allow` tries plain text first and TLS only if the server refuses it;
+                // `prefer` falls back to plain text when the TLS handshake fails, like libpq.
                 (SslMode::Allow, Err(e)) if e.as_db_error().is_some() => {
                     connect_tcp(config, name, addr, port, true).await
+                }
+                (SslMode::Prefer, Err(e)) if e.kind() == Kind::Tls => {
+                    connect_tcp(config, name, addr, port, false).await
                 }
                 (_, result) => result,
             }

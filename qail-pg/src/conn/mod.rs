@@ -4,6 +4,26 @@
 //! [`auth`] run the handshake, [`simple_query`], [`prepare`] and [`query`] the queries.
 //! [`Connection`] keeps the state they share: the stream, the statement cache, the server's
 //! parameters, and how many Sync cycles are still unanswered.
+//!
+//! # Writing a flow (pipeline, COPY, templates…)
+//!
+//! A flow is a file in this module with an `impl Connection` block:
+//!
+//! 1. `self.ready().await?` — refuses a broken connection, sends bytes a dropped flow left
+//!    unsent and drains the replies of dropped flows up to their ReadyForQuery.
+//! 2. Encode messages with `crate::proto::message` into `self.stream.write_buf()`; on an
+//!    encoding error truncate the buffer back to its length before (nothing is sent).
+//! 3. For every Sync (or simple Query) written, `self.pending_syncs += 1` — before any await.
+//! 4. `self.stream.flush().await?`.
+//! 5. Read with `self.recv().await?` → `(tag, body_range)` (notices and ParameterStatus are
+//!    handled there); decode with `Backend::decode(tag, self.stream.body(range))` or the
+//!    message's own `decode`. On `E` keep `self.db_error(range)` and read on; on `Z` call
+//!    `self.on_ready(range)?` (it decrements `pending_syncs`); skip `3` (CloseComplete of
+//!    an evicted statement). Anything unexpected is `self.protocol_error(..)`; a decode
+//!    failure `self.decode_error(e)` — both mark the connection broken.
+//!
+//! A future dropped anywhere in this sequence leaves the connection usable: unsent bytes stay
+//! in the write buffer, unread replies are counted by `pending_syncs`.
 
 mod auth;
 mod cache;
@@ -129,11 +149,6 @@ impl Connection {
         self.stream.terminate().await;
     }
 
-    /// The process ID and secret key for a CancelRequest.
-    pub(crate) fn cancel_key(&self) -> (i32, &[u8]) {
-        (self.process_id, &self.secret_key)
-    }
-
     /// Makes the connection ready for a new flow: refuses a broken one, sends what an
     /// interrupted flow left unsent, and reads the replies of interrupted flows up to their
     /// ReadyForQuery.
@@ -193,12 +208,11 @@ impl Connection {
     fn on_notice(&mut self, range: std::ops::Range<usize>) -> Result<(), Error> {
         let notice = error_response::decode_fields(self.stream.body(range))
             .map_err(|e| self.decode_error(e))?;
-        match &mut self.notice_handler {
-            Some(handler) => handler(&notice),
-            None => {
-                #[cfg(feature = "tracing")]
-                tracing::info!(code = %notice.code, "{}", notice.message);
-            }
+        if let Some(handler) = &mut self.notice_handler {
+            handler(&notice);
+        } else {
+            #[cfg(feature = "tracing")]
+            tracing::info!(code = %notice.code, "{}", notice.message);
         }
         Ok(())
     }

@@ -76,6 +76,9 @@ impl AsyncWrite for Socket {
 /// How many bytes to ask the socket for at least on each read.
 const READ_CHUNK: usize = 8 * 1024;
 
+/// The largest read buffer kept between messages.
+const MAX_IDLE_CAPACITY: usize = 1024 * 1024;
+
 /// The socket, its buffers and whether it failed.
 pub(crate) struct Stream {
     socket: Socket,
@@ -170,6 +173,10 @@ impl Stream {
         if self.read_pos > 0 {
             self.read_buf.drain(..self.read_pos);
             self.read_pos = 0;
+        }
+        if self.read_buf.is_empty() && self.read_buf.capacity() > MAX_IDLE_CAPACITY {
+            // Note: give back the memory of an unusually large message.
+            self.read_buf = Vec::with_capacity(READ_CHUNK);
         }
         self.read_buf.reserve(READ_CHUNK);
         match self.socket.read_buf(&mut self.read_buf).await {
