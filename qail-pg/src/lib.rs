@@ -24,14 +24,20 @@ mod error;
 pub mod proto;
 #[cfg(feature = "runtime")]
 mod row;
+pub mod template;
+pub mod typed;
 pub mod types;
 
 #[cfg(feature = "runtime")]
 pub use conn::config::{AuthMethod, ChannelBinding, Config, Host, RequireAuth, SslMode};
 #[cfg(feature = "runtime")]
-pub use conn::{Connection, Statement};
+pub use conn::{
+    CancelToken, Connection, CopyIn, Executor, Handle, IsolationLevel, Listener, Notification,
+    PipelineBuilder, PipelineResults, Statement, Transaction, TransactionBuilder,
+};
 pub use error::{DbError, Error};
 pub use proto::message::TransactionStatus;
 #[cfg(feature = "runtime")]
 pub use row::{Column, Row};
+pub use template::{FromRow, NoRows, Query, RawRow, Template};
 pub use types::{Decode, Encode, Oid};

@@ -5,6 +5,11 @@
 
 use serde::{Deserialize, Serialize};
 
+mod file;
+mod lookup;
+
+pub use file::FileError;
+
 /// The snapshot file format version this crate reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
 
@@ -28,6 +33,17 @@ pub struct Snapshot {
     pub functions: Vec<Function>,
     /// Installed extensions, sorted by name.
     pub extensions: Vec<Extension>,
+}
+
+impl Snapshot {
+    /// An empty snapshot of the current [`FORMAT_VERSION`] with search_path `public`.
+    pub fn new() -> Snapshot {
+        Snapshot {
+            format_version: FORMAT_VERSION,
+            search_path: vec!["public".to_owned()],
+            ..Snapshot::default()
+        }
+    }
 }
 
 /// A reference to a PostgreSQL type.

@@ -1,5 +1,6 @@
-//! The per-connection statement cache: SQL text → prepared statement, least recently used
-//! evicted first.
+//! The per-connection statement cache: SQL text (run-time queries) or template name (compiled
+//! queries) → prepared statement, least recently used evicted first. Both kinds share one
+//! capacity, so the server never holds more than `capacity` statements of this connection.
 
 use std::collections::HashMap;
 
@@ -10,6 +11,8 @@ pub(crate) const DEFAULT_SIZE: usize = 256;
 
 pub(crate) struct StatementCache {
     entries: HashMap<Box<str>, Entry>,
+    /// Compiled templates prepared under their own statement name.
+    templates: HashMap<&'static str, Entry>,
     capacity: usize,
     /// A counter that orders uses; the smallest `last_used` is the least recently used.
     clock: u64,
@@ -26,6 +29,7 @@ impl StatementCache {
     pub(crate) fn new(capacity: usize) -> StatementCache {
         StatementCache {
             entries: HashMap::new(),
+            templates: HashMap::new(),
             capacity,
             clock: 0,
             next_id: 0,
@@ -66,6 +70,47 @@ impl StatementCache {
         evicted
     }
 
+    /// The prepared statement of the template named `name`, marked as just used.
+    pub(crate) fn get_template(&mut self, name: &str) -> Option<Statement> {
+        self.clock += 1;
+        let entry = self.templates.get_mut(name)?;
+        entry.last_used = self.clock;
+        Some(entry.statement.clone())
+    }
+
+    /// Adds a prepared template; returns the names of statements evicted to make room.
+    pub(crate) fn insert_template(
+        &mut self,
+        name: &'static str,
+        statement: Statement,
+    ) -> Vec<String> {
+        self.clock += 1;
+        let entry = Entry {
+            statement,
+            last_used: self.clock,
+        };
+        // Note: a template's statement keeps its name, so replacing it closes nothing.
+        self.templates.insert(name, entry);
+        self.shrink()
+    }
+
+    /// Forgets the template named `name`; whether it was cached.
+    pub(crate) fn remove_template(&mut self, name: &str) -> bool {
+        self.templates.remove(name).is_some()
+    }
+
+    /// Forgets every statement (after `DISCARD ALL` or `DEALLOCATE ALL` closed them on the
+    /// server); returns nothing to close.
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+        self.templates.clear();
+    }
+
+    /// The number of statements kept.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len() + self.templates.len()
+    }
+
     /// Forgets the statement for `sql`; returns its name.
     pub(crate) fn remove(&mut self, sql: &str) -> Option<String> {
         self.entries
@@ -81,21 +126,31 @@ impl StatementCache {
 
     fn shrink(&mut self) -> Vec<String> {
         let mut evicted = Vec::new();
-        while self.entries.len() > self.capacity {
-            let oldest = self
+        while self.len() > self.capacity {
+            let oldest_sql = self
                 .entries
                 .iter()
                 .min_by_key(|(_, e)| e.last_used)
-                .map(|(sql, _)| sql.clone());
-            let Some(sql) = oldest else { break };
-            evicted.extend(self.remove(&sql));
+                .map(|(sql, e)| (sql.clone(), e.last_used));
+            let oldest_template = self
+                .templates
+                .iter()
+                .min_by_key(|(_, e)| e.last_used)
+                .map(|(name, e)| (*name, e.last_used));
+            match (oldest_sql, oldest_template) {
+                (Some((_, a)), Some((name, b))) if b < a => {
+                    self.templates.remove(name);
+                    evicted.push(name.to_owned());
+                }
+                (Some((sql, _)), _) => evicted.extend(self.remove(&sql)),
+                (None, Some((name, _))) => {
+                    self.templates.remove(name);
+                    evicted.push(name.to_owned());
+                }
+                (None, None) => break,
+            }
         }
         evicted
-    }
-
-    #[cfg(test)]
-    fn len(&self) -> usize {
-        self.entries.len()
     }
 }
 
@@ -117,6 +172,20 @@ mod tests {
         assert!(cache.get("b").is_none());
         assert_eq!(cache.get("a").unwrap().name(), "sa");
         assert_eq!(cache.resize(0).len(), 2);
+        assert_eq!(cache.len(), 0);
+    }
+
+    #[test]
+    fn templates_share_the_capacity() {
+        let mut cache = StatementCache::new(2);
+        assert!(cache.insert("a", stmt("sa")).is_empty());
+        assert!(cache.insert_template("q1", stmt("q1")).is_empty());
+        assert_eq!(cache.insert_template("q2", stmt("q2")), ["sa"]);
+        assert!(cache.get_template("q1").is_some());
+        assert_eq!(cache.insert("b", stmt("sb")), ["q2"]);
+        assert_eq!(cache.len(), 2);
+        assert!(cache.remove_template("q1"));
+        cache.clear();
         assert_eq!(cache.len(), 0);
     }
 

@@ -8,6 +8,7 @@ use tokio::io::AsyncReadExt;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
+use super::cancel::Target;
 use super::config::{Config, Host, SslMode};
 use super::stream::{Socket, Stream};
 use super::{Connection, startup};
@@ -69,7 +70,16 @@ async fn connect_host(
                 .await
                 .map_err(|e| connect_error(host, port, e))?;
             // Note: like libpq, sslmode does not apply to Unix sockets.
-            startup::startup(Stream::new(Socket::Unix(socket)), config, None).await
+            let mut conn =
+                startup::startup(Stream::new(Socket::Unix(socket)), config, None).await?;
+            conn.set_cancel_target(Target {
+                config: config.clone(),
+                host: host.clone(),
+                addr: None,
+                port,
+                tls: false,
+            });
+            Ok(conn)
         }
         #[cfg(not(unix))]
         Host::Unix(_) => Err(Error::new(
@@ -109,15 +119,29 @@ async fn connect_tcp(
     .map_err(|e| connect_error(&host, port, e))?;
     tcp.set_nodelay(true)
         .map_err(|e| connect_error(&host, port, e))?;
-    if !tls {
-        return startup::startup(Stream::new(Socket::Tcp(tcp)), config, None).await;
-    }
-    match negotiate_tls(tcp, config, name).await? {
-        Negotiated::Tls(socket, cert) => startup::startup(Stream::new(socket), config, cert).await,
-        Negotiated::Plain(tcp) => {
-            startup::startup(Stream::new(Socket::Tcp(tcp)), config, None).await
+    let (mut conn, tls) = if !tls {
+        let conn = startup::startup(Stream::new(Socket::Tcp(tcp)), config, None).await?;
+        (conn, false)
+    } else {
+        match negotiate_tls(tcp, config, name).await? {
+            Negotiated::Tls(socket, cert) => (
+                startup::startup(Stream::new(socket), config, cert).await?,
+                true,
+            ),
+            Negotiated::Plain(tcp) => {
+                let conn = startup::startup(Stream::new(Socket::Tcp(tcp)), config, None).await?;
+                (conn, false)
+            }
         }
-    }
+    };
+    conn.set_cancel_target(Target {
+        config: config.clone(),
+        host,
+        addr,
+        port,
+        tls,
+    });
+    Ok(conn)
 }
 
 fn connect_error(host: &Host, port: u16, e: std::io::Error) -> Error {
@@ -132,7 +156,7 @@ fn connect_error(host: &Host, port: u16, e: std::io::Error) -> Error {
 }
 
 /// What the SSLRequest led to.
-enum Negotiated {
+pub(crate) enum Negotiated {
     /// TLS is up; the server's leaf certificate (DER) for channel binding.
     Tls(Socket, Option<Vec<u8>>),
     /// The server refused TLS and `sslmode` allows plain text.
@@ -140,7 +164,7 @@ enum Negotiated {
 }
 
 /// Sends SSLRequest and reads the one-byte answer; `S` starts TLS.
-async fn negotiate_tls(
+pub(crate) async fn negotiate_tls(
     mut tcp: TcpStream,
     config: &Config,
     host: &str,

@@ -27,8 +27,15 @@
 
 mod auth;
 mod cache;
+mod cancel;
+mod compiled;
 pub(crate) mod config;
 mod connect;
+mod copy;
+mod executor;
+mod fetch_stream;
+mod notify;
+mod pipeline;
 mod prepare;
 mod query;
 mod simple_query;
@@ -36,11 +43,21 @@ mod startup;
 mod statement;
 mod stream;
 pub(crate) mod tls;
+mod trace;
+mod transaction;
+mod typed_query;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::time::Duration;
 
+pub use cancel::CancelToken;
+pub use copy::CopyIn;
+pub use executor::Executor;
+pub use notify::{Listener, Notification};
+pub use pipeline::{Handle, PipelineBuilder, PipelineResults};
 pub use statement::Statement;
+pub use transaction::{IsolationLevel, Transaction, TransactionBuilder};
 
 use crate::error::{DbError, Error, Kind};
 use crate::proto::message::{Backend, ParameterStatus, TransactionStatus, error_response};
@@ -70,6 +87,15 @@ pub struct Connection {
     pending_syncs: usize,
     cache: StatementCache,
     notice_handler: Option<NoticeHandler>,
+    /// Named statements whose Parse was sent by a flow that did not see its outcome; closed
+    /// by the next [`Connection::ready`] so none is left behind on the server.
+    unconfirmed: Vec<String>,
+    /// Notifications received and not yet taken; never dropped.
+    notifications: VecDeque<Notification>,
+    /// The time-out applied to each query, if any.
+    query_timeout: Option<Duration>,
+    /// Where and how to send a CancelRequest for this session.
+    cancel_target: Option<std::sync::Arc<cancel::Target>>,
 }
 
 impl fmt::Debug for Connection {
@@ -93,7 +119,7 @@ impl Connection {
 
     /// Connects with a parsed [`Config`], trying its hosts in order.
     pub async fn connect_with(config: &Config) -> Result<Connection, Error> {
-        connect::connect(config).await
+        trace::connect(connect::connect(config)).await
     }
 
     fn new(stream: Stream, statement_cache_size: usize) -> Connection {
@@ -106,6 +132,10 @@ impl Connection {
             pending_syncs: 0,
             cache: StatementCache::new(statement_cache_size),
             notice_handler: None,
+            unconfirmed: Vec::new(),
+            notifications: VecDeque::new(),
+            query_timeout: None,
+            cancel_target: None,
         }
     }
 
@@ -159,6 +189,9 @@ impl Connection {
                 "the connection is closed after an earlier failure; open a new connection",
             ));
         }
+        for name in std::mem::take(&mut self.unconfirmed) {
+            prepare::close_statement(&mut self.stream, &name);
+        }
         self.stream.flush().await?;
         while self.pending_syncs > 0 {
             self.skip_to_ready().await?;
@@ -193,16 +226,26 @@ impl Connection {
     pub(crate) async fn recv(&mut self) -> Result<(u8, std::ops::Range<usize>), Error> {
         loop {
             let (tag, range) = self.stream.next_frame().await?;
-            match tag {
-                b'N' => self.on_notice(range)?,
-                b'S' => self.on_parameter_status(range)?,
-                b'A' => {
-                    #[cfg(feature = "tracing")]
-                    tracing::debug!("notification received outside LISTEN handling; dropped");
-                }
-                _ => return Ok((tag, range)),
+            if !self.on_async_message(tag, range.clone())? {
+                return Ok((tag, range));
             }
         }
+    }
+
+    /// Handles a message the server may send at any time (notice, parameter report,
+    /// notification); false for any other message.
+    pub(crate) fn on_async_message(
+        &mut self,
+        tag: u8,
+        range: std::ops::Range<usize>,
+    ) -> Result<bool, Error> {
+        match tag {
+            b'N' => self.on_notice(range)?,
+            b'S' => self.on_parameter_status(range)?,
+            b'A' => self.on_notification(range)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
     }
 
     fn on_notice(&mut self, range: std::ops::Range<usize>) -> Result<(), Error> {

@@ -30,7 +30,12 @@ impl Connection {
             return self.prepare_named(String::new(), sql).await;
         }
         let name = self.cache.next_name();
-        let statement = self.prepare_named(name, sql).await?;
+        // Note: until the description is read, a dropped future would leave the statement
+        // on the server outside the cache; the next ready() closes it.
+        self.unconfirmed.push(name.clone());
+        let prepared = self.prepare_named(name.clone(), sql).await;
+        self.unconfirmed.retain(|n| *n != name);
+        let statement = prepared?;
         for evicted in self.cache.insert(sql, statement.clone()) {
             close_statement(&mut self.stream, &evicted);
         }

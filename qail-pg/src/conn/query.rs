@@ -66,6 +66,18 @@ impl Connection {
         &mut self,
         sql: &str,
         params: &Params<'_>,
+        rows: Option<&mut Vec<Row>>,
+    ) -> Result<u64, Error> {
+        super::cancel::timed!(
+            self,
+            super::trace::query(sql, self.run_untimed(sql, params, rows), |n| *n)
+        )
+    }
+
+    async fn run_untimed(
+        &mut self,
+        sql: &str,
+        params: &Params<'_>,
         mut rows: Option<&mut Vec<Row>>,
     ) -> Result<u64, Error> {
         self.ready().await?;
@@ -86,19 +98,18 @@ impl Connection {
                 check_param_count(&statement, params)?;
                 self.bind_execute(&statement, params, rows).await
             }
+            Err(e) if super::compiled::is_stale(&e) => {
+                // Note: inside a transaction the error aborted it; retrying cannot help, but
+                // the next transaction must not meet the same stale statement.
+                self.evict(sql);
+                Err(super::compiled::stale_in_transaction(e))
+            }
             result => result,
         }
     }
 
     fn is_stale(&self, e: &Error) -> bool {
-        let stale = match e.as_db_error() {
-            Some(db) => {
-                db.code == "26000"
-                    || (db.code == "0A000" && db.message.contains("cached plan must not change"))
-            }
-            None => false,
-        };
-        stale && self.transaction_status == TransactionStatus::Idle
+        super::compiled::is_stale(e) && self.transaction_status == TransactionStatus::Idle
     }
 
     /// Binds and executes a prepared statement; rows are appended to `rows` when given.

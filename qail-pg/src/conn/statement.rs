@@ -13,14 +13,18 @@ struct Inner {
     name: String,
     params: Vec<Oid>,
     columns: Arc<[Column]>,
+    /// The columns' type OIDs, for row decoders that read by index.
+    column_oids: Box<[Oid]>,
 }
 
 impl Statement {
     pub(crate) fn new(name: String, params: Vec<Oid>, columns: Vec<Column>) -> Statement {
+        let column_oids = columns.iter().map(Column::type_oid).collect();
         Statement(Arc::new(Inner {
             name,
             params,
             columns: columns.into(),
+            column_oids,
         }))
     }
 
@@ -37,6 +41,11 @@ impl Statement {
     /// The result columns; empty for statements that return no rows.
     pub fn columns(&self) -> &[Column] {
         &self.0.columns
+    }
+
+    /// The result columns' type OIDs, in order.
+    pub(crate) fn column_oids(&self) -> &[Oid] {
+        &self.0.column_oids
     }
 
     /// The columns, shared with the rows read with this statement.

@@ -163,6 +163,79 @@ impl Stream {
         }
     }
 
+    /// Like [`Stream::next_frame`], but sends the write buffer while waiting: writes and reads
+    /// progress together, so a large batch cannot deadlock with a server that stops reading
+    /// until its replies are read. Bytes may be appended to the write buffer between calls.
+    pub(crate) async fn next_frame_sending(&mut self) -> Result<(u8, Range<usize>), Error> {
+        loop {
+            let pending = self.read_buf.get(self.read_pos..).unwrap_or_default();
+            if !matches!(frame(pending), Ok(None)) {
+                return self.next_frame().await;
+            }
+            if self.read_pos > 0 {
+                self.read_buf.drain(..self.read_pos);
+                self.read_pos = 0;
+            }
+            std::future::poll_fn(|cx| self.poll_progress(cx)).await?;
+        }
+    }
+
+    /// The number of bytes in the write buffer not yet sent.
+    pub(crate) fn unsent(&self) -> usize {
+        self.write_buf.len() - self.written
+    }
+
+    /// Writes what it can, then reads what it can; ready once some bytes were read.
+    fn poll_progress(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        if let Err(e) = self.poll_send(cx) {
+            return Poll::Ready(Err(self.io_error(e)));
+        }
+        // Note: read into a local chunk and append it in the same poll, so a dropped future
+        // never leaves unfilled bytes in the read buffer.
+        let mut chunk = [0u8; READ_CHUNK];
+        let mut buf = ReadBuf::new(&mut chunk);
+        match Pin::new(&mut self.socket).poll_read(cx, &mut buf) {
+            Poll::Ready(Ok(())) if buf.filled().is_empty() => {
+                self.broken = true;
+                Poll::Ready(Err(Error::new(
+                    Kind::Closed,
+                    "the server closed the connection; open a new connection",
+                )))
+            }
+            Poll::Ready(Ok(())) => {
+                self.read_buf.extend_from_slice(buf.filled());
+                Poll::Ready(Ok(()))
+            }
+            Poll::Ready(Err(e)) => Poll::Ready(Err(self.io_error(e))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    /// Sends as much of the write buffer as the socket takes without waiting.
+    fn poll_send(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
+        while self.written < self.write_buf.len() {
+            let unsent = &self.write_buf[self.written..];
+            match Pin::new(&mut self.socket).poll_write(cx, unsent) {
+                Poll::Ready(Ok(0)) => return Err(io::ErrorKind::WriteZero.into()),
+                Poll::Ready(Ok(n)) => self.written += n,
+                Poll::Ready(Err(e)) => return Err(e),
+                Poll::Pending => break,
+            }
+        }
+        if self.written == self.write_buf.len() && !self.write_buf.is_empty() {
+            if let Poll::Ready(result) = Pin::new(&mut self.socket).poll_flush(cx) {
+                result?;
+                self.write_buf.clear();
+                self.written = 0;
+            }
+        } else if self.written >= MAX_IDLE_CAPACITY / 16 {
+            // Note: keep a buffer that is refilled while it drains from growing.
+            self.write_buf.drain(..self.written);
+            self.written = 0;
+        }
+        Ok(())
+    }
+
     /// The body of the message [`Stream::next_frame`] returned.
     pub(crate) fn body(&self, range: Range<usize>) -> &[u8] {
         self.read_buf.get(range).unwrap_or_default()

@@ -1,11 +1,16 @@
 //! `chrono` (feature `chrono`): `timestamptz` ↔ `DateTime<Utc>`, `timestamp` ↔
 //! `NaiveDateTime`, `date` ↔ `NaiveDate`, `time` ↔ `NaiveTime`.
 //!
+//! `DateTime<FixedOffset>` and `DateTime<Local>` are also `timestamptz`: sent as their instant,
+//! read back at offset +00:00 and in the local zone respectively.
+//!
 //! PostgreSQL keeps microseconds; nanoseconds are truncated when sending. ±infinity is an
 //! error unless read through [`Timestamp<T>`](super::Timestamp); values outside chrono's
 //! range (beyond year 262142) are errors, never a clamped value.
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc};
+use chrono::{
+    DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc,
+};
 
 use super::timestamp::{PG_EPOCH_UNIX_SECONDS, days, micros, out_of_range};
 use super::{ArrayElement, BoxError, Decode, Encode, IsNull, Oid, encode_checked, fixed, oid};
@@ -66,6 +71,14 @@ macro_rules! chrono_type {
 chrono_type!(DateTime<Utc>, oid::TIMESTAMPTZ, oid::TIMESTAMPTZ_ARRAY,
     encode(v, ty, buf) { put_unix_micros::<Self>(ty, v.timestamp_micros(), buf) },
     decode(ty, raw) { get_utc::<Self>(ty, raw) });
+
+chrono_type!(DateTime<FixedOffset>, oid::TIMESTAMPTZ, oid::TIMESTAMPTZ_ARRAY,
+    encode(v, ty, buf) { put_unix_micros::<Self>(ty, v.timestamp_micros(), buf) },
+    decode(ty, raw) { get_utc::<Self>(ty, raw).map(|t| t.fixed_offset()) });
+
+chrono_type!(DateTime<Local>, oid::TIMESTAMPTZ, oid::TIMESTAMPTZ_ARRAY,
+    encode(v, ty, buf) { put_unix_micros::<Self>(ty, v.timestamp_micros(), buf) },
+    decode(ty, raw) { get_utc::<Self>(ty, raw).map(|t| t.with_timezone(&Local)) });
 
 chrono_type!(NaiveDateTime, oid::TIMESTAMP, oid::TIMESTAMP_ARRAY,
     encode(v, ty, buf) { put_unix_micros::<Self>(ty, v.and_utc().timestamp_micros(), buf) },
@@ -190,6 +203,23 @@ mod tests {
             Ok(Timestamp::Value(ymd(2000, 1, 1)))
         );
         assert!(!<Timestamp<NaiveTime> as Decode>::accepts(oid::TIME));
+    }
+
+    #[test]
+    fn offsets_are_sent_as_instants() {
+        let east = FixedOffset::east_opt(5 * 3600).expect("valid offset");
+        let t = ymd(2000, 1, 1)
+            .and_hms_opt(5, 0, 0)
+            .expect("valid time")
+            .and_local_timezone(east)
+            .single()
+            .expect("a fixed offset is unambiguous");
+        assert_eq!(enc(&t, oid::TIMESTAMPTZ), Some(vec![0; 8]));
+        let back = dec::<DateTime<FixedOffset>>(oid::TIMESTAMPTZ, &[0; 8]).expect("decodes");
+        assert_eq!(back, t);
+        assert_eq!(back.offset().local_minus_utc(), 0);
+        let local = dec::<DateTime<Local>>(oid::TIMESTAMPTZ, &[0; 8]).expect("decodes");
+        assert_eq!(local, t);
     }
 
     #[test]

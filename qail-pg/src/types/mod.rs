@@ -17,10 +17,11 @@
 //! | `timestamp`, `timestamptz`, `date` with ±infinity | [`Timestamp<T>`] | `chrono` or `time` |
 //! | `uuid` | `uuid::Uuid` | `uuid` |
 //! | `timestamptz`, `timestamp`, `date`, `time` | `chrono::{DateTime<Utc>, NaiveDateTime, NaiveDate, NaiveTime}` | `chrono` |
+//! | `timestamptz` | `chrono::DateTime<FixedOffset>`, `chrono::DateTime<Local>` | `chrono` |
 //! | the same | `time::{OffsetDateTime, PrimitiveDateTime, Date, Time}` | `time` |
-//! | `json`, `jsonb` | `serde_json::Value`, [`Json<T>`] | `json` |
+//! | `json`, `jsonb` | `serde_json::Value`, `Json<T>` | `json` |
 //! | `numeric` | `rust_decimal::Decimal` | `decimal` |
-//! | `inet`, `cidr`, `macaddr` | `IpAddr`, [`Inet`], [`Cidr`], [`MacAddr`] | `net` |
+//! | `inet`, `cidr`, `macaddr` | `IpAddr`, `Inet`, `Cidr`, `MacAddr` | `net` |
 //! | one-dimensional arrays of the above | `Vec<T>`, `Vec<Option<T>>` (and `&[T]` to send) | |
 //! | NULL | `Option<T>` | |
 //!

@@ -114,46 +114,50 @@ impl Decode<'_> for Decimal {
                 .ok_or_else(|| unrepresentable("has too many digits"))?;
         }
         r.finish()?;
-        // The value is m × 10^exp; express it as mantissa / 10^scale.
-        let exp = 4 * (weight + 1 - i32::from(ndigits));
-        let (mut m, mut scale) = if exp >= 0 {
-            let factor = u32::try_from(exp).ok().and_then(|e| 10u128.checked_pow(e));
+        assemble(m, 4 * (weight + 1 - i32::from(ndigits)), dscale, negative)
+    }
+}
+
+/// The `Decimal` for `m × 10^exp` shown with `dscale` decimal places.
+fn assemble(m: u128, exp: i32, dscale: u32, negative: bool) -> Result<Decimal, BoxError> {
+    // Express the value as mantissa / 10^scale.
+    let (mut m, mut scale) = if exp >= 0 {
+        let factor = u32::try_from(exp).ok().and_then(|e| 10u128.checked_pow(e));
+        let m = factor
+            .and_then(|f| m.checked_mul(f))
+            .and_then(|m| m.checked_mul(10u128.checked_pow(dscale)?))
+            .ok_or_else(|| unrepresentable("is too large"))?;
+        (m, dscale)
+    } else {
+        let frac = exp.unsigned_abs();
+        if frac >= dscale {
+            (m, frac)
+        } else {
+            let factor = 10u128.checked_pow(dscale - frac);
             let m = factor
                 .and_then(|f| m.checked_mul(f))
-                .and_then(|m| m.checked_mul(10u128.checked_pow(dscale)?))
-                .ok_or_else(|| unrepresentable("is too large"))?;
+                .ok_or_else(|| unrepresentable("has too many digits"))?;
             (m, dscale)
-        } else {
-            let frac = exp.unsigned_abs();
-            if frac >= dscale {
-                (m, frac)
-            } else {
-                let factor = 10u128.checked_pow(dscale - frac);
-                let m = factor
-                    .and_then(|f| m.checked_mul(f))
-                    .ok_or_else(|| unrepresentable("has too many digits"))?;
-                (m, dscale)
-            }
-        };
-        // Drop zeros beyond the display scale, then beyond what Decimal holds.
-        while (scale > dscale || scale > Decimal::MAX_SCALE) && m % 10 == 0 && scale > 0 {
-            m /= 10;
-            scale -= 1;
         }
-        if scale > Decimal::MAX_SCALE {
-            return Err(unrepresentable(&format!(
-                "has {scale} significant decimal places"
-            )));
-        }
-        if m > MAX_MANTISSA {
-            return Err(unrepresentable("is too large"));
-        }
-        let m = i128::try_from(m).expect("a 96-bit mantissa fits i128");
-        let mut d = Decimal::try_from_i128_with_scale(m, scale)
-            .map_err(|e| unrepresentable(&e.to_string()))?;
-        d.set_sign_negative(negative && m != 0);
-        Ok(d)
+    };
+    // Drop zeros beyond the display scale, then beyond what Decimal holds.
+    while (scale > dscale || scale > Decimal::MAX_SCALE) && m % 10 == 0 && scale > 0 {
+        m /= 10;
+        scale -= 1;
     }
+    if scale > Decimal::MAX_SCALE {
+        return Err(unrepresentable(&format!(
+            "has {scale} significant decimal places"
+        )));
+    }
+    if m > MAX_MANTISSA {
+        return Err(unrepresentable("is too large"));
+    }
+    let m = i128::try_from(m).expect("a 96-bit mantissa fits i128");
+    let mut d =
+        Decimal::try_from_i128_with_scale(m, scale).map_err(|e| unrepresentable(&e.to_string()))?;
+    d.set_sign_negative(negative && m != 0);
+    Ok(d)
 }
 
 #[cfg(test)]

@@ -1,8 +1,17 @@
 //! Integration tests of qail-pg against a real PostgreSQL server (`DATABASE_URL`).
 
+mod auth;
+mod cancel;
+mod cancel_safety;
+mod compiled;
 mod connect;
+mod copy;
 mod hostile;
+mod notify;
+mod pipeline;
 mod query;
+mod transaction;
+mod types;
 
 use qail_pg::{Config, Connection};
 

@@ -1,2 +1,129 @@
 //! The analyzer: SQL text and a [`Snapshot`](crate::Snapshot) in, typed parameters and
 //! result columns (or diagnostics with byte ranges into the SQL) out. No database is consulted.
+//!
+//! ```
+//! use qail_schema::{check, Snapshot};
+//! let snapshot: Snapshot = serde_json::from_str(include_str!("../../tests/fixtures/app.schema.json")).unwrap();
+//! let a = check::check("SELECT id, name FROM harbors WHERE country = $1", &snapshot).unwrap();
+//! assert_eq!(a.params[0].ty.name, "text");
+//! assert_eq!(a.columns[1].name, "name");
+//! assert!(!a.columns[1].nullable);
+//! ```
+
+mod calls;
+mod ctx;
+mod datatype;
+mod diag;
+mod dml;
+mod expr;
+mod exprs;
+mod from;
+mod functions;
+mod insert;
+mod nullability;
+mod ops;
+mod resolve;
+mod scope;
+mod select;
+mod types;
+
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::parser::Parser;
+
+pub use diag::{Diagnostic, render};
+pub use types::type_oid;
+
+use crate::snapshot::{Snapshot, TypeRef};
+
+/// What a statement is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatementKind {
+    /// `SELECT` (also `VALUES`, set operations).
+    Select,
+    /// `INSERT`.
+    Insert,
+    /// `UPDATE`.
+    Update,
+    /// `DELETE`.
+    Delete,
+}
+
+/// The result of analyzing one statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Analysis {
+    /// Parameters `$1..$n`, in order.
+    pub params: Vec<Param>,
+    /// Result columns, in order; empty when the statement returns no rows.
+    pub columns: Vec<OutputColumn>,
+    /// Whether the statement returns rows (a SELECT, or DML with RETURNING).
+    pub returns_rows: bool,
+    /// The statement's kind.
+    pub kind: StatementKind,
+}
+
+/// A parameter `$n`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    /// The type PostgreSQL infers for it.
+    pub ty: TypeRef,
+    /// Whether passing NULL is meaningful here (a nullable INSERT/SET target, `IS NOT DISTINCT
+    /// FROM $1`, `$1 IS NULL`, a COALESCE argument); otherwise NULL would only make the
+    /// predicate NULL, so the parameter is typed as required.
+    pub nullable: bool,
+}
+
+/// Where a result column comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ColumnSource {
+    /// Schema of the table or view.
+    pub schema: String,
+    /// Table or view name.
+    pub table: String,
+    /// Column name.
+    pub column: String,
+}
+
+/// A result column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputColumn {
+    /// Column name as PostgreSQL reports it, without a `!`, `?` or `: Type` alias suffix.
+    pub name: String,
+    /// PostgreSQL type.
+    pub ty: TypeRef,
+    /// Whether the column can be NULL.
+    pub nullable: bool,
+    /// The table column it is taken from unchanged, if any.
+    pub source: Option<ColumnSource>,
+    /// Rust type from an alias `AS "name: path::Type"`.
+    pub rust_type: Option<String>,
+    /// Why the column is nullable (empty when it is not), e.g. `right side of LEFT JOIN
+    /// harbors AS origin`.
+    pub why: Vec<String>,
+}
+
+/// Analyzes one SQL statement against a snapshot.
+///
+/// Returns the parameter and column types, or every diagnostic found (each with a byte
+/// range into `sql` and a fix; print them with [`render`]).
+pub fn check(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnostic>> {
+    let statements = Parser::parse_sql(&PostgreSqlDialect {}, sql)
+        .map_err(|e| vec![diag::syntax_error(sql, &e.to_string())])?;
+    let statement = match statements.as_slice() {
+        [one] => one,
+        [] => return Err(vec![whole(sql, "empty statement", "write one SQL statement")]),
+        _ => {
+            return Err(vec![whole(
+                sql,
+                "more than one statement",
+                "write one statement per query; use batch_execute for scripts",
+            )]);
+        }
+    };
+    let mut cx = ctx::Ctx::new(sql, snapshot);
+    let out = dml::statement(&mut cx, statement);
+    cx.finish(out)
+}
+
+fn whole(sql: &str, message: &str, hint: &str) -> Diagnostic {
+    Diagnostic { message: message.into(), range: 0..sql.len(), hint: Some(hint.into()) }
+}

@@ -1,0 +1,143 @@
+//! Finding and loading the schema snapshot: env `QAIL_SCHEMA`, else the nearest
+//! `qail.schema.json` walking up from `CARGO_MANIFEST_DIR`. Loaded once per compiler process
+//! and file version (a cache keyed by path and modification time).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
+
+use qail_schema::Snapshot;
+
+/// The snapshot's file name.
+pub(crate) const FILE_NAME: &str = "qail.schema.json";
+
+/// A loaded snapshot and the file it came from (emitted in `include_bytes!`).
+#[derive(Clone)]
+pub(crate) struct Loaded {
+    pub(crate) path: PathBuf,
+    pub(crate) snapshot: Arc<Snapshot>,
+}
+
+type Cache = HashMap<PathBuf, (Option<SystemTime>, Arc<Snapshot>)>;
+
+static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
+
+/// Finds and loads the snapshot for the crate being compiled.
+pub(crate) fn load() -> Result<Loaded, String> {
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    let env = std::env::var_os("QAIL_SCHEMA").map(PathBuf::from);
+    let path = discover(env, manifest_dir.as_deref())?;
+    load_path(&path)
+}
+
+/// Where the snapshot is: `env` (relative to the manifest dir) if set, else the nearest
+/// `qail.schema.json` in `start` or one of its parents.
+pub(crate) fn discover(env: Option<PathBuf>, start: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(path) = env.filter(|p| !p.as_os_str().is_empty()) {
+        let path = match start {
+            Some(dir) if path.is_relative() => dir.join(path),
+            _ => path,
+        };
+        if path.is_file() {
+            return Ok(path);
+        }
+        return Err(format!(
+            "QAIL_SCHEMA is set to {}, but there is no file there: run `cargo qail schema pull` \
+             to write it, or point QAIL_SCHEMA at your {FILE_NAME}",
+            path.display()
+        ));
+    }
+    let start = start.ok_or("CARGO_MANIFEST_DIR is not set: build with cargo, or set QAIL_SCHEMA to the path of your qail.schema.json")?;
+    start
+        .ancestors()
+        .map(|dir| dir.join(FILE_NAME))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            format!(
+                "no schema snapshot: there is no {FILE_NAME} in {} or any parent directory; \
+                 run `cargo qail schema pull` (with DATABASE_URL set) to create it, or set \
+                 QAIL_SCHEMA to its path",
+                start.display()
+            )
+        })
+}
+
+/// Loads `path`, from the cache when the file has not changed since.
+pub(crate) fn load_path(path: &Path) -> Result<Loaded, String> {
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_owned());
+    let mtime = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+    let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+    let cache = cache.get_or_insert_with(HashMap::new);
+    if let Some((at, snapshot)) = cache.get(&path)
+        && mtime.is_some()
+        && *at == mtime
+    {
+        return Ok(Loaded {
+            path,
+            snapshot: Arc::clone(snapshot),
+        });
+    }
+    let snapshot = Snapshot::load(&path).map_err(|e| {
+        format!("the schema snapshot could not be read: {e}; run `cargo qail schema pull` to rewrite it")
+    })?;
+    let snapshot = Arc::new(snapshot);
+    cache.insert(path.clone(), (mtime, Arc::clone(&snapshot)));
+    Ok(Loaded { path, snapshot })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("qail-macros-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("a/b")).unwrap();
+        dir
+    }
+
+    #[test]
+    fn walks_up_to_the_nearest_snapshot() {
+        let dir = temp_dir("walk");
+        std::fs::write(dir.join(FILE_NAME), "{}").unwrap();
+        let found = discover(None, Some(&dir.join("a/b"))).unwrap();
+        assert_eq!(found, dir.join(FILE_NAME));
+        std::fs::write(dir.join("a").join(FILE_NAME), "{}").unwrap();
+        let found = discover(None, Some(&dir.join("a/b"))).unwrap();
+        assert_eq!(found, dir.join("a").join(FILE_NAME));
+    }
+
+    #[test]
+    fn env_wins_and_is_relative_to_the_manifest() {
+        let dir = temp_dir("env");
+        std::fs::write(dir.join("a/custom.json"), "{}").unwrap();
+        let found = discover(Some("custom.json".into()), Some(&dir.join("a"))).unwrap();
+        assert_eq!(found, dir.join("a/custom.json"));
+        let err = discover(Some("missing.json".into()), Some(&dir)).unwrap_err();
+        assert!(err.contains("QAIL_SCHEMA") && err.contains("cargo qail schema pull"), "{err}");
+    }
+
+    #[test]
+    fn missing_snapshot_says_to_pull() {
+        let err = discover(None, Some(Path::new("/"))).unwrap_err();
+        assert!(err.contains("cargo qail schema pull"), "{err}");
+        assert!(err.contains("QAIL_SCHEMA"), "{err}");
+    }
+
+    #[test]
+    fn loads_once_and_reloads_when_changed() {
+        let dir = temp_dir("cache");
+        let path = dir.join(FILE_NAME);
+        let json = Snapshot::default().to_json().replace("\"format_version\": 0", "\"format_version\": 1");
+        std::fs::write(&path, &json).unwrap();
+        let a = load_path(&path).unwrap();
+        let b = load_path(&path).unwrap();
+        assert!(Arc::ptr_eq(&a.snapshot, &b.snapshot));
+        std::fs::write(&path, "not json").unwrap();
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(SystemTime::now() + std::time::Duration::from_secs(5))
+            .unwrap();
+        let err = load_path(&path).err().unwrap();
+        assert!(err.contains("cargo qail schema pull"), "{err}");
+    }
+}

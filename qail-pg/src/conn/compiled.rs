@@ -1,0 +1,414 @@
+//! Running compiled queries ([`Template`]s).
+//!
+//! The first use on a connection writes Parse + Describe(statement) + Bind + Execute + Sync
+//! in one write and compares the server's ParameterDescription and RowDescription with the
+//! template's expectations; later uses write Bind + Execute + Sync only. A template whose
+//! parameter types include a user type (OID 0) is described in a round trip of its own
+//! first, since its Bind needs the OID the server chose.
+//!
+//! Note: on the first use the server runs the statement in the same round trip as the
+//! Describe, so when a schema drift is reported the statement has already run (its rows are
+//! discarded); inside a transaction, roll back to undo a write.
+
+use std::borrow::Cow;
+
+use super::prepare::{close_statement, encode_error};
+use super::{Connection, Statement};
+use crate::error::{Error, Kind};
+use crate::proto::message::{
+    Bind, DataRow, Describe, Execute, Format, ParameterDescription, Parse, RowDescription, Target,
+    sync,
+};
+use crate::row::Column;
+use crate::template::Template;
+use crate::types::{Encode, Oid, oid};
+
+/// A parameter list.
+pub(crate) type Params<'a> = [&'a (dyn Encode + Sync)];
+
+/// The first OID of objects created by users (`FirstNormalObjectId`): user types are above.
+const FIRST_USER_OID: Oid = 16384;
+
+impl Connection {
+    /// Starts `template` with `params`: everything up to BindComplete. The caller reads the
+    /// rows with [`Connection::read_rows`]. Retries once after a stale statement outside a
+    /// transaction.
+    pub(crate) async fn start_template(
+        &mut self,
+        template: &'static Template,
+        params: &Params<'_>,
+    ) -> Result<Statement, Error> {
+        self.ready().await?;
+        check_count(template, params)?;
+        match self.try_start_template(template, params).await {
+            Err(e) if is_stale(&e) => {
+                self.evict_template(template.name);
+                if self.transaction_status == crate::TransactionStatus::Idle {
+                    self.try_start_template(template, params).await
+                } else {
+                    Err(stale_in_transaction(e))
+                }
+            }
+            result => result,
+        }
+    }
+
+    async fn try_start_template(
+        &mut self,
+        template: &'static Template,
+        params: &Params<'_>,
+    ) -> Result<Statement, Error> {
+        if let Some(statement) = self.cache.get_template(template.name) {
+            self.write_bind(&statement, params)?;
+            self.pending_syncs += 1;
+            self.stream.flush().await?;
+            self.read_bind().await?;
+            return Ok(statement);
+        }
+        let named = self.cache.is_enabled();
+        let name = if named { template.name } else { "" };
+        if template.param_oids.contains(&0) {
+            let statement = self.describe_template(template, name).await?;
+            self.write_bind(&statement, params)?;
+            self.pending_syncs += 1;
+            self.stream.flush().await?;
+            self.read_bind().await?;
+            return Ok(statement);
+        }
+        self.write_parse_describe(template, name)?;
+        let described = Statement::new(name.to_owned(), template.param_oids.to_vec(), Vec::new());
+        if let Err(e) = self.write_bind(&described, params) {
+            // Note: the Parse is still queued; end its cycle so the queue stays well formed.
+            sync(self.stream.write_buf());
+            self.pending_syncs += 1;
+            if named {
+                self.unconfirmed.push(name.to_owned());
+            }
+            return Err(e);
+        }
+        self.pending_syncs += 1;
+        if named {
+            self.unconfirmed.push(name.to_owned());
+        }
+        self.stream.flush().await?;
+        let statement = self.read_template_description(template, name).await?;
+        self.read_bind().await?;
+        Ok(statement)
+    }
+
+    /// Parse + Describe + Sync alone, for templates with user-type parameters.
+    async fn describe_template(
+        &mut self,
+        template: &'static Template,
+        name: &str,
+    ) -> Result<Statement, Error> {
+        self.write_parse_describe(template, name)?;
+        sync(self.stream.write_buf());
+        self.pending_syncs += 1;
+        if !name.is_empty() {
+            self.unconfirmed.push(name.to_owned());
+        }
+        self.stream.flush().await?;
+        let statement = self.read_template_description(template, name).await?;
+        self.skip_to_ready().await?;
+        Ok(statement)
+    }
+
+    /// Queues the template's Parse (pre-encoded when named) and a Describe of it.
+    fn write_parse_describe(&mut self, template: &Template, name: &str) -> Result<(), Error> {
+        let buf = self.stream.write_buf();
+        let mark = buf.len();
+        let parse: Cow<'_, [u8]> = if name.is_empty() {
+            let mut bytes = Vec::new();
+            Parse {
+                name,
+                query: template.sql,
+                param_types: template.param_oids,
+            }
+            .encode(&mut bytes)
+            .map_err(encode_error)?;
+            Cow::Owned(bytes)
+        } else {
+            Cow::Borrowed(template.parse)
+        };
+        buf.extend_from_slice(&parse);
+        let described = Describe {
+            target: Target::Statement,
+            name,
+        }
+        .encode(buf);
+        if let Err(e) = described {
+            buf.truncate(mark);
+            return Err(encode_error(e));
+        }
+        Ok(())
+    }
+
+    /// Queues Bind + Execute + Sync; on an encoding error nothing is queued.
+    pub(crate) fn write_bind(
+        &mut self,
+        statement: &Statement,
+        params: &Params<'_>,
+    ) -> Result<(), Error> {
+        self.write_bind_execute(statement.name(), statement.params(), params)?;
+        sync(self.stream.write_buf());
+        Ok(())
+    }
+
+    /// Queues Bind + Execute of statement `name` (without Sync); on an encoding error nothing
+    /// is queued.
+    pub(crate) fn write_bind_execute(
+        &mut self,
+        name: &str,
+        types: &[Oid],
+        params: &Params<'_>,
+    ) -> Result<(), Error> {
+        let buf = self.stream.write_buf();
+        let mark = buf.len();
+        let encoded = Bind {
+            portal: "",
+            statement: name,
+            params,
+            param_types: types,
+            result_format: Format::Binary,
+        }
+        .encode(buf)
+        .and_then(|()| {
+            Execute {
+                portal: "",
+                max_rows: 0,
+            }
+            .encode(buf)
+        });
+        if let Err(e) = encoded {
+            buf.truncate(mark);
+            return Err(encode_error(e));
+        }
+        Ok(())
+    }
+
+    /// Reads ParseComplete, ParameterDescription and RowDescription/NoData; checks them against
+    /// the template and caches the statement. On an error or a drift, reads to ReadyForQuery.
+    async fn read_template_description(
+        &mut self,
+        template: &'static Template,
+        name: &str,
+    ) -> Result<Statement, Error> {
+        let mut params = None;
+        loop {
+            let (tag, range) = self.recv().await?;
+            match tag {
+                b'1' | b'3' => {}
+                b't' => match ParameterDescription::decode(self.stream.body(range)) {
+                    Ok(p) => params = Some(p.types),
+                    Err(e) => return Err(self.decode_error(e)),
+                },
+                b'T' | b'n' => {
+                    let columns = if tag == b'T' {
+                        match RowDescription::decode(self.stream.body(range)) {
+                            Ok(d) => d.fields.iter().map(Column::from_field).collect(),
+                            Err(e) => return Err(self.decode_error(e)),
+                        }
+                    } else {
+                        Vec::new()
+                    };
+                    let Some(params) = params.take() else {
+                        return Err(self.protocol_error("a RowDescription before the parameters"));
+                    };
+                    return self.confirm(template, name, params, columns).await;
+                }
+                b'E' => {
+                    let e = self.db_error(range);
+                    self.unconfirmed.retain(|n| n != name);
+                    self.skip_to_ready().await?;
+                    return Err(e);
+                }
+                _ => return Err(self.protocol_error("an unexpected message while preparing")),
+            }
+        }
+    }
+
+    /// Checks a described template; caches it, or closes it and reports the drift.
+    async fn confirm(
+        &mut self,
+        template: &'static Template,
+        name: &str,
+        params: Vec<Oid>,
+        columns: Vec<Column>,
+    ) -> Result<Statement, Error> {
+        self.unconfirmed.retain(|n| n != name);
+        if let Err(drift) = check_drift(template, &params, &columns) {
+            if !name.is_empty() {
+                close_statement(&mut self.stream, name);
+            }
+            self.skip_to_ready().await?;
+            return Err(drift);
+        }
+        let statement = Statement::new(name.to_owned(), params, columns);
+        if !name.is_empty() {
+            for evicted in self.cache.insert_template(template.name, statement.clone()) {
+                close_statement(&mut self.stream, &evicted);
+            }
+        }
+        Ok(statement)
+    }
+
+    /// Reads up to BindComplete; on an error reads to ReadyForQuery and returns it.
+    async fn read_bind(&mut self) -> Result<(), Error> {
+        loop {
+            let (tag, range) = self.recv().await?;
+            match tag {
+                b'2' => return Ok(()),
+                b'3' => {}
+                b'E' => {
+                    let e = self.db_error(range);
+                    self.skip_to_ready().await?;
+                    return Err(e);
+                }
+                _ => return Err(self.protocol_error("an unexpected message before BindComplete")),
+            }
+        }
+    }
+
+    /// Reads DataRows up to ReadyForQuery, handing each to `row`; returns the rows affected.
+    /// After the first error from `row`, the remaining rows are read and dropped.
+    pub(crate) async fn read_rows(
+        &mut self,
+        statement: &Statement,
+        mut row: impl FnMut(DataRow<'_>, &Statement) -> Result<(), Error>,
+    ) -> Result<u64, Error> {
+        let mut affected = 0;
+        let mut error = None;
+        loop {
+            let (tag, range) = self.recv().await?;
+            match tag {
+                b'D' => {
+                    if error.is_some() {
+                        continue;
+                    }
+                    let data = match DataRow::decode(self.stream.body(range)) {
+                        Ok(data) => data,
+                        Err(e) => return Err(self.decode_error(e)),
+                    };
+                    if let Err(e) = row(data, statement) {
+                        error = Some(e);
+                    }
+                }
+                b'C' => {
+                    match crate::proto::message::CommandComplete::decode(self.stream.body(range)) {
+                        Ok(done) => affected = done.rows().unwrap_or(0),
+                        Err(e) => return Err(self.decode_error(e)),
+                    }
+                }
+                b'I' | b's' | b'3' => {}
+                b'E' => error = Some(self.db_error(range)),
+                b'Z' => {
+                    self.on_ready(range)?;
+                    break;
+                }
+                _ => return Err(self.protocol_error("an unexpected message in query results")),
+            }
+        }
+        error.map_or(Ok(affected), Err)
+    }
+
+    /// Forgets every cached statement without closing them: for after `DISCARD ALL` or
+    /// `DEALLOCATE ALL`, which closed them on the server (the pool's reset).
+    #[allow(dead_code, reason = "called by the pool's reset")]
+    pub(crate) fn forget_statements(&mut self) {
+        self.cache.clear();
+        self.unconfirmed.clear();
+    }
+
+    /// Forgets a cached template and closes its statement with the next write.
+    pub(crate) fn evict_template(&mut self, name: &'static str) {
+        if self.cache.remove_template(name) {
+            close_statement(&mut self.stream, name);
+        }
+    }
+}
+
+/// Whether `e` says a cached statement is gone (26000) or its result type changed (0A000).
+pub(crate) fn is_stale(e: &Error) -> bool {
+    e.as_db_error().is_some_and(|db| {
+        db.code == "26000"
+            || (db.code == "0A000" && db.message.contains("cached plan must not change"))
+    })
+}
+
+/// The error for a stale statement inside a transaction, which cannot be retried.
+pub(crate) fn stale_in_transaction(e: Error) -> Error {
+    match e.as_db_error() {
+        Some(db) => Error::with_source(
+            Kind::Db,
+            "a cached statement became invalid inside a transaction because the schema changed \
+             (or the statement was deallocated); the transaction is aborted: roll it back and \
+             run it again, the statement is prepared afresh",
+            db.clone(),
+        ),
+        None => e,
+    }
+}
+
+fn check_count(template: &Template, params: &Params<'_>) -> Result<(), Error> {
+    let expected = template.param_oids.len();
+    if params.len() == expected {
+        return Ok(());
+    }
+    Err(Error::new(
+        Kind::Usage,
+        format!(
+            "the compiled query has {expected} parameters but {} values were given; pass one \
+             value per $n placeholder",
+            params.len()
+        ),
+    ))
+}
+
+/// Compares the server's description with the template's expectations.
+pub(crate) fn check_drift(
+    template: &Template,
+    params: &[Oid],
+    columns: &[Column],
+) -> Result<(), Error> {
+    let fix = "run `cargo qail schema pull` and rebuild, or change the query";
+    for (i, (&expected, &actual)) in template.param_oids.iter().zip(params).enumerate() {
+        if expected != 0 && expected != actual {
+            return Err(drift(format!(
+                "parameter ${} of `{}` is {} on the server but the compiled query expects {}; {fix}",
+                i + 1,
+                template.sql,
+                oid::describe(actual),
+                oid::describe(expected)
+            )));
+        }
+    }
+    if columns.len() != template.columns.len() {
+        return Err(drift(format!(
+            "`{}` returns {} columns on the server but the compiled query expects {}; {fix}",
+            template.sql,
+            columns.len(),
+            template.columns.len()
+        )));
+    }
+    for (expected, column) in template.columns.iter().zip(columns) {
+        let actual = column.type_oid();
+        let matches = match expected.type_oid {
+            0 => actual >= FIRST_USER_OID,
+            oid => oid == actual,
+        };
+        if !matches {
+            return Err(drift(format!(
+                "column \"{}\" is {} on the server but the compiled query expects {}; {fix}",
+                expected.name,
+                oid::describe(actual),
+                expected.type_name
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn drift(message: String) -> Error {
+    Error::new(Kind::SchemaDrift, message)
+}

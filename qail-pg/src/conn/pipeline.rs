@@ -1,0 +1,334 @@
+//! Pipelining: many queries in one round trip.
+//!
+//! Every query is its own Bind + Execute + Sync cycle (with Parse + Describe before the first
+//! use of a template), so an error affects only the query that caused it: the server skips
+//! to that query's Sync and runs the next ones. Outside a transaction block each query
+//! commits on its own; inside one, an error aborts the block and the following queries fail
+//! with SQLSTATE 25P02 until it is rolled back.
+//!
+//! Messages are encoded lazily, a chunk at a time, and sent while the replies are read
+//! ([`Stream::next_frame_sending`](super::stream::Stream::next_frame_sending)), so a batch far
+//! larger than the socket buffers cannot deadlock, and memory stays bounded by the chunk
+//! size plus the results.
+
+use std::collections::{HashMap, VecDeque};
+
+use super::compiled::{Params, check_drift};
+use super::prepare::close_statement;
+use super::{Connection, Statement};
+use crate::error::{Error, Kind};
+use crate::proto::message::{DataRow, ParameterDescription, RowDescription, sync};
+use crate::row::Column;
+use crate::template::Template;
+
+mod api;
+
+pub use api::{Handle, PipelineBuilder, PipelineResults};
+
+/// How many unsent bytes to encode ahead of the socket.
+const CHUNK: usize = 64 * 1024;
+
+/// What a pipelined query runs.
+pub(crate) enum Source<'s> {
+    /// A compiled query.
+    Template(&'static Template),
+    /// A statement prepared by SQL text.
+    Statement(&'s Statement),
+}
+
+/// One query of a pipeline.
+pub(crate) trait Job {
+    fn source(&self) -> Source<'_>;
+    fn params(&self) -> &Params<'_>;
+}
+
+/// Receives a pipeline's results, query by query, in order.
+pub(crate) trait Sink {
+    /// A row of query `index`; an error is kept as the query's result.
+    fn row(&mut self, index: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error>;
+    /// The end of query `index`: the rows affected, or its error.
+    fn done(&mut self, index: usize, result: Result<u64, Error>);
+}
+
+/// A template's state within one pipeline.
+enum Local {
+    /// Prepared: from the cache, or described earlier in this pipeline.
+    Ready(Statement),
+    /// Parse + Describe sent, description not read yet.
+    Describing,
+    /// Described, but its types differ from the template's (the message).
+    Drift(String),
+    /// The Parse failed.
+    Failed,
+}
+
+/// A query whose replies are awaited.
+struct Slot {
+    index: usize,
+    /// The statement, or the template whose description this slot or an earlier one reads.
+    statement: Option<Statement>,
+    template: Option<&'static Template>,
+    /// Whether this slot carries the template's Parse + Describe.
+    describes: bool,
+    params: Option<Vec<crate::Oid>>,
+    error: Option<Error>,
+    affected: u64,
+}
+
+#[derive(Default)]
+struct Run {
+    queue: VecDeque<Slot>,
+    local: HashMap<&'static str, Local>,
+    /// Templates described by this pipeline, to cache (or close) at the end.
+    described: Vec<&'static Template>,
+    next_index: usize,
+}
+
+impl Connection {
+    /// Runs `jobs` as one pipeline, handing the results to `sink`.
+    pub(crate) async fn run_pipeline<J: Job>(
+        &mut self,
+        jobs: impl IntoIterator<Item = J>,
+        sink: &mut impl Sink,
+    ) -> Result<(), Error> {
+        self.ready().await?;
+        let mut jobs = jobs.into_iter();
+        let mut more = true;
+        let mut run = Run::default();
+        loop {
+            while more && self.stream.unsent() < CHUNK {
+                match jobs.next() {
+                    Some(job) => self.encode_job(&job, &mut run),
+                    None => more = false,
+                }
+            }
+            if run.queue.is_empty() {
+                if more {
+                    continue;
+                }
+                break;
+            }
+            let (tag, range) = self.stream.next_frame_sending().await?;
+            if !self.on_async_message(tag, range.clone())? {
+                self.on_reply(tag, range, &mut run, sink)?;
+            }
+        }
+        self.finish_pipeline(&run);
+        Ok(())
+    }
+
+    /// Queues one job's messages, always ending with a Sync.
+    fn encode_job<J: Job>(&mut self, job: &J, run: &mut Run) {
+        let mut slot = Slot {
+            index: run.next_index,
+            statement: None,
+            template: None,
+            describes: false,
+            params: None,
+            error: None,
+            affected: 0,
+        };
+        run.next_index += 1;
+        let bound = match job.source() {
+            Source::Statement(statement) => {
+                slot.statement = Some(statement.clone());
+                self.encode_bind(statement.name(), statement.params(), job.params())
+            }
+            Source::Template(template) => self.encode_template(template, job, run, &mut slot),
+        };
+        if let Err(e) = bound {
+            slot.error = Some(e);
+        }
+        sync(self.stream.write_buf());
+        self.pending_syncs += 1;
+        run.queue.push_back(slot);
+    }
+
+    fn encode_template<J: Job>(
+        &mut self,
+        template: &'static Template,
+        job: &J,
+        run: &mut Run,
+        slot: &mut Slot,
+    ) -> Result<(), Error> {
+        slot.template = Some(template);
+        if !run.local.contains_key(template.name) {
+            if let Some(statement) = self.cache.get_template(template.name) {
+                run.local.insert(template.name, Local::Ready(statement));
+            } else if template.param_oids.contains(&0) || !self.cache.is_enabled() {
+                return Err(Error::new(
+                    Kind::Usage,
+                    "this compiled query has a parameter of a user type (or the statement cache \
+                     is off), so it cannot be prepared inside a pipeline; run it once outside \
+                     the pipeline first, or keep the statement cache on",
+                ));
+            } else {
+                self.write_parse_describe_of(template)?;
+                self.unconfirmed.push(template.name.to_owned());
+                run.local.insert(template.name, Local::Describing);
+                run.described.push(template);
+                slot.describes = true;
+            }
+        }
+        match run.local.get(template.name) {
+            Some(Local::Ready(statement)) => {
+                let statement = statement.clone();
+                let bound = self.encode_bind(statement.name(), statement.params(), job.params());
+                slot.statement = Some(statement);
+                bound
+            }
+            _ => self.encode_bind(template.name, template.param_oids, job.params()),
+        }
+    }
+
+    fn write_parse_describe_of(&mut self, template: &'static Template) -> Result<(), Error> {
+        let buf = self.stream.write_buf();
+        let mark = buf.len();
+        buf.extend_from_slice(template.parse);
+        let described = crate::proto::message::Describe {
+            target: crate::proto::message::Target::Statement,
+            name: template.name,
+        }
+        .encode(buf);
+        described.map_err(|e| {
+            buf.truncate(mark);
+            super::prepare::encode_error(e)
+        })
+    }
+
+    /// Queues Bind + Execute (without Sync).
+    fn encode_bind(
+        &mut self,
+        name: &str,
+        types: &[crate::Oid],
+        params: &Params<'_>,
+    ) -> Result<(), Error> {
+        if types.len() != params.len() {
+            return Err(Error::new(
+                Kind::Usage,
+                format!(
+                    "the statement has {} parameters but {} values were given; pass one value \
+                     per $n placeholder",
+                    types.len(),
+                    params.len()
+                ),
+            ));
+        }
+        self.write_bind_execute(name, types, params)
+    }
+
+    /// Handles one reply of the query at the front of the queue.
+    fn on_reply(
+        &mut self,
+        tag: u8,
+        range: std::ops::Range<usize>,
+        run: &mut Run,
+        sink: &mut impl Sink,
+    ) -> Result<(), Error> {
+        let Some(slot) = run.queue.front_mut() else {
+            return Err(self.protocol_error("a reply to no query"));
+        };
+        match tag {
+            b'1' | b'2' | b'3' | b'I' | b's' => {}
+            b't' => match ParameterDescription::decode(self.stream.body(range)) {
+                Ok(p) => slot.params = Some(p.types),
+                Err(e) => return Err(self.decode_error(e)),
+            },
+            b'T' | b'n' => {
+                let columns = if tag == b'T' {
+                    match RowDescription::decode(self.stream.body(range)) {
+                        Ok(d) => d.fields.iter().map(Column::from_field).collect(),
+                        Err(e) => return Err(self.decode_error(e)),
+                    }
+                } else {
+                    Vec::new()
+                };
+                described(slot, &mut run.local, columns);
+            }
+            b'D' => {
+                if slot.error.is_some() {
+                    return Ok(());
+                }
+                let Some(statement) = resolve(slot, &run.local) else {
+                    return Ok(());
+                };
+                let result = match DataRow::decode(self.stream.body(range)) {
+                    Ok(data) => sink.row(slot.index, data, statement),
+                    Err(e) => return Err(self.decode_error(e)),
+                };
+                if let Err(e) = result {
+                    slot.error = Some(e);
+                }
+            }
+            b'C' => match crate::proto::message::CommandComplete::decode(self.stream.body(range)) {
+                Ok(done) => slot.affected = done.rows().unwrap_or(0),
+                Err(e) => return Err(self.decode_error(e)),
+            },
+            b'E' => {
+                let e = self.db_error(range);
+                if let (true, Some(template)) = (slot.describes, slot.template)
+                    && let Some(state @ Local::Describing) = run.local.get_mut(template.name)
+                {
+                    *state = Local::Failed;
+                }
+                slot.error.get_or_insert(e);
+            }
+            b'Z' => {
+                self.on_ready(range)?;
+                let slot = run.queue.pop_front().expect("the queue has a front slot");
+                let result = match slot.error {
+                    Some(e) => Err(e),
+                    None => match slot.template.map(|t| run.local.get(t.name)) {
+                        Some(Some(Local::Drift(message))) => {
+                            Err(Error::new(Kind::SchemaDrift, message.clone()))
+                        }
+                        _ => Ok(slot.affected),
+                    },
+                };
+                sink.done(slot.index, result);
+            }
+            _ => return Err(self.protocol_error("an unexpected message in pipeline results")),
+        }
+        Ok(())
+    }
+
+    /// Caches the templates this pipeline prepared, or closes those that drifted.
+    fn finish_pipeline(&mut self, run: &Run) {
+        for template in &run.described {
+            self.unconfirmed.retain(|n| n != template.name);
+            match run.local.get(template.name) {
+                Some(Local::Ready(statement)) => {
+                    let evicted = self.cache.insert_template(template.name, statement.clone());
+                    for name in evicted {
+                        close_statement(&mut self.stream, &name);
+                    }
+                }
+                Some(Local::Drift(_)) => close_statement(&mut self.stream, template.name),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The statement a slot's rows are decoded with.
+fn resolve<'s>(slot: &'s Slot, local: &'s HashMap<&'static str, Local>) -> Option<&'s Statement> {
+    if let Some(statement) = &slot.statement {
+        return Some(statement);
+    }
+    match local.get(slot.template?.name) {
+        Some(Local::Ready(statement)) => Some(statement),
+        _ => None,
+    }
+}
+
+/// Records a template's description, checked against its expectations.
+fn described(slot: &mut Slot, local: &mut HashMap<&'static str, Local>, columns: Vec<Column>) {
+    let (Some(template), Some(params)) = (slot.template, slot.params.take()) else {
+        return;
+    };
+    let state = match check_drift(template, &params, &columns) {
+        Ok(()) => Local::Ready(Statement::new(template.name.to_owned(), params, columns)),
+        Err(e) => Local::Drift(e.to_string()),
+    };
+    local.insert(template.name, state);
+}

@@ -1,0 +1,282 @@
+//! Transactions: BEGIN … COMMIT/ROLLBACK, savepoints for nested transactions, and
+//! rollback on drop.
+//!
+//! A [`Transaction`] dropped without [`commit`](Transaction::commit) or
+//! [`rollback`](Transaction::rollback) — also when a future holding it is dropped — queues a
+//! ROLLBACK (or ROLLBACK TO SAVEPOINT) that goes out with the connection's next use, before
+//! anything else: `Drop` cannot wait for the server, but the connection's queue keeps order.
+
+use std::ops::{Deref, DerefMut};
+
+use super::{Connection, Executor};
+use crate::TransactionStatus;
+use crate::error::{Error, Kind};
+use crate::proto::message::{CommandComplete, Query};
+
+/// The isolation level of a transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IsolationLevel {
+    /// `READ UNCOMMITTED` (PostgreSQL runs it as READ COMMITTED).
+    ReadUncommitted,
+    /// `READ COMMITTED`, PostgreSQL's default.
+    ReadCommitted,
+    /// `REPEATABLE READ`.
+    RepeatableRead,
+    /// `SERIALIZABLE`.
+    Serializable,
+}
+
+impl IsolationLevel {
+    fn sql(self) -> &'static str {
+        match self {
+            IsolationLevel::ReadUncommitted => " ISOLATION LEVEL READ UNCOMMITTED",
+            IsolationLevel::ReadCommitted => " ISOLATION LEVEL READ COMMITTED",
+            IsolationLevel::RepeatableRead => " ISOLATION LEVEL REPEATABLE READ",
+            IsolationLevel::Serializable => " ISOLATION LEVEL SERIALIZABLE",
+        }
+    }
+}
+
+/// Options for a new transaction; see [`Connection::build_transaction`].
+#[derive(Debug)]
+pub struct TransactionBuilder<'c> {
+    conn: &'c mut Connection,
+    isolation: Option<IsolationLevel>,
+    read_only: Option<bool>,
+    deferrable: Option<bool>,
+}
+
+impl<'c> TransactionBuilder<'c> {
+    /// Sets the isolation level.
+    pub fn isolation_level(mut self, level: IsolationLevel) -> Self {
+        self.isolation = Some(level);
+        self
+    }
+
+    /// Makes the transaction `READ ONLY` (true) or `READ WRITE` (false).
+    pub fn read_only(mut self, read_only: bool) -> Self {
+        self.read_only = Some(read_only);
+        self
+    }
+
+    /// Makes the transaction `DEFERRABLE` (true) or `NOT DEFERRABLE` (false); it matters only
+    /// for serializable read-only transactions.
+    pub fn deferrable(mut self, deferrable: bool) -> Self {
+        self.deferrable = Some(deferrable);
+        self
+    }
+
+    /// Starts the transaction.
+    pub async fn begin(self) -> Result<Transaction<'c>, Error> {
+        let mut sql = String::from("BEGIN");
+        if let Some(level) = self.isolation {
+            sql.push_str(level.sql());
+        }
+        match self.read_only {
+            Some(true) => sql.push_str(" READ ONLY"),
+            Some(false) => sql.push_str(" READ WRITE"),
+            None => {}
+        }
+        match self.deferrable {
+            Some(true) => sql.push_str(" DEFERRABLE"),
+            Some(false) => sql.push_str(" NOT DEFERRABLE"),
+            None => {}
+        }
+        let conn = self.conn;
+        conn.ready().await?;
+        if conn.transaction_status != TransactionStatus::Idle {
+            return Err(Error::new(
+                Kind::Usage,
+                "a transaction is already open on this connection; call begin() on the \
+                 Transaction for a savepoint, or commit or roll back the open one first",
+            ));
+        }
+        Transaction::start(conn, 0, &sql).await
+    }
+}
+
+/// An open transaction (or savepoint, when nested). Run queries on it as on the connection
+/// (it dereferences to [`Connection`] and is an [`Executor`]); it rolls back when dropped
+/// without [`commit`](Transaction::commit).
+#[derive(Debug)]
+pub struct Transaction<'c> {
+    conn: &'c mut Connection,
+    /// 0 for the transaction, n for the n-th nested savepoint.
+    depth: u32,
+    /// Whether COMMIT or ROLLBACK was queued; else dropping queues a rollback.
+    done: bool,
+}
+
+impl Connection {
+    /// Starts a transaction with the server's default options.
+    pub async fn begin(&mut self) -> Result<Transaction<'_>, Error> {
+        self.build_transaction().begin().await
+    }
+
+    /// Options for a transaction: isolation level, read only, deferrable.
+    ///
+    /// ```no_run
+    /// # async fn run(conn: &mut qail_pg::Connection) -> Result<(), qail_pg::Error> {
+    /// use qail_pg::IsolationLevel;
+    /// let tx = conn
+    ///     .build_transaction()
+    ///     .isolation_level(IsolationLevel::Serializable)
+    ///     .read_only(true)
+    ///     .begin()
+    ///     .await?;
+    /// tx.commit().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn build_transaction(&mut self) -> TransactionBuilder<'_> {
+        TransactionBuilder {
+            conn: self,
+            isolation: None,
+            read_only: None,
+            deferrable: None,
+        }
+    }
+
+    /// Queues a simple query whose reply the next [`Connection::ready`] drains.
+    fn queue_simple(&mut self, sql: &str) -> Result<(), Error> {
+        Query { sql }
+            .encode(self.stream.write_buf())
+            .map_err(super::prepare::encode_error)?;
+        self.pending_syncs += 1;
+        Ok(())
+    }
+
+    /// Reads the replies of one simple query; returns its last command tag.
+    async fn read_simple(&mut self) -> Result<String, Error> {
+        let mut tag_seen = String::new();
+        let mut error = None;
+        loop {
+            let (tag, range) = self.recv().await?;
+            match tag {
+                b'C' => match CommandComplete::decode(self.stream.body(range)) {
+                    Ok(done) => tag_seen = done.tag.to_owned(),
+                    Err(e) => return Err(self.decode_error(e)),
+                },
+                b'E' => error = Some(self.db_error(range)),
+                b'Z' => {
+                    self.on_ready(range)?;
+                    break;
+                }
+                // Note: CloseComplete of a statement closed with this command's write.
+                b'I' | b'3' => {}
+                _ => {
+                    return Err(self.protocol_error("an unexpected reply to a transaction command"));
+                }
+            }
+        }
+        error.map_or(Ok(tag_seen), Err)
+    }
+}
+
+impl<'c> Transaction<'c> {
+    /// Sends `sql` (BEGIN or SAVEPOINT) and waits for it. The transaction exists from the
+    /// moment the command is queued, so a dropped future rolls it back.
+    async fn start(conn: &'c mut Connection, depth: u32, sql: &str) -> Result<Self, Error> {
+        conn.queue_simple(sql)?;
+        let tx = Transaction {
+            conn,
+            depth,
+            done: false,
+        };
+        tx.conn.stream.flush().await?;
+        tx.conn.read_simple().await?;
+        Ok(tx)
+    }
+
+    fn savepoint(&self) -> String {
+        format!("qail_savepoint_{}", self.depth)
+    }
+
+    /// Starts a nested transaction: a savepoint, released on commit and rolled back to on
+    /// rollback or drop.
+    pub async fn begin(&mut self) -> Result<Transaction<'_>, Error> {
+        self.conn.ready().await?;
+        let depth = self.depth + 1;
+        let sql = format!("SAVEPOINT qail_savepoint_{depth}");
+        Transaction::start(self.conn, depth, &sql).await
+    }
+
+    /// Commits the transaction (releases the savepoint).
+    ///
+    /// When an earlier statement failed, PostgreSQL rolls the transaction back instead; that
+    /// is an error here.
+    pub async fn commit(mut self) -> Result<(), Error> {
+        self.conn.ready().await?;
+        let sql = match self.depth {
+            0 => "COMMIT".to_owned(),
+            _ => format!("RELEASE SAVEPOINT {}", self.savepoint()),
+        };
+        self.conn.queue_simple(&sql)?;
+        self.done = true;
+        self.conn.stream.flush().await?;
+        let tag = self.conn.read_simple().await?;
+        if tag == "ROLLBACK" {
+            return Err(Error::new(
+                Kind::Db,
+                "the transaction was rolled back, not committed, because a statement in it \
+                 failed; handle that statement's error and run the transaction again",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Rolls the transaction back (to the savepoint, for a nested one).
+    pub async fn rollback(mut self) -> Result<(), Error> {
+        self.conn.ready().await?;
+        let sql = self.rollback_sql();
+        self.conn.queue_simple(&sql)?;
+        self.done = true;
+        self.conn.stream.flush().await?;
+        self.conn.read_simple().await.map(drop)
+    }
+
+    fn rollback_sql(&self) -> String {
+        match self.depth {
+            0 => "ROLLBACK".to_owned(),
+            _ => format!(
+                "ROLLBACK TO SAVEPOINT {0}; RELEASE SAVEPOINT {0}",
+                self.savepoint()
+            ),
+        }
+    }
+
+    /// The connection the transaction runs on.
+    pub fn connection(&mut self) -> &mut Connection {
+        self.conn
+    }
+}
+
+impl Drop for Transaction<'_> {
+    fn drop(&mut self) {
+        if self.done || self.conn.is_closed() {
+            return;
+        }
+        let sql = self.rollback_sql();
+        // Note: the ROLLBACK goes out with the next use; a failure to encode it is
+        // impossible for this constant text, and would leave the pool's reset to end it.
+        let _ = self.conn.queue_simple(&sql);
+    }
+}
+
+impl Deref for Transaction<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        self.conn
+    }
+}
+
+impl DerefMut for Transaction<'_> {
+    fn deref_mut(&mut self) -> &mut Connection {
+        self.conn
+    }
+}
+
+impl Executor for Transaction<'_> {
+    fn connection(&mut self) -> &mut Connection {
+        self.conn
+    }
+}

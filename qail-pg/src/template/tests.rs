@@ -1,0 +1,92 @@
+use super::*;
+use crate::proto::message::{Bind, Format};
+
+#[test]
+fn parse_bytes_are_the_run_time_encoding() {
+    let sql = "SELECT name FROM harbors WHERE id = $1";
+    let name = statement_name(sql, &[2950]);
+    let parse = Template::encode_parse(sql, &name, &[2950]).unwrap();
+    let mut runtime = Vec::new();
+    Parse {
+        name: &name,
+        query: sql,
+        param_types: &[2950],
+    }
+    .encode(&mut runtime)
+    .unwrap();
+    assert_eq!(parse, runtime);
+    assert_eq!(parse[0], b'P');
+}
+
+#[test]
+fn bind_prefix_is_the_run_time_encoding() {
+    for params in [&[][..], &[&42i32 as &(dyn Encode + Sync), &7i32][..]] {
+        let name = "q0123456789abcdef";
+        let prefix = Template::encode_bind_prefix(name, params.len()).unwrap();
+        let mut runtime = Vec::new();
+        Bind {
+            portal: "",
+            statement: name,
+            params,
+            param_types: &vec![23; params.len()],
+            result_format: Format::Binary,
+        }
+        .encode(&mut runtime)
+        .unwrap();
+        assert_eq!(&runtime[5..5 + prefix.len()], &prefix[..]);
+        let count = u16::try_from(params.len()).unwrap().to_be_bytes();
+        assert_eq!(&runtime[5 + prefix.len()..7 + prefix.len()], &count);
+    }
+}
+
+#[test]
+fn encoders_refuse_nul() {
+    assert!(Template::encode_parse("SELECT '\0'", "q", &[]).is_err());
+    assert!(Template::encode_bind_prefix("q\0", 0).is_err());
+}
+
+#[test]
+fn statement_names_are_stable_and_depend_on_types() {
+    let a = statement_name("SELECT $1", &[23]);
+    assert_eq!(a, statement_name("SELECT $1", &[23]));
+    assert_ne!(a, statement_name("SELECT $1", &[20]));
+    assert_ne!(a, statement_name("SELECT $1 ", &[23]));
+    assert_eq!(a.len(), 17);
+    assert!(a.starts_with('q'));
+    // FNV-1a of the empty input followed by the NUL separator.
+    assert_eq!(statement_name("", &[]), "qaf63bd4c8601b7df");
+}
+
+#[test]
+fn raw_row_reads_in_order_and_skips() {
+    let body = b"\0\x03\0\0\0\x04\0\0\0\x2a\xff\xff\xff\xff\0\0\0\x02hi";
+    let mut row = RawRow::new(DataRow::decode(body).unwrap());
+    assert_eq!(row.len(), 3);
+    assert_eq!(row.get::<i32>(0, 23).unwrap(), 42);
+    assert_eq!(row.get::<String>(2, 25).unwrap(), "hi");
+    assert!(row.get::<i32>(1, 23).is_err(), "going back is refused");
+}
+
+#[test]
+fn raw_row_reports_null_and_bad_type_and_missing_column() {
+    let body = b"\0\x02\xff\xff\xff\xff\0\0\0\x04\0\0\0\x2a";
+    let mut row = RawRow::new(DataRow::decode(body).unwrap());
+    let err = row.get::<i32>(0, 23).unwrap_err();
+    assert!(err.to_string().contains("NULL"), "{err}");
+    let err = row.get::<String>(1, 23).unwrap_err();
+    assert!(err.to_string().contains("column 1"), "{err}");
+    let mut row = RawRow::new(DataRow::decode(body).unwrap());
+    assert_eq!(row.get::<Option<i32>>(0, 23).unwrap(), None);
+    assert!(row.get::<i32>(5, 23).is_err());
+}
+
+#[test]
+fn params_inline_and_heap() {
+    let values: Vec<i32> = (0..20).collect();
+    let small = Params::new([&values[0] as &(dyn Encode + Sync), &values[1]]);
+    assert_eq!(small.as_slice().len(), 2);
+    let refs: [&(dyn Encode + Sync); 20] = std::array::from_fn(|i| &values[i] as _);
+    let big = Params::new(refs);
+    assert_eq!(big.as_slice().len(), 20);
+    assert_eq!(Params::new([]).as_slice().len(), 0);
+}

@@ -1,0 +1,311 @@
+//! Compile-time type checks for compiled queries.
+//!
+//! [`pg`] holds one marker type per PostgreSQL type. `qail!` checks every argument with
+//! [`ToPg`] and every field of a user's row struct with [`FromPg`], so a mismatch is a rustc
+//! error at the argument or field, reading like "parameter $1 is PostgreSQL `int4`: `&str`
+//! cannot be sent as it". Nothing here exists at run time.
+
+/// Marker types naming PostgreSQL types, as `pg_type.typname` spells them.
+#[allow(
+    non_camel_case_types,
+    reason = "markers are spelled like PostgreSQL's type names so diagnostics read `int4`"
+)]
+pub mod pg {
+    macro_rules! markers {
+        ($($name:ident),* $(,)?) => {$(
+            #[doc = concat!("PostgreSQL `", stringify!($name), "`.")]
+            #[derive(Debug, Clone, Copy)]
+            pub struct $name;
+        )*};
+    }
+    markers!(
+        bool,
+        int2,
+        int4,
+        int8,
+        float4,
+        float8,
+        oid,
+        text,
+        varchar,
+        bpchar,
+        name,
+        citext,
+        bytea,
+        uuid,
+        json,
+        jsonb,
+        timestamptz,
+        timestamp,
+        date,
+        time,
+        numeric,
+        interval,
+        inet,
+        cidr,
+        macaddr,
+    );
+
+    /// A one-dimensional array of `P`.
+    #[derive(Debug, Clone, Copy)]
+    pub struct array<P>(P);
+
+    /// A user-defined enum; the label set is checked when the Rust enum is derived.
+    #[derive(Debug, Clone, Copy)]
+    pub struct user_enum;
+}
+
+/// `Self` can be sent as parameter `$N` of PostgreSQL type `P`.
+#[diagnostic::on_unimplemented(
+    message = "parameter ${N} is PostgreSQL `{P}`: `{Self}` cannot be sent as it",
+    label = "expected a value of a Rust type that maps to `{P}`",
+    note = "pass a value of the Rust type for `{P}` (see the type table in qail's docs), or cast the parameter in SQL (`${N}::type`)"
+)]
+pub trait ToPg<P, const N: usize> {}
+
+/// `Self` can hold a value read from result column `C` (1-based) of PostgreSQL type `P`.
+#[diagnostic::on_unimplemented(
+    message = "result column {C} is PostgreSQL `{P}`: it cannot be read into `{Self}`",
+    label = "expected a field of a Rust type that maps to `{P}`",
+    note = "change the field's type to the Rust type for `{P}`, or cast the column in SQL (`col::type AS col`)"
+)]
+pub trait FromPg<P, const C: usize> {}
+
+/// `Self` may be NULL: required of fields that receive a nullable column.
+#[diagnostic::on_unimplemented(
+    message = "result column {C} can be NULL, but `{Self}` cannot hold NULL",
+    label = "make this `Option<{Self}>`",
+    note = "or make the column non-null in SQL: `COALESCE(col, …)`, or an alias `AS \"col!\"` when you know better"
+)]
+pub trait NullableField<const C: usize> {}
+
+impl<T, const C: usize> NullableField<C> for Option<T> {}
+
+/// Reported when an `Option` is passed for a parameter where NULL is not meaningful.
+#[diagnostic::on_unimplemented(
+    message = "parameter ${N} cannot be NULL here, but an `Option` was passed",
+    label = "pass the value itself, not an `Option`",
+    note = "NULL would make this comparison NULL, so no row would match; to match NULL, write `col IS NOT DISTINCT FROM ${N}` or `(${N} IS NULL OR col = ${N})`"
+)]
+pub trait NullNotAllowed<const N: usize> {}
+
+/// An argument on its way through the NULL check: [`probe`] then `.non_null::<N>()`, which
+/// compiles for every argument except an `Option` (method resolution picks the failing inherent
+/// method for `Option` before falling back, through `Deref`, to the one that passes).
+#[derive(Debug)]
+pub struct Probe<'a, T: ?Sized>(Fallback<'a, T>);
+
+/// The NULL check that passes; reached from [`Probe`] through `Deref`.
+#[derive(Debug)]
+pub struct Fallback<'a, T: ?Sized>(&'a T);
+
+/// Starts the NULL check of an argument.
+pub fn probe<T: ?Sized>(value: &T) -> Probe<'_, T> {
+    Probe(Fallback(value))
+}
+
+impl<'a, T: ?Sized> std::ops::Deref for Probe<'a, T> {
+    type Target = Fallback<'a, T>;
+    fn deref(&self) -> &Fallback<'a, T> {
+        &self.0
+    }
+}
+
+impl<'a, T: ?Sized> Fallback<'a, T> {
+    /// Passes the argument on: it is not an `Option`.
+    pub fn non_null<const N: usize>(&self) -> &'a T {
+        self.0
+    }
+}
+
+impl<'a, T> Probe<'a, Option<T>> {
+    /// Fails to compile: an `Option` was passed where NULL is not meaningful.
+    pub fn non_null<const N: usize>(&self) -> &'a Option<T>
+    where
+        T: NullNotAllowed<N>,
+    {
+        (self.0).0
+    }
+}
+
+impl<'a, T> Probe<'a, &Option<T>> {
+    /// Fails to compile: an `&Option` was passed where NULL is not meaningful.
+    pub fn non_null<const N: usize>(&self) -> &'a &Option<T>
+    where
+        T: NullNotAllowed<N>,
+    {
+        (self.0).0
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: ToPg<P, N> + ?Sized, P, const N: usize> ToPg<P, N> for &T {}
+
+#[diagnostic::do_not_recommend]
+impl<T: ToPg<P, N>, P, const N: usize> ToPg<P, N> for Option<T> {}
+
+#[diagnostic::do_not_recommend]
+impl<T: ToPg<P, N>, P, const N: usize> ToPg<pg::array<P>, N> for Vec<T> {}
+
+#[diagnostic::do_not_recommend]
+impl<T: ToPg<P, N>, P, const N: usize> ToPg<pg::array<P>, N> for [T] {}
+
+#[diagnostic::do_not_recommend]
+impl<T: FromPg<P, C>, P, const C: usize> FromPg<P, C> for Option<T> {}
+
+#[diagnostic::do_not_recommend]
+impl<T: FromPg<P, C>, P, const C: usize> FromPg<pg::array<P>, C> for Vec<T> {}
+
+/// Declares which Rust types map to a PostgreSQL type, both ways.
+macro_rules! maps {
+    ($($marker:ident => $($rust:ty),+;)*) => {$($(
+        impl<const N: usize> ToPg<pg::$marker, N> for $rust {}
+        impl<const C: usize> FromPg<pg::$marker, C> for $rust {}
+    )+)*};
+}
+
+/// Declares Rust types that can only be sent (borrowed forms).
+macro_rules! sends {
+    ($($marker:ident => $($rust:ty),+;)*) => {$($(
+        impl<const N: usize> ToPg<pg::$marker, N> for $rust {}
+    )+)*};
+}
+
+maps! {
+    bool => bool;
+    int2 => i16;
+    int4 => i32;
+    int8 => i64;
+    float4 => f32;
+    float8 => f64;
+    oid => u32;
+    text => String;
+    varchar => String;
+    bpchar => String;
+    name => String;
+    text => Box<str>;
+    varchar => Box<str>;
+    citext => crate::types::Text<String>;
+    bytea => Vec<u8>;
+    interval => crate::types::Interval;
+}
+
+impl<const N: usize> ToPg<pg::user_enum, N> for crate::types::Text<String> {}
+impl<const N: usize> ToPg<pg::user_enum, N> for crate::types::Text<&str> {}
+impl<const C: usize> FromPg<pg::user_enum, C> for crate::types::Text<String> {}
+
+sends! {
+    text => str;
+    varchar => str;
+    bpchar => str;
+    name => str;
+    bytea => [u8];
+}
+
+#[cfg(feature = "uuid")]
+maps! { uuid => ::uuid::Uuid; }
+
+#[cfg(feature = "json")]
+maps! {
+    json => ::serde_json::Value;
+    jsonb => ::serde_json::Value;
+}
+
+#[cfg(feature = "json")]
+impl<T, const N: usize> ToPg<pg::json, N> for crate::types::Json<T> {}
+#[cfg(feature = "json")]
+impl<T, const N: usize> ToPg<pg::jsonb, N> for crate::types::Json<T> {}
+#[cfg(feature = "json")]
+impl<T, const C: usize> FromPg<pg::json, C> for crate::types::Json<T> {}
+#[cfg(feature = "json")]
+impl<T, const C: usize> FromPg<pg::jsonb, C> for crate::types::Json<T> {}
+
+#[cfg(feature = "net")]
+maps! {
+    inet => crate::types::Inet, ::std::net::IpAddr;
+    cidr => crate::types::Cidr;
+    macaddr => crate::types::MacAddr;
+}
+
+#[cfg(feature = "chrono")]
+maps! {
+    timestamptz => ::chrono::DateTime<::chrono::Utc>;
+    timestamp => ::chrono::NaiveDateTime;
+    date => ::chrono::NaiveDate;
+    time => ::chrono::NaiveTime;
+}
+
+#[cfg(feature = "time")]
+maps! {
+    timestamptz => ::time::OffsetDateTime;
+    timestamp => ::time::PrimitiveDateTime;
+    date => ::time::Date;
+    time => ::time::Time;
+}
+
+#[cfg(feature = "decimal")]
+maps! { numeric => ::rust_decimal::Decimal; }
+
+/// Ecosystem crates whose types qail maps, re-exported for the facade (present when the
+/// matching feature is on).
+pub mod ext {
+    #[cfg(feature = "chrono")]
+    pub use ::chrono;
+    #[cfg(feature = "decimal")]
+    pub use ::rust_decimal;
+    #[cfg(feature = "json")]
+    pub use ::serde_json;
+    #[cfg(feature = "time")]
+    pub use ::time;
+    #[cfg(feature = "uuid")]
+    pub use ::uuid;
+}
+
+/// Compile-time checks used by the code `qail!` emits; each is the identity at run time.
+pub mod check {
+    use super::{FromPg, NullableField, ToPg};
+    use crate::types::Encode;
+
+    /// Checks argument `$N` against PostgreSQL type `P` and passes it on as a parameter.
+    pub fn arg<'a, T, P, const N: usize>(value: &'a T) -> &'a (dyn Encode + Sync)
+    where
+        T: ToPg<P, N> + Encode + Sync,
+    {
+        value
+    }
+
+    /// Checks that a field of type `T` can hold result column `C` of PostgreSQL type `P`.
+    pub fn field<T: FromPg<P, C>, P, const C: usize>(value: T) -> T {
+        value
+    }
+
+    /// Checks that a field of type `T` can hold NULL (the column is nullable).
+    pub fn nullable_field<T: NullableField<C>, const C: usize>(value: T) -> T {
+        value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check::field;
+    use super::*;
+
+    fn sendable<T: ToPg<P, 1> + ?Sized, P>() {}
+
+    #[test]
+    fn rust_types_map_to_their_pg_types() {
+        sendable::<i32, pg::int4>();
+        sendable::<&str, pg::text>();
+        sendable::<Option<&String>, pg::varchar>();
+        sendable::<Vec<i64>, pg::array<pg::int8>>();
+        sendable::<&[f64], pg::array<pg::float8>>();
+        assert_eq!(field::<_, pg::int2, 1>(Some(3i16)), Some(3));
+        assert_eq!(field::<_, pg::array<pg::bool>, 1>(vec![true]), vec![true]);
+    }
+
+    #[test]
+    fn probe_passes_plain_values() {
+        assert_eq!(*probe(&5i32).non_null::<1>(), 5);
+        assert_eq!(probe("text").non_null::<1>(), "text");
+    }
+}

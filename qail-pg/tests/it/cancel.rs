@@ -1,0 +1,117 @@
+//! Cancelling queries, query time-outs, a terminated backend.
+
+use std::time::Duration;
+
+use qail_pg::{CancelToken, Connection};
+
+use super::compiled::{Int8, col, query, template};
+
+fn assert_send_clone<T: Send + Sync + Clone + 'static>() {}
+
+async fn cancel_sleep(conn: &mut Connection) {
+    let token = conn.cancel_token();
+    let canceller = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        token.cancel().await.unwrap();
+    });
+    let err = conn.query("SELECT pg_sleep(30)", &[]).await.unwrap_err();
+    assert_eq!(err.code(), Some("57014"), "{err}");
+    assert!(!err.is_closed());
+    canceller.await.unwrap();
+    let v: i64 = conn
+        .query_one("SELECT $1::int8", &[&3i64])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(v, 3);
+}
+
+#[tokio::test]
+async fn a_cancel_token_stops_a_running_query() {
+    assert_send_clone::<CancelToken>();
+    let mut conn = super::connect().await;
+    cancel_sleep(&mut conn).await;
+    // Cancelling an idle session does nothing.
+    conn.cancel_token().cancel().await.unwrap();
+    assert_eq!(conn.query("SELECT 1", &[]).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_cancel_reaches_a_tls_session_over_tls() {
+    let env = |name: &str| {
+        std::env::var(name).unwrap_or_else(|_| {
+            panic!("{name} is not set: source scripts/auth-env (scripts/test does)")
+        })
+    };
+    let url = format!(
+        "host={} port={} user={} password='{}' dbname=postgres sslmode=require",
+        env("QAIL_AUTH_HOST"),
+        env("QAIL_AUTH_PORT"),
+        env("QAIL_SSL_USER"),
+        env("QAIL_SSL_PASSWORD"),
+    );
+    let mut conn = Connection::connect(&url).await.unwrap();
+    cancel_sleep(&mut conn).await;
+}
+
+#[tokio::test]
+async fn a_query_timeout_cancels_and_keeps_the_connection() {
+    let mut conn = super::connect().await;
+    conn.set_query_timeout(Some(Duration::from_millis(200)));
+    let err = conn.query("SELECT pg_sleep(30)", &[]).await.unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    assert!(!conn.is_closed());
+    let v: i64 = conn
+        .query_one("SELECT $1::int8", &[&4i64])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(v, 4);
+    let slow = template(
+        "SELECT pg_sleep(30)::text::int8 AS v",
+        &[],
+        &[col("v", 20, "int8")],
+    );
+    let err = query::<Int8>(slow, &[])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    conn.set_query_timeout(None);
+    assert_eq!(conn.query_timeout(), None);
+    let v: i64 = conn
+        .query_one("SELECT $1::int8", &[&5i64])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(v, 5);
+    // Inside a transaction the time-out aborts it; rolling back recovers.
+    conn.set_query_timeout(Some(Duration::from_millis(200)));
+    let mut tx = conn.begin().await.unwrap();
+    assert!(
+        tx.query("SELECT pg_sleep(30)", &[])
+            .await
+            .unwrap_err()
+            .is_timeout()
+    );
+    tx.rollback().await.unwrap();
+    assert_eq!(conn.query("SELECT 1", &[]).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_terminated_backend_is_a_closed_error() {
+    let mut conn = super::connect().await;
+    let mut admin = super::connect().await;
+    admin
+        .query("SELECT pg_terminate_backend($1)", &[&conn.process_id()])
+        .await
+        .unwrap();
+    let err = conn.query("SELECT 1", &[]).await.unwrap_err();
+    assert!(err.is_closed(), "{err}");
+    assert!(conn.is_closed());
+    let err = conn.query("SELECT 1", &[]).await.unwrap_err();
+    assert!(
+        err.is_closed() && err.to_string().contains("open a new connection"),
+        "{err}"
+    );
+}

@@ -1,0 +1,408 @@
+//! Compiled queries (templates): first use and cached use, row decoding, schema drift,
+//! stale statements, the statement cache bound.
+
+use futures_util::StreamExt;
+use qail_pg::template::{ExpectedColumn, Params, statement_name};
+use qail_pg::{Connection, Encode, Error, FromRow, NoRows, Oid, Query, RawRow, Template};
+
+/// A template built at run time the way `qail!` builds it at compile time.
+pub(crate) fn template(
+    sql: &'static str,
+    oids: &[Oid],
+    columns: &[ExpectedColumn],
+) -> &'static Template {
+    let oids: &'static [Oid] = Box::leak(oids.to_vec().into_boxed_slice());
+    let columns: &'static [ExpectedColumn] = Box::leak(columns.to_vec().into_boxed_slice());
+    let name: &'static str = Box::leak(statement_name(sql, oids).into_boxed_str());
+    let parse = Template::encode_parse(sql, name, oids).unwrap();
+    let bind_prefix = Template::encode_bind_prefix(name, oids.len()).unwrap();
+    Box::leak(Box::new(Template {
+        name,
+        sql,
+        parse: Box::leak(parse.into_boxed_slice()),
+        bind_prefix: Box::leak(bind_prefix.into_boxed_slice()),
+        param_oids: oids,
+        columns,
+    }))
+}
+
+pub(crate) const fn col(
+    name: &'static str,
+    type_oid: Oid,
+    type_name: &'static str,
+) -> ExpectedColumn {
+    ExpectedColumn {
+        name,
+        type_oid,
+        type_name,
+    }
+}
+
+/// A compiled query with parameters.
+pub(crate) fn query<'a, D>(
+    t: &'static Template,
+    params: &[&'a (dyn Encode + Sync)],
+) -> Query<'a, D> {
+    let params = match params {
+        [] => Params::new([]),
+        [a] => Params::new([*a]),
+        [a, b] => Params::new([*a, *b]),
+        _ => panic!("tests use at most two parameters"),
+    };
+    Query::new(t, params)
+}
+
+#[derive(Debug, PartialEq)]
+pub(crate) struct Pair {
+    pub(crate) id: i64,
+    pub(crate) name: String,
+}
+
+impl FromRow for Pair {
+    fn from_row(row: &mut RawRow<'_>, columns: &[Oid]) -> Result<Self, Error> {
+        Ok(Pair {
+            id: row.get_next(columns)?,
+            name: row.get_next(columns)?,
+        })
+    }
+}
+
+/// One int8 column.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Int8(pub(crate) i64);
+
+impl FromRow for Int8 {
+    fn from_row(row: &mut RawRow<'_>, columns: &[Oid]) -> Result<Self, Error> {
+        Ok(Int8(row.get_next(columns)?))
+    }
+}
+
+/// How many statements the server holds for the session.
+pub(crate) async fn prepared(conn: &mut Connection) -> i64 {
+    conn.query_one("SELECT count(*) FROM pg_prepared_statements", &[])
+        .await
+        .unwrap()
+        .get(0)
+}
+
+async fn is_prepared(conn: &mut Connection, name: &str) -> bool {
+    conn.query_one(
+        "SELECT count(*) FROM pg_prepared_statements WHERE name = $1",
+        &[&name],
+    )
+    .await
+    .unwrap()
+    .get::<i64>(0)
+        == 1
+}
+
+fn series() -> &'static Template {
+    template(
+        "SELECT g::int8 AS id, 'n' || g AS name FROM generate_series(1, $1::int4) g",
+        &[23],
+        &[col("id", 20, "int8"), col("name", 25, "text")],
+    )
+}
+
+#[tokio::test]
+async fn first_use_prepares_later_uses_bind_only() {
+    let mut conn = super::connect().await;
+    let t = series();
+    let rows: Vec<Pair> = query::<Pair>(t, &[&3i32])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 3);
+    assert_eq!(
+        rows[2],
+        Pair {
+            id: 3,
+            name: "n3".into()
+        }
+    );
+    assert!(is_prepared(&mut conn, t.name).await);
+    let rows = query::<Pair>(t, &[&5i32])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 5);
+    let one = query::<Pair>(t, &[&1i32])
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(one.id, 1);
+    assert!(
+        query::<Pair>(t, &[&0i32])
+            .fetch_optional(&mut conn)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let err = query::<Pair>(t, &[&2i32])
+        .fetch_one(&mut conn)
+        .await
+        .unwrap_err();
+    assert!(err.is_row_count(), "{err}");
+    let err = query::<Pair>(t, &[&0i32])
+        .fetch_one(&mut conn)
+        .await
+        .unwrap_err();
+    assert!(err.is_row_count(), "{err}");
+}
+
+#[tokio::test]
+async fn visitors_and_streams_do_not_collect() {
+    let mut conn = super::connect().await;
+    let t = series();
+    let mut sum = 0i64;
+    let n = query::<Pair>(t, &[&100i32])
+        .for_each(&mut conn, |row, columns| {
+            sum += row.get_next::<i64>(columns)?;
+            let _name: &str = row.get_next(columns)?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    assert_eq!((n, sum), (100, 5050));
+    let mut longest = 0;
+    query::<Pair>(t, &[&10i32])
+        .for_each_row(&mut conn, |p| {
+            longest = longest.max(p.name.len());
+            Ok(())
+        })
+        .await
+        .unwrap();
+    assert_eq!(longest, 3);
+    {
+        let mut stream = std::pin::pin!(query::<Pair>(t, &[&200_000i32]).fetch(&mut conn));
+        let mut count = 0;
+        while let Some(row) = stream.next().await {
+            count += 1;
+            assert_eq!(row.unwrap().id, count);
+        }
+        assert_eq!(count, 200_000);
+    }
+    // Dropped after a few rows: the rest is drained before the next use.
+    {
+        let mut stream = std::pin::pin!(query::<Pair>(t, &[&100_000i32]).fetch(&mut conn));
+        for _ in 0..3 {
+            stream.next().await.unwrap().unwrap();
+        }
+    }
+    let v: i64 = conn
+        .query_one("SELECT $1::int8", &[&42i64])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(v, 42);
+}
+
+#[tokio::test]
+async fn execute_returns_rows_affected() {
+    let mut conn = super::connect().await;
+    conn.batch_execute(
+        "DROP SCHEMA IF EXISTS qail_it_cexec CASCADE; CREATE SCHEMA qail_it_cexec;
+         CREATE TABLE qail_it_cexec.t (id int8)",
+    )
+    .await
+    .unwrap();
+    let t = template(
+        "INSERT INTO qail_it_cexec.t SELECT generate_series(1, $1::int4)",
+        &[23],
+        &[],
+    );
+    assert_eq!(
+        query::<NoRows>(t, &[&7i32])
+            .execute(&mut conn)
+            .await
+            .unwrap(),
+        7
+    );
+    assert_eq!(
+        query::<NoRows>(t, &[&2i32])
+            .execute(&mut conn)
+            .await
+            .unwrap(),
+        2
+    );
+}
+
+#[tokio::test]
+async fn a_type_mismatch_on_first_use_is_schema_drift() {
+    let mut conn = super::connect().await;
+    let t = template(
+        "SELECT 1::int8 AS id, 'x'::text AS name",
+        &[],
+        &[col("id", 23, "int4"), col("name", 25, "text")],
+    );
+    let err = query::<Pair>(t, &[])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_err();
+    assert!(err.is_schema_drift(), "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("\"id\"") && msg.contains("int8") && msg.contains("int4"),
+        "{msg}"
+    );
+    assert!(
+        !is_prepared(&mut conn, t.name).await,
+        "a drifted statement is closed"
+    );
+    let t = template(
+        "SELECT 1::int8 AS id",
+        &[],
+        &[col("id", 20, "int8"), col("x", 25, "text")],
+    );
+    let err = query::<Pair>(t, &[])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_err();
+    assert!(
+        err.is_schema_drift() && err.to_string().contains("1 columns"),
+        "{err}"
+    );
+    assert_eq!(conn.query("SELECT 1", &[]).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn server_errors_keep_the_connection_and_the_cache() {
+    let mut conn = super::connect().await;
+    let t = template(
+        "SELECT (10 / $1::int4)::int8 AS id, 'x'::text AS name",
+        &[23],
+        &[col("id", 20, "int8"), col("name", 25, "text")],
+    );
+    let err = query::<Pair>(t, &[&0i32])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("22012"));
+    let rows = query::<Pair>(t, &[&5i32])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(rows[0].id, 2);
+    let bad = template("SELECT nope FROM nowhere_at_all", &[], &[]);
+    let err = query::<NoRows>(bad, &[])
+        .execute(&mut conn)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("42P01"));
+    assert!(!is_prepared(&mut conn, bad.name).await);
+    let err = query::<NoRows>(bad, &[])
+        .execute(&mut conn)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.code(),
+        Some("42P01"),
+        "the failed Parse left nothing behind"
+    );
+}
+
+#[tokio::test]
+async fn deallocated_statements_are_prepared_again() {
+    let mut conn = super::connect().await;
+    let t = series();
+    query::<Pair>(t, &[&1i32])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    conn.batch_execute("DEALLOCATE ALL").await.unwrap();
+    let rows = query::<Pair>(t, &[&2i32])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 2);
+}
+
+#[tokio::test]
+async fn without_a_cache_templates_run_unnamed() {
+    let mut conn = super::connect().await;
+    conn.set_statement_cache_size(0);
+    let t = series();
+    for n in 1..4 {
+        let rows = query::<Pair>(t, &[&n]).fetch_all(&mut conn).await.unwrap();
+        assert_eq!(rows.len(), usize::try_from(n).unwrap());
+    }
+    assert_eq!(prepared(&mut conn).await, 0);
+}
+
+/// ALTER TABLE … ALTER COLUMN TYPE from another connection between two executions.
+#[tokio::test]
+async fn alter_column_type_between_executions() {
+    let mut conn = super::connect().await;
+    let mut admin = super::connect().await;
+    let setup = |ty: &str| {
+        format!(
+            "DROP SCHEMA IF EXISTS qail_it_alter CASCADE; CREATE SCHEMA qail_it_alter;
+             CREATE TABLE qail_it_alter.t (id {ty}, name text);
+             INSERT INTO qail_it_alter.t VALUES (1, 'a')"
+        )
+    };
+    let alter = "ALTER TABLE qail_it_alter.t ALTER COLUMN id TYPE int8";
+    admin.batch_execute(&setup("int4")).await.unwrap();
+    let sql = "SELECT id, name FROM qail_it_alter.t";
+    // Run-time query outside a transaction: re-prepared, the new type is returned.
+    assert_eq!(conn.query_one(sql, &[]).await.unwrap().get::<i32>(0), 1);
+    admin.batch_execute(alter).await.unwrap();
+    assert_eq!(conn.query_one(sql, &[]).await.unwrap().get::<i64>(0), 1);
+    // Typed template expecting int4: schema drift, never a wrong value.
+    admin.batch_execute(&setup("int4")).await.unwrap();
+    let typed = template(
+        "SELECT id, name FROM qail_it_alter.t",
+        &[],
+        &[col("id", 23, "int4"), col("name", 25, "text")],
+    );
+    let n = query::<NoRows>(typed, &[])
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(n, 1);
+    admin.batch_execute(alter).await.unwrap();
+    let err = query::<NoRows>(typed, &[])
+        .execute(&mut conn)
+        .await
+        .unwrap_err();
+    assert!(err.is_schema_drift(), "{err}");
+    assert!(
+        err.to_string().contains("int8") && err.to_string().contains("int4"),
+        "{err}"
+    );
+    // Inside a transaction: a clear error; the next transaction succeeds.
+    admin.batch_execute(&setup("int4")).await.unwrap();
+    assert_eq!(conn.query_one(sql, &[]).await.unwrap().get::<i32>(0), 1);
+    let mut tx = conn.begin().await.unwrap();
+    admin.batch_execute(alter).await.unwrap();
+    let err = tx.query_one(sql, &[]).await.unwrap_err();
+    assert_eq!(err.code(), Some("0A000"));
+    assert!(err.to_string().contains("roll it back"), "{err}");
+    tx.rollback().await.unwrap();
+    let mut tx = conn.begin().await.unwrap();
+    assert_eq!(tx.query_one(sql, &[]).await.unwrap().get::<i64>(0), 1);
+    tx.commit().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_cache_bounds_prepared_statements() {
+    let mut conn = super::connect().await;
+    conn.set_statement_cache_size(8);
+    let t = series();
+    for i in 0..10_000i32 {
+        let sql = format!("SELECT {i}::int4 + $1::int4");
+        let v: i32 = conn.query_one(&sql, &[&1i32]).await.unwrap().get(0);
+        assert_eq!(v, i + 1);
+        if i % 1000 == 0 {
+            query::<Pair>(t, &[&1i32])
+                .fetch_all(&mut conn)
+                .await
+                .unwrap();
+        }
+        if i % 50 == 0 {
+            let n = prepared(&mut conn).await;
+            assert!(n <= 8, "{n} statements on the server after {i} queries");
+        }
+    }
+    assert!(prepared(&mut conn).await <= 8);
+}

@@ -1,0 +1,199 @@
+//! Pipelines: many queries in one round trip, errors per query, very large batches.
+
+use qail_pg::NoRows;
+
+use super::compiled::{Int8, Pair, col, query, template};
+
+fn div() -> &'static qail_pg::Template {
+    template(
+        "SELECT (1000 / $1::int8)::int8 AS v",
+        &[20],
+        &[col("v", 20, "int8")],
+    )
+}
+
+#[tokio::test]
+async fn an_error_in_query_500_of_1000_affects_only_that_query() {
+    let mut conn = super::connect().await;
+    let t = div();
+    let divisors: Vec<i64> = (0..1000)
+        .map(|i| if i == 499 { 0 } else { 1 + i % 7 })
+        .collect();
+    let results = conn
+        .pipeline(divisors.iter().map(|d| query::<Int8>(t, &[d])))
+        .await
+        .unwrap();
+    assert_eq!(results.len(), 1000);
+    for (i, (result, d)) in results.iter().zip(&divisors).enumerate() {
+        match result {
+            Ok(rows) => {
+                assert_ne!(i, 499);
+                assert_eq!(rows, &[Int8(1000 / d)]);
+            }
+            Err(e) => {
+                assert_eq!(i, 499, "{e}");
+                assert_eq!(e.code(), Some("22012"));
+            }
+        }
+    }
+    assert!(results[499].is_err());
+    let v: i64 = conn
+        .query_one("SELECT $1::int8", &[&5i64])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(v, 5);
+    // The template prepared inside the pipeline is cached: a second pipeline is Bind-only.
+    let again = conn.pipeline([query::<Int8>(t, &[&10i64])]).await.unwrap();
+    assert_eq!(again[0].as_ref().unwrap(), &[Int8(100)]);
+}
+
+#[tokio::test]
+async fn a_hundred_thousand_queries_in_one_call() {
+    let mut conn = super::connect().await;
+    let t = template(
+        "SELECT $1::int8 AS id, repeat('x', 40) AS name",
+        &[20],
+        &[col("id", 20, "int8"), col("name", 25, "text")],
+    );
+    let ids: Vec<i64> = (0..100_000).collect();
+    let results = conn
+        .pipeline(ids.iter().map(|id| query::<Pair>(t, &[id])))
+        .await
+        .unwrap();
+    assert_eq!(results.len(), 100_000);
+    for (id, rows) in ids.iter().zip(&results) {
+        assert_eq!(rows.as_ref().unwrap()[0].id, *id);
+    }
+    let counts = conn
+        .pipeline_count(ids.iter().map(|id| query::<Pair>(t, &[id])))
+        .await
+        .unwrap();
+    assert!(counts.iter().all(|c| matches!(c, Ok(1))));
+}
+
+#[tokio::test]
+async fn large_results_and_large_batches_do_not_deadlock() {
+    let mut conn = super::connect().await;
+    let t = template(
+        "SELECT g::int8 AS id, repeat('y', 200) AS name FROM generate_series(1, $1::int4) g",
+        &[23],
+        &[col("id", 20, "int8"), col("name", 25, "text")],
+    );
+    let n = 5000i32;
+    let results = conn
+        .pipeline_count((0..200).map(|_| query::<Pair>(t, &[&n])))
+        .await
+        .unwrap();
+    assert!(results.iter().all(|c| matches!(c, Ok(5000))));
+}
+
+#[tokio::test]
+async fn builder_mixes_row_types_counts_and_run_time_sql() {
+    let mut conn = super::connect().await;
+    conn.batch_execute(
+        "DROP SCHEMA IF EXISTS qail_it_pbuild CASCADE; CREATE SCHEMA qail_it_pbuild;
+         CREATE TABLE qail_it_pbuild.t (id int8)",
+    )
+    .await
+    .unwrap();
+    let insert = template(
+        "INSERT INTO qail_it_pbuild.t SELECT generate_series(1, $1::int4)",
+        &[23],
+        &[],
+    );
+    let pairs = template(
+        "SELECT id, 'p' || id AS name FROM qail_it_pbuild.t ORDER BY id",
+        &[],
+        &[col("id", 20, "int8"), col("name", 25, "text")],
+    );
+    let mut p = conn.pipeline_builder();
+    let h1 = p.add_count(query::<NoRows>(insert, &[&3i32]));
+    let h2 = p.add(query::<Pair>(pairs, &[]));
+    let h3 = p.add_sql("SELECT $1::text || 'b'", &[&"a"]);
+    let h4 = p.add_sql("SELECT 1/0", &[]);
+    let mut res = p.run().await.unwrap();
+    assert_eq!(res.get(h1).unwrap(), 3);
+    let rows = res.get(h2).unwrap();
+    assert_eq!(rows.len(), 3);
+    assert_eq!(
+        rows[2],
+        Pair {
+            id: 3,
+            name: "p3".into()
+        }
+    );
+    assert_eq!(res.get(h3).unwrap()[0].get::<&str>(0), "ab");
+    assert_eq!(res.get(h4).unwrap_err().code(), Some("22012"));
+}
+
+#[tokio::test]
+async fn run_time_sql_pipelines() {
+    let mut conn = super::connect().await;
+    let a = 1i32;
+    let b = 2i32;
+    let results = conn
+        .pipeline_sql(&[
+            ("SELECT $1::int4 + 1", &[&a]),
+            ("SELECT $1::int4 * 10", &[&b]),
+            ("SELECT $1::int4 + 1", &[&b]),
+        ])
+        .await
+        .unwrap();
+    let values: Vec<i32> = results
+        .iter()
+        .map(|r| r.as_ref().unwrap()[0].get::<i32>(0))
+        .collect();
+    assert_eq!(values, [2, 20, 3]);
+    conn.set_statement_cache_size(1);
+    let err = conn
+        .pipeline_sql(&[("SELECT 1", &[]), ("SELECT 2", &[])])
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("set_statement_cache_size"),
+        "{err}"
+    );
+    assert_eq!(conn.query("SELECT 3", &[]).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_drifted_template_fails_every_query_that_uses_it() {
+    let mut conn = super::connect().await;
+    let t = template("SELECT $1::int4 AS v", &[23], &[col("v", 20, "int8")]);
+    let results = conn
+        .pipeline([1i32, 2, 3].iter().map(|i| query::<Int8>(t, &[i])))
+        .await
+        .unwrap();
+    assert!(
+        results
+            .iter()
+            .all(|r| r.as_ref().is_err_and(qail_pg::Error::is_schema_drift))
+    );
+    let n: i64 = conn
+        .query_one(
+            "SELECT count(*) FROM pg_prepared_statements WHERE name = $1",
+            &[&t.name],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 0, "the drifted statement is closed");
+}
+
+#[tokio::test]
+async fn inside_a_transaction_an_error_aborts_the_rest() {
+    let mut conn = super::connect().await;
+    let t = div();
+    let mut tx = conn.begin().await.unwrap();
+    let ds = [1i64, 0, 2];
+    let results = tx
+        .pipeline(ds.iter().map(|d| query::<Int8>(t, &[d])))
+        .await
+        .unwrap();
+    assert!(results[0].is_ok());
+    assert_eq!(results[1].as_ref().unwrap_err().code(), Some("22012"));
+    assert_eq!(results[2].as_ref().unwrap_err().code(), Some("25P02"));
+    tx.rollback().await.unwrap();
+    assert_eq!(conn.transaction_status(), qail_pg::TransactionStatus::Idle);
+}

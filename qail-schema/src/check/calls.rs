@@ -1,0 +1,277 @@
+//! Function calls (catalog and snapshot functions), aggregates and window functions, CASE,
+//! COALESCE, NULLIF, GREATEST/LEAST and ARRAY[…].
+
+use std::ops::Range;
+
+use sqlparser::ast::{
+    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentClause, FunctionArguments, WindowType,
+};
+
+use super::ctx::Ctx;
+use super::diag::closest;
+use super::expr::{Fit, Ty, Typed, apply, condition, conform, expr, settle};
+use super::functions::{self, CallError, NullRule};
+use super::resolve::{Pick, pick};
+use super::scope::{Scope, norm, parts};
+use super::types::{array_of, builtin, common_type, display};
+use crate::snapshot::TypeRef;
+
+/// A function call or CASE expression.
+pub(crate) fn call(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> Typed {
+    match e {
+        Expr::Function(f) => function(cx, sc, f, range),
+        Expr::Case { operand, conditions, else_result, .. } => {
+            let mut results = Vec::with_capacity(conditions.len() + 1);
+            let subject = operand.as_ref().map(|o| expr(cx, sc, o));
+            for when in conditions {
+                let test = match &subject {
+                    Some(s) => {
+                        let v = expr(cx, sc, &when.condition);
+                        apply(cx, "=", s.clone(), v, cx.range(&when.condition))
+                    }
+                    None => condition(cx, sc, &when.condition, "CASE/WHEN"),
+                };
+                if test.is_error() {
+                    return Typed::error(range);
+                }
+                results.push(expr(cx, sc, &when.result));
+            }
+            let has_else = else_result.is_some();
+            if let Some(e) = else_result {
+                results.push(expr(cx, sc, e));
+            }
+            let mut t = unify(cx, results, "CASE", range, |parts| parts.iter().any(|p| p.nullable));
+            if !has_else {
+                t.nullable = true;
+                t.why.push("CASE without ELSE yields NULL when no branch matches".into());
+            }
+            t.name = Some("case".into());
+            t
+        }
+        _ => Typed::error(range),
+    }
+}
+
+/// A catalog function called by name with plain arguments.
+pub(crate) fn by_name(cx: &mut Ctx, sc: &Scope, name: &str, args: &[&Expr], range: Range<usize>) -> Typed {
+    let typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
+    resolve_call(cx, None, name, typed, range)
+}
+
+fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Typed {
+    let ids = parts(&f.name);
+    let name = ids.last().map(|i| norm(i)).unwrap_or_default();
+    let schema = (ids.len() == 2).then(|| norm(ids[0]));
+    let mut args: Vec<&Expr> = Vec::new();
+    let mut star = false;
+    if let FunctionArguments::List(list) = &f.args {
+        for a in &list.args {
+            match a {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(e),
+                FunctionArg::Unnamed(_) => star = true,
+                _ => {
+                    cx.error(range.clone(), "named function arguments are not supported by the analyzer yet", Some("pass the arguments by position".into()));
+                    return Typed::error(range);
+                }
+            }
+        }
+        for clause in &list.clauses {
+            if let FunctionArgumentClause::OrderBy(items) = clause {
+                for item in items {
+                    expr(cx, sc, &item.expr);
+                }
+            }
+        }
+    } else if let FunctionArguments::Subquery(_) = &f.args {
+        cx.error(range.clone(), "a subquery as function argument is not supported", Some("use a scalar subquery: f((SELECT …))".into()));
+        return Typed::error(range);
+    }
+    if let Some(filter) = &f.filter {
+        condition(cx, sc, filter, "FILTER");
+    }
+    if let Some(WindowType::WindowSpec(spec)) = &f.over {
+        for p in &spec.partition_by {
+            expr(cx, sc, p);
+        }
+        for o in &spec.order_by {
+            expr(cx, sc, &o.expr);
+        }
+    }
+    let typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
+    if star && name != "count" {
+        cx.error(range.clone(), format!("{name}(*) is not a function call PostgreSQL accepts"), Some("only count(*) takes *".into()));
+        return Typed::error(range);
+    }
+    match name.as_str() {
+        "coalesce" | "greatest" | "least" if schema.is_none() => {
+            for p in typed.iter().filter_map(|t| t.param) {
+                cx.param_nullable(p);
+            }
+            let mut t = unify(cx, typed, &name.to_uppercase(), range, |ps| ps.iter().all(|p| p.nullable));
+            t.name = Some(name);
+            t
+        }
+        "nullif" if schema.is_none() && typed.len() == 2 => nullif(cx, typed, range),
+        _ => resolve_call(cx, schema.as_deref(), &name, typed, range),
+    }
+}
+
+fn nullif(cx: &mut Ctx, mut typed: Vec<Typed>, range: Range<usize>) -> Typed {
+    let b = typed.pop().unwrap_or_else(|| Typed::error(range.clone()));
+    let a = typed.pop().unwrap_or_else(|| Typed::error(range.clone()));
+    let eq = apply(cx, "=", a.clone(), b, range.clone());
+    if eq.is_error() {
+        return Typed::error(range);
+    }
+    let ty = match (&a.ty, a.param) {
+        (Ty::Known(t), _) => t.clone(),
+        (_, Some(n)) => cx.params.get(n - 1).and_then(|s| s.ty.clone()).unwrap_or_else(|| builtin("text")),
+        _ => builtin("text"),
+    };
+    let mut t = Typed::known(ty, range);
+    t.nullable = true;
+    t.why.push("NULLIF yields NULL when its arguments are equal".into());
+    t.name = Some("nullif".into());
+    t
+}
+
+/// Unifies branch types (PostgreSQL's select_common_type) and fixes pending parameters.
+fn unify(cx: &mut Ctx, mut parts: Vec<Typed>, what: &str, range: Range<usize>, nullable: impl Fn(&[Typed]) -> bool) -> Typed {
+    if parts.iter().any(Typed::is_error) {
+        return Typed::error(range);
+    }
+    let known: Vec<TypeRef> = parts.iter().filter_map(|p| p.arg().cloned()).collect();
+    let ty = match common_type(&known, cx.snap) {
+        Ok(t) => t,
+        Err((a, b)) => {
+            let msg = format!("{what} types {} and {} cannot be matched", display(&a), display(&b));
+            cx.error(range.clone(), msg, Some("cast the branches to one type".into()));
+            return Typed::error(range);
+        }
+    };
+    for p in &mut parts {
+        conform(cx, p, &ty, Fit::Implicit, what);
+    }
+    let mut t = Typed::known(ty, range);
+    if nullable(&parts) {
+        for p in &parts {
+            t.absorb(p);
+        }
+    }
+    t
+}
+
+/// `ARRAY[…]`.
+pub(crate) fn array(cx: &mut Ctx, sc: &Scope, elems: &[Expr], range: Range<usize>) -> Typed {
+    let parts: Vec<Typed> = elems.iter().map(|e| expr(cx, sc, e)).collect();
+    if parts.iter().all(|p| p.arg().is_none()) && !parts.iter().any(Typed::is_error) {
+        cx.error(range.clone(), "cannot determine the type of an empty or untyped array", Some("add a cast, e.g. ARRAY[]::text[]".into()));
+        return Typed::error(range);
+    }
+    let elem = unify(cx, parts, "ARRAY", range.clone(), |_| false);
+    match elem.ty {
+        Ty::Known(t) => {
+            let mut out = Typed::known(array_of(&t), range);
+            out.name = Some("array".into());
+            out
+        }
+        _ => Typed::error(range),
+    }
+}
+
+fn resolve_call(cx: &mut Ctx, schema: Option<&str>, name: &str, mut args: Vec<Typed>, range: Range<usize>) -> Typed {
+    if args.iter().any(Typed::is_error) {
+        return Typed::error(range);
+    }
+    let types: Vec<Option<&TypeRef>> = args.iter().map(Typed::arg).collect();
+    let builtin_schema = schema.is_none_or(|s| s == "pg_catalog");
+    let resolved = if builtin_schema { functions::resolve(name, &types, cx.snap) } else { Err(CallError::UnknownName) };
+    let resolved = match resolved {
+        Err(CallError::UnknownName) => user_function(cx, schema, name, &types),
+        other => other,
+    };
+    match resolved {
+        Ok(r) => {
+            for (a, p) in args.iter_mut().zip(&r.params) {
+                settle(cx, a, p);
+            }
+            let mut t = Typed::known(r.result, range);
+            t.name = Some(name.to_string());
+            match r.null {
+                NullRule::Never => {}
+                NullRule::Strict => args.iter().for_each(|a| t.absorb(a)),
+                NullRule::Always => {
+                    t.nullable = true;
+                    t.why.push(if r.aggregate {
+                        format!("{name}() is NULL when there are no input rows")
+                    } else {
+                        format!("{name}() can return NULL")
+                    });
+                }
+            }
+            t
+        }
+        Err(e) => {
+            call_error(cx, name, &args, e, range.clone());
+            Typed::error(range)
+        }
+    }
+}
+
+fn call_error(cx: &mut Ctx, name: &str, args: &[Typed], e: CallError, range: Range<usize>) {
+    let shown: Vec<String> = args.iter().map(|a| a.arg().map_or_else(|| "unknown".into(), display)).collect();
+    let sig = format!("{name}({})", shown.join(", "));
+    let (msg, hint) = match e {
+        CallError::UnknownName => {
+            let user: Vec<&str> = cx.snap.functions.iter().map(|f| f.name.as_str()).collect();
+            let hint = closest(name, user).map(str::to_string).or_else(|| known_close(name)).map_or_else(
+                || "check the name, or run `cargo qail schema pull` if the function is new".to_string(),
+                |c| format!("did you mean \"{c}\"?"),
+            );
+            (format!("function {sig} does not exist"), hint)
+        }
+        CallError::NoMatch => (
+            format!("function {sig} does not exist"),
+            "no overload takes these argument types; add explicit casts".to_string(),
+        ),
+        CallError::Ambiguous => (format!("function {sig} is not unique"), "add a cast to the unknown arguments, e.g. $1::int4".to_string()),
+    };
+    cx.error(range, msg, Some(hint));
+}
+
+fn known_close(name: &str) -> Option<String> {
+    const COMMON: &[&str] = &[
+        "count", "sum", "avg", "min", "max", "lower", "upper", "length", "coalesce", "now", "array_agg",
+        "string_agg", "date_trunc", "round", "concat", "substr", "replace", "jsonb_build_object",
+    ];
+    closest(name, COMMON.iter().copied()).map(str::to_string)
+}
+
+/// A function from the snapshot, by name and arity, resolved like a built-in.
+fn user_function(cx: &Ctx, schema: Option<&str>, name: &str, args: &[Option<&TypeRef>]) -> Result<functions::Resolved, CallError> {
+    let snap = cx.snap;
+    let fns: Vec<_> = snap
+        .functions
+        .iter()
+        .filter(|f| f.name == name && schema.map_or_else(|| snap.search_path.contains(&f.schema), |s| s == f.schema))
+        .filter(|f| {
+            let defaults = usize::try_from(f.defaults).unwrap_or(0);
+            (f.args.len().saturating_sub(defaults)..=f.args.len()).contains(&args.len())
+        })
+        .collect();
+    if fns.is_empty() {
+        return Err(CallError::UnknownName);
+    }
+    let cands: Vec<Vec<TypeRef>> = fns.iter().map(|f| f.args[..args.len()].to_vec()).collect();
+    match pick(args, &cands, false, snap) {
+        Pick::One(i) => Ok(functions::Resolved {
+            params: cands[i].clone(),
+            result: if fns[i].returns_set || fns[i].out_columns.is_empty() { fns[i].returns.clone() } else { builtin("record") },
+            null: if fns[i].strict { NullRule::Strict } else { NullRule::Always },
+            aggregate: false,
+            window: false,
+        }),
+        Pick::NoMatch => Err(CallError::NoMatch),
+        Pick::Ambiguous => Err(CallError::Ambiguous),
+    }
+}

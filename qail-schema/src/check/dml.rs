@@ -1,0 +1,115 @@
+//! Statement dispatch, UPDATE, DELETE and RETURNING. INSERT lives in `insert`.
+
+use sqlparser::ast::{
+    Assignment, AssignmentTarget, Delete, Expr, FromTable, SelectItem, Statement, TableWithJoins, UpdateTableFromKind,
+};
+
+use super::ctx::{Ctx, Shape};
+use super::expr::{Fit, condition, expect};
+use super::from;
+use super::insert;
+use super::nullability;
+use super::scope::{Rel, Scope, norm, parts};
+use super::select::{self, projection};
+use super::{OutputColumn, StatementKind};
+
+/// Analyzes one statement.
+pub(crate) fn statement(cx: &mut Ctx, stmt: &Statement) -> Option<Shape> {
+    match stmt {
+        Statement::Query(q) => {
+            let columns = select::query(cx, q, None)?;
+            Some(Shape { kind: StatementKind::Select, columns, returns_rows: true })
+        }
+        Statement::Insert(ins) => insert::insert(cx, ins),
+        Statement::Update { table, assignments, from, selection, returning, .. } => {
+            let from = match from {
+                Some(UpdateTableFromKind::BeforeSet(f) | UpdateTableFromKind::AfterSet(f)) => f.as_slice(),
+                None => &[],
+            };
+            update(cx, table, assignments, from, selection.as_ref(), returning.as_deref())
+        }
+        Statement::Delete(d) => delete(cx, d),
+        other => {
+            let r = cx.range(other);
+            cx.error(
+                r,
+                "only SELECT, INSERT, UPDATE and DELETE can be checked",
+                Some("run other statements with execute() or batch_execute()".into()),
+            );
+            None
+        }
+    }
+}
+
+fn update(
+    cx: &mut Ctx,
+    table: &TableWithJoins,
+    assignments: &[Assignment],
+    from: &[TableWithJoins],
+    selection: Option<&Expr>,
+    returning: Option<&[SelectItem]>,
+) -> Option<Shape> {
+    let mut sc = Scope::default();
+    if !from::from_clause(cx, &mut sc, std::slice::from_ref(table)) || !from::from_clause(cx, &mut sc, from) {
+        return None;
+    }
+    if let Some(w) = selection {
+        nullability::refine(&mut sc, w);
+    }
+    let target = sc.rels.first()?.clone();
+    set_list(cx, &sc, &target, assignments);
+    if let Some(w) = selection {
+        condition(cx, &sc, w, "WHERE");
+    }
+    Some(finish(cx, &sc, returning, StatementKind::Update))
+}
+
+/// `SET col = expr, …` against the target relation (UPDATE and ON CONFLICT DO UPDATE).
+pub(crate) fn set_list(cx: &mut Ctx, sc: &Scope, target: &Rel, assignments: &[Assignment]) {
+    for a in assignments {
+        let AssignmentTarget::ColumnName(name) = &a.target else {
+            cx.error(cx.range(&a.target), "SET (a, b) = … is not supported by the analyzer yet", Some("assign each column separately".into()));
+            continue;
+        };
+        let Some(id) = parts(name).last().copied() else { continue };
+        let col_name = norm(id);
+        let Some(col) = target.cols.iter().find(|c| c.name == col_name) else {
+            insert::no_such_column(cx, target, id);
+            continue;
+        };
+        if is_default(&a.value) {
+            continue;
+        }
+        let t = expect(cx, sc, &a.value, &col.ty, Fit::Assign, &format!("column \"{col_name}\""));
+        if let (Some(n), false) = (t.param, col.not_null) {
+            cx.param_nullable(n);
+        }
+    }
+}
+
+/// The `DEFAULT` keyword in VALUES or SET.
+pub(crate) fn is_default(e: &Expr) -> bool {
+    matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default"))
+}
+
+fn delete(cx: &mut Ctx, d: &Delete) -> Option<Shape> {
+    let tables = match &d.from {
+        FromTable::WithFromKeyword(t) | FromTable::WithoutKeyword(t) => t,
+    };
+    let mut sc = Scope::default();
+    let using = d.using.as_deref().unwrap_or(&[]);
+    if !from::from_clause(cx, &mut sc, tables) || !from::from_clause(cx, &mut sc, using) {
+        return None;
+    }
+    if let Some(w) = &d.selection {
+        nullability::refine(&mut sc, w);
+        condition(cx, &sc, w, "WHERE");
+    }
+    Some(finish(cx, &sc, d.returning.as_deref(), StatementKind::Delete))
+}
+
+/// RETURNING (if any) over the statement's scope.
+pub(crate) fn finish(cx: &mut Ctx, sc: &Scope, returning: Option<&[SelectItem]>, kind: StatementKind) -> Shape {
+    let columns: Vec<OutputColumn> = returning.map(|items| projection(cx, sc, items)).unwrap_or_default();
+    Shape { kind, returns_rows: returning.is_some(), columns }
+}

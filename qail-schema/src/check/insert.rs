@@ -1,0 +1,128 @@
+//! INSERT: target columns, VALUES rows (DEFAULT), INSERT … SELECT, ON CONFLICT, RETURNING.
+
+use sqlparser::ast::{ConflictTarget, Ident, Insert, OnConflictAction, OnInsert, Query, SetExpr, TableObject};
+
+use super::ctx::{Ctx, Shape};
+use super::diag::did_you_mean;
+use super::dml::{finish, is_default, set_list};
+use super::expr::{Fit, condition, expect};
+use super::from;
+use super::scope::{Col, Rel, Scope, Star, norm};
+use super::select;
+use super::types::{assignable, display, sql_name};
+use super::StatementKind;
+
+pub(crate) fn insert(cx: &mut Ctx, ins: &Insert) -> Option<Shape> {
+    let TableObject::TableName(name) = &ins.table else {
+        cx.error(cx.range(&ins.table), "INSERT INTO a function is not supported", Some("insert into a table".into()));
+        return None;
+    };
+    let mut target = from::table(cx, &Scope::default(), name, None)?;
+    if let Some(alias) = &ins.table_alias {
+        target.name = norm(alias);
+        target.schema = None;
+    }
+    let targets = target_columns(cx, &target, &ins.columns)?;
+    match &ins.source {
+        Some(q) => source(cx, q, &targets)?,
+        None if ins.columns.is_empty() => {}
+        None => {
+            cx.error(cx.range(name), "INSERT has target columns but no VALUES", Some("add VALUES (…) or a SELECT".into()));
+            return None;
+        }
+    }
+    let mut sc = Scope::default();
+    let n = target.cols.len();
+    sc.rels.push(target.clone());
+    sc.star = (0..n).map(|c| Star::Col(0, c)).collect();
+    if let Some(OnInsert::OnConflict(oc)) = &ins.on {
+        if let Some(ConflictTarget::Columns(cols)) = &oc.conflict_target {
+            for c in cols {
+                if !target.cols.iter().any(|t| t.name == norm(c)) {
+                    no_such_column(cx, &target, c);
+                }
+            }
+        }
+        if let OnConflictAction::DoUpdate(du) = &oc.action {
+            let mut excluded = Rel::new("excluded".into(), None, "EXCLUDED".into(), target.cols.clone());
+            excluded.cols.iter_mut().for_each(|c| c.source = None);
+            let mut up = Scope::default();
+            up.rels.push(target.clone());
+            up.rels.push(excluded);
+            set_list(cx, &up, &target, &du.assignments);
+            if let Some(w) = &du.selection {
+                condition(cx, &up, w, "WHERE");
+            }
+        }
+    }
+    Some(finish(cx, &sc, ins.returning.as_deref(), StatementKind::Insert))
+}
+
+/// The target columns: the listed ones, else all of them in order.
+fn target_columns(cx: &mut Ctx, target: &Rel, listed: &[Ident]) -> Option<Vec<Col>> {
+    if listed.is_empty() {
+        return Some(target.cols.clone());
+    }
+    let mut out = Vec::with_capacity(listed.len());
+    for id in listed {
+        match target.cols.iter().find(|c| c.name == norm(id)) {
+            Some(c) => out.push(c.clone()),
+            None => no_such_column(cx, target, id),
+        }
+    }
+    (out.len() == listed.len()).then_some(out)
+}
+
+/// `column "x" of relation "t" does not exist`, with a suggestion.
+pub(crate) fn no_such_column(cx: &mut Ctx, target: &Rel, id: &Ident) {
+    let name = norm(id);
+    let hint = did_you_mean(&name, target.cols.iter().map(|c| c.name.as_str()))
+        .unwrap_or_else(|| "check the name, or run `cargo qail schema pull` if the column is new".into());
+    let table = target.label.split(" AS ").next().unwrap_or(&target.label).to_string();
+    cx.error(cx.ident_range(id), format!("column \"{name}\" of relation \"{table}\" does not exist"), Some(hint));
+}
+
+fn source(cx: &mut Ctx, q: &Query, targets: &[Col]) -> Option<()> {
+    let empty = Scope::default();
+    let SetExpr::Values(values) = q.body.as_ref() else {
+        let cols = select::query(cx, q, None)?;
+        return select_source(cx, q, &cols, targets);
+    };
+    for row in &values.rows {
+        if row.len() != targets.len() {
+            let more = if row.len() > targets.len() { "expressions than target columns" } else { "target columns than expressions" };
+            let range = match (row.first(), row.last()) {
+                (Some(f), Some(l)) => cx.range(f).start..cx.range(l).end,
+                _ => cx.range(q),
+            };
+            let hint = format!("give {} values, one per target column", targets.len());
+            cx.error(range, format!("INSERT has more {more} ({} vs {})", row.len(), targets.len()), Some(hint));
+            continue;
+        }
+        for (e, col) in row.iter().zip(targets) {
+            if is_default(e) {
+                continue;
+            }
+            let t = expect(cx, &empty, e, &col.ty, Fit::Assign, &format!("column \"{}\"", col.name));
+            if let (Some(n), false) = (t.param, col.not_null) {
+                cx.param_nullable(n);
+            }
+        }
+    }
+    Some(())
+}
+
+fn select_source(cx: &mut Ctx, q: &Query, cols: &[super::OutputColumn], targets: &[Col]) -> Option<()> {
+    if cols.len() != targets.len() {
+        let hint = format!("select {} columns, one per target column", targets.len());
+        cx.error(cx.range(q), format!("INSERT has {} target columns but the query returns {}", targets.len(), cols.len()), Some(hint));
+        return None;
+    }
+    for (c, t) in cols.iter().zip(targets) {
+        if !assignable(&c.ty, &t.ty, cx.snap) {
+            let msg = format!("column \"{}\" is of type {} but expression is of type {}", t.name, display(&t.ty), display(&c.ty));
+            cx.error(cx.range(q), msg, Some(format!("add a cast: ::{}", sql_name(&t.ty))));
+        }
+    }
+    Some(())
+}

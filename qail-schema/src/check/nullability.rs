@@ -1,0 +1,151 @@
+//! Nullability refinements: NULL-rejecting predicates (WHERE, inner-join ON) and the alias
+//! overrides `"name!"`, `"name?"`, `"name: path::Type"`.
+
+use sqlparser::ast::{BinaryOperator, Expr};
+
+use super::OutputColumn;
+use super::expr::{Ty, Typed};
+use super::scope::{Scope, norm};
+use super::types::builtin;
+
+/// Applies the top-level AND conjuncts of `cond` that reject NULL for a column: the column is
+/// non-null afterwards, and so is its relation's outer-join side.
+pub(crate) fn refine(sc: &mut Scope, cond: &Expr) {
+    let mut cols = Vec::new();
+    for conjunct in conjuncts(cond) {
+        rejected(conjunct, &mut cols);
+    }
+    for (qual, name) in cols {
+        if let Ok(found) = sc.lookup(&qual, &name) {
+            if let (Some((r, c)), 0) = (found.at, found.depth) {
+                sc.rels[r].proven[c] = true;
+                sc.rels[r].null_reason = None;
+            }
+        }
+    }
+}
+
+fn conjuncts(e: &Expr) -> Vec<&Expr> {
+    match e {
+        Expr::BinaryOp { left, op: BinaryOperator::And, right } => [conjuncts(left), conjuncts(right)].concat(),
+        Expr::Nested(inner) => conjuncts(inner),
+        other => vec![other],
+    }
+}
+
+/// Columns a predicate proves non-null when it is true.
+fn rejected<'e>(e: &'e Expr, out: &mut Vec<(Vec<String>, String)>) {
+    match e {
+        Expr::IsNotNull(x) | Expr::IsTrue(x) | Expr::IsFalse(x) => strict_refs(x, out),
+        Expr::BinaryOp { left, op, right } if !matches!(op, BinaryOperator::Or | BinaryOperator::And) => {
+            strict_refs(left, out);
+            strict_refs(right, out);
+        }
+        Expr::InList { expr, negated: false, .. } | Expr::InSubquery { expr, negated: false, .. } => strict_refs(expr, out),
+        Expr::Between { expr, low, high, .. } => {
+            strict_refs(expr, out);
+            strict_refs(low, out);
+            strict_refs(high, out);
+        }
+        Expr::Like { expr, pattern, .. } | Expr::ILike { expr, pattern, .. } => {
+            strict_refs(expr, out);
+            strict_refs(pattern, out);
+        }
+        Expr::AnyOp { left, .. } | Expr::AllOp { left, .. } => strict_refs(left, out),
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => strict_refs(e, out),
+        Expr::Nested(inner) => rejected(inner, out),
+        _ => {}
+    }
+}
+
+/// Column references whose NULL makes `e` NULL.
+fn strict_refs(e: &Expr, out: &mut Vec<(Vec<String>, String)>) {
+    match e {
+        Expr::Identifier(id) => out.push((Vec::new(), norm(id))),
+        Expr::CompoundIdentifier(ids) => {
+            if let Some((last, qual)) = ids.split_last() {
+                out.push((qual.iter().map(norm).collect(), norm(last)));
+            }
+        }
+        Expr::Nested(x) | Expr::Cast { expr: x, .. } | Expr::UnaryOp { expr: x, .. } => strict_refs(x, out),
+        Expr::BinaryOp { left, op, right } if !matches!(op, BinaryOperator::Or | BinaryOperator::And) => {
+            strict_refs(left, out);
+            strict_refs(right, out);
+        }
+        _ => {}
+    }
+}
+
+/// What an alias asks of a column's nullability.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Force {
+    NonNull,
+    Nullable,
+}
+
+/// Splits `name!`, `name?`, `name: Type`, `name!: Type` into the name and the overrides.
+fn parse_alias(alias: &str) -> (String, Option<Force>, Option<String>) {
+    let (head, rust) = match alias.find(':').filter(|&i| !alias[i..].starts_with("::")) {
+        Some(i) => (&alias[..i], Some(alias[i + 1..].trim().to_string()).filter(|t| !t.is_empty())),
+        None => (alias, None),
+    };
+    let head = head.trim_end();
+    let (name, force) = if let Some(n) = head.strip_suffix('!') {
+        (n, Some(Force::NonNull))
+    } else if let Some(n) = head.strip_suffix('?') {
+        (n, Some(Force::Nullable))
+    } else {
+        (head, None)
+    };
+    (name.to_string(), force, rust)
+}
+
+/// The output column for a typed select item; `alias` is the item's alias if any.
+pub(crate) fn output(t: Typed, alias: Option<&sqlparser::ast::Ident>) -> OutputColumn {
+    let ty = match t.ty {
+        Ty::Known(ty) => ty,
+        _ => builtin("text"),
+    };
+    let mut col = OutputColumn {
+        name: t.name.unwrap_or_else(|| "?column?".into()),
+        ty,
+        nullable: t.nullable,
+        source: t.source,
+        rust_type: None,
+        why: if t.nullable { t.why } else { Vec::new() },
+    };
+    if let Some(a) = alias {
+        let (name, force, rust) = parse_alias(&norm(a));
+        col.name = name;
+        col.rust_type = rust;
+        match force {
+            Some(Force::NonNull) => {
+                col.nullable = false;
+                col.why.clear();
+            }
+            Some(Force::Nullable) => {
+                col.nullable = true;
+                col.why = vec!["declared nullable by the alias".into()];
+            }
+            None => {}
+        }
+    }
+    if col.nullable && col.why.is_empty() {
+        col.why.push("the expression can be NULL".into());
+    }
+    col
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alias_overrides() {
+        assert_eq!(parse_alias("name!"), ("name".into(), Some(Force::NonNull), None));
+        assert_eq!(parse_alias("name?"), ("name".into(), Some(Force::Nullable), None));
+        assert_eq!(parse_alias("id: crate::Id"), ("id".into(), None, Some("crate::Id".into())));
+        assert_eq!(parse_alias("id!: crate::Id"), ("id".into(), Some(Force::NonNull), Some("crate::Id".into())));
+        assert_eq!(parse_alias("plain"), ("plain".into(), None, None));
+    }
+}

@@ -1,0 +1,265 @@
+//! The built-in operator catalog (a subset of PostgreSQL 15's `pg_operator`) and binary
+//! operator resolution, including the polymorphic cases (enums, arrays, `anynonarray || text`).
+
+use std::sync::OnceLock;
+
+use super::resolve::{Pick, pick};
+use super::types::{builtin, category, element_of, is_enum, scalar_name};
+use crate::snapshot::{Snapshot, TypeRef};
+
+/// One `pg_operator` row: name, left type, right type, result type.
+type Row = (&'static str, &'static str, &'static str, &'static str);
+
+const COMPARE: &[&str] = &["=", "<>", "<", ">", "<=", ">="];
+const ARITH: &[&str] = &["+", "-", "*", "/"];
+const INTS: &[&str] = &["int2", "int4", "int8"];
+const ORDERED: &[&str] = &[
+    "int2", "int4", "int8", "float4", "float8", "numeric", "text", "bpchar", "name", "bytea", "bool",
+    "date", "time", "timetz", "timestamp", "timestamptz", "interval", "uuid", "jsonb", "oid", "inet",
+    "money", "char", "bit", "varbit",
+];
+
+const FIXED: &[Row] = &[
+    ("%", "int2", "int2", "int2"),
+    ("%", "int4", "int4", "int4"),
+    ("%", "int8", "int8", "int8"),
+    ("%", "numeric", "numeric", "numeric"),
+    ("^", "float8", "float8", "float8"),
+    ("^", "numeric", "numeric", "numeric"),
+    ("+", "numeric", "numeric", "numeric"),
+    ("-", "numeric", "numeric", "numeric"),
+    ("*", "numeric", "numeric", "numeric"),
+    ("/", "numeric", "numeric", "numeric"),
+    ("+", "interval", "interval", "interval"),
+    ("-", "interval", "interval", "interval"),
+    ("*", "interval", "float8", "interval"),
+    ("*", "float8", "interval", "interval"),
+    ("/", "interval", "float8", "interval"),
+    ("+", "date", "int4", "date"),
+    ("+", "int4", "date", "date"),
+    ("-", "date", "int4", "date"),
+    ("-", "date", "date", "int4"),
+    ("+", "date", "interval", "timestamp"),
+    ("+", "interval", "date", "timestamp"),
+    ("-", "date", "interval", "timestamp"),
+    ("+", "date", "time", "timestamp"),
+    ("+", "date", "timetz", "timestamptz"),
+    ("+", "timestamp", "interval", "timestamp"),
+    ("+", "interval", "timestamp", "timestamp"),
+    ("-", "timestamp", "interval", "timestamp"),
+    ("-", "timestamp", "timestamp", "interval"),
+    ("+", "timestamptz", "interval", "timestamptz"),
+    ("+", "interval", "timestamptz", "timestamptz"),
+    ("-", "timestamptz", "interval", "timestamptz"),
+    ("-", "timestamptz", "timestamptz", "interval"),
+    ("+", "time", "interval", "time"),
+    ("-", "time", "interval", "time"),
+    ("-", "time", "time", "interval"),
+    ("||", "text", "text", "text"),
+    ("||", "bytea", "bytea", "bytea"),
+    ("||", "jsonb", "jsonb", "jsonb"),
+    ("~~", "text", "text", "bool"),
+    ("~~", "bpchar", "text", "bool"),
+    ("~~", "name", "text", "bool"),
+    ("~~", "bytea", "bytea", "bool"),
+    ("~~*", "text", "text", "bool"),
+    ("~~*", "bpchar", "text", "bool"),
+    ("~~*", "name", "text", "bool"),
+    ("~", "text", "text", "bool"),
+    ("~", "bpchar", "text", "bool"),
+    ("~", "name", "text", "bool"),
+    ("~*", "text", "text", "bool"),
+    ("~*", "bpchar", "text", "bool"),
+    ("~*", "name", "text", "bool"),
+    ("^@", "text", "text", "bool"),
+    ("->", "jsonb", "text", "jsonb"),
+    ("->", "jsonb", "int4", "jsonb"),
+    ("->>", "jsonb", "text", "text"),
+    ("->>", "jsonb", "int4", "text"),
+    ("->", "json", "text", "json"),
+    ("->", "json", "int4", "json"),
+    ("->>", "json", "text", "text"),
+    ("->>", "json", "int4", "text"),
+    ("@>", "jsonb", "jsonb", "bool"),
+    ("<@", "jsonb", "jsonb", "bool"),
+    ("?", "jsonb", "text", "bool"),
+    ("-", "jsonb", "text", "jsonb"),
+    ("-", "jsonb", "int4", "jsonb"),
+];
+
+fn table() -> &'static [Row] {
+    static TABLE: OnceLock<Vec<Row>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut rows: Vec<Row> = FIXED.to_vec();
+        for op in COMPARE {
+            rows.extend(ORDERED.iter().map(|t| (*op, *t, *t, "bool")));
+            for l in INTS {
+                rows.extend(INTS.iter().filter(|r| *r != l).map(|r| (*op, *l, *r, "bool")));
+            }
+            for (l, r) in [("float4", "float8"), ("float8", "float4")] {
+                rows.push((op, l, r, "bool"));
+            }
+            for (l, r) in datetime_pairs() {
+                rows.push((op, l, r, "bool"));
+            }
+        }
+        for op in ARITH {
+            for l in INTS {
+                rows.extend(INTS.iter().map(|r| (*op, *l, *r, wider_int(l, r))));
+            }
+            rows.extend([(*op, "float4", "float4", "float4"), (*op, "float8", "float8", "float8")]);
+            rows.extend([(*op, "float4", "float8", "float8"), (*op, "float8", "float4", "float8")]);
+        }
+        for op in ["&", "|", "#", "<<", ">>"] {
+            rows.extend(INTS.iter().map(|t| (op, *t, if op.len() == 2 { "int4" } else { *t }, *t)));
+        }
+        rows
+    })
+}
+
+fn datetime_pairs() -> [(&'static str, &'static str); 6] {
+    [
+        ("date", "timestamp"),
+        ("date", "timestamptz"),
+        ("timestamp", "date"),
+        ("timestamptz", "date"),
+        ("timestamp", "timestamptz"),
+        ("timestamptz", "timestamp"),
+    ]
+}
+
+fn wider_int(l: &'static str, r: &'static str) -> &'static str {
+    let rank = |t: &str| INTS.iter().position(|i| *i == t).unwrap_or(0);
+    if rank(l) >= rank(r) { l } else { r }
+}
+
+/// A resolved operator: the types its operands are coerced to, and its result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OpSig {
+    pub(crate) left: TypeRef,
+    pub(crate) right: TypeRef,
+    pub(crate) result: TypeRef,
+}
+
+/// Whether `op` is a comparison whose result is boolean for every operand pair.
+pub(crate) fn is_comparison(op: &str) -> bool {
+    COMPARE.contains(&op)
+}
+
+/// Resolves `left op right`; `None` operands are unknown. `Err(true)` when ambiguous.
+pub(crate) fn binary(op: &str, l: Option<&TypeRef>, r: Option<&TypeRef>, snap: &Snapshot) -> Result<OpSig, bool> {
+    if let Some(sig) = polymorphic(op, l, r, snap) {
+        return Ok(sig);
+    }
+    let rows: Vec<&Row> = table().iter().filter(|row| row.0 == op).collect();
+    let cands: Vec<Vec<TypeRef>> = rows.iter().map(|row| vec![builtin(row.1), builtin(row.2)]).collect();
+    match pick(&[l, r], &cands, true, snap) {
+        Pick::One(i) => Ok(OpSig {
+            left: cands[i][0].clone(),
+            right: cands[i][1].clone(),
+            result: builtin(rows[i].3),
+        }),
+        Pick::NoMatch => Err(false),
+        Pick::Ambiguous => Err(true),
+    }
+}
+
+/// Operators over `anyenum`, `anyarray`, `anycompatible…` and `anynonarray || text`.
+fn polymorphic(op: &str, l: Option<&TypeRef>, r: Option<&TypeRef>, snap: &Snapshot) -> Option<OpSig> {
+    let (lt, rt) = match (l, r) {
+        (Some(l), Some(r)) => (l.clone(), r.clone()),
+        (Some(l), None) => (l.clone(), unknown_partner(op, l)?),
+        (None, Some(r)) => (unknown_partner(op, r)?, r.clone()),
+        (None, None) => return None,
+    };
+    let sig = |result: TypeRef| Some(OpSig { left: lt.clone(), right: rt.clone(), result });
+    let bool_t = builtin("bool");
+    let same_poly = lt == rt && (lt.array_dims > 0 || is_enum(&lt, snap) || category(&lt, snap) == 'C');
+    if is_comparison(op) && same_poly {
+        return sig(bool_t);
+    }
+    if lt.array_dims > 0 && lt == rt && matches!(op, "@>" | "<@" | "&&") {
+        return sig(bool_t);
+    }
+    if op == "||" {
+        if lt.array_dims > 0 && (lt == rt || element_of(&lt).as_ref() == Some(&rt)) {
+            return sig(lt.clone());
+        }
+        if rt.array_dims > 0 && element_of(&rt).as_ref() == Some(&lt) {
+            return sig(rt.clone());
+        }
+        let text = builtin("text");
+        let stringish = |t: &TypeRef| category(t, snap) == 'S';
+        let plain = |t: &TypeRef| t.array_dims == 0 && scalar_name(t) != Some("unknown");
+        if (stringish(&lt) && plain(&rt) && !stringish(&rt)) || (stringish(&rt) && plain(&lt) && !stringish(&lt)) {
+            return Some(OpSig { left: lt.clone(), right: rt.clone(), result: text });
+        }
+    }
+    None
+}
+
+/// For a polymorphic operand type, the type an unknown partner takes.
+fn unknown_partner(op: &str, known: &TypeRef) -> Option<TypeRef> {
+    (known.array_dims > 0 || (known.schema != "pg_catalog" && (is_comparison(op) || op == "||")))
+        .then(|| known.clone())
+}
+
+/// Resolves a prefix operator (`-x`, `+x`, `~x`).
+pub(crate) fn prefix(op: &str, t: &TypeRef) -> Option<TypeRef> {
+    let name = scalar_name(t)?;
+    let numeric = ["int2", "int4", "int8", "float4", "float8", "numeric"].contains(&name);
+    match op {
+        "-" | "+" if numeric || name == "interval" => Some(t.clone()),
+        "~" if INTS.contains(&name) => Some(t.clone()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolve(op: &str, l: &str, r: &str) -> Option<String> {
+        let s = Snapshot::default();
+        let (l, r) = (builtin(l), builtin(r));
+        binary(op, Some(&l), Some(&r), &s).ok().map(|sig| sig.result.name)
+    }
+
+    #[test]
+    fn arithmetic_follows_pg() {
+        assert_eq!(resolve("+", "int4", "int8").as_deref(), Some("int8"));
+        assert_eq!(resolve("+", "int2", "int2").as_deref(), Some("int2"));
+        assert_eq!(resolve("*", "int4", "numeric").as_deref(), Some("numeric"));
+        assert_eq!(resolve("+", "int4", "float8").as_deref(), Some("float8"));
+        assert_eq!(resolve("-", "date", "date").as_deref(), Some("int4"));
+        assert_eq!(resolve("+", "date", "int4").as_deref(), Some("date"));
+        assert_eq!(resolve("-", "timestamptz", "timestamptz").as_deref(), Some("interval"));
+        assert_eq!(resolve("+", "date", "interval").as_deref(), Some("timestamp"));
+        assert_eq!(resolve("%", "int4", "int8").as_deref(), Some("int8"));
+    }
+
+    #[test]
+    fn comparisons_and_mismatches() {
+        assert_eq!(resolve("=", "varchar", "text").as_deref(), Some("bool"));
+        assert_eq!(resolve("<", "date", "timestamptz").as_deref(), Some("bool"));
+        assert_eq!(resolve("=", "int4", "numeric").as_deref(), Some("bool"));
+        assert_eq!(resolve("=", "text", "int4"), None);
+        assert_eq!(resolve("=", "uuid", "text"), None);
+        assert_eq!(resolve("=", "json", "json"), None);
+    }
+
+    #[test]
+    fn unknown_operand_takes_other_type() {
+        let s = Snapshot::default();
+        let tz = builtin("timestamptz");
+        let sig = binary("-", Some(&tz), None, &s).expect("resolves");
+        assert_eq!(sig.right, tz);
+        assert_eq!(sig.result, builtin("interval"));
+    }
+
+    #[test]
+    fn concat_with_non_string() {
+        assert_eq!(resolve("||", "text", "int4").as_deref(), Some("text"));
+        assert_eq!(resolve("||", "varchar", "varchar").as_deref(), Some("text"));
+    }
+}

@@ -1,0 +1,306 @@
+//! Relations in scope and column resolution (qualified, unqualified, USING-merged, outer).
+
+use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
+
+use super::ColumnSource;
+use super::diag::closest;
+use crate::snapshot::{Relation, Snapshot, TypeRef};
+
+/// A column as a relation in scope exposes it.
+#[derive(Debug, Clone)]
+pub(crate) struct Col {
+    pub(crate) name: String,
+    pub(crate) ty: TypeRef,
+    pub(crate) not_null: bool,
+    pub(crate) source: Option<ColumnSource>,
+    /// Why it is nullable, when not from a table column (e.g. a derived table's aggregate).
+    pub(crate) why: Vec<String>,
+}
+
+/// A relation in a FROM clause (table, view, CTE, subquery, EXCLUDED…).
+#[derive(Debug, Clone)]
+pub(crate) struct Rel {
+    /// The name it is referred to by: the alias, else the table name.
+    pub(crate) name: String,
+    /// Schema, when referred to by its table name (no alias): `schema.table.col` matches it.
+    pub(crate) schema: Option<String>,
+    /// For messages: `harbors AS origin`.
+    pub(crate) label: String,
+    pub(crate) cols: Vec<Col>,
+    /// Set when the relation is on the nullable side of an outer join.
+    pub(crate) null_reason: Option<String>,
+    /// Columns a WHERE/ON predicate proved non-null.
+    pub(crate) proven: Vec<bool>,
+}
+
+impl Rel {
+    pub(crate) fn new(name: String, schema: Option<String>, label: String, cols: Vec<Col>) -> Self {
+        let proven = vec![false; cols.len()];
+        Self { name, schema, label, cols, null_reason: None, proven }
+    }
+}
+
+/// A `USING`/`NATURAL` join column, visible once without qualification.
+#[derive(Debug, Clone)]
+pub(crate) struct Merged {
+    pub(crate) name: String,
+    pub(crate) ty: TypeRef,
+    pub(crate) left: (usize, usize),
+    pub(crate) right: (usize, usize),
+    /// `true` for FULL joins: the value is COALESCE(left, right).
+    pub(crate) full: bool,
+    /// `true` for RIGHT joins: the value is the right column's.
+    pub(crate) from_right: bool,
+}
+
+/// One entry of `SELECT *`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Star {
+    Col(usize, usize),
+    Merged(usize),
+}
+
+/// A resolved column reference.
+#[derive(Debug, Clone)]
+pub(crate) struct Found {
+    pub(crate) name: String,
+    pub(crate) ty: TypeRef,
+    pub(crate) nullable: bool,
+    pub(crate) why: Vec<String>,
+    pub(crate) source: Option<ColumnSource>,
+    /// (relation, column) in the scope where it was found (`None` for merged columns).
+    pub(crate) at: Option<(usize, usize)>,
+    /// 0 for the current scope, 1 for the enclosing query, …
+    pub(crate) depth: usize,
+}
+
+/// Why a reference did not resolve.
+#[derive(Debug)]
+pub(crate) enum LookupError {
+    /// No such column; the closest name, if any.
+    NoColumn { within: Option<String>, suggestion: Option<String> },
+    /// No relation of that name in FROM.
+    NoRelation { suggestion: Option<String> },
+    /// Several relations have the column.
+    Ambiguous(Vec<String>),
+}
+
+/// The relations visible to an expression.
+#[derive(Debug, Default)]
+pub(crate) struct Scope<'p> {
+    pub(crate) rels: Vec<Rel>,
+    pub(crate) merged: Vec<Merged>,
+    pub(crate) star: Vec<Star>,
+    /// Common table expressions visible here: name and columns.
+    pub(crate) ctes: Vec<(String, Vec<Col>)>,
+    pub(crate) parent: Option<&'p Scope<'p>>,
+}
+
+/// The identifier as PostgreSQL sees it: unquoted names fold to lower case.
+pub(crate) fn norm(id: &Ident) -> String {
+    if id.quote_style.is_some() { id.value.clone() } else { id.value.to_lowercase() }
+}
+
+/// The identifiers of a dotted name (function-call parts are ignored).
+pub(crate) fn parts(name: &ObjectName) -> Vec<&Ident> {
+    name.0
+        .iter()
+        .filter_map(|p| match p {
+            ObjectNamePart::Identifier(i) => Some(i),
+            ObjectNamePart::Function(_) => None,
+        })
+        .collect()
+}
+
+/// Looks a table or view up by (optional schema, name) through the search_path.
+pub(crate) fn find_relation<'s>(snap: &'s Snapshot, schema: Option<&str>, name: &str) -> Option<&'s Relation> {
+    match schema {
+        Some(s) => snap.relations.iter().find(|r| r.schema == s && r.name == name),
+        None => snap
+            .search_path
+            .iter()
+            .find_map(|s| snap.relations.iter().find(|r| &r.schema == s && r.name == name)),
+    }
+}
+
+/// "did you mean" candidates for a relation name: visible names, then qualified ones.
+pub(crate) fn relation_suggestion(snap: &Snapshot, schema: Option<&str>, name: &str) -> Option<String> {
+    let visible: Vec<&str> = snap
+        .relations
+        .iter()
+        .filter(|r| match schema {
+            Some(s) => r.schema == s,
+            None => snap.search_path.contains(&r.schema),
+        })
+        .map(|r| r.name.as_str())
+        .collect();
+    if let Some(c) = closest(name, visible) {
+        return Some(c.to_string());
+    }
+    let qualified: Vec<String> = snap.relations.iter().map(|r| format!("{}.{}", r.schema, r.name)).collect();
+    closest(name, qualified.iter().map(String::as_str))
+        .or_else(|| snap.relations.iter().find(|r| r.name == name).map(|_| ""))
+        .map(|c| if c.is_empty() { qualified_of(snap, name) } else { c.to_string() })
+}
+
+fn qualified_of(snap: &Snapshot, name: &str) -> String {
+    snap.relations
+        .iter()
+        .find(|r| r.name == name)
+        .map(|r| format!("{}.{}", r.schema, r.name))
+        .unwrap_or_default()
+}
+
+impl<'p> Scope<'p> {
+    pub(crate) fn child(parent: &'p Scope<'p>) -> Self {
+        Scope { parent: Some(parent), ..Scope::default() }
+    }
+
+    /// A CTE by name, here or in an enclosing query.
+    pub(crate) fn cte(&self, name: &str) -> Option<&[Col]> {
+        self.ctes
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, c)| c.as_slice())
+            .or_else(|| self.parent.and_then(|p| p.cte(name)))
+    }
+
+    /// The value of column `c` of relation `r`, with its nullability and the reasons.
+    pub(crate) fn value(&self, r: usize, c: usize) -> Found {
+        let rel = &self.rels[r];
+        let col = &rel.cols[c];
+        let proven = rel.proven[c];
+        let mut why = Vec::new();
+        if !proven {
+            if let Some(reason) = &rel.null_reason {
+                why.push(reason.clone());
+            }
+            if !col.not_null {
+                why.extend(col.why.iter().cloned());
+                if col.why.is_empty() {
+                    why.push(format!("column {}.{} is nullable", rel.name, col.name));
+                }
+            }
+        }
+        Found {
+            name: col.name.clone(),
+            ty: col.ty.clone(),
+            nullable: !why.is_empty(),
+            why,
+            source: col.source.clone(),
+            at: Some((r, c)),
+            depth: 0,
+        }
+    }
+
+    fn merged_value(&self, m: &Merged) -> Found {
+        let (l, r) = (self.value(m.left.0, m.left.1), self.value(m.right.0, m.right.1));
+        let mut f = if m.from_right { r.clone() } else { l.clone() };
+        if m.full {
+            f.nullable = l.nullable && r.nullable;
+            f.why = if f.nullable { [l.why, r.why].concat() } else { Vec::new() };
+            f.source = None;
+        }
+        f.ty = m.ty.clone();
+        f.at = None;
+        f
+    }
+
+    /// Resolves `[qualifier.]name`, looking outward through enclosing queries.
+    pub(crate) fn lookup(&self, qual: &[String], name: &str) -> Result<Found, LookupError> {
+        match self.lookup_here(qual, name) {
+            Err(LookupError::NoColumn { .. } | LookupError::NoRelation { .. }) if self.parent.is_some() => {
+                let outer = self.parent.map(|p| p.lookup(qual, name));
+                match outer {
+                    Some(Ok(mut f)) => {
+                        f.depth += 1;
+                        Ok(f)
+                    }
+                    _ => self.lookup_here(qual, name),
+                }
+            }
+            other => other,
+        }
+    }
+
+    fn lookup_here(&self, qual: &[String], name: &str) -> Result<Found, LookupError> {
+        if qual.is_empty() {
+            if let Some(m) = self.merged.iter().rev().find(|m| m.name == name) {
+                return Ok(self.merged_value(m));
+            }
+            let hits: Vec<(usize, usize)> = self
+                .rels
+                .iter()
+                .enumerate()
+                .filter_map(|(r, rel)| rel.cols.iter().position(|c| c.name == name).map(|c| (r, c)))
+                .collect();
+            return match hits.as_slice() {
+                [(r, c)] => Ok(self.value(*r, *c)),
+                [] => Err(LookupError::NoColumn {
+                    within: (self.rels.len() == 1).then(|| self.rels[0].label.clone()),
+                    suggestion: self.suggest_column(name, None),
+                }),
+                many => Err(LookupError::Ambiguous(many.iter().map(|(r, _)| self.rels[*r].name.clone()).collect())),
+            };
+        }
+        let Some(r) = self.find_rel(qual) else {
+            let names: Vec<&str> = self.rels.iter().map(|r| r.name.as_str()).collect();
+            let last = qual.last().map_or("", String::as_str);
+            return Err(LookupError::NoRelation { suggestion: closest(last, names).map(str::to_string) });
+        };
+        match self.rels[r].cols.iter().position(|c| c.name == name) {
+            Some(c) => Ok(self.value(r, c)),
+            None => Err(LookupError::NoColumn {
+                within: Some(self.rels[r].label.clone()),
+                suggestion: self.suggest_column(name, Some(r)),
+            }),
+        }
+    }
+
+    /// The index of the relation a qualifier names (`alias`, `table`, `schema.table`).
+    pub(crate) fn find_rel(&self, qual: &[String]) -> Option<usize> {
+        match qual {
+            [t] => self.rels.iter().position(|r| &r.name == t),
+            [s, t] => self.rels.iter().position(|r| &r.name == t && r.schema.as_ref() == Some(s)),
+            _ => None,
+        }
+    }
+
+    fn suggest_column(&self, name: &str, only: Option<usize>) -> Option<String> {
+        let mut names: Vec<String> = Vec::new();
+        for (i, rel) in self.rels.iter().enumerate().filter(|(i, _)| only.is_none_or(|o| o == *i)) {
+            for col in &rel.cols {
+                let ambiguous = self.rels.iter().filter(|r| r.cols.iter().any(|c| c.name == col.name)).count() > 1;
+                names.push(if ambiguous && only.is_none() {
+                    format!("{}.{}", rel.name, col.name)
+                } else {
+                    col.name.clone()
+                });
+                let _ = i;
+            }
+        }
+        let plain: Vec<&str> = names.iter().map(|n| n.rsplit('.').next().unwrap_or(n)).collect();
+        let best = closest(name, plain.iter().copied())?;
+        names.iter().find(|n| n.rsplit('.').next() == Some(best)).cloned()
+    }
+
+    /// Expands `*` (`None`) or `rel.*`.
+    pub(crate) fn expand(&self, qual: Option<&[String]>) -> Option<Vec<Found>> {
+        match qual {
+            None => Some(
+                self.star
+                    .iter()
+                    .map(|s| match *s {
+                        Star::Col(r, c) => self.value(r, c),
+                        Star::Merged(m) => self.merged_value(&self.merged[m]),
+                    })
+                    .collect(),
+            ),
+            Some(q) => {
+                let r = self.find_rel(q)?;
+                Some((0..self.rels[r].cols.len()).map(|c| self.value(r, c)).collect())
+            }
+        }
+    }
+}

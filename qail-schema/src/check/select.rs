@@ -1,0 +1,236 @@
+//! Queries: WITH, SELECT (target list, WHERE, GROUP BY, HAVING, DISTINCT), set operations,
+//! VALUES, ORDER BY, LIMIT/OFFSET.
+
+use sqlparser::ast::{
+    Distinct, Expr, GroupByExpr, LimitClause, OrderBy, OrderByKind, Query, Select, SelectItem,
+    SelectItemQualifiedWildcardKind, SetExpr, Value,
+};
+
+use super::OutputColumn;
+use super::ctx::Ctx;
+use super::dml;
+use super::expr::{Fit, Typed, condition, expect, expr};
+use super::from;
+use super::nullability::{self, output};
+use super::scope::{Col, Scope, norm, parts};
+use super::types::{builtin, common_type, display};
+
+/// A subquery, seeing `outer`'s relations (correlation).
+pub(crate) fn subquery(cx: &mut Ctx, q: &Query, outer: &Scope) -> Option<Vec<OutputColumn>> {
+    query(cx, q, Some(outer))
+}
+
+/// A whole query; `None` when an error was reported.
+pub(crate) fn query(cx: &mut Ctx, q: &Query, outer: Option<&Scope>) -> Option<Vec<OutputColumn>> {
+    let mut with = match outer {
+        Some(o) => Scope::child(o),
+        None => Scope::default(),
+    };
+    if let Some(w) = &q.with {
+        for cte in &w.cte_tables {
+            let cols = {
+                let probe = Scope { ctes: with.ctes.clone(), parent: with.parent, ..Scope::default() };
+                query(cx, &cte.query, Some(&probe))
+            }?;
+            let mut cols: Vec<Col> = cols
+                .into_iter()
+                .map(|c| Col { name: c.name, ty: c.ty, not_null: !c.nullable, source: c.source, why: c.why })
+                .collect();
+            for (c, a) in cols.iter_mut().zip(&cte.alias.columns) {
+                c.name = norm(&a.name);
+            }
+            with.ctes.push((norm(&cte.alias.name), cols));
+        }
+    }
+    let cols = body(cx, &q.body, &with, q.order_by.as_ref())?;
+    limits(cx, q, &with);
+    Some(cols)
+}
+
+fn limits(cx: &mut Ctx, q: &Query, sc: &Scope) {
+    let int8 = builtin("int8");
+    let check = |cx: &mut Ctx, e: &Expr, what: &str| {
+        expect(cx, sc, e, &int8, Fit::Implicit, what);
+    };
+    match &q.limit_clause {
+        Some(LimitClause::LimitOffset { limit, offset, .. }) => {
+            if let Some(l) = limit {
+                check(cx, l, "LIMIT");
+            }
+            if let Some(o) = offset {
+                check(cx, &o.value, "OFFSET");
+            }
+        }
+        Some(LimitClause::OffsetCommaLimit { offset, limit }) => {
+            check(cx, offset, "OFFSET");
+            check(cx, limit, "LIMIT");
+        }
+        None => {}
+    }
+}
+
+fn body(cx: &mut Ctx, set: &SetExpr, sc: &Scope, order: Option<&OrderBy>) -> Option<Vec<OutputColumn>> {
+    match set {
+        SetExpr::Select(s) => select(cx, s, sc, order),
+        SetExpr::Query(q) => query(cx, q, Some(sc)),
+        SetExpr::SetOperation { left, right, op, .. } => {
+            let l = body(cx, left, sc, None);
+            let r = body(cx, right, sc, None);
+            let cols = union(cx, l?, r?, &op.to_string(), cx.range(set))?;
+            order_by_outputs(cx, order, &cols);
+            Some(cols)
+        }
+        SetExpr::Values(v) => values(cx, &v.rows, sc),
+        SetExpr::Insert(stmt) | SetExpr::Update(stmt) | SetExpr::Delete(stmt) => {
+            dml::statement(cx, stmt).map(|s| s.columns)
+        }
+        other => {
+            let r = cx.range(other);
+            cx.error(r, "this query form is not supported by the analyzer yet", Some("write it as SELECT".into()));
+            None
+        }
+    }
+}
+
+fn union(cx: &mut Ctx, l: Vec<OutputColumn>, r: Vec<OutputColumn>, op: &str, range: std::ops::Range<usize>) -> Option<Vec<OutputColumn>> {
+    if l.len() != r.len() {
+        let msg = format!("each {op} query must have the same number of columns ({} vs {})", l.len(), r.len());
+        cx.error(range, msg, Some("select the same number of columns on both sides".into()));
+        return None;
+    }
+    let mut out = Vec::with_capacity(l.len());
+    for (a, b) in l.into_iter().zip(r) {
+        let ty = match common_type(&[a.ty.clone(), b.ty.clone()], cx.snap) {
+            Ok(t) => t,
+            Err((x, y)) => {
+                let msg = format!("{op} types {} and {} cannot be matched (column \"{}\")", display(&x), display(&y), a.name);
+                cx.error(range, msg, Some("cast one side so both have the same type".into()));
+                return None;
+            }
+        };
+        let nullable = a.nullable || b.nullable;
+        let why = if nullable { [a.why, b.why].concat() } else { Vec::new() };
+        out.push(OutputColumn { name: a.name, ty, nullable, source: None, rust_type: a.rust_type, why });
+    }
+    Some(out)
+}
+
+fn values(cx: &mut Ctx, rows: &[Vec<Expr>], sc: &Scope) -> Option<Vec<OutputColumn>> {
+    let width = rows.first().map_or(0, Vec::len);
+    let typed: Vec<Vec<Typed>> = rows.iter().map(|r| r.iter().map(|e| expr(cx, sc, e)).collect()).collect();
+    let mut cols = Vec::with_capacity(width);
+    for i in 0..width {
+        let column: Vec<Typed> = typed.iter().filter_map(|r| r.get(i).cloned()).collect();
+        let known: Vec<_> = column.iter().filter_map(|t| t.arg().cloned()).collect();
+        let ty = common_type(&known, cx.snap).ok()?;
+        let mut t = Typed::known(ty, 0..0);
+        for c in &column {
+            t.absorb(c);
+        }
+        t.name = Some(format!("column{}", i + 1));
+        cols.push(output(t, None));
+    }
+    Some(cols)
+}
+
+fn select(cx: &mut Ctx, s: &Select, outer: &Scope, order: Option<&OrderBy>) -> Option<Vec<OutputColumn>> {
+    let mut sc = Scope::child(outer);
+    if !from::from_clause(cx, &mut sc, &s.from) {
+        return None;
+    }
+    if let Some(w) = &s.selection {
+        nullability::refine(&mut sc, w);
+    }
+    let cols = projection(cx, &sc, &s.projection);
+    if let Some(w) = &s.selection {
+        condition(cx, &sc, w, "WHERE");
+    }
+    if let GroupByExpr::Expressions(exprs, _) = &s.group_by {
+        for e in exprs {
+            output_ref(cx, &sc, e, &cols);
+        }
+    }
+    if let Some(h) = &s.having {
+        condition(cx, &sc, h, "HAVING");
+    }
+    if let Some(Distinct::On(exprs)) = &s.distinct {
+        for e in exprs {
+            expr(cx, &sc, e);
+        }
+    }
+    if let Some(OrderBy { kind: OrderByKind::Expressions(items), .. }) = order {
+        for item in items {
+            output_ref(cx, &sc, &item.expr, &cols);
+        }
+    }
+    Some(cols)
+}
+
+/// GROUP BY / ORDER BY items: an output column name or position, else an expression.
+fn output_ref(cx: &mut Ctx, sc: &Scope, e: &Expr, cols: &[OutputColumn]) {
+    match e {
+        Expr::Value(v) if matches!(v.value, Value::Number(..)) => {
+            let n = v.value.to_string().parse::<usize>().unwrap_or(0);
+            if n == 0 || n > cols.len() {
+                let msg = format!("position {n} is not in select list");
+                cx.error(cx.range(e), msg, Some(format!("use a position between 1 and {}", cols.len())));
+            }
+        }
+        Expr::Identifier(id) if sc.lookup(&[], &norm(id)).is_err() && cols.iter().any(|c| c.name == norm(id)) => {}
+        _ => {
+            expr(cx, sc, e);
+        }
+    }
+}
+
+fn order_by_outputs(cx: &mut Ctx, order: Option<&OrderBy>, cols: &[OutputColumn]) {
+    if let Some(OrderBy { kind: OrderByKind::Expressions(items), .. }) = order {
+        let empty = Scope::default();
+        for item in items {
+            output_ref(cx, &empty, &item.expr, cols);
+        }
+    }
+}
+
+pub(crate) fn projection(cx: &mut Ctx, sc: &Scope, items: &[SelectItem]) -> Vec<OutputColumn> {
+    let mut cols = Vec::new();
+    for item in items {
+        match item {
+            SelectItem::UnnamedExpr(e) => cols.push(output(expr(cx, sc, e), None)),
+            SelectItem::ExprWithAlias { expr: e, alias } => cols.push(output(expr(cx, sc, e), Some(alias))),
+            SelectItem::Wildcard(_) => wildcard(cx, sc, None, item, &mut cols),
+            SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::ObjectName(name), _) => {
+                let q: Vec<String> = parts(name).iter().map(|i| norm(i)).collect();
+                wildcard(cx, sc, Some(&q), item, &mut cols);
+            }
+            SelectItem::QualifiedWildcard(..) => {
+                cx.error(cx.range(item), "expression.* is not supported by the analyzer yet", Some("list the columns".into()));
+            }
+        }
+    }
+    cols
+}
+
+fn wildcard(cx: &mut Ctx, sc: &Scope, q: Option<&[String]>, item: &SelectItem, cols: &mut Vec<OutputColumn>) {
+    match sc.expand(q) {
+        Some(found) if !(q.is_none() && sc.rels.is_empty()) => {
+            for f in found {
+                let mut t = Typed::known(f.ty, 0..0);
+                t.nullable = f.nullable;
+                t.why = f.why;
+                t.name = Some(f.name);
+                t.source = f.source;
+                cols.push(output(t, None));
+            }
+        }
+        Some(_) => cx.error(cx.range(item), "SELECT * with no tables specified is not valid", Some("add a FROM clause".into())),
+        None => {
+            let name = q.map(|q| q.join(".")).unwrap_or_default();
+            cx.error(
+                cx.range(item),
+                format!("missing FROM-clause entry for table \"{name}\""),
+                Some("qualify * with a table or alias from FROM".into()),
+            );
+        }
+    }
+}

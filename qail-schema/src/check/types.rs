@@ -1,0 +1,288 @@
+//! Built-in types: OIDs, categories, implicit and assignment casts, display names.
+//!
+//! The data mirrors PostgreSQL 15's `pg_type` and `pg_cast` for the built-in types the
+//! analyzer reasons about.
+
+use crate::snapshot::{Snapshot, TypeRef, UserTypeKind};
+
+/// (typname, oid, array oid, category, preferred, display name)
+const BUILTINS: &[(&str, u32, u32, char, bool, &str)] = &[
+    ("bool", 16, 1000, 'B', true, "boolean"),
+    ("bytea", 17, 1001, 'U', false, "bytea"),
+    ("char", 18, 1002, 'Z', false, "\"char\""),
+    ("name", 19, 1003, 'S', false, "name"),
+    ("int8", 20, 1016, 'N', false, "bigint"),
+    ("int2", 21, 1005, 'N', false, "smallint"),
+    ("int4", 23, 1007, 'N', false, "integer"),
+    ("text", 25, 1009, 'S', true, "text"),
+    ("oid", 26, 1028, 'N', true, "oid"),
+    ("json", 114, 199, 'U', false, "json"),
+    ("xml", 142, 143, 'U', false, "xml"),
+    ("cidr", 650, 651, 'I', false, "cidr"),
+    ("float4", 700, 1021, 'N', false, "real"),
+    ("float8", 701, 1022, 'N', true, "double precision"),
+    ("unknown", 705, 0, 'X', false, "unknown"),
+    ("money", 790, 791, 'N', false, "money"),
+    ("macaddr", 829, 1040, 'U', false, "macaddr"),
+    ("inet", 869, 1041, 'I', true, "inet"),
+    ("bpchar", 1042, 1014, 'S', false, "character"),
+    ("varchar", 1043, 1015, 'S', false, "character varying"),
+    ("date", 1082, 1182, 'D', false, "date"),
+    ("time", 1083, 1183, 'D', false, "time without time zone"),
+    ("timestamp", 1114, 1115, 'D', false, "timestamp without time zone"),
+    ("timestamptz", 1184, 1185, 'D', true, "timestamp with time zone"),
+    ("interval", 1186, 1187, 'T', true, "interval"),
+    ("timetz", 1266, 1270, 'D', false, "time with time zone"),
+    ("bit", 1560, 1561, 'V', false, "bit"),
+    ("varbit", 1562, 1563, 'V', true, "bit varying"),
+    ("numeric", 1700, 1231, 'N', false, "numeric"),
+    ("regclass", 2205, 2210, 'N', false, "regclass"),
+    ("record", 2249, 2287, 'P', false, "record"),
+    ("void", 2278, 0, 'P', false, "void"),
+    ("uuid", 2950, 2951, 'U', false, "uuid"),
+    ("jsonb", 3802, 3807, 'U', false, "jsonb"),
+];
+
+/// Implicit casts between built-ins (`pg_cast.castcontext = 'i'`), as (from, to).
+const IMPLICIT: &[(&str, &[&str])] = &[
+    ("int2", &["int4", "int8", "float4", "float8", "numeric", "oid", "regclass"]),
+    ("int4", &["int8", "float4", "float8", "numeric", "oid", "regclass"]),
+    ("int8", &["float4", "float8", "numeric", "oid", "regclass"]),
+    ("float4", &["float8"]),
+    ("numeric", &["float4", "float8"]),
+    ("oid", &["regclass"]),
+    ("text", &["bpchar", "varchar", "name", "regclass"]),
+    ("varchar", &["text", "bpchar", "name", "regclass"]),
+    ("bpchar", &["text", "varchar", "name"]),
+    ("name", &["text", "varchar", "bpchar"]),
+    ("char", &["text"]),
+    ("date", &["timestamp", "timestamptz"]),
+    ("time", &["interval", "timetz"]),
+    ("timestamp", &["timestamptz"]),
+    ("cidr", &["inet"]),
+    ("bit", &["varbit"]),
+    ("varbit", &["bit"]),
+];
+
+/// Assignment-only casts (`castcontext = 'a'`) beyond the implicit ones.
+const ASSIGNMENT: &[(&str, &[&str])] = &[
+    ("int8", &["int2", "int4"]),
+    ("int4", &["int2", "bool", "char"]),
+    ("float8", &["int2", "int4", "int8", "float4", "numeric"]),
+    ("float4", &["int2", "int4", "int8", "numeric"]),
+    ("numeric", &["int2", "int4", "int8"]),
+    ("timestamptz", &["date", "time", "timestamp", "timetz"]),
+    ("timestamp", &["date", "time"]),
+    ("interval", &["time"]),
+    ("timetz", &["time"]),
+    ("json", &["jsonb"]),
+    ("jsonb", &["json"]),
+    ("inet", &["cidr"]),
+];
+
+fn builtin_row(name: &str) -> Option<&'static (&'static str, u32, u32, char, bool, &'static str)> {
+    BUILTINS.iter().find(|b| b.0 == name)
+}
+
+/// A built-in type by `typname`; panics in debug builds on a name missing from the table.
+pub(crate) fn builtin(name: &str) -> TypeRef {
+    debug_assert!(builtin_row(name).is_some(), "unknown builtin {name}");
+    TypeRef {
+        schema: "pg_catalog".into(),
+        name: name.into(),
+        oid: builtin_row(name).map(|b| b.1),
+        array_dims: 0,
+    }
+}
+
+/// The same type with one more array dimension.
+pub(crate) fn array_of(t: &TypeRef) -> TypeRef {
+    TypeRef { array_dims: t.array_dims + 1, ..t.clone() }
+}
+
+/// The element type of an array (one dimension less), if `t` is an array.
+pub(crate) fn element_of(t: &TypeRef) -> Option<TypeRef> {
+    (t.array_dims > 0).then(|| TypeRef { array_dims: t.array_dims - 1, ..t.clone() })
+}
+
+/// Whether the type is a built-in scalar with this name.
+pub(crate) fn scalar_name(t: &TypeRef) -> Option<&str> {
+    (t.array_dims == 0 && t.schema == "pg_catalog").then_some(t.name.as_str())
+}
+
+/// The OID PostgreSQL reports for a type (array OIDs included), for built-ins only.
+pub fn type_oid(t: &TypeRef) -> Option<u32> {
+    if t.schema != "pg_catalog" {
+        return None;
+    }
+    let row = builtin_row(&t.name)?;
+    match t.array_dims {
+        0 => Some(row.1),
+        _ => (row.2 != 0).then_some(row.2),
+    }
+}
+
+/// PostgreSQL's type category letter (`pg_type.typcategory`).
+pub(crate) fn category(t: &TypeRef, snap: &Snapshot) -> char {
+    if t.array_dims > 0 {
+        return 'A';
+    }
+    if t.schema == "pg_catalog" {
+        return builtin_row(&t.name).map_or('U', |b| b.3);
+    }
+    match user_kind(t, snap) {
+        Some(UserTypeKind::Enum { .. }) => 'E',
+        Some(UserTypeKind::Composite { .. }) => 'C',
+        Some(UserTypeKind::Range { .. }) => 'R',
+        Some(UserTypeKind::Domain { base, .. }) => category(base, snap),
+        None => 'U',
+    }
+}
+
+pub(crate) fn is_preferred(t: &TypeRef) -> bool {
+    t.array_dims == 0 && t.schema == "pg_catalog" && builtin_row(&t.name).is_some_and(|b| b.4)
+}
+
+pub(crate) fn user_kind<'s>(t: &TypeRef, snap: &'s Snapshot) -> Option<&'s UserTypeKind> {
+    snap.types
+        .iter()
+        .find(|u| u.schema == t.schema && u.name == t.name)
+        .map(|u| &u.kind)
+}
+
+pub(crate) fn is_enum(t: &TypeRef, snap: &Snapshot) -> bool {
+    t.array_dims == 0 && matches!(user_kind(t, snap), Some(UserTypeKind::Enum { .. }))
+}
+
+/// `from` converts to `to` without an explicit cast (same type, binary coercion or implicit cast).
+pub(crate) fn implicit(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
+    if from == to {
+        return true;
+    }
+    if let Some(UserTypeKind::Domain { base, .. }) = user_kind(from, snap) {
+        return implicit(base, to, snap);
+    }
+    match (scalar_name(from), scalar_name(to)) {
+        (Some(f), Some(t)) => listed(IMPLICIT, f, t),
+        _ => false,
+    }
+}
+
+/// `from` converts to `to` in an INSERT or UPDATE target (assignment context).
+pub(crate) fn assignable(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
+    if implicit(from, to, snap) {
+        return true;
+    }
+    if let Some(UserTypeKind::Domain { base, .. }) = user_kind(to, snap) {
+        return assignable(from, base, snap);
+    }
+    match (scalar_name(from), scalar_name(to)) {
+        // Note: PostgreSQL treats I/O conversion to a string type as an assignment cast.
+        (_, Some("text" | "varchar" | "bpchar" | "name")) if from.array_dims == 0 => true,
+        (Some(f), Some(t)) => listed(ASSIGNMENT, f, t),
+        _ => from.array_dims > 0 && from.array_dims == to.array_dims && {
+            let (fe, te) = (strip_array(from), strip_array(to));
+            assignable(&fe, &te, snap)
+        },
+    }
+}
+
+fn strip_array(t: &TypeRef) -> TypeRef {
+    TypeRef { array_dims: 0, ..t.clone() }
+}
+
+fn listed(table: &[(&str, &[&str])], from: &str, to: &str) -> bool {
+    table.iter().any(|(f, tos)| *f == from && tos.contains(&to))
+}
+
+/// How PostgreSQL spells a type in messages: `integer`, `character varying`, `mood[]`.
+pub(crate) fn display(t: &TypeRef) -> String {
+    let base = match builtin_row(&t.name) {
+        Some(row) if t.schema == "pg_catalog" => row.5.to_string(),
+        _ if t.schema == "public" || t.schema == "pg_catalog" => t.name.clone(),
+        _ => format!("{}.{}", t.schema, t.name),
+    };
+    format!("{base}{}", "[]".repeat(usize::try_from(t.array_dims).unwrap_or(1)))
+}
+
+/// How a cast to the type is written in SQL: `int4`, `text[]`, `billing.currency`.
+pub(crate) fn sql_name(t: &TypeRef) -> String {
+    let base = if t.schema == "pg_catalog" || t.schema == "public" {
+        t.name.clone()
+    } else {
+        format!("{}.{}", t.schema, t.name)
+    };
+    format!("{base}{}", "[]".repeat(usize::try_from(t.array_dims).unwrap_or(1)))
+}
+
+/// The type PostgreSQL picks for a set of branch types (CASE, COALESCE, UNION…):
+/// `select_common_type` — the first non-unknown type, moved to a preferred type of the same
+/// category that all others convert to implicitly.
+pub(crate) fn common_type(types: &[TypeRef], snap: &Snapshot) -> Result<TypeRef, (TypeRef, TypeRef)> {
+    let Some(mut best) = types.first().cloned() else {
+        return Ok(builtin("text"));
+    };
+    for t in &types[1..] {
+        if *t == best {
+            continue;
+        }
+        if category(t, snap) != category(&best, snap) {
+            return Err((best, t.clone()));
+        }
+        if !is_preferred(&best) && implicit(&best, t, snap) && !implicit(t, &best, snap) {
+            best = t.clone();
+        }
+    }
+    if let Some(bad) = types.iter().find(|t| !implicit(t, &best, snap)) {
+        return Err((best, bad.clone()));
+    }
+    Ok(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snap() -> Snapshot {
+        Snapshot::default()
+    }
+
+    #[test]
+    fn oids_of_scalars_and_arrays() {
+        assert_eq!(type_oid(&builtin("int4")), Some(23));
+        assert_eq!(type_oid(&array_of(&builtin("text"))), Some(1009));
+        assert_eq!(type_oid(&array_of(&builtin("uuid"))), Some(2951));
+    }
+
+    #[test]
+    fn implicit_casts_follow_pg_cast() {
+        let s = snap();
+        assert!(implicit(&builtin("int4"), &builtin("int8"), &s));
+        assert!(!implicit(&builtin("int8"), &builtin("int4"), &s));
+        assert!(implicit(&builtin("varchar"), &builtin("text"), &s));
+        assert!(implicit(&builtin("date"), &builtin("timestamptz"), &s));
+        assert!(!implicit(&builtin("text"), &builtin("int4"), &s));
+        assert!(assignable(&builtin("int8"), &builtin("int4"), &s));
+        assert!(assignable(&builtin("uuid"), &builtin("text"), &s));
+        assert!(!assignable(&builtin("text"), &builtin("int4"), &s));
+    }
+
+    #[test]
+    fn common_types_promote() {
+        let s = snap();
+        let t = |n: &[&str]| common_type(&n.iter().map(|n| builtin(n)).collect::<Vec<_>>(), &s);
+        assert_eq!(t(&["int4", "int8"]), Ok(builtin("int8")));
+        assert_eq!(t(&["int4", "numeric"]), Ok(builtin("numeric")));
+        assert_eq!(t(&["numeric", "float8"]), Ok(builtin("float8")));
+        // Note: text and varchar cast implicitly both ways, so the first one wins.
+        assert_eq!(t(&["varchar", "text"]), Ok(builtin("varchar")));
+        assert_eq!(t(&["text", "varchar"]), Ok(builtin("text")));
+        assert!(t(&["int4", "text"]).is_err());
+    }
+
+    #[test]
+    fn displays_like_postgres() {
+        assert_eq!(display(&builtin("int4")), "integer");
+        assert_eq!(display(&array_of(&builtin("varchar"))), "character varying[]");
+    }
+}

@@ -1,0 +1,228 @@
+//! DDL scripts → a [`Snapshot`], without a database.
+//!
+//! Scripts are parsed with sqlparser's PostgreSQL dialect, one statement at a time, and applied
+//! in order: `CREATE`/`ALTER`/`DROP` of schemas, tables, views, types, domains and functions.
+//! A statement that cannot be parsed or applied becomes a [`DdlWarning`] naming the file and
+//! line, and the import carries on. Statements with no effect on the snapshot (`COMMENT`,
+//! `GRANT`, non-unique `CREATE INDEX`, `INSERT` …) are ignored silently.
+//!
+//! # Normalizations
+//!
+//! - Type names become catalog names (`integer` → `int4`, `character varying(20)` →
+//!   `varchar`); modifiers such as lengths are not recorded.
+//! - `serial`/`bigserial`/`smallserial` become `int4`/`int8`/`int2`, `NOT NULL`, with the
+//!   default `nextval('<table>_<column>_seq'::regclass)`.
+//! - Defaults and generation expressions are kept as sqlparser prints them, which is not always
+//!   how PostgreSQL's `pg_get_expr` prints them (`'a'` vs `'a'::text`). Comparisons of
+//!   snapshots treat them loosely: see [`crate::diff::loose_expr`].
+//! - View and materialized view columns need the analyzer to be typed: such relations are
+//!   recorded with no columns, and a warning says so.
+//! - A `UNIQUE` constraint on exactly the primary key columns is dropped (PostgreSQL does the
+//!   same when it creates the table).
+
+mod alter;
+mod names;
+mod objects;
+mod split;
+mod table;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use sqlparser::ast::Statement;
+
+use crate::snapshot::Snapshot;
+use split::{Flags, Parsed};
+
+pub(crate) use table::force_not_null;
+
+/// Columns that a CHECK expression's text (`((a IS NOT NULL))`) forces to be non-null.
+pub(crate) fn parse_not_null_check(expr: &str) -> Vec<String> {
+    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    sqlparser::parser::Parser::new(&dialect)
+        .try_with_sql(expr)
+        .and_then(|mut p| p.parse_expr())
+        .map(|e| table::not_null_columns(&e))
+        .unwrap_or_default()
+}
+
+/// A statement that was skipped or only partly applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DdlWarning {
+    /// The file's name, as given to [`from_sql`].
+    pub file: String,
+    /// 1-based line where the statement starts.
+    pub line: u64,
+    /// What happened, and what to do about it.
+    pub message: String,
+}
+
+impl fmt::Display for DdlWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.file, self.line, self.message)
+    }
+}
+
+/// Builds a snapshot from DDL scripts given as `(file name, text)`, applied in the given order.
+///
+/// The snapshot's search_path is `public`; `SET search_path` in a script changes how later
+/// statements resolve unqualified names, as in a session.
+pub fn from_sql(files: &[(String, String)]) -> (Snapshot, Vec<DdlWarning>) {
+    let mut imp = Importer::new();
+    for (name, text) in files {
+        imp.file.clone_from(name);
+        for stmt in split::statements(text) {
+            imp.line = stmt.line;
+            match stmt.parsed {
+                Ok(s) => imp.apply(&s),
+                Err(e) => imp.warn(e),
+            }
+        }
+    }
+    imp.finish()
+}
+
+/// Reads `.sql` files from `paths` (files, or directories whose `.sql` files are taken in name
+/// order) and imports them with [`from_sql`].
+pub fn from_paths(paths: &[PathBuf]) -> std::io::Result<(Snapshot, Vec<DdlWarning>)> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(p)?
+                .map(|e| e.map(|e| e.path()))
+                .collect::<Result<_, _>>()?;
+            entries.retain(|e| e.extension().is_some_and(|x| x == "sql"));
+            entries.sort();
+            for e in entries {
+                files.push(read(&e)?);
+            }
+        } else {
+            files.push(read(p)?);
+        }
+    }
+    Ok(from_sql(&files))
+}
+
+fn read(path: &Path) -> std::io::Result<(String, String)> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        std::io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display()))
+    })?;
+    Ok((path.display().to_string(), text))
+}
+
+/// The state of an import: the snapshot so far and where we are.
+pub(crate) struct Importer {
+    pub(crate) snap: Snapshot,
+    /// search_path used to resolve names (changed by `SET search_path`).
+    pub(crate) path: Vec<String>,
+    warnings: Vec<DdlWarning>,
+    file: String,
+    line: u64,
+}
+
+impl Importer {
+    fn new() -> Importer {
+        let mut snap = Snapshot::new();
+        snap.schemas = vec!["public".to_owned()];
+        Importer {
+            snap,
+            path: vec!["public".to_owned()],
+            warnings: Vec::new(),
+            file: String::new(),
+            line: 0,
+        }
+    }
+
+    pub(crate) fn warn(&mut self, message: impl Into<String>) {
+        self.warnings.push(DdlWarning {
+            file: self.file.clone(),
+            line: self.line,
+            message: message.into(),
+        });
+    }
+
+    fn apply(&mut self, parsed: &Parsed) {
+        let result = match parsed {
+            Parsed::Sql(stmt, flags) => self.apply_sql(stmt, *flags),
+            Parsed::PartitionOf {
+                name,
+                parent,
+                if_not_exists,
+            } => self.partition_of(name, parent, *if_not_exists),
+            Parsed::Range { name, subtype } => self.create_range(name, subtype),
+        };
+        if let Err(message) = result {
+            self.warn(message);
+        }
+    }
+
+    fn apply_sql(&mut self, stmt: &Statement, flags: Flags) -> Result<(), String> {
+        match stmt {
+            Statement::CreateTable(ct) => self.create_table(ct),
+            Statement::AlterTable {
+                name,
+                operations,
+                if_exists,
+                ..
+            } => self.alter_table(name, operations, *if_exists),
+            Statement::Set(set) => self.set(set),
+            other => self.apply_object(other, flags),
+        }
+    }
+
+    fn finish(mut self) -> (Snapshot, Vec<DdlWarning>) {
+        self.resolve_foreign_keys();
+        self.snap.sort();
+        (self.snap, self.warnings)
+    }
+
+    /// `REFERENCES t` without columns means t's primary key; fill those in now that every
+    /// table is known.
+    fn resolve_foreign_keys(&mut self) {
+        let mut missing = Vec::new();
+        for ri in 0..self.snap.relations.len() {
+            for fi in 0..self.snap.relations[ri].foreign_keys.len() {
+                let fk = &self.snap.relations[ri].foreign_keys[fi];
+                if !fk.ref_columns.is_empty() {
+                    continue;
+                }
+                let pk = self
+                    .snap
+                    .relation(Some(&fk.ref_schema), &fk.ref_table)
+                    .map(|r| r.primary_key.clone())
+                    .unwrap_or_default();
+                if pk.is_empty() {
+                    missing.push(format!(
+                        "foreign key {} references {}.{}, which has no primary key; name the \
+                         referenced columns",
+                        fk.name, fk.ref_schema, fk.ref_table
+                    ));
+                }
+                self.snap.relations[ri].foreign_keys[fi].ref_columns = pk;
+            }
+        }
+        for m in missing {
+            self.line = 0;
+            self.warn(m);
+        }
+    }
+
+    fn set(&mut self, set: &sqlparser::ast::Set) -> Result<(), String> {
+        use sqlparser::ast::Set;
+        if let Set::SingleAssignment {
+            variable, values, ..
+        } = set
+            && variable.to_string().eq_ignore_ascii_case("search_path")
+        {
+            self.path = values
+                .iter()
+                .map(|v| names::unquote_value(&v.to_string()))
+                .filter(|s| s != "$user" && s != "pg_catalog")
+                .collect();
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,220 @@
+//! Splitting a script into statements and parsing each one on its own, so that one statement
+//! sqlparser cannot read does not stop the import.
+//!
+//! A few PostgreSQL forms sqlparser 0.59 does not parse are recognized here from the tokens:
+//! `CREATE TABLE … PARTITION OF …`, `CREATE TYPE … AS RANGE (…)` and `RETURNS SETOF …`.
+
+use sqlparser::ast::{DataType, ObjectName, Statement};
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
+
+/// One statement of a script.
+pub(crate) struct Stmt {
+    /// 1-based line of its first token.
+    pub(crate) line: u64,
+    pub(crate) parsed: Result<Parsed, String>,
+}
+
+/// A parsed statement.
+pub(crate) enum Parsed {
+    /// Anything sqlparser parses, with what was taken out of the tokens before.
+    Sql(Box<Statement>, Flags),
+    /// `CREATE TABLE name PARTITION OF parent …`.
+    PartitionOf {
+        name: ObjectName,
+        parent: ObjectName,
+        if_not_exists: bool,
+    },
+    /// `CREATE TYPE name AS RANGE (SUBTYPE = …)`.
+    Range { name: ObjectName, subtype: DataType },
+}
+
+/// Clauses removed from the tokens because sqlparser does not parse them.
+#[derive(Clone, Copy, Default, Debug)]
+pub(crate) struct Flags {
+    /// `RETURNS SETOF …`.
+    pub(crate) setof: bool,
+    /// `NOT NULL` in `CREATE DOMAIN`.
+    pub(crate) not_null: bool,
+}
+
+/// Splits `text` at top-level semicolons and parses each statement.
+pub(crate) fn statements(text: &str) -> Vec<Stmt> {
+    let dialect = PostgreSqlDialect {};
+    let tokens = match Tokenizer::new(&dialect, text).tokenize_with_location() {
+        Ok(t) => t,
+        Err(e) => {
+            return vec![Stmt {
+                line: e.location.line,
+                parsed: Err(format!(
+                    "cannot read this file past here: {}; fix the SQL (the rest of the file is \
+                     skipped)",
+                    e.message
+                )),
+            }];
+        }
+    };
+    let mut out = Vec::new();
+    let mut current = Vec::new();
+    for tok in tokens {
+        if tok.token == Token::SemiColon {
+            push(&mut out, std::mem::take(&mut current));
+        } else {
+            current.push(tok);
+        }
+    }
+    push(&mut out, current);
+    out
+}
+
+fn push(out: &mut Vec<Stmt>, tokens: Vec<TokenWithSpan>) {
+    let tokens: Vec<TokenWithSpan> = tokens
+        .into_iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .collect();
+    let Some(first) = tokens.first() else { return };
+    let line = first.span.start.line;
+    let parsed = parse(tokens).map_err(|e| {
+        let msg = e.to_string();
+        let msg = msg
+            .strip_prefix("sql parser error: ")
+            .unwrap_or(&msg)
+            .to_owned();
+        format!(
+            "statement skipped: sqlparser cannot parse it ({msg}); the snapshot will lack its \
+             effect: pull from a database with `cargo qail schema pull` instead"
+        )
+    });
+    out.push(Stmt { line, parsed });
+}
+
+fn is_word(t: Option<&TokenWithSpan>, kw: Keyword) -> bool {
+    matches!(t.map(|t| &t.token), Some(Token::Word(w)) if w.keyword == kw)
+}
+
+fn parse(mut tokens: Vec<TokenWithSpan>) -> Result<Parsed, ParserError> {
+    let dialect = PostgreSqlDialect {};
+    if is_word(tokens.first(), Keyword::CREATE) {
+        if is_word(tokens.get(1), Keyword::TABLE)
+            && tokens
+                .windows(2)
+                .any(|w| is_word(w.first(), Keyword::PARTITION) && is_word(w.get(1), Keyword::OF))
+        {
+            return partition_of(Parser::new(&dialect).with_tokens_with_locations(tokens));
+        }
+        if is_word(tokens.get(1), Keyword::TYPE)
+            && tokens
+                .windows(2)
+                .any(|w| is_word(w.first(), Keyword::AS) && is_word(w.get(1), Keyword::RANGE))
+        {
+            return range(Parser::new(&dialect).with_tokens_with_locations(tokens));
+        }
+    }
+    let flags = Flags {
+        setof: take_setof(&mut tokens),
+        not_null: take_domain_not_null(&mut tokens),
+    };
+    let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);
+    let stmt = parser.parse_statement()?;
+    let rest = parser.peek_token();
+    if rest.token != Token::EOF {
+        return Err(ParserError::ParserError(format!(
+            "unexpected {} after the statement",
+            rest.token
+        )));
+    }
+    Ok(Parsed::Sql(Box::new(stmt), flags))
+}
+
+/// Removes the `SETOF` of `RETURNS SETOF` (sqlparser does not know it) and says if it did.
+fn take_setof(tokens: &mut Vec<TokenWithSpan>) -> bool {
+    let at = tokens.windows(2).position(|w| {
+        is_word(w.first(), Keyword::RETURNS)
+            && matches!(w.get(1).map(|t| &t.token), Some(Token::Word(x)) if x.value.eq_ignore_ascii_case("setof"))
+    });
+    match at {
+        Some(i) => {
+            tokens.remove(i + 1);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Removes `[CONSTRAINT name] NOT NULL` outside parentheses from `CREATE DOMAIN` and says
+/// whether it was there.
+fn take_domain_not_null(tokens: &mut Vec<TokenWithSpan>) -> bool {
+    let is_domain =
+        is_word(tokens.first(), Keyword::CREATE) && is_word(tokens.get(1), Keyword::DOMAIN);
+    if !is_domain {
+        return false;
+    }
+    let mut not_null = false;
+    let mut depth = 0_usize;
+    let mut i = 0;
+    while i < tokens.len() {
+        match tokens.get(i).map(|t| &t.token) {
+            Some(Token::LParen) => depth += 1,
+            Some(Token::RParen) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth == 0
+            && is_word(tokens.get(i), Keyword::NOT)
+            && is_word(tokens.get(i + 1), Keyword::NULL)
+        {
+            let start = match i.checked_sub(2) {
+                Some(s) if is_word(tokens.get(s), Keyword::CONSTRAINT) => s,
+                _ => i,
+            };
+            tokens.drain(start..i + 2);
+            not_null = true;
+            i = start;
+        } else {
+            i += 1;
+        }
+    }
+    not_null
+}
+
+fn partition_of(mut p: Parser<'_>) -> Result<Parsed, ParserError> {
+    p.expect_keywords(&[Keyword::CREATE, Keyword::TABLE])?;
+    let if_not_exists = p.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
+    let name = p.parse_object_name(false)?;
+    p.expect_keywords(&[Keyword::PARTITION, Keyword::OF])?;
+    let parent = p.parse_object_name(false)?;
+    // Note: the bound (`FOR VALUES …`/`DEFAULT`) and per-partition column options that may
+    // follow do not change the snapshot.
+    Ok(Parsed::PartitionOf {
+        name,
+        parent,
+        if_not_exists,
+    })
+}
+
+fn range(mut p: Parser<'_>) -> Result<Parsed, ParserError> {
+    p.expect_keywords(&[Keyword::CREATE, Keyword::TYPE])?;
+    let name = p.parse_object_name(false)?;
+    p.expect_keywords(&[Keyword::AS, Keyword::RANGE])?;
+    p.expect_token(&Token::LParen)?;
+    let mut subtype = None;
+    loop {
+        let option = p.parse_identifier()?;
+        p.expect_token(&Token::Eq)?;
+        if option.value.eq_ignore_ascii_case("subtype") {
+            subtype = Some(p.parse_data_type()?);
+        } else {
+            // Other options (SUBTYPE_OPCLASS, COLLATION, CANONICAL …) name one object.
+            p.parse_object_name(false)?;
+        }
+        if !p.consume_token(&Token::Comma) {
+            break;
+        }
+    }
+    p.expect_token(&Token::RParen)?;
+    let subtype = subtype.ok_or_else(|| {
+        ParserError::ParserError("CREATE TYPE … AS RANGE needs SUBTYPE = <type>".to_owned())
+    })?;
+    Ok(Parsed::Range { name, subtype })
+}

@@ -1,0 +1,84 @@
+-- The whole catalog read of `cargo qail schema pull`, in one statement returning one row: a
+-- JSON document (as text) that introspect/raw.rs deserializes. $1 is a JSON array of schema
+-- names as text; an empty array means the schemas of the effective search_path.
+WITH sel AS (
+    SELECT n.oid, n.nspname
+    FROM pg_namespace n
+    WHERE n.nspname IN (
+        SELECT json_array_elements_text(
+            CASE WHEN $1::json::text = '[]' THEN to_json(current_schemas(false)) ELSE $1::json END))
+      AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+),
+rels AS (
+    SELECT c.oid, c.relname, c.relkind, sel.nspname
+    FROM pg_class c JOIN sel ON sel.oid = c.relnamespace
+    WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f')
+),
+ext_members AS (
+    SELECT d.classid, d.objid FROM pg_depend d WHERE d.deptype = 'e'
+)
+SELECT json_build_object(
+  'server_version', current_setting('server_version'),
+  'search_path', (SELECT coalesce(json_agg(s ORDER BY o), '[]')
+                  FROM unnest(current_schemas(false)) WITH ORDINALITY AS x(s, o)
+                  WHERE s NOT IN ('pg_catalog', 'information_schema')),
+  'schemas', (SELECT coalesce(json_agg(nspname ORDER BY nspname), '[]') FROM sel),
+  'types', (SELECT json_agg(json_build_array(t.oid, n.nspname, t.typname, t.typelem, t.typcategory))
+            FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+            WHERE t.typtype <> 'c' OR t.typrelid IN (SELECT oid FROM pg_class WHERE relkind = 'c')),
+  'relations', (SELECT coalesce(json_agg(json_build_array(oid, nspname, relname, relkind)), '[]') FROM rels),
+  'columns', (SELECT coalesce(json_agg(json_build_array(
+                  a.attrelid, a.attname, a.atttypid, a.attndims, a.attnotnull,
+                  CASE WHEN a.attgenerated = '' THEN pg_get_expr(d.adbin, d.adrelid) END,
+                  a.attidentity,
+                  CASE WHEN a.attgenerated <> '' THEN pg_get_expr(d.adbin, d.adrelid) END)
+                ORDER BY a.attrelid, a.attnum), '[]')
+              FROM pg_attribute a
+              JOIN rels r ON r.oid = a.attrelid
+              LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+              WHERE a.attnum > 0 AND NOT a.attisdropped),
+  'constraints', (SELECT coalesce(json_agg(json_build_array(
+                    k.conrelid, k.contype, k.conname,
+                    ARRAY(SELECT a.attname FROM unnest(k.conkey) WITH ORDINALITY AS u(n, i)
+                          JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n ORDER BY u.i),
+                    fn.nspname, fc.relname,
+                    ARRAY(SELECT a.attname FROM unnest(k.confkey) WITH ORDINALITY AS u(n, i)
+                          JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = u.n ORDER BY u.i),
+                    CASE WHEN k.contype = 'c' AND k.convalidated THEN pg_get_constraintdef(k.oid) END)
+                  ORDER BY k.conrelid, k.conname), '[]')
+                  FROM pg_constraint k
+                  JOIN rels r ON r.oid = k.conrelid
+                  LEFT JOIN pg_class fc ON fc.oid = k.confrelid
+                  LEFT JOIN pg_namespace fn ON fn.oid = fc.relnamespace
+                  WHERE k.contype IN ('p', 'u', 'f', 'c')),
+  'unique_indexes', (SELECT coalesce(json_agg(json_build_array(i.indrelid,
+                       ARRAY(SELECT a.attname FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS u(n, o)
+                             JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = u.n
+                             WHERE u.o <= i.indnkeyatts ORDER BY u.o))), '[]')
+                     FROM pg_index i JOIN rels r ON r.oid = i.indrelid
+                     WHERE i.indisunique AND NOT i.indisprimary AND i.indpred IS NULL
+                       AND i.indexprs IS NULL),
+  'user_types', (SELECT coalesce(json_agg(json_build_array(
+                   sel.nspname, t.typname, t.typtype, t.typbasetype, t.typndims, t.typnotnull,
+                   (SELECT json_agg(e.enumlabel ORDER BY e.enumsortorder) FROM pg_enum e WHERE e.enumtypid = t.oid),
+                   (SELECT json_agg(json_build_array(a.attname, a.atttypid, a.attndims) ORDER BY a.attnum)
+                      FROM pg_attribute a WHERE a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped),
+                   (SELECT rngsubtype FROM pg_range WHERE rngtypid = t.oid),
+                   (SELECT json_agg(pg_get_constraintdef(k.oid)) FROM pg_constraint k
+                      WHERE k.contypid = t.oid AND k.contype = 'c' AND k.convalidated))), '[]')
+                 FROM pg_type t JOIN sel ON sel.oid = t.typnamespace
+                 WHERE (t.typtype IN ('e', 'd', 'r')
+                        OR (t.typtype = 'c' AND (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c'))
+                   AND NOT EXISTS (SELECT 1 FROM ext_members m
+                                   WHERE m.classid = 'pg_type'::regclass AND m.objid = t.oid)),
+  'functions', (SELECT coalesce(json_agg(json_build_array(
+                  sel.nspname, p.proname, p.proargtypes::oid[], p.pronargdefaults, p.provariadic <> 0,
+                  p.prorettype, p.proretset, p.proisstrict, p.provolatile,
+                  p.proallargtypes, p.proargmodes, p.proargnames)), '[]')
+                FROM pg_proc p JOIN sel ON sel.oid = p.pronamespace
+                WHERE p.prokind = 'f'
+                  AND NOT EXISTS (SELECT 1 FROM ext_members m
+                                  WHERE m.classid = 'pg_proc'::regclass AND m.objid = p.oid)),
+  'extensions', (SELECT coalesce(json_agg(json_build_array(e.extname, sel.nspname, e.extversion)), '[]')
+                 FROM pg_extension e JOIN sel ON sel.oid = e.extnamespace)
+)::text

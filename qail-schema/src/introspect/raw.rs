@@ -1,0 +1,334 @@
+//! The catalog document read by `catalog.sql` and its conversion into a [`Snapshot`].
+//!
+//! Every list arrives as JSON arrays of positional values (see the SQL); OIDs come as strings
+//! because `oid` has no JSON number mapping.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Deserializer};
+
+use crate::snapshot::{
+    Column, Extension, FORMAT_VERSION, Field, ForeignKey, Function, Identity, Relation,
+    RelationKind, Snapshot, TypeRef, UserType, UserTypeKind, Volatility,
+};
+
+/// First OID assigned to user objects; everything below is built in.
+const FIRST_NORMAL_OID: u32 = 16384;
+
+/// An OID, from a JSON string or number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Oid(u32);
+
+impl<'de> Deserialize<'de> for Oid {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Oid, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(u32),
+            S(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::N(n) => Ok(Oid(n)),
+            Raw::S(s) => s.parse().map(Oid).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Catalog {
+    server_version: String,
+    search_path: Vec<String>,
+    schemas: Vec<String>,
+    types: Vec<RawType>,
+    relations: Vec<RawRelation>,
+    columns: Vec<RawColumn>,
+    constraints: Vec<RawConstraint>,
+    unique_indexes: Vec<(Oid, Vec<String>)>,
+    user_types: Vec<RawUserType>,
+    functions: Vec<RawFunction>,
+    extensions: Vec<(String, String, String)>,
+}
+
+/// `oid, schema, typname, typelem, typcategory`.
+#[derive(Deserialize)]
+struct RawType(Oid, String, String, Oid, String);
+
+/// `oid, schema, relname, relkind`.
+#[derive(Deserialize)]
+struct RawRelation(Oid, String, String, String);
+
+/// `attrelid, attname, atttypid, attndims, attnotnull, default, attidentity, generated`.
+#[derive(Deserialize)]
+struct RawColumn(
+    Oid,
+    String,
+    Oid,
+    i32,
+    bool,
+    Option<String>,
+    String,
+    Option<String>,
+);
+
+/// `conrelid, contype, conname, columns, ref schema, ref table, ref columns, check definition`.
+#[derive(Deserialize)]
+struct RawConstraint(
+    Oid,
+    String,
+    String,
+    Vec<String>,
+    Option<String>,
+    Option<String>,
+    Vec<String>,
+    Option<String>,
+);
+
+/// `schema, typname, typtype, typbasetype, typndims, typnotnull, enum labels,
+/// composite fields (name, type, ndims), range subtype, domain checks`.
+#[derive(Deserialize)]
+struct RawUserType(
+    String,
+    String,
+    String,
+    Oid,
+    i32,
+    bool,
+    Option<Vec<String>>,
+    Option<Vec<(String, Oid, i32)>>,
+    Option<Oid>,
+    Option<Vec<String>>,
+);
+
+/// `schema, name, proargtypes, pronargdefaults, variadic, prorettype, proretset, proisstrict,
+/// provolatile, proallargtypes, proargmodes, proargnames`.
+#[derive(Deserialize)]
+struct RawFunction(
+    String,
+    String,
+    Vec<Oid>,
+    i32,
+    bool,
+    Oid,
+    bool,
+    bool,
+    String,
+    Option<Vec<Oid>>,
+    Option<Vec<String>>,
+    Option<Vec<String>>,
+);
+
+/// Type OID → (schema, name, element OID, category).
+struct Types(HashMap<u32, RawType>);
+
+impl Types {
+    fn type_ref(&self, oid: Oid, ndims: i32) -> Result<TypeRef, String> {
+        let t = self
+            .0
+            .get(&oid.0)
+            .ok_or_else(|| format!("type OID {} not in pg_type", oid.0))?;
+        if t.4 == "A" && t.3.0 != 0 {
+            let mut elem = self.type_ref(t.3, 0)?;
+            elem.array_dims = u32::try_from(ndims).unwrap_or(0).max(1);
+            return Ok(elem);
+        }
+        Ok(TypeRef {
+            schema: t.1.clone(),
+            name: t.2.clone(),
+            oid: (oid.0 < FIRST_NORMAL_OID).then_some(oid.0),
+            array_dims: 0,
+        })
+    }
+}
+
+/// Builds a snapshot from the document `catalog.sql` returns.
+pub(crate) fn build(json: &str) -> Result<Snapshot, String> {
+    let cat: Catalog =
+        serde_json::from_str(json).map_err(|e| format!("unexpected catalog document: {e}"))?;
+    let types = Types(cat.types.into_iter().map(|t| (t.0.0, t)).collect());
+    let mut snap = Snapshot {
+        format_version: FORMAT_VERSION,
+        server_version: Some(cat.server_version),
+        search_path: cat.search_path,
+        schemas: cat.schemas,
+        ..Snapshot::default()
+    };
+    let mut rels: HashMap<u32, Relation> = HashMap::new();
+    for RawRelation(oid, schema, name, kind) in cat.relations {
+        let kind = match kind.as_str() {
+            "v" => RelationKind::View,
+            "m" => RelationKind::MaterializedView,
+            _ => RelationKind::Table,
+        };
+        let rel = Relation {
+            schema,
+            name,
+            kind,
+            columns: Vec::new(),
+            primary_key: Vec::new(),
+            unique: Vec::new(),
+            foreign_keys: Vec::new(),
+        };
+        rels.insert(oid.0, rel);
+    }
+    for c in cat.columns {
+        let Some(rel) = rels.get_mut(&c.0.0) else {
+            continue;
+        };
+        rel.columns.push(Column {
+            name: c.1,
+            ty: types.type_ref(c.2, c.3)?,
+            not_null: c.4,
+            default: c.5,
+            identity: match c.6.as_str() {
+                "a" => Some(Identity::Always),
+                "d" => Some(Identity::ByDefault),
+                _ => None,
+            },
+            generated: c.7,
+        });
+    }
+    for k in cat.constraints {
+        if let Some(rel) = rels.get_mut(&k.0.0) {
+            apply_constraint(rel, k);
+        }
+    }
+    for (oid, cols) in cat.unique_indexes {
+        if let Some(rel) = rels.get_mut(&oid.0)
+            && !cols.is_empty()
+        {
+            rel.unique.push(cols);
+        }
+    }
+    snap.relations = rels.into_values().collect();
+    for t in cat.user_types {
+        snap.types.push(user_type(&types, t)?);
+    }
+    for f in cat.functions {
+        snap.functions.push(function(&types, f)?);
+    }
+    snap.extensions = cat
+        .extensions
+        .into_iter()
+        .map(|(name, schema, version)| Extension {
+            name,
+            schema,
+            version,
+        })
+        .collect();
+    snap.sort();
+    Ok(snap)
+}
+
+fn apply_constraint(rel: &mut Relation, k: RawConstraint) {
+    let RawConstraint(_, kind, name, columns, ref_schema, ref_table, ref_columns, check) = k;
+    match kind.as_str() {
+        "p" => rel.primary_key = columns,
+        "u" => rel.unique.push(columns),
+        "f" => rel.foreign_keys.push(ForeignKey {
+            name,
+            columns,
+            ref_schema: ref_schema.unwrap_or_default(),
+            ref_table: ref_table.unwrap_or_default(),
+            ref_columns,
+        }),
+        _ => {
+            let forced = check.as_deref().map(check_not_null).unwrap_or_default();
+            crate::ddl::force_not_null(rel, &forced);
+        }
+    }
+}
+
+/// Columns a `CHECK (…)` definition (as `pg_get_constraintdef` prints it) forces non-null.
+fn check_not_null(def: &str) -> Vec<String> {
+    let body = def.trim().strip_suffix("NOT VALID").unwrap_or(def).trim();
+    let Some(expr) = body.strip_prefix("CHECK") else {
+        return Vec::new();
+    };
+    crate::ddl::parse_not_null_check(expr)
+}
+
+fn user_type(types: &Types, t: RawUserType) -> Result<UserType, String> {
+    let RawUserType(schema, name, typtype, base, ndims, not_null, labels, fields, subtype, checks) =
+        t;
+    let kind = match typtype.as_str() {
+        "e" => UserTypeKind::Enum {
+            labels: labels.unwrap_or_default(),
+        },
+        "c" => UserTypeKind::Composite {
+            fields: fields
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(name, ty, dims)| {
+                    Ok(Field {
+                        name,
+                        ty: types.type_ref(ty, dims)?,
+                    })
+                })
+                .collect::<Result<_, String>>()?,
+        },
+        "d" => {
+            let checked = checks
+                .unwrap_or_default()
+                .iter()
+                .any(|c| check_not_null(c).iter().any(|col| col == "value"));
+            UserTypeKind::Domain {
+                base: types.type_ref(base, ndims)?,
+                not_null: not_null || checked,
+            }
+        }
+        _ => UserTypeKind::Range {
+            subtype: types.type_ref(subtype.ok_or("range without a subtype")?, 0)?,
+        },
+    };
+    Ok(UserType { schema, name, kind })
+}
+
+fn function(types: &Types, f: RawFunction) -> Result<Function, String> {
+    let RawFunction(
+        schema,
+        name,
+        argtypes,
+        ndefaults,
+        variadic,
+        ret,
+        retset,
+        strict,
+        volatile,
+        all,
+        modes,
+        names,
+    ) = f;
+    let args = argtypes
+        .iter()
+        .map(|t| types.type_ref(*t, 0))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut out_columns = Vec::new();
+    if let (Some(all), Some(modes)) = (all, modes) {
+        let names = names.unwrap_or_default();
+        for (i, (ty, mode)) in all.iter().zip(&modes).enumerate() {
+            if matches!(mode.as_str(), "o" | "b" | "t") {
+                let name = names.get(i).cloned().unwrap_or_default();
+                out_columns.push(Field {
+                    name,
+                    ty: types.type_ref(*ty, 0)?,
+                });
+            }
+        }
+    }
+    Ok(Function {
+        schema,
+        name,
+        args,
+        defaults: u32::try_from(ndefaults).unwrap_or(0),
+        variadic,
+        returns: types.type_ref(ret, 0)?,
+        out_columns,
+        returns_set: retset,
+        strict,
+        volatility: match volatile.as_str() {
+            "i" => Volatility::Immutable,
+            "s" => Volatility::Stable,
+            _ => Volatility::Volatile,
+        },
+    })
+}

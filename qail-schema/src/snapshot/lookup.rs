@@ -1,0 +1,82 @@
+//! Normalization and name lookup over a [`Snapshot`].
+
+use super::{Function, Relation, Snapshot, UserType};
+
+impl Snapshot {
+    /// Sorts every list into its canonical order (see the field docs) and removes duplicates,
+    /// so equal schemas compare equal and serialize byte-identically. Column order and enum
+    /// label order are meaningful and kept.
+    pub fn sort(&mut self) {
+        self.schemas.sort();
+        self.schemas.dedup();
+        for rel in &mut self.relations {
+            rel.unique.sort();
+            rel.unique.dedup();
+            rel.foreign_keys.sort_by(|a, b| a.name.cmp(&b.name));
+        }
+        self.relations
+            .sort_by(|a, b| (&a.schema, &a.name).cmp(&(&b.schema, &b.name)));
+        self.types
+            .sort_by(|a, b| (&a.schema, &a.name).cmp(&(&b.schema, &b.name)));
+        self.functions
+            .sort_by(|a, b| (&a.schema, &a.name, &a.args).cmp(&(&b.schema, &b.name, &b.args)));
+        self.extensions.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+
+    /// Finds a table, view or materialized view. With a schema, only that schema is looked
+    /// in; without one, the schemas of the search_path in order, like PostgreSQL does.
+    pub fn relation(&self, schema: Option<&str>, name: &str) -> Option<&Relation> {
+        self.resolve(schema, |s| {
+            self.relations
+                .iter()
+                .find(|r| r.schema == s && r.name == name)
+        })
+    }
+
+    /// Finds a user-defined type (enum, composite, domain, range) the same way as
+    /// [`Snapshot::relation`].
+    pub fn user_type(&self, schema: Option<&str>, name: &str) -> Option<&UserType> {
+        self.resolve(schema, |s| {
+            self.types.iter().find(|t| t.schema == s && t.name == name)
+        })
+    }
+
+    /// Every user function called `name` that a call could resolve to: with a schema, that
+    /// schema's; without, those of every search_path schema, in search_path order (overload
+    /// resolution picks among them by argument types).
+    pub fn functions_named(&self, schema: Option<&str>, name: &str) -> Vec<&Function> {
+        let in_schema = |s: &str| -> Vec<&Function> {
+            self.functions
+                .iter()
+                .filter(|f| f.schema == s && f.name == name)
+                .collect()
+        };
+        match schema {
+            Some(s) => in_schema(s),
+            None => self.search_path.iter().flat_map(|s| in_schema(s)).collect(),
+        }
+    }
+
+    /// Whether a schema of this name is covered by the snapshot.
+    pub fn has_schema(&self, name: &str) -> bool {
+        self.schemas.iter().any(|s| s == name)
+    }
+
+    fn resolve<'a, T>(
+        &'a self,
+        schema: Option<&str>,
+        find: impl Fn(&str) -> Option<&'a T>,
+    ) -> Option<&'a T> {
+        match schema {
+            Some(s) => find(s),
+            None => self.search_path.iter().find_map(|s| find(s)),
+        }
+    }
+}
+
+impl Relation {
+    /// The column called `name`, if any.
+    pub fn column(&self, name: &str) -> Option<&super::Column> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+}
