@@ -35,6 +35,7 @@ pub use qail_pg::{
     Column, Connection, DbError, Decode, Encode, Error, FromRow, NoRows, Oid, Query, RawRow, Row,
     Statement, Template,
 };
+pub use qail_pg::{Pool, PoolBuilder, PoolStats, PooledConnection};
 
 mod require;
 
