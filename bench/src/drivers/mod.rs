@@ -10,6 +10,7 @@ use crate::workload::{Sizes, Workload};
 pub(crate) mod libpq;
 pub(crate) mod qail;
 pub(crate) mod qail302;
+pub(crate) mod qail_sql;
 pub(crate) mod sqlx_pg;
 pub(crate) mod tokio_pg;
 
@@ -25,8 +26,10 @@ pub(crate) struct Ctx {
 /// A driver under test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Driver {
-    /// This repository's qail-pg.
+    /// This repository's qail-pg, compiled queries (what `qail!` emits).
     Qail,
+    /// This repository's qail-pg, run-time SQL (`Connection::query`).
+    QailSql,
     /// tokio-postgres 0.7.
     TokioPostgres,
     /// sqlx 0.8 (PgConnection / PgPool, run-time `query_as`).
@@ -39,8 +42,9 @@ pub(crate) enum Driver {
 
 impl Driver {
     /// Every driver, in report order (qail first).
-    pub(crate) const ALL: [Driver; 5] = [
+    pub(crate) const ALL: [Driver; 6] = [
         Driver::Qail,
+        Driver::QailSql,
         Driver::TokioPostgres,
         Driver::Sqlx,
         Driver::Qail302,
@@ -51,6 +55,7 @@ impl Driver {
     pub(crate) fn name(self) -> &'static str {
         match self {
             Driver::Qail => "qail",
+            Driver::QailSql => "qail-sql",
             Driver::TokioPostgres => "tokio-postgres",
             Driver::Sqlx => "sqlx",
             Driver::Qail302 => "qail-pg-3.0.2",
@@ -63,6 +68,7 @@ impl Driver {
     pub(crate) async fn run(self, workload: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
         match self {
             Driver::Qail => qail::run(workload, ctx).await,
+            Driver::QailSql => qail_sql::run(workload, ctx).await,
             Driver::TokioPostgres => tokio_pg::run(workload, ctx).await.map(Some),
             Driver::Sqlx => sqlx_pg::run(workload, ctx).await.map(Some),
             Driver::Qail302 => qail302::run(workload, ctx).await.map(Some),
@@ -74,6 +80,7 @@ impl Driver {
     pub(crate) async fn memory_body(self, url: &str) -> Result<()> {
         match self {
             Driver::Qail => qail::memory(url).await,
+            Driver::QailSql => qail_sql::memory(url).await,
             Driver::TokioPostgres => tokio_pg::memory(url).await,
             Driver::Sqlx => sqlx_pg::memory(url).await,
             Driver::Qail302 => qail302::memory(url).await,
