@@ -20,7 +20,8 @@ Options:
   --pipeline-queries N   queries in the pipeline workload
   --no-warmup            skip the unrecorded 10% warm-up pass
   --out FILE             also write the markdown report to FILE
-  --url URL              benchmark database (default: DATABASE_URL's server, database qail_bench)
+  --url URL              benchmark database (default: DATABASE_URL's server, database
+                         qail_bench, sslmode=disable unless DATABASE_URL sets it)
 ";
 
 /// What the command line asks for.
@@ -67,12 +68,15 @@ impl Options {
     }
 }
 
-/// The benchmark database on `DATABASE_URL`'s server (default 127.0.0.1:5432, user postgres).
+/// The benchmark database on `DATABASE_URL`'s server (default 127.0.0.1:5432, user postgres),
+/// with `sslmode=disable` unless the URL sets a mode: every driver then speaks plain TCP
+/// (with `prefer`, libpq and qail would encrypt and the peers built without TLS would not).
 pub(crate) fn default_url(database_url: Option<&str>) -> String {
     let url = database_url.unwrap_or("postgres://postgres@127.0.0.1:5432");
     let (base, query) = match url.split_once('?') {
-        Some((b, q)) => (b, format!("?{q}")),
-        None => (url, String::new()),
+        Some((b, q)) if q.contains("sslmode=") => (b, format!("?{q}")),
+        Some((b, q)) => (b, format!("?{q}&sslmode=disable")),
+        None => (url, "?sslmode=disable".to_owned()),
     };
     let server = match base.split_once("://") {
         Some((scheme, rest)) => match rest.split_once('/') {
@@ -167,11 +171,15 @@ mod tests {
     fn default_url_keeps_the_server_and_options() {
         assert_eq!(
             default_url(None),
-            "postgres://postgres@127.0.0.1:5432/qail_bench"
+            "postgres://postgres@127.0.0.1:5432/qail_bench?sslmode=disable"
         );
         assert_eq!(
-            default_url(Some("postgres://u:p@db:6432/app?sslmode=disable")),
-            "postgres://u:p@db:6432/qail_bench?sslmode=disable"
+            default_url(Some("postgres://u:p@db:6432/app?sslmode=require")),
+            "postgres://u:p@db:6432/qail_bench?sslmode=require"
+        );
+        assert_eq!(
+            default_url(Some("postgres://u@db/app?application_name=b")),
+            "postgres://u@db/qail_bench?application_name=b&sslmode=disable"
         );
     }
 
