@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn main() {
-    println!("cargo::rerun-if-changed=c/libpq_bench.c");
+    println!("cargo::rerun-if-changed=c");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     let exe = out.join("libpq_bench");
     let include = pg_config("--includedir");

@@ -26,24 +26,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#define POINT_SQL "SELECT id, name FROM harbors_small WHERE id = $1"
-#define PIPELINE_SQL "SELECT id, name FROM harbors_small LIMIT $1"
-#define JOIN_SQL                                                                             \
-    "SELECT c.id, c.name, o.name AS origin, d.name AS destination, op.name AS operator, "     \
-    "c.departure_time, c.duration_minutes, c.price FROM odyssey_connections c "                \
-    "LEFT JOIN harbors o ON o.id = c.origin_harbor_id "                                      \
-    "LEFT JOIN harbors d ON d.id = c.destination_harbor_id "                                 \
-    "LEFT JOIN operators op ON op.id = c.operator_id "                                       \
-    "WHERE c.is_enabled ORDER BY c.name LIMIT 50"
-#define WIDE_SQL                                                                             \
-    "SELECT id, i4, i8, f8, b, t, ts, u, n, j FROM bench_wide WHERE id > $1 ORDER BY id "    \
-    "LIMIT 1000"
-#define PARAMS16_SQL                                                                         \
-    "SELECT id, name FROM harbors_small WHERE id IN ($1::int4, $2::int4, $3::int4, "         \
-    "$4::int4, $5::int4, $6::int4, $7::int4, $8::int4, $9::int4, $10::int4, $11::int4, "     \
-    "$12::int4, $13::int4, $14::int4, $15::int4, $16::int4)"
-#define INSERT_SQL "INSERT INTO bench_insert (id, name, qty, price) VALUES ($1, $2, $3, $4)"
-#define COPY_SQL "COPY bench_insert (id, name, qty, price) FROM STDIN"
+#include "queries.h"
 
 #define POOL_TASKS 10
 #define INSERT_BATCH 100
@@ -73,32 +56,7 @@ static uint64_t cpu_ns(void) {
            ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
 }
 
-static uint16_t get16(const char *p) {
-    const unsigned char *u = (const unsigned char *)p;
-    return (uint16_t)((u[0] << 8) | u[1]);
-}
-static uint32_t get32(const char *p) {
-    const unsigned char *u = (const unsigned char *)p;
-    return ((uint32_t)u[0] << 24) | ((uint32_t)u[1] << 16) | ((uint32_t)u[2] << 8) | u[3];
-}
-static uint64_t get64(const char *p) { return ((uint64_t)get32(p) << 32) | get32(p + 4); }
-static void put32(char *p, uint32_t v) {
-    p[0] = (char)(v >> 24); p[1] = (char)(v >> 16); p[2] = (char)(v >> 8); p[3] = (char)v;
-}
-static void put64(char *p, uint64_t v) { put32(p, (uint32_t)(v >> 32)); put32(p + 4, (uint32_t)v); }
-
-/* numeric (binary) → value × 10^2 as int64; enough for numeric(10,2) and numeric(12,2). */
-static int64_t numeric_cents(const char *p) {
-    int16_t ndigits = (int16_t)get16(p), weight = (int16_t)get16(p + 2);
-    uint16_t sign = get16(p + 4);
-    int64_t mant = 0;
-    for (int i = 0; i < ndigits; i++) mant = mant * 10000 + get16(p + 8 + 2 * i);
-    int exp = weight - (ndigits - 1); /* in base-10000 digits */
-    mant *= 100;
-    for (; exp > 0; exp--) mant *= 10000;
-    for (; exp < 0; exp++) mant /= 10000;
-    return sign == 0x4000 ? -mant : mant;
-}
+#include "wire.h"
 
 static void copy_text(char *dst, size_t cap, const char *src, int len) {
     size_t n = (size_t)len < cap - 1 ? (size_t)len : cap - 1;
@@ -441,6 +399,29 @@ static counts_t memory(PGconn *conn) {
     return c;
 }
 
+/* The rows of `batches` insert batches as binary parameters and as COPY text, built before
+ * the clock starts (as the Rust drivers' are). */
+static void build_inserts(uint64_t batches, insert_params_t **rows_out, char ***texts_out) {
+    insert_params_t *rows = calloc(batches * INSERT_BATCH, sizeof *rows);
+    char **texts = calloc(batches, sizeof *texts);
+    if (!rows || !texts) die(NULL, "out of memory\n");
+    for (uint64_t b = 0; b < batches; b++) {
+        texts[b] = calloc(INSERT_BATCH, 64);
+        if (!texts[b]) die(NULL, "out of memory\n");
+        size_t len = 0;
+        for (uint64_t k = 0; k < INSERT_BATCH; k++) {
+            uint64_t i = b * INSERT_BATCH + k;
+            insert_params_t *p = &rows[i];
+            insert_row(i, p->id, p->name, p->qty, p->price);
+            len += (size_t)snprintf(texts[b] + len, 64, "%llu\t%s\t%llu\t%g\n",
+                                    (unsigned long long)i, p->name,
+                                    (unsigned long long)(i % 17), (double)(i % 1000) * 0.25);
+        }
+    }
+    *rows_out = rows;
+    *texts_out = texts;
+}
+
 int main(int argc, char **argv) {
     if (argc != 5) {
         fprintf(stderr, "usage: libpq_bench CONNINFO WORKLOAD N BATCH\n");
@@ -467,22 +448,7 @@ int main(int argc, char **argv) {
     }
     if (is_insert || is_copy) {
         exec_simple(conn, "TRUNCATE bench_insert");
-        rows = calloc(n * INSERT_BATCH, sizeof *rows);
-        texts = calloc(n, sizeof *texts);
-        if (!rows || !texts) die(NULL, "out of memory\n");
-        for (uint64_t b = 0; b < n; b++) {
-            texts[b] = calloc(INSERT_BATCH, 64);
-            if (!texts[b]) die(NULL, "out of memory\n");
-            size_t len = 0;
-            for (uint64_t k = 0; k < INSERT_BATCH; k++) {
-                uint64_t i = b * INSERT_BATCH + k;
-                insert_params_t *p = &rows[i];
-                insert_row(i, p->id, p->name, p->qty, p->price);
-                len += (size_t)snprintf(texts[b] + len, 64, "%llu\t%s\t%llu\t%g\n",
-                                        (unsigned long long)i, p->name,
-                                        (unsigned long long)(i % 17), (double)(i % 1000) * 0.25);
-            }
-        }
+        build_inserts(n, &rows, &texts);
     }
 
     uint64_t wall0 = now_ns(), cpu0 = cpu_ns();

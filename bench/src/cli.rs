@@ -151,6 +151,8 @@ pub(crate) fn parse(args: &[String]) -> Result<Command> {
     }
     opts.workloads.sort();
     opts.workloads.dedup();
+    opts.drivers.sort();
+    opts.drivers.dedup();
     let base = if full { Sizes::full() } else { Sizes::quick() };
     opts.sizes = base.scaled(scale);
     if let Some(n) = pipeline {
@@ -186,7 +188,7 @@ mod tests {
     #[test]
     fn parses_workloads_drivers_and_sizes() {
         let Ok(Command::Bench(o)) =
-            parse(&args("join point --rounds 7 --drivers qail,sqlx --full"))
+            parse(&args("join point --rounds 7 --drivers sqlx,qail --full"))
         else {
             panic!("expected a bench command");
         };

@@ -99,44 +99,67 @@ async fn bench(opts: cli::Options) -> Result<()> {
         sizes: opts.sizes.clone(),
     };
     let server = server_version(&ctx.url).await?;
-    let mut results = Results::default();
     if opts.warmup {
-        let warm = Ctx {
-            url: ctx.url.clone(),
-            sizes: ctx.sizes.scaled(0.1),
-        };
-        eprintln!("warm-up (10% size, not recorded)");
-        for &w in opts.workloads.iter().filter(|w| **w != Workload::Memory) {
-            for &d in &opts.drivers {
-                if let Err(e) = run_one(d, w, &warm).await {
-                    results.mark_missing(w, d, format!("error: {e}"));
-                }
+        warm_up(&opts, &ctx).await;
+    }
+    let started = Instant::now();
+    let results = rounds(&opts, &ctx).await;
+    let elapsed = started.elapsed().as_secs_f64();
+    let out = render(&opts, &results, &server, elapsed)?;
+    println!("{out}");
+    if let Some(path) = &opts.out {
+        std::fs::write(path, &out)
+            .map_err(|e| format!("cannot write {}: {e}; check the path", path.display()))?;
+    }
+    Ok(())
+}
+
+/// One unrecorded pass at 10% size: connections, caches and the server's buffers warm up.
+async fn warm_up(opts: &cli::Options, ctx: &Ctx) {
+    let warm = Ctx {
+        url: ctx.url.clone(),
+        sizes: ctx.sizes.scaled(0.1),
+    };
+    eprintln!("warm-up (10% size, not recorded)");
+    for &w in opts.workloads.iter().filter(|w| **w != Workload::Memory) {
+        for &d in &opts.drivers {
+            if let Err(e) = run_one(d, w, &warm).await {
+                eprintln!("warm-up {w:<9} {d:<15} error: {e}");
             }
         }
     }
-    let started = Instant::now();
+}
+
+/// The measured rounds, interleaved: every driver runs a workload before any runs it again.
+async fn rounds(opts: &cli::Options, ctx: &Ctx) -> Results {
+    let mut results = Results::default();
     for round in 1..=opts.rounds {
         for &w in &opts.workloads {
             for &d in &opts.drivers {
-                match run_one(d, w, &ctx).await {
+                let at = format!("round {round}/{} {w:<9} {d:<15}", opts.rounds);
+                match run_one(d, w, ctx).await {
                     Ok(Some(s)) => {
-                        eprintln!("round {round}/{} {w:<9} {d:<15} {}", opts.rounds, brief(&s));
+                        eprintln!("{at} {}", brief(&s));
                         results.push(w, d, s);
                     }
                     Ok(None) => results.mark_missing(w, d, "TODO: no API in qail-pg yet".into()),
                     Err(e) => {
-                        eprintln!("round {round}/{} {w:<9} {d:<15} error: {e}", opts.rounds);
+                        eprintln!("{at} error: {e}");
                         results.mark_missing(w, d, format!("error: {e}"));
                     }
                 }
             }
         }
     }
+    results
+}
+
+/// The markdown report: header, table, notes.
+fn render(opts: &cli::Options, results: &Results, server: &str, secs: f64) -> Result<String> {
     let mut out = format!(
-        "Rounds: {} (interleaved), medians. Server: {server}. Machine: {}. Run took {:.0} s.\n\n",
+        "Rounds: {} (interleaved), medians. Server: {server}. Machine: {}. Run took {secs:.0} s.\n\n",
         opts.rounds,
         machine(),
-        started.elapsed().as_secs_f64()
     );
     out.push_str(&opts.sizes_line());
     out.push_str(
@@ -162,12 +185,7 @@ async fn bench(opts: cli::Options) -> Result<()> {
             out.push_str(&format!("- {n}\n"));
         }
     }
-    println!("{out}");
-    if let Some(path) = &opts.out {
-        std::fs::write(path, &out)
-            .map_err(|e| format!("cannot write {}: {e}; check the path", path.display()))?;
-    }
-    Ok(())
+    Ok(out)
 }
 
 fn brief(s: &Sample) -> String {
