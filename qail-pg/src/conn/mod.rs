@@ -207,6 +207,18 @@ impl Connection {
         Ok(())
     }
 
+    /// [`ready`](Self::ready), then sends a reset queued by the pool and reads its replies:
+    /// for flows that read frames without [`recv`](Self::recv) (pipelines, notifications),
+    /// which would otherwise take the reset's replies for their own.
+    pub(crate) async fn ready_without_reset(&mut self) -> Result<(), Error> {
+        self.ready().await?;
+        if self.reset_syncs > 0 {
+            self.stream.flush().await?;
+            self.finish_reset().await?;
+        }
+        Ok(())
+    }
+
     /// Reads and discards messages up to the next ReadyForQuery.
     pub(crate) async fn skip_to_ready(&mut self) -> Result<(), Error> {
         loop {

@@ -71,7 +71,7 @@ impl Connection {
 
     /// Waits for the next notification: the oldest buffered one, else the next to arrive.
     async fn next_notification(&mut self) -> Result<Notification, Error> {
-        self.ready().await?;
+        self.ready_without_reset().await?;
         loop {
             if let Some(n) = self.notifications.pop_front() {
                 return Ok(n);

@@ -91,7 +91,7 @@ impl Connection {
         jobs: impl IntoIterator<Item = J>,
         sink: &mut impl Sink,
     ) -> Result<(), Error> {
-        self.ready().await?;
+        self.ready_without_reset().await?;
         let mut jobs = jobs.into_iter();
         let mut more = true;
         let mut run = Run::default();

@@ -332,3 +332,34 @@ async fn a_returned_connection_holds_no_lock_or_transaction_while_idle() {
     );
     assert_eq!(pool.stats().idle, 1);
 }
+
+/// A pipeline on a reused connection reads only its own replies, not those of the session
+/// reset the pool queued when the connection came back.
+#[tokio::test]
+async fn pipeline_on_a_reused_connection_reads_its_own_replies() {
+    let pool = Pool::builder()
+        .max_size(1)
+        .connect_with(config(&app_name("pipeline_reuse")))
+        .await
+        .unwrap();
+    for round in 0..3i32 {
+        let mut conn = pool.acquire().await.unwrap();
+        let (a, b) = (round, round + 10);
+        let results = conn
+            .pipeline_sql(&[
+                ("SELECT $1::int4, 'a'::text", &[&a]),
+                ("SELECT $1::int4, 'b'::text", &[&b]),
+            ])
+            .await
+            .unwrap();
+        let got: Vec<(i32, String)> = results
+            .into_iter()
+            .map(|rows| {
+                let rows = rows.unwrap();
+                (rows[0].get(0), rows[0].get(1))
+            })
+            .collect();
+        assert_eq!(got, vec![(a, "a".to_owned()), (b, "b".to_owned())]);
+    }
+    pool.close().await;
+}

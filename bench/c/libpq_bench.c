@@ -1,0 +1,484 @@
+/*
+ * The libpq peer of the qail benchmark harness.
+ *
+ *   libpq_bench CONNINFO WORKLOAD N BATCH
+ *
+ * Connects, prepares nothing before the clock starts (statement preparation is measured, as
+ * for the Rust drivers), runs WORKLOAD, and prints one line:
+ *
+ *   queries=… rows=… wall_ns=… cpu_ns=… p50_ns=… p99_ns=… max_rss_kib=…
+ *
+ * cpu_ns is getrusage(RUSAGE_SELF) user+system time around the workload (all threads).
+ * Parameters and results are binary. Sequential workloads use PQexecPrepared; pipelined
+ * ones use pipeline mode (PostgreSQL 14+ libpq). Values are decoded into C values: integers,
+ * floats, bools, times and uuids by value, text copied into buffers, numeric into a scaled
+ * int64. jsonb is copied as text, not parsed (C has no JSON value type to build).
+ *
+ * Batches stay far below the socket buffer sizes (≤ 1,000 small Bind+Execute messages), so
+ * writing a whole batch before reading cannot deadlock.
+ */
+#include <libpq-fe.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "queries.h"
+
+#define POOL_TASKS 10
+#define INSERT_BATCH 100
+
+typedef struct {
+    uint64_t queries;
+    uint64_t rows;
+} counts_t;
+
+static volatile uint64_t sink; /* keeps decoded values observable */
+
+static void die(PGconn *conn, const char *what) {
+    fprintf(stderr, "libpq_bench: %s: %s", what, conn ? PQerrorMessage(conn) : "\n");
+    exit(1);
+}
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
+           ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
+}
+
+#include "wire.h"
+
+static void copy_text(char *dst, size_t cap, const char *src, int len) {
+    size_t n = (size_t)len < cap - 1 ? (size_t)len : cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+static void prepare(PGconn *conn, const char *sql, int n, const Oid *types) {
+    PGresult *r = PQprepare(conn, "s", sql, n, types);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) die(conn, "prepare");
+    PQclear(r);
+}
+
+static PGresult *exec1(PGconn *conn, int n, const char *const *vals, const int *lens,
+                       const int *fmts) {
+    PGresult *r = PQexecPrepared(conn, "s", n, vals, lens, fmts, 1);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK && PQresultStatus(r) != PGRES_COMMAND_OK)
+        die(conn, "query");
+    return r;
+}
+
+/* Reads one id,name row set; returns its row count. */
+static uint64_t decode_id_name(PGresult *r) {
+    char name[64];
+    int n = PQntuples(r);
+    for (int i = 0; i < n; i++) {
+        sink += get64(PQgetvalue(r, i, 0));
+        copy_text(name, sizeof name, PQgetvalue(r, i, 1), PQgetlength(r, i, 1));
+        sink += (uint64_t)name[0];
+    }
+    return (uint64_t)n;
+}
+
+static uint64_t *lat;
+static uint64_t lat_n;
+
+static void record(uint64_t since) { lat[lat_n++] = now_ns() - since; }
+
+static counts_t point(PGconn *conn, uint64_t n) {
+    const Oid types[1] = {20};
+    prepare(conn, POINT_SQL, 1, types);
+    counts_t c = {0, 0};
+    char buf[8];
+    const char *vals[1] = {buf};
+    const int lens[1] = {8}, fmts[1] = {1};
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t t = now_ns();
+        put64(buf, i % 10000 + 1);
+        PGresult *r = exec1(conn, 1, vals, lens, fmts);
+        if (PQntuples(r) != 1) die(NULL, "point lookup found no row\n");
+        c.rows += decode_id_name(r);
+        PQclear(r);
+        record(t);
+        c.queries++;
+    }
+    return c;
+}
+
+/* Sends `batch` prepared queries with one int8 parameter from `param(i)`, syncs, reads. */
+static counts_t pipelined(PGconn *conn, uint64_t first, uint64_t batch,
+                          uint64_t (*param)(uint64_t)) {
+    counts_t c = {0, 0};
+    char buf[8];
+    const char *vals[1] = {buf};
+    const int lens[1] = {8}, fmts[1] = {1};
+    for (uint64_t k = 0; k < batch; k++) {
+        put64(buf, param(first + k));
+        if (!PQsendQueryPrepared(conn, "s", 1, vals, lens, fmts, 1)) die(conn, "send");
+    }
+    if (!PQpipelineSync(conn)) die(conn, "pipeline sync");
+    for (uint64_t k = 0; k < batch; k++) {
+        PGresult *r = PQgetResult(conn);
+        if (PQresultStatus(r) != PGRES_TUPLES_OK) die(conn, "pipelined query");
+        c.rows += decode_id_name(r);
+        c.queries++;
+        PQclear(r);
+        if ((r = PQgetResult(conn)) != NULL) die(conn, "expected end of query results");
+    }
+    PGresult *r = PQgetResult(conn);
+    if (PQresultStatus(r) != PGRES_PIPELINE_SYNC) die(conn, "expected pipeline sync");
+    PQclear(r);
+    return c;
+}
+
+static uint64_t limit_param(uint64_t i) { return i % 10 + 1; }
+static uint64_t id_param(uint64_t i) { return i % 10000 + 1; }
+
+static counts_t pipeline(PGconn *conn, uint64_t n, uint64_t batch) {
+    const Oid types[1] = {20};
+    prepare(conn, PIPELINE_SQL, 1, types);
+    if (!PQenterPipelineMode(conn)) die(conn, "enter pipeline mode");
+    counts_t c = {0, 0};
+    for (uint64_t b = 0; b < (n + batch - 1) / batch; b++) {
+        counts_t d = pipelined(conn, b * batch, batch, limit_param);
+        c.queries += d.queries;
+        c.rows += d.rows;
+    }
+    return c;
+}
+
+static counts_t join(PGconn *conn, uint64_t n) {
+    prepare(conn, JOIN_SQL, 0, NULL);
+    counts_t c = {0, 0};
+    char id[16], name[64], origin[64], dest[64], op[64];
+    for (uint64_t q = 0; q < n; q++) {
+        uint64_t t = now_ns();
+        PGresult *r = exec1(conn, 0, NULL, NULL, NULL);
+        int rows = PQntuples(r);
+        for (int i = 0; i < rows; i++) {
+            memcpy(id, PQgetvalue(r, i, 0), 16);
+            copy_text(name, sizeof name, PQgetvalue(r, i, 1), PQgetlength(r, i, 1));
+            char *texts[3] = {origin, dest, op};
+            for (int k = 0; k < 3; k++) {
+                if (PQgetisnull(r, i, 2 + k)) texts[k][0] = 0;
+                else copy_text(texts[k], 64, PQgetvalue(r, i, 2 + k), PQgetlength(r, i, 2 + k));
+            }
+            int64_t dep = PQgetisnull(r, i, 5) ? -1 : (int64_t)get64(PQgetvalue(r, i, 5));
+            int32_t dur = PQgetisnull(r, i, 6) ? -1 : (int32_t)get32(PQgetvalue(r, i, 6));
+            int64_t price = PQgetisnull(r, i, 7) ? -1 : numeric_cents(PQgetvalue(r, i, 7));
+            sink += (uint64_t)(id[0] + name[0] + origin[0] + dest[0] + op[0]) +
+                    (uint64_t)dep + (uint64_t)dur + (uint64_t)price;
+        }
+        PQclear(r);
+        record(t);
+        c.queries++;
+        c.rows += (uint64_t)rows;
+    }
+    return c;
+}
+
+static counts_t wide(PGconn *conn, uint64_t n) {
+    const Oid types[1] = {20};
+    prepare(conn, WIDE_SQL, 1, types);
+    counts_t c = {0, 0};
+    char buf[8], text[64], uuid[16], json[256];
+    const char *vals[1] = {buf};
+    const int lens[1] = {8}, fmts[1] = {1};
+    for (uint64_t q = 0; q < n; q++) {
+        uint64_t t = now_ns();
+        put64(buf, (q % 49) * 1000);
+        PGresult *r = exec1(conn, 1, vals, lens, fmts);
+        int rows = PQntuples(r);
+        for (int i = 0; i < rows; i++) {
+            int64_t id = (int64_t)get64(PQgetvalue(r, i, 0));
+            int32_t i4 = (int32_t)get32(PQgetvalue(r, i, 1));
+            int64_t i8 = (int64_t)get64(PQgetvalue(r, i, 2));
+            uint64_t bits = get64(PQgetvalue(r, i, 3));
+            double f8;
+            memcpy(&f8, &bits, 8);
+            int b = PQgetvalue(r, i, 4)[0] != 0;
+            copy_text(text, sizeof text, PQgetvalue(r, i, 5), PQgetlength(r, i, 5));
+            int64_t ts = (int64_t)get64(PQgetvalue(r, i, 6));
+            memcpy(uuid, PQgetvalue(r, i, 7), 16);
+            int64_t num = PQgetisnull(r, i, 8) ? -1 : numeric_cents(PQgetvalue(r, i, 8));
+            /* jsonb binary: a version byte (1), then the JSON text. */
+            copy_text(json, sizeof json, PQgetvalue(r, i, 9) + 1, PQgetlength(r, i, 9) - 1);
+            sink += (uint64_t)(id + i4 + i8 + b + ts + num) + (uint64_t)f8 +
+                    (uint64_t)(text[0] + uuid[0] + json[0]);
+        }
+        PQclear(r);
+        record(t);
+        c.queries++;
+        c.rows += (uint64_t)rows;
+    }
+    return c;
+}
+
+static counts_t params16(PGconn *conn, uint64_t n) {
+    Oid types[16];
+    char bufs[16][4];
+    const char *vals[16];
+    int lens[16], fmts[16];
+    for (int k = 0; k < 16; k++) {
+        types[k] = 23;
+        vals[k] = bufs[k];
+        lens[k] = 4;
+        fmts[k] = 1;
+    }
+    prepare(conn, PARAMS16_SQL, 16, types);
+    counts_t c = {0, 0};
+    for (uint64_t q = 0; q < n; q++) {
+        uint64_t t = now_ns();
+        uint32_t base = (uint32_t)(q % 9000) + 1;
+        for (uint32_t k = 0; k < 16; k++) put32(bufs[k], base + k * 37);
+        PGresult *r = exec1(conn, 16, vals, lens, fmts);
+        c.rows += decode_id_name(r);
+        PQclear(r);
+        record(t);
+        c.queries++;
+    }
+    return c;
+}
+
+typedef struct {
+    PGconn *conn;
+    uint64_t task, batches, batch;
+    counts_t counts;
+} task_t;
+
+static void *pool_task(void *arg) {
+    task_t *t = arg;
+    for (uint64_t b = 0; b < t->batches; b++) {
+        counts_t d = pipelined(t->conn, (t->task * t->batches + b) * t->batch, t->batch, id_param);
+        t->counts.queries += d.queries;
+        t->counts.rows += d.rows;
+    }
+    return NULL;
+}
+
+/* Builds insert row `n`'s parameters into the given buffers. */
+static void insert_row(uint64_t n, char *id, char *name, char *qty, char *price) {
+    put64(id, n);
+    snprintf(name, 32, "Ferry ticket %llu", (unsigned long long)n);
+    put32(qty, (uint32_t)(n % 17));
+    double p = (double)(n % 1000) * 0.25;
+    uint64_t bits;
+    memcpy(&bits, &p, 8);
+    put64(price, bits);
+}
+
+typedef struct {
+    char id[8], name[32], qty[4], price[8];
+} insert_params_t;
+
+static counts_t insert(PGconn *conn, insert_params_t *rows, uint64_t batches) {
+    const Oid types[4] = {20, 25, 23, 701};
+    prepare(conn, INSERT_SQL, 4, types);
+    if (!PQenterPipelineMode(conn)) die(conn, "enter pipeline mode");
+    counts_t c = {0, 0};
+    const int fmts[4] = {1, 1, 1, 1};
+    for (uint64_t b = 0; b < batches; b++) {
+        for (uint64_t k = 0; k < INSERT_BATCH; k++) {
+            insert_params_t *p = &rows[b * INSERT_BATCH + k];
+            const char *vals[4] = {p->id, p->name, p->qty, p->price};
+            const int lens[4] = {8, (int)strlen(p->name), 4, 8};
+            if (!PQsendQueryPrepared(conn, "s", 4, vals, lens, fmts, 1)) die(conn, "send");
+        }
+        if (!PQpipelineSync(conn)) die(conn, "pipeline sync");
+        for (uint64_t k = 0; k < INSERT_BATCH; k++) {
+            PGresult *r = PQgetResult(conn);
+            if (PQresultStatus(r) != PGRES_COMMAND_OK) die(conn, "pipelined insert");
+            c.rows += strtoull(PQcmdTuples(r), NULL, 10);
+            c.queries++;
+            PQclear(r);
+            if (PQgetResult(conn) != NULL) die(conn, "expected end of insert results");
+        }
+        PGresult *r = PQgetResult(conn);
+        if (PQresultStatus(r) != PGRES_PIPELINE_SYNC) die(conn, "expected pipeline sync");
+        PQclear(r);
+    }
+    return c;
+}
+
+static counts_t copy_in(PGconn *conn, char **texts, uint64_t batches) {
+    counts_t c = {0, 0};
+    for (uint64_t b = 0; b < batches; b++) {
+        PGresult *r = PQexec(conn, COPY_SQL);
+        if (PQresultStatus(r) != PGRES_COPY_IN) die(conn, "COPY");
+        PQclear(r);
+        if (PQputCopyData(conn, texts[b], (int)strlen(texts[b])) != 1) die(conn, "copy data");
+        if (PQputCopyEnd(conn, NULL) != 1) die(conn, "copy end");
+        r = PQgetResult(conn);
+        if (PQresultStatus(r) != PGRES_COMMAND_OK) die(conn, "COPY result");
+        c.rows += strtoull(PQcmdTuples(r), NULL, 10);
+        c.queries++;
+        PQclear(r);
+        while ((r = PQgetResult(conn)) != NULL) PQclear(r);
+    }
+    return c;
+}
+
+static PGconn *connect_db(const char *conninfo) {
+    PGconn *conn = PQconnectdb(conninfo);
+    if (PQstatus(conn) != CONNECTION_OK) die(conn, "connect");
+    return conn;
+}
+
+static void exec_simple(PGconn *conn, const char *sql) {
+    PGresult *r = PQexec(conn, sql);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) die(conn, sql);
+    PQclear(r);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static uint64_t percentile(uint64_t pct) {
+    if (lat_n == 0) return 0;
+    uint64_t rank = (lat_n * pct + 99) / 100;
+    if (rank < 1) rank = 1;
+    return lat[rank - 1];
+}
+
+/* Peak RSS in KiB from VmHWM: ru_maxrss is inherited from the parent across fork + exec. */
+static long peak_rss_kib(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmHWM:", 6)) kib = strtol(line + 6, NULL, 10);
+    if (f) fclose(f);
+    if (kib < 0) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        kib = ru.ru_maxrss;
+    }
+    return kib;
+}
+
+static void report(counts_t c, uint64_t wall, uint64_t cpu) {
+    qsort(lat, lat_n, sizeof *lat, cmp_u64);
+    printf("queries=%llu rows=%llu wall_ns=%llu cpu_ns=%llu p50_ns=%llu p99_ns=%llu "
+           "max_rss_kib=%ld\n",
+           (unsigned long long)c.queries, (unsigned long long)c.rows,
+           (unsigned long long)wall, (unsigned long long)cpu,
+           (unsigned long long)percentile(50), (unsigned long long)percentile(99), peak_rss_kib());
+}
+
+/* The memory workload: 10,000 point SELECTs and 1,000 INSERTs; the report's max_rss_kib. */
+static counts_t memory(PGconn *conn) {
+    counts_t c = point(conn, 10000);
+    const Oid types[4] = {20, 25, 23, 701};
+    PGresult *r = PQprepare(conn, "i", INSERT_SQL, 4, types);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) die(conn, "prepare insert");
+    PQclear(r);
+    const int fmts[4] = {1, 1, 1, 1};
+    for (uint64_t n = 0; n < 1000; n++) {
+        insert_params_t p;
+        insert_row(n % INSERT_BATCH, p.id, p.name, p.qty, p.price);
+        const char *vals[4] = {p.id, p.name, p.qty, p.price};
+        const int lens[4] = {8, (int)strlen(p.name), 4, 8};
+        r = PQexecPrepared(conn, "i", 4, vals, lens, fmts, 1);
+        if (PQresultStatus(r) != PGRES_COMMAND_OK) die(conn, "insert");
+        PQclear(r);
+        c.queries++;
+    }
+    lat_n = 0;
+    return c;
+}
+
+/* The rows of `batches` insert batches as binary parameters and as COPY text, built before
+ * the clock starts (as the Rust drivers' are). */
+static void build_inserts(uint64_t batches, insert_params_t **rows_out, char ***texts_out) {
+    insert_params_t *rows = calloc(batches * INSERT_BATCH, sizeof *rows);
+    char **texts = calloc(batches, sizeof *texts);
+    if (!rows || !texts) die(NULL, "out of memory\n");
+    for (uint64_t b = 0; b < batches; b++) {
+        texts[b] = calloc(INSERT_BATCH, 64);
+        if (!texts[b]) die(NULL, "out of memory\n");
+        size_t len = 0;
+        for (uint64_t k = 0; k < INSERT_BATCH; k++) {
+            uint64_t i = b * INSERT_BATCH + k;
+            insert_params_t *p = &rows[i];
+            insert_row(i, p->id, p->name, p->qty, p->price);
+            len += (size_t)snprintf(texts[b] + len, 64, "%llu\t%s\t%llu\t%g\n",
+                                    (unsigned long long)i, p->name,
+                                    (unsigned long long)(i % 17), (double)(i % 1000) * 0.25);
+        }
+    }
+    *rows_out = rows;
+    *texts_out = texts;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 5) {
+        fprintf(stderr, "usage: libpq_bench CONNINFO WORKLOAD N BATCH\n");
+        return 2;
+    }
+    const char *conninfo = argv[1], *w = argv[2];
+    uint64_t n = strtoull(argv[3], NULL, 10), batch = strtoull(argv[4], NULL, 10);
+    lat = calloc(n > 10000 ? n : 10000, sizeof *lat);
+    if (!lat) die(NULL, "out of memory\n");
+
+    int is_insert = !strcmp(w, "insert"), is_copy = !strcmp(w, "copy");
+    insert_params_t *rows = NULL;
+    char **texts = NULL;
+    PGconn *conns[POOL_TASKS];
+    task_t tasks[POOL_TASKS];
+    PGconn *conn = NULL;
+    if (!strcmp(w, "pool10")) {
+        for (int k = 0; k < POOL_TASKS; k++) {
+            conns[k] = connect_db(conninfo);
+            tasks[k] = (task_t){conns[k], (uint64_t)k, n, batch, {0, 0}};
+        }
+    } else {
+        conn = connect_db(conninfo);
+    }
+    if (is_insert || is_copy) {
+        exec_simple(conn, "TRUNCATE bench_insert");
+        build_inserts(n, &rows, &texts);
+    }
+
+    uint64_t wall0 = now_ns(), cpu0 = cpu_ns();
+    counts_t c = {0, 0};
+    if (!strcmp(w, "point")) c = point(conn, n);
+    else if (!strcmp(w, "pipeline")) c = pipeline(conn, n, batch);
+    else if (!strcmp(w, "join")) c = join(conn, n);
+    else if (!strcmp(w, "wide")) c = wide(conn, n);
+    else if (!strcmp(w, "params16")) c = params16(conn, n);
+    else if (is_insert) c = insert(conn, rows, n);
+    else if (is_copy) c = copy_in(conn, texts, n);
+    else if (!strcmp(w, "memory")) c = memory(conn);
+    else if (!strcmp(w, "pool10")) {
+        pthread_t th[POOL_TASKS];
+        for (int k = 0; k < POOL_TASKS; k++) {
+            const Oid types[1] = {20};
+            prepare(conns[k], POINT_SQL, 1, types);
+            if (!PQenterPipelineMode(conns[k])) die(conns[k], "enter pipeline mode");
+        }
+        for (int k = 0; k < POOL_TASKS; k++) pthread_create(&th[k], NULL, pool_task, &tasks[k]);
+        for (int k = 0; k < POOL_TASKS; k++) {
+            pthread_join(th[k], NULL);
+            c.queries += tasks[k].counts.queries;
+            c.rows += tasks[k].counts.rows;
+        }
+    } else {
+        fprintf(stderr, "libpq_bench: unknown workload %s\n", w);
+        return 2;
+    }
+    uint64_t wall = now_ns() - wall0, cpu = cpu_ns() - cpu0;
+    report(c, wall, cpu);
+    return 0;
+}

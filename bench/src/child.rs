@@ -1,0 +1,107 @@
+//! Measurements taken in a child process: the libpq C program, and the memory workload of
+//! every driver. The child prints one line of `key=value` pairs measured by itself.
+
+use std::process::Command;
+use std::time::Duration;
+
+use crate::measure::{Counts, Result, Sample};
+
+/// Runs `cmd` and reads the report line it prints on stdout.
+pub(crate) fn run(mut cmd: Command) -> Result<Sample> {
+    let out = cmd.output().map_err(|e| {
+        format!(
+            "cannot start {:?}: {e}; build the harness with `cargo build --release` in bench/",
+            cmd.get_program()
+        )
+    })?;
+    if !out.status.success() {
+        return Err(format!(
+            "{:?} failed ({}): {}",
+            cmd.get_program(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        )
+        .into());
+    }
+    let stdout = String::from_utf8(out.stdout)?;
+    let line = stdout
+        .lines()
+        .rev()
+        .find(|l| l.contains("queries="))
+        .ok_or_else(|| format!("{:?} printed no report line", cmd.get_program()))?;
+    parse_report(line)
+}
+
+/// Parses `queries=… rows=… wall_ns=… cpu_ns=… [p50_ns=… p99_ns=…] [max_rss_kib=…]`.
+pub(crate) fn parse_report(line: &str) -> Result<Sample> {
+    let mut sample = Sample::default();
+    let mut counts = Counts::default();
+    for pair in line.split_whitespace() {
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("malformed report field `{pair}`"))?;
+        let n: u64 = value
+            .parse()
+            .map_err(|_| format!("report field `{key}` is not a number: `{value}`"))?;
+        match key {
+            "queries" => counts.queries = n,
+            "rows" => counts.rows = n,
+            "wall_ns" => sample.wall = Duration::from_nanos(n),
+            "cpu_ns" => sample.cpu = Duration::from_nanos(n),
+            "p50_ns" if n > 0 => sample.p50 = Some(Duration::from_nanos(n)),
+            "p99_ns" if n > 0 => sample.p99 = Some(Duration::from_nanos(n)),
+            "max_rss_kib" => sample.max_rss_kib = Some(n),
+            _ => {}
+        }
+    }
+    sample.counts = counts;
+    Ok(sample)
+}
+
+/// Formats a sample as the report line [`parse_report`] reads.
+pub(crate) fn format_report(s: &Sample) -> String {
+    let ns = |d: Option<Duration>| d.map_or(0, |d| d.as_nanos());
+    format!(
+        "queries={} rows={} wall_ns={} cpu_ns={} p50_ns={} p99_ns={} max_rss_kib={}",
+        s.counts.queries,
+        s.counts.rows,
+        s.wall.as_nanos(),
+        s.cpu.as_nanos(),
+        ns(s.p50),
+        ns(s.p99),
+        s.max_rss_kib.unwrap_or(0)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_round_trips() {
+        let s = Sample {
+            counts: Counts {
+                queries: 10,
+                rows: 20,
+            },
+            wall: Duration::from_nanos(1_000),
+            cpu: Duration::from_nanos(500),
+            p50: Some(Duration::from_nanos(30)),
+            p99: None,
+            max_rss_kib: Some(4096),
+        };
+        let back = parse_report(&format_report(&s)).expect("own format parses");
+        assert_eq!(back.counts, s.counts);
+        assert_eq!(back.wall, s.wall);
+        assert_eq!(back.cpu, s.cpu);
+        assert_eq!(back.p50, s.p50);
+        assert_eq!(back.p99, None);
+        assert_eq!(back.max_rss_kib, Some(4096));
+    }
+
+    #[test]
+    fn malformed_reports_are_errors() {
+        assert!(parse_report("queries=ten").is_err());
+        assert!(parse_report("queries").is_err());
+    }
+}

@@ -1,0 +1,220 @@
+//! Command-line parsing.
+
+use std::path::PathBuf;
+
+use crate::drivers::Driver;
+use crate::measure::Result;
+use crate::workload::{Sizes, Workload};
+
+/// Printed by `--help`.
+pub(crate) const USAGE: &str = "\
+usage: qail-bench [WORKLOAD ...] [options]
+
+Workloads (default: all): point pipeline join wide params16 pool10 insert copy memory
+
+Options:
+  --rounds N             rounds, interleaved across drivers (default 5, at least 1)
+  --drivers a,b,...      qail, tokio-postgres, sqlx, qail-pg-3.0.2, libpq (default: all)
+  --full                 full sizes: 1,000,000 pipelined queries, 10x the quick run elsewhere
+  --scale F              multiply every size by F (after --full)
+  --pipeline-queries N   queries in the pipeline workload
+  --no-warmup            skip the unrecorded 10% warm-up pass
+  --out FILE             also write the markdown report to FILE
+  --url URL              benchmark database (default: DATABASE_URL's server, database
+                         qail_bench, sslmode=disable unless DATABASE_URL sets it)
+";
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub(crate) enum Command {
+    /// Run the benchmark.
+    Bench(Options),
+    /// Internal: the memory workload's child process.
+    MemoryChild { driver: Driver, url: String },
+    /// Internal: a child that only starts up, for the memory workload's baseline.
+    MemoryBaseline,
+    /// Print usage.
+    Help,
+}
+
+/// Options of a benchmark run.
+#[derive(Debug)]
+pub(crate) struct Options {
+    pub(crate) workloads: Vec<Workload>,
+    pub(crate) drivers: Vec<Driver>,
+    pub(crate) rounds: usize,
+    pub(crate) sizes: Sizes,
+    pub(crate) warmup: bool,
+    pub(crate) out: Option<PathBuf>,
+    pub(crate) url: String,
+}
+
+impl Options {
+    /// One line naming the sizes of this run.
+    pub(crate) fn sizes_line(&self) -> String {
+        let s = &self.sizes;
+        format!(
+            "Sizes per run: point {}, pipeline {} (batches of {}), join {}, wide {} × 1,000 rows, \
+             params16 {}, pool10 {} (10 tasks, batches of 100), insert/copy {} × 100 rows.",
+            s.point,
+            s.pipeline,
+            s.pipeline_batch,
+            s.join,
+            s.wide,
+            s.params16,
+            s.pool,
+            s.insert_batches
+        )
+    }
+}
+
+/// The benchmark database on `DATABASE_URL`'s server (default 127.0.0.1:5432, user postgres),
+/// with `sslmode=disable` unless the URL sets a mode: every driver then speaks plain TCP
+/// (with `prefer`, libpq and qail would encrypt and the peers built without TLS would not).
+pub(crate) fn default_url(database_url: Option<&str>) -> String {
+    let url = database_url.unwrap_or("postgres://postgres@127.0.0.1:5432");
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) if q.contains("sslmode=") => (b, format!("?{q}")),
+        Some((b, q)) => (b, format!("?{q}&sslmode=disable")),
+        None => (url, "?sslmode=disable".to_owned()),
+    };
+    let server = match base.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('/') {
+            Some((authority, _db)) => format!("{scheme}://{authority}"),
+            None => base.to_owned(),
+        },
+        None => base.to_owned(),
+    };
+    format!("{server}/qail_bench{query}")
+}
+
+fn value<'a>(it: &mut impl Iterator<Item = &'a String>, flag: &str) -> Result<&'a String> {
+    it.next()
+        .ok_or_else(|| format!("{flag} needs a value; see --help").into())
+}
+
+fn number<T: std::str::FromStr>(s: &str, flag: &str) -> Result<T> {
+    s.parse()
+        .map_err(|_| format!("{flag} takes a number, not `{s}`; see --help").into())
+}
+
+/// Parses the arguments (without the program name).
+pub(crate) fn parse(args: &[String]) -> Result<Command> {
+    let env_url = std::env::var("DATABASE_URL").ok();
+    let mut opts = Options {
+        workloads: Vec::new(),
+        drivers: Driver::ALL.to_vec(),
+        rounds: 5,
+        sizes: Sizes::quick(),
+        warmup: true,
+        out: None,
+        url: default_url(env_url.as_deref()),
+    };
+    let (mut full, mut scale, mut pipeline) = (false, 1.0f64, None::<usize>);
+    let mut memory_child = None;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(Command::Help),
+            "--rounds" => opts.rounds = number(value(&mut it, arg)?, arg)?,
+            "--drivers" => {
+                opts.drivers = value(&mut it, arg)?
+                    .split(',')
+                    .map(str::parse)
+                    .collect::<std::result::Result<_, _>>()?;
+            }
+            "--full" => full = true,
+            "--scale" => scale = number(value(&mut it, arg)?, arg)?,
+            "--pipeline-queries" => pipeline = Some(number(value(&mut it, arg)?, arg)?),
+            "--no-warmup" => opts.warmup = false,
+            "--out" => opts.out = Some(PathBuf::from(value(&mut it, arg)?)),
+            "--url" => opts.url = value(&mut it, arg)?.clone(),
+            "--memory-baseline" => return Ok(Command::MemoryBaseline),
+            "--memory-child" => memory_child = Some(value(&mut it, arg)?.parse::<Driver>()?),
+            flag if flag.starts_with('-') => {
+                return Err(format!("unknown option `{flag}`; see --help").into());
+            }
+            w => opts.workloads.push(w.parse()?),
+        }
+    }
+    if let Some(driver) = memory_child {
+        return Ok(Command::MemoryChild {
+            driver,
+            url: opts.url,
+        });
+    }
+    if opts.rounds == 0 {
+        return Err("--rounds must be at least 1".into());
+    }
+    if opts.workloads.is_empty() {
+        opts.workloads = Workload::ALL.to_vec();
+    }
+    opts.workloads.sort();
+    opts.workloads.dedup();
+    opts.drivers.sort();
+    opts.drivers.dedup();
+    let base = if full { Sizes::full() } else { Sizes::quick() };
+    opts.sizes = base.scaled(scale);
+    if let Some(n) = pipeline {
+        opts.sizes.pipeline = n.max(opts.sizes.pipeline_batch);
+    }
+    Ok(Command::Bench(opts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn default_url_keeps_the_server_and_options() {
+        assert_eq!(
+            default_url(None),
+            "postgres://postgres@127.0.0.1:5432/qail_bench?sslmode=disable"
+        );
+        assert_eq!(
+            default_url(Some("postgres://u:p@db:6432/app?sslmode=require")),
+            "postgres://u:p@db:6432/qail_bench?sslmode=require"
+        );
+        assert_eq!(
+            default_url(Some("postgres://u@db/app?application_name=b")),
+            "postgres://u@db/qail_bench?application_name=b&sslmode=disable"
+        );
+    }
+
+    #[test]
+    fn parses_workloads_drivers_and_sizes() {
+        let Ok(Command::Bench(o)) =
+            parse(&args("join point --rounds 7 --drivers sqlx,qail --full"))
+        else {
+            panic!("expected a bench command");
+        };
+        assert_eq!(o.workloads, vec![Workload::Point, Workload::Join]);
+        assert_eq!(o.drivers, vec![Driver::Qail, Driver::Sqlx]);
+        assert_eq!(o.rounds, 7);
+        assert_eq!(o.sizes.pipeline, 1_000_000);
+    }
+
+    #[test]
+    fn rejects_mistakes_with_a_hint() {
+        for bad in [
+            "--rounds",
+            "--rounds x",
+            "--rounds 0",
+            "nope",
+            "--drivers pgx",
+            "--frob",
+        ] {
+            let err = parse(&args(bad)).expect_err(bad).to_string();
+            assert!(
+                err.contains("see --help")
+                    || err.contains("choose from")
+                    || err.contains("at least"),
+                "{err}"
+            );
+        }
+    }
+}

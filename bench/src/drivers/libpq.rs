@@ -1,0 +1,45 @@
+//! libpq from C: `c/libpq_bench.c`, built by `build.rs`, run as a subprocess that connects,
+//! measures its own wall and CPU time (`getrusage(RUSAGE_SELF)`) around the workload and
+//! prints one report line. Sequential workloads use `PQexecPrepared`; pipelined ones use
+//! pipeline mode; all use binary parameters and results.
+
+use std::process::Command;
+
+use crate::child;
+use crate::drivers::Ctx;
+use crate::measure::{Result, Sample};
+use crate::workload::{POOL_BATCH, POOL_TASKS, Workload};
+
+/// The C program, built next to the harness by `build.rs`.
+pub(crate) const PROGRAM: &str = env!("LIBPQ_BENCH");
+
+/// The command that runs `workload` with `n` queries (or batches) and `batch` per batch.
+fn command(url: &str, workload: Workload, n: usize, batch: usize) -> Command {
+    let mut cmd = Command::new(PROGRAM);
+    cmd.arg(url)
+        .arg(workload.name())
+        .arg(n.to_string())
+        .arg(batch.to_string());
+    cmd
+}
+
+/// Runs one workload with libpq.
+pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
+    let s = &ctx.sizes;
+    let (n, batch) = match workload {
+        Workload::Point => (s.point, 1),
+        Workload::Pipeline => (s.pipeline, s.pipeline_batch),
+        Workload::Join => (s.join, 1),
+        Workload::Wide => (s.wide, 1),
+        Workload::Params16 => (s.params16, 1),
+        Workload::Pool10 => (s.pool.div_ceil(POOL_TASKS * POOL_BATCH), POOL_BATCH),
+        Workload::Insert | Workload::Copy => (s.insert_batches, crate::workload::INSERT_BATCH),
+        Workload::Memory => (0, 0),
+    };
+    let mut sample = child::run(command(&ctx.url, workload, n, batch))?;
+    if workload != Workload::Memory {
+        // The C program always reports its peak RSS; only the memory workload shows it.
+        sample.max_rss_kib = None;
+    }
+    Ok(sample)
+}

@@ -1,0 +1,128 @@
+//! The drivers under test. Each module implements one function per workload; `run` connects
+//! (outside the measurement), starts a [`Meter`](crate::measure::Meter) and calls it.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::measure::{Result, Sample};
+use crate::workload::{Sizes, Workload};
+
+pub(crate) mod libpq;
+pub(crate) mod qail;
+pub(crate) mod qail302;
+pub(crate) mod qail_sql;
+pub(crate) mod sqlx_pg;
+pub(crate) mod tokio_pg;
+
+/// What every driver's run needs to know.
+#[derive(Debug, Clone)]
+pub(crate) struct Ctx {
+    /// URL of the `qail_bench` database.
+    pub(crate) url: String,
+    /// How much work one run does.
+    pub(crate) sizes: Sizes,
+}
+
+/// A driver under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Driver {
+    /// This repository's qail-pg, compiled queries (what `qail!` emits).
+    Qail,
+    /// This repository's qail-pg, run-time SQL (`Connection::query`).
+    QailSql,
+    /// tokio-postgres 0.7.
+    TokioPostgres,
+    /// sqlx 0.8 (PgConnection / PgPool, run-time `query_as`).
+    Sqlx,
+    /// qail-pg 3.0.2 from crates.io, the original Qail driver.
+    Qail302,
+    /// libpq from C (pipeline mode, binary results), run as a subprocess.
+    Libpq,
+}
+
+impl Driver {
+    /// Every driver, in report order (qail first).
+    pub(crate) const ALL: [Driver; 6] = [
+        Driver::Qail,
+        Driver::QailSql,
+        Driver::TokioPostgres,
+        Driver::Sqlx,
+        Driver::Qail302,
+        Driver::Libpq,
+    ];
+
+    /// The name used on the command line and in the report.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Driver::Qail => "qail",
+            Driver::QailSql => "qail-sql",
+            Driver::TokioPostgres => "tokio-postgres",
+            Driver::Sqlx => "sqlx",
+            Driver::Qail302 => "qail-pg-3.0.2",
+            Driver::Libpq => "libpq",
+        }
+    }
+
+    /// Runs `workload` once and measures it; `None` when this driver has no implementation
+    /// of it (yet).
+    pub(crate) async fn run(self, workload: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
+        match self {
+            Driver::Qail => qail::run(workload, ctx).await,
+            Driver::QailSql => qail_sql::run(workload, ctx).await,
+            Driver::TokioPostgres => tokio_pg::run(workload, ctx).await.map(Some),
+            Driver::Sqlx => sqlx_pg::run(workload, ctx).await.map(Some),
+            Driver::Qail302 => qail302::run(workload, ctx).await.map(Some),
+            Driver::Libpq => libpq::run(workload, ctx).await.map(Some),
+        }
+    }
+
+    /// The memory workload's body, run inside a fresh child process.
+    pub(crate) async fn memory_body(self, url: &str) -> Result<()> {
+        match self {
+            Driver::Qail => qail::memory(url).await,
+            Driver::QailSql => qail_sql::memory(url).await,
+            Driver::TokioPostgres => tokio_pg::memory(url).await,
+            Driver::Sqlx => sqlx_pg::memory(url).await,
+            Driver::Qail302 => qail302::memory(url).await,
+            Driver::Libpq => Err("the libpq memory run is the C program's own mode".into()),
+        }
+    }
+}
+
+impl fmt::Display for Driver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl FromStr for Driver {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        Driver::ALL
+            .into_iter()
+            .find(|d| d.name() == s || (s == "tokio_postgres" && *d == Driver::TokioPostgres))
+            .ok_or_else(|| {
+                let names: Vec<_> = Driver::ALL.iter().map(|d| d.name()).collect();
+                format!("unknown driver `{s}`: choose from {}", names.join(", "))
+            })
+    }
+}
+
+/// Number of point SELECTs in the memory workload.
+pub(crate) const MEMORY_SELECTS: usize = 10_000;
+/// Number of INSERTs in the memory workload.
+pub(crate) const MEMORY_INSERTS: usize = 1_000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn driver_names_round_trip() {
+        for d in Driver::ALL {
+            assert_eq!(d.name().parse::<Driver>(), Ok(d));
+        }
+        assert!("pgx".parse::<Driver>().is_err());
+    }
+}

@@ -1,0 +1,231 @@
+//! qail-pg from this repository (`../qail-pg`), through its run-time SQL API: `query`
+//! (prepared once per connection, binary parameters and results), `Row::try_get` by index,
+//! `pipeline_sql`, `Pool`, `copy_in`.
+//!
+//! One function per workload. A workload whose API does not exist yet returns `None` from
+//! [`run`] and shows as "TODO" in the report. The compiled-query path is in
+//! [`super::qail`].
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use futures_util::future::try_join_all;
+use qail_pg::{Connection, Encode, Pool, Row};
+
+use crate::drivers::{Ctx, MEMORY_INSERTS, MEMORY_SELECTS};
+use crate::measure::{Counts, Latencies, Meter, Result, Sample};
+use crate::workload::{self as w, JoinRow, WideRow, Workload};
+
+/// Runs one workload with qail; `None` when the driver cannot run it yet.
+pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
+    let s = &ctx.sizes;
+    if workload == Workload::Pool10 {
+        return pool10(&ctx.url, s.pool).await.map(Some);
+    }
+    let mut c = Connection::connect(&ctx.url).await?;
+    if matches!(workload, Workload::Insert | Workload::Copy) {
+        c.batch_execute(w::TRUNCATE_SQL).await?;
+    }
+    let batches = w::insert_batches(workload, s.insert_batches);
+    let texts: Vec<Vec<u8>> = batches.iter().map(|b| w::copy_text(b)).collect();
+    let mut m = Meter::start()?;
+    let lat = &mut m.latencies;
+    let counts = match workload {
+        Workload::Point => point(&mut c, s.point, lat).await?,
+        Workload::Pipeline => pipeline(&mut c, s.pipeline, s.pipeline_batch).await?,
+        Workload::Insert => insert(&mut c, &batches).await?,
+        Workload::Copy => copy(&mut c, &texts).await?,
+        Workload::Join => join(&mut c, s.join, lat).await?,
+        Workload::Wide => wide(&mut c, s.wide, lat).await?,
+        Workload::Params16 => params16(&mut c, s.params16, lat).await?,
+        Workload::Pool10 | Workload::Memory => {
+            return Err(format!("{workload} is not run in-process").into());
+        }
+    };
+    let sample = m.finish(counts)?;
+    c.close().await;
+    Ok(Some(sample))
+}
+
+fn id_name(row: &Row) -> Result<(i64, String)> {
+    Ok((row.try_get(0)?, row.try_get(1)?))
+}
+
+async fn point(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Counts> {
+    let mut counts = Counts::default();
+    for i in 0..n {
+        let t = Instant::now();
+        let rows = c.query(w::POINT_SQL, &[&w::point_id(i)]).await?;
+        let row = rows.first().ok_or("point lookup found no row")?;
+        black_box(id_name(row)?);
+        lat.record(t);
+        counts.add(1, 1);
+    }
+    Ok(counts)
+}
+
+/// One parameter as a slice item of `pipeline_sql`.
+type Param<'a> = [&'a (dyn Encode + Sync); 1];
+
+async fn pipeline(c: &mut Connection, n: usize, batch: usize) -> Result<Counts> {
+    let mut counts = Counts::default();
+    for b in 0..n.div_ceil(batch) {
+        let limits: Vec<i64> = (0..batch)
+            .map(|k| w::pipeline_limit(b * batch + k))
+            .collect();
+        let params: Vec<Param<'_>> = limits.iter().map(|l| [l as _]).collect();
+        let queries: Vec<_> = params.iter().map(|p| (w::PIPELINE_SQL, &p[..])).collect();
+        for rows in c.pipeline_sql(&queries).await? {
+            let decoded = rows?.iter().map(id_name).collect::<Result<Vec<_>>>()?;
+            counts.add(1, w::consume(decoded));
+        }
+    }
+    Ok(counts)
+}
+
+async fn pool10(url: &str, n: usize) -> Result<Sample> {
+    let pool = Pool::builder()
+        .max_size(w::POOL_TASKS)
+        .min_idle(w::POOL_TASKS)
+        .connect(url)
+        .await?;
+    let warm = try_join_all((0..w::POOL_TASKS).map(|_| pool.acquire())).await?;
+    drop(warm);
+    let batches_per_task = n.div_ceil(w::POOL_TASKS * w::POOL_BATCH);
+    let m = Meter::start()?;
+    let handles = (0..w::POOL_TASKS).map(|task| {
+        let pool = pool.clone();
+        tokio::spawn(async move {
+            let mut counts = Counts::default();
+            for b in 0..batches_per_task {
+                let mut c = pool.acquire().await?;
+                let first = (task * batches_per_task + b) * w::POOL_BATCH;
+                let ids: Vec<i64> = (first..first + w::POOL_BATCH).map(w::point_id).collect();
+                let params: Vec<Param<'_>> = ids.iter().map(|id| [id as _]).collect();
+                let queries: Vec<_> = params.iter().map(|p| (w::POINT_SQL, &p[..])).collect();
+                for rows in c.pipeline_sql(&queries).await? {
+                    let decoded = rows?.iter().map(id_name).collect::<Result<Vec<_>>>()?;
+                    counts.add(1, w::consume(decoded));
+                }
+            }
+            Ok::<Counts, crate::measure::BoxError>(counts)
+        })
+    });
+    let mut total = Counts::default();
+    for c in try_join_all(handles).await? {
+        let c = c?;
+        total.add(c.queries, c.rows);
+    }
+    let sample = m.finish(total);
+    pool.close().await;
+    sample
+}
+
+async fn insert(c: &mut Connection, batches: &[Vec<w::InsertRow>]) -> Result<Counts> {
+    let mut counts = Counts::default();
+    for batch in batches {
+        let params: Vec<[&(dyn Encode + Sync); 4]> = batch
+            .iter()
+            .map(|r| [&r.id as _, &r.name as _, &r.qty as _, &r.price as _])
+            .collect();
+        let queries: Vec<_> = params.iter().map(|p| (w::INSERT_SQL, &p[..])).collect();
+        for done in c.pipeline_sql(&queries).await? {
+            done?;
+            counts.add(1, 1);
+        }
+    }
+    Ok(counts)
+}
+
+pub(crate) async fn copy(c: &mut Connection, texts: &[Vec<u8>]) -> Result<Counts> {
+    let mut counts = Counts::default();
+    for text in texts {
+        let mut copy = c.copy_in(w::COPY_SQL).await?;
+        copy.send(text).await?;
+        counts.add(1, copy.finish().await?);
+    }
+    Ok(counts)
+}
+
+async fn join(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Counts> {
+    let mut counts = Counts::default();
+    for _ in 0..n {
+        let t = Instant::now();
+        let rows = c.query(w::JOIN_SQL, &[]).await?;
+        let decoded = rows
+            .iter()
+            .map(|r| {
+                Ok(JoinRow {
+                    id: r.try_get(0)?,
+                    name: r.try_get(1)?,
+                    origin: r.try_get(2)?,
+                    destination: r.try_get(3)?,
+                    operator: r.try_get(4)?,
+                    departure: r.try_get(5)?,
+                    duration: r.try_get(6)?,
+                    price: r.try_get(7)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        lat.record(t);
+        counts.add(1, w::consume(decoded));
+    }
+    Ok(counts)
+}
+
+async fn wide(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Counts> {
+    let mut counts = Counts::default();
+    for i in 0..n {
+        let t = Instant::now();
+        let rows = c.query(w::WIDE_SQL, &[&w::wide_after(i)]).await?;
+        let decoded = rows
+            .iter()
+            .map(|r| {
+                Ok(WideRow {
+                    id: r.try_get(0)?,
+                    i4: r.try_get(1)?,
+                    i8: r.try_get(2)?,
+                    f8: r.try_get(3)?,
+                    b: r.try_get(4)?,
+                    t: r.try_get(5)?,
+                    ts: r.try_get(6)?,
+                    u: r.try_get(7)?,
+                    n: r.try_get(8)?,
+                    j: r.try_get(9)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        lat.record(t);
+        counts.add(1, w::consume(decoded));
+    }
+    Ok(counts)
+}
+
+async fn params16(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Counts> {
+    let mut counts = Counts::default();
+    for i in 0..n {
+        let ids = w::params16(i);
+        let t = Instant::now();
+        let params: Vec<&(dyn Encode + Sync)> = ids.iter().map(|id| id as _).collect();
+        let rows = c.query(w::PARAMS16_SQL, &params).await?;
+        let decoded = rows.iter().map(id_name).collect::<Result<Vec<_>>>()?;
+        lat.record(t);
+        counts.add(1, w::consume(decoded));
+    }
+    Ok(counts)
+}
+
+/// The memory workload's body: 10,000 point SELECTs and 1,000 INSERTs.
+pub(crate) async fn memory(url: &str) -> Result<()> {
+    let mut c = Connection::connect(url).await?;
+    for i in 0..MEMORY_SELECTS {
+        let rows = c.query(w::POINT_SQL, &[&w::point_id(i)]).await?;
+        black_box(id_name(rows.first().ok_or("point lookup found no row")?)?);
+    }
+    for r in w::insert_batch(0).iter().cycle().take(MEMORY_INSERTS) {
+        c.execute(w::INSERT_SQL, &[&r.id, &r.name, &r.qty, &r.price])
+            .await?;
+    }
+    c.close().await;
+    Ok(())
+}

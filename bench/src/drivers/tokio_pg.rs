@@ -1,0 +1,241 @@
+//! tokio-postgres 0.7: prepared statements, binary format; pipelining by polling many query
+//! futures at once (its documented way); deadpool-postgres for the pool.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use futures_util::{SinkExt, future::try_join_all};
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, NoTls, Row};
+
+use crate::drivers::{Ctx, MEMORY_INSERTS, MEMORY_SELECTS};
+use crate::measure::{Counts, Latencies, Meter, Result, Sample};
+use crate::workload::{self as w, JoinRow, WideRow, Workload};
+
+async fn connect(url: &str) -> Result<Client> {
+    let (client, connection) = tokio_postgres::connect(url, NoTls).await?;
+    tokio::spawn(async move {
+        // Ends when the client is dropped; an I/O error surfaces in the client's next call.
+        let _ = connection.await;
+    });
+    Ok(client)
+}
+
+/// Runs one workload with tokio-postgres.
+pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
+    let s = &ctx.sizes;
+    if workload == Workload::Pool10 {
+        return pool10(&ctx.url, s.pool).await;
+    }
+    let c = connect(&ctx.url).await?;
+    if matches!(workload, Workload::Insert | Workload::Copy) {
+        c.batch_execute(w::TRUNCATE_SQL).await?;
+    }
+    // Rows and COPY text are built before the clock starts, the same for every driver.
+    let batches = w::insert_batches(workload, s.insert_batches);
+    let texts: Vec<Vec<u8>> = batches.iter().map(|b| w::copy_text(b)).collect();
+    let mut m = Meter::start()?;
+    let lat = &mut m.latencies;
+    let counts = match workload {
+        Workload::Point => point(&c, s.point, lat).await?,
+        Workload::Pipeline => pipeline(&c, s.pipeline, s.pipeline_batch).await?,
+        Workload::Join => join(&c, s.join, lat).await?,
+        Workload::Wide => wide(&c, s.wide, lat).await?,
+        Workload::Params16 => params16(&c, s.params16, lat).await?,
+        Workload::Insert => insert(&c, &batches).await?,
+        Workload::Copy => copy(&c, &texts).await?,
+        Workload::Pool10 | Workload::Memory => {
+            return Err(format!("{workload} is not run in-process").into());
+        }
+    };
+    m.finish(counts)
+}
+
+fn id_name(row: &Row) -> Result<(i64, String)> {
+    Ok((row.try_get(0)?, row.try_get(1)?))
+}
+
+async fn point(c: &Client, n: usize, lat: &mut Latencies) -> Result<Counts> {
+    let stmt = c.prepare(w::POINT_SQL).await?;
+    let mut counts = Counts::default();
+    for i in 0..n {
+        let t = Instant::now();
+        let row = c.query_one(&stmt, &[&w::point_id(i)]).await?;
+        black_box(id_name(&row)?);
+        lat.record(t);
+        counts.add(1, 1);
+    }
+    Ok(counts)
+}
+
+async fn pipeline(c: &Client, n: usize, batch: usize) -> Result<Counts> {
+    let stmt = c.prepare(w::PIPELINE_SQL).await?;
+    let mut counts = Counts::default();
+    for b in 0..n.div_ceil(batch) {
+        let limits: Vec<i64> = (0..batch)
+            .map(|k| w::pipeline_limit(b * batch + k))
+            .collect();
+        let stmt = &stmt;
+        let replies = try_join_all(
+            limits
+                .iter()
+                .map(|l| async move { c.query(stmt, &[l]).await }),
+        )
+        .await?;
+        for rows in replies {
+            let decoded = rows.iter().map(id_name).collect::<Result<Vec<_>>>()?;
+            counts.add(1, w::consume(decoded));
+        }
+    }
+    Ok(counts)
+}
+
+async fn join(c: &Client, n: usize, lat: &mut Latencies) -> Result<Counts> {
+    let stmt = c.prepare(w::JOIN_SQL).await?;
+    let mut counts = Counts::default();
+    for _ in 0..n {
+        let t = Instant::now();
+        let rows = c.query(&stmt, &[]).await?;
+        let decoded = rows
+            .iter()
+            .map(|r| {
+                Ok(JoinRow {
+                    id: r.try_get(0)?,
+                    name: r.try_get(1)?,
+                    origin: r.try_get(2)?,
+                    destination: r.try_get(3)?,
+                    operator: r.try_get(4)?,
+                    departure: r.try_get(5)?,
+                    duration: r.try_get(6)?,
+                    price: r.try_get(7)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        lat.record(t);
+        counts.add(1, w::consume(decoded));
+    }
+    Ok(counts)
+}
+
+async fn wide(c: &Client, n: usize, lat: &mut Latencies) -> Result<Counts> {
+    let stmt = c.prepare(w::WIDE_SQL).await?;
+    let mut counts = Counts::default();
+    for i in 0..n {
+        let t = Instant::now();
+        let rows = c.query(&stmt, &[&w::wide_after(i)]).await?;
+        let decoded = rows
+            .iter()
+            .map(|r| {
+                Ok(WideRow {
+                    id: r.try_get(0)?,
+                    i4: r.try_get(1)?,
+                    i8: r.try_get(2)?,
+                    f8: r.try_get(3)?,
+                    b: r.try_get(4)?,
+                    t: r.try_get(5)?,
+                    ts: r.try_get(6)?,
+                    u: r.try_get(7)?,
+                    n: r.try_get(8)?,
+                    j: r.try_get(9)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        lat.record(t);
+        counts.add(1, w::consume(decoded));
+    }
+    Ok(counts)
+}
+
+async fn params16(c: &Client, n: usize, lat: &mut Latencies) -> Result<Counts> {
+    let stmt = c.prepare(w::PARAMS16_SQL).await?;
+    let mut counts = Counts::default();
+    for i in 0..n {
+        let ids = w::params16(i);
+        let t = Instant::now();
+        let params: Vec<&(dyn ToSql + Sync)> = ids.iter().map(|id| id as _).collect();
+        let rows = c.query(&stmt, &params).await?;
+        let decoded = rows.iter().map(id_name).collect::<Result<Vec<_>>>()?;
+        lat.record(t);
+        counts.add(1, w::consume(decoded));
+    }
+    Ok(counts)
+}
+
+async fn pool10(url: &str, n: usize) -> Result<Sample> {
+    let mut cfg = deadpool_postgres::Config::new();
+    cfg.url = Some(url.to_owned());
+    cfg.pool = Some(deadpool_postgres::PoolConfig::new(w::POOL_TASKS));
+    let pool = cfg.create_pool(Some(deadpool_postgres::Runtime::Tokio1), NoTls)?;
+    // Open all ten connections before the clock starts.
+    let warm = try_join_all((0..w::POOL_TASKS).map(|_| pool.get())).await?;
+    drop(warm);
+    let batches_per_task = n.div_ceil(w::POOL_TASKS * w::POOL_BATCH);
+    let m = Meter::start()?;
+    let tasks = (0..w::POOL_TASKS).map(|task| {
+        let pool = pool.clone();
+        tokio::spawn(async move {
+            let mut counts = Counts::default();
+            for b in 0..batches_per_task {
+                let client = pool.get().await?;
+                let stmt = client.prepare_cached(w::POINT_SQL).await?;
+                let first = (task * batches_per_task + b) * w::POOL_BATCH;
+                let ids: Vec<i64> = (first..first + w::POOL_BATCH).map(w::point_id).collect();
+                let (client, stmt) = (&client, &stmt);
+                let rows = try_join_all(
+                    ids.iter()
+                        .map(|id| async move { client.query_one(stmt, &[id]).await }),
+                )
+                .await?;
+                let decoded = rows.iter().map(id_name).collect::<Result<Vec<_>>>()?;
+                counts.add(w::POOL_BATCH as u64, w::consume(decoded));
+            }
+            Ok::<Counts, crate::measure::BoxError>(counts)
+        })
+    });
+    let mut total = Counts::default();
+    for c in try_join_all(tasks).await? {
+        let c = c?;
+        total.add(c.queries, c.rows);
+    }
+    m.finish(total)
+}
+
+async fn insert(c: &Client, batches: &[Vec<w::InsertRow>]) -> Result<Counts> {
+    let stmt = &c.prepare(w::INSERT_SQL).await?;
+    let mut counts = Counts::default();
+    for batch in batches {
+        let done =
+            try_join_all(batch.iter().map(|r| async move {
+                c.execute(stmt, &[&r.id, &r.name, &r.qty, &r.price]).await
+            }))
+            .await?;
+        counts.add(done.len() as u64, done.iter().sum());
+    }
+    Ok(counts)
+}
+
+async fn copy(c: &Client, texts: &[Vec<u8>]) -> Result<Counts> {
+    let mut counts = Counts::default();
+    for text in texts {
+        let sink = c.copy_in::<_, bytes::Bytes>(w::COPY_SQL).await?;
+        futures_util::pin_mut!(sink);
+        sink.send(bytes::Bytes::copy_from_slice(text)).await?;
+        counts.add(1, sink.finish().await?);
+    }
+    Ok(counts)
+}
+
+/// The memory workload's body: 10,000 point SELECTs and 1,000 INSERTs.
+pub(crate) async fn memory(url: &str) -> Result<()> {
+    let c = connect(url).await?;
+    let stmt = c.prepare(w::POINT_SQL).await?;
+    for i in 0..MEMORY_SELECTS {
+        black_box(id_name(&c.query_one(&stmt, &[&w::point_id(i)]).await?)?);
+    }
+    let stmt = c.prepare(w::INSERT_SQL).await?;
+    for r in w::insert_batch(0).iter().cycle().take(MEMORY_INSERTS) {
+        c.execute(&stmt, &[&r.id, &r.name, &r.qty, &r.price])
+            .await?;
+    }
+    Ok(())
+}

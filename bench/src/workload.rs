@@ -1,0 +1,333 @@
+//! The workloads: their SQL, their sizes and the typed rows every driver decodes into.
+
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{DateTime, NaiveTime, Utc};
+use rust_decimal::Decimal;
+use uuid::Uuid;
+
+/// One benchmark scenario, run by every driver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Workload {
+    /// Sequential point lookups by primary key.
+    Point,
+    /// Many small queries pipelined in batches.
+    Pipeline,
+    /// The ferry 3×LEFT JOIN, sequential.
+    Join,
+    /// 1,000 wide rows decoded into typed values, sequential.
+    Wide,
+    /// A query with 16 int4 parameters, sequential.
+    Params16,
+    /// 10 tasks on a pool of 10, point lookups pipelined in batches of 100.
+    Pool10,
+    /// 100-row batches of pipelined INSERTs.
+    Insert,
+    /// 100-row batches through COPY FROM STDIN.
+    Copy,
+    /// Peak RSS of a minimal program: 10,000 point SELECTs and 1,000 INSERTs.
+    Memory,
+}
+
+impl Workload {
+    /// Every workload, in report order.
+    pub(crate) const ALL: [Workload; 9] = [
+        Workload::Point,
+        Workload::Pipeline,
+        Workload::Join,
+        Workload::Wide,
+        Workload::Params16,
+        Workload::Pool10,
+        Workload::Insert,
+        Workload::Copy,
+        Workload::Memory,
+    ];
+
+    /// The name used on the command line and in the report.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Workload::Point => "point",
+            Workload::Pipeline => "pipeline",
+            Workload::Join => "join",
+            Workload::Wide => "wide",
+            Workload::Params16 => "params16",
+            Workload::Pool10 => "pool10",
+            Workload::Insert => "insert",
+            Workload::Copy => "copy",
+            Workload::Memory => "memory",
+        }
+    }
+
+    /// Whether queries run one after another, so per-query latency means something.
+    pub(crate) fn is_sequential(self) -> bool {
+        matches!(
+            self,
+            Workload::Point | Workload::Join | Workload::Wide | Workload::Params16
+        )
+    }
+}
+
+impl fmt::Display for Workload {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl FromStr for Workload {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Workload::ALL
+            .into_iter()
+            .find(|w| w.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = Workload::ALL.iter().map(|w| w.name()).collect();
+                format!("unknown workload `{s}`: choose from {}", names.join(", "))
+            })
+    }
+}
+
+/// Sizes of one run of each workload (queries, or batches for insert/copy).
+#[derive(Debug, Clone)]
+pub(crate) struct Sizes {
+    pub(crate) point: usize,
+    pub(crate) pipeline: usize,
+    pub(crate) pipeline_batch: usize,
+    pub(crate) join: usize,
+    pub(crate) wide: usize,
+    pub(crate) params16: usize,
+    pub(crate) pool: usize,
+    pub(crate) insert_batches: usize,
+}
+
+/// Rows per INSERT/COPY batch.
+pub(crate) const INSERT_BATCH: usize = 100;
+/// Queries per pipelined batch in the pool workload.
+pub(crate) const POOL_BATCH: usize = 100;
+/// Tasks and connections in the pool workload.
+pub(crate) const POOL_TASKS: usize = 10;
+
+impl Sizes {
+    /// The sizes of a quick run: seconds per round on a laptop.
+    pub(crate) fn quick() -> Sizes {
+        Sizes {
+            point: 5_000,
+            pipeline: 100_000,
+            pipeline_batch: 1_000,
+            join: 500,
+            wide: 50,
+            params16: 5_000,
+            pool: 20_000,
+            insert_batches: 100,
+        }
+    }
+
+    /// The full sizes: 1,000,000 pipelined queries and ten times the quick run elsewhere.
+    pub(crate) fn full() -> Sizes {
+        Sizes {
+            pipeline: 1_000_000,
+            ..Sizes::quick().scaled(10.0)
+        }
+    }
+
+    /// Every count multiplied by `factor` (at least one batch each).
+    pub(crate) fn scaled(&self, factor: f64) -> Sizes {
+        let s = |n: usize, min: usize| -> usize {
+            let scaled = (n as f64 * factor).round();
+            if scaled.is_finite() && scaled >= 1.0 {
+                format!("{scaled:.0}").parse().unwrap_or(min).max(min)
+            } else {
+                min
+            }
+        };
+        Sizes {
+            point: s(self.point, 1),
+            pipeline: s(self.pipeline, self.pipeline_batch),
+            pipeline_batch: self.pipeline_batch,
+            join: s(self.join, 1),
+            wide: s(self.wide, 1),
+            params16: s(self.params16, 1),
+            pool: s(self.pool, POOL_TASKS * POOL_BATCH),
+            insert_batches: s(self.insert_batches, 1),
+        }
+    }
+}
+
+/// `point`: one row by primary key.
+pub(crate) const POINT_SQL: &str = "SELECT id, name FROM harbors_small WHERE id = $1";
+
+/// `pipeline`: 1 to 10 rows per query.
+pub(crate) const PIPELINE_SQL: &str = "SELECT id, name FROM harbors_small LIMIT $1";
+
+/// `join`: the ferry query, 3×LEFT JOIN, 8 columns, 50 rows.
+pub(crate) const JOIN_SQL: &str = "SELECT c.id, c.name, o.name AS origin, \
+     d.name AS destination, op.name AS operator, c.departure_time, c.duration_minutes, c.price \
+     FROM odyssey_connections c \
+     LEFT JOIN harbors o ON o.id = c.origin_harbor_id \
+     LEFT JOIN harbors d ON d.id = c.destination_harbor_id \
+     LEFT JOIN operators op ON op.id = c.operator_id \
+     WHERE c.is_enabled ORDER BY c.name LIMIT 50";
+
+/// `wide`: 1,000 rows of every common type, starting after `$1`.
+pub(crate) const WIDE_SQL: &str = "SELECT id, i4, i8, f8, b, t, ts, u, n, j FROM bench_wide \
+     WHERE id > $1 ORDER BY id LIMIT 1000";
+
+/// `params16`: 16 int4 parameters, 16 rows back.
+pub(crate) const PARAMS16_SQL: &str = "SELECT id, name FROM harbors_small WHERE id IN \
+     ($1::int4, $2::int4, $3::int4, $4::int4, $5::int4, $6::int4, $7::int4, $8::int4, \
+     $9::int4, $10::int4, $11::int4, $12::int4, $13::int4, $14::int4, $15::int4, $16::int4)";
+
+/// `insert`: one row.
+pub(crate) const INSERT_SQL: &str =
+    "INSERT INTO bench_insert (id, name, qty, price) VALUES ($1, $2, $3, $4)";
+
+/// `copy`: the COPY statement (text format).
+pub(crate) const COPY_SQL: &str = "COPY bench_insert (id, name, qty, price) FROM STDIN";
+
+/// Emptied before each insert/copy run, outside the measurement.
+pub(crate) const TRUNCATE_SQL: &str = "TRUNCATE bench_insert";
+
+/// The id looked up by the `i`-th point query: 1..=10,000.
+pub(crate) fn point_id(i: usize) -> i64 {
+    i64::try_from(i % 10_000).unwrap_or(0) + 1
+}
+
+/// The LIMIT of the `i`-th pipelined query: 1..=10.
+pub(crate) fn pipeline_limit(i: usize) -> i64 {
+    i64::try_from(i % 10).unwrap_or(0) + 1
+}
+
+/// The lower bound of the `i`-th wide query: a multiple of 1,000 below 49,000.
+pub(crate) fn wide_after(i: usize) -> i64 {
+    i64::try_from((i % 49) * 1000).unwrap_or(0)
+}
+
+/// The 16 distinct ids of the `i`-th params16 query.
+pub(crate) fn params16(i: usize) -> [i32; 16] {
+    let base = i32::try_from(i % 9_000).unwrap_or(0) + 1;
+    std::array::from_fn(|k| base + i32::try_from(k * 37).unwrap_or(0))
+}
+
+/// One row of the insert workloads.
+#[derive(Debug, Clone)]
+pub(crate) struct InsertRow {
+    pub(crate) id: i64,
+    pub(crate) name: String,
+    pub(crate) qty: i32,
+    pub(crate) price: f64,
+}
+
+/// The rows of batch `b`.
+pub(crate) fn insert_batch(b: usize) -> Vec<InsertRow> {
+    (0..INSERT_BATCH)
+        .map(|k| {
+            let n = b * INSERT_BATCH + k;
+            InsertRow {
+                id: i64::try_from(n).unwrap_or(0),
+                name: format!("Ferry ticket {n}"),
+                qty: i32::try_from(n % 17).unwrap_or(0),
+                price: f64::from(i32::try_from(n % 1000).unwrap_or(0)) * 0.25,
+            }
+        })
+        .collect()
+}
+
+/// The insert batches a run of `workload` needs (none unless it inserts).
+pub(crate) fn insert_batches(workload: Workload, n: usize) -> Vec<Vec<InsertRow>> {
+    match workload {
+        Workload::Insert | Workload::Copy => (0..n).map(insert_batch).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The rows of batch `b` in COPY text format.
+pub(crate) fn copy_text(rows: &[InsertRow]) -> Vec<u8> {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(rows.len() * 40);
+    for r in rows {
+        let _ = writeln!(s, "{}\t{}\t{}\t{}", r.id, r.name, r.qty, r.price);
+    }
+    s.into_bytes()
+}
+
+/// A decoded row of the join workload.
+#[derive(Debug, Clone)]
+#[expect(
+    dead_code,
+    reason = "decoded to be measured; black_box keeps the values"
+)]
+pub(crate) struct JoinRow {
+    pub(crate) id: Uuid,
+    pub(crate) name: String,
+    pub(crate) origin: Option<String>,
+    pub(crate) destination: Option<String>,
+    pub(crate) operator: Option<String>,
+    pub(crate) departure: Option<NaiveTime>,
+    pub(crate) duration: Option<i32>,
+    pub(crate) price: Option<Decimal>,
+}
+
+/// A decoded row of the wide workload.
+#[derive(Debug, Clone)]
+#[expect(
+    dead_code,
+    reason = "decoded to be measured; black_box keeps the values"
+)]
+pub(crate) struct WideRow {
+    pub(crate) id: i64,
+    pub(crate) i4: i32,
+    pub(crate) i8: i64,
+    pub(crate) f8: f64,
+    pub(crate) b: bool,
+    pub(crate) t: String,
+    pub(crate) ts: DateTime<Utc>,
+    pub(crate) u: Uuid,
+    pub(crate) n: Option<Decimal>,
+    pub(crate) j: serde_json::Value,
+}
+
+/// Keeps decoded rows alive for the optimizer.
+pub(crate) fn consume<T>(rows: Vec<T>) -> u64 {
+    let n = u64::try_from(rows.len()).unwrap_or(u64::MAX);
+    std::hint::black_box(rows);
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workload_names_round_trip() {
+        for w in Workload::ALL {
+            assert_eq!(w.name().parse::<Workload>(), Ok(w));
+        }
+        assert!("nope".parse::<Workload>().is_err());
+    }
+
+    #[test]
+    fn parameters_stay_in_the_data() {
+        assert_eq!(point_id(0), 1);
+        assert_eq!(point_id(9_999), 10_000);
+        assert_eq!(pipeline_limit(9), 10);
+        assert_eq!(wide_after(48), 48_000);
+        let p = params16(8_999);
+        assert!(p.iter().all(|&id| (1..=10_000).contains(&id)));
+    }
+
+    #[test]
+    fn scaling_keeps_whole_batches() {
+        let s = Sizes::quick().scaled(0.0001);
+        assert_eq!(s.pipeline, s.pipeline_batch);
+        assert_eq!(s.pool, POOL_TASKS * POOL_BATCH);
+        assert_eq!(Sizes::full().pipeline, 1_000_000);
+    }
+
+    #[test]
+    fn copy_text_is_tab_separated() {
+        let rows = insert_batch(0);
+        let text = String::from_utf8(copy_text(&rows[..1])).expect("ascii");
+        assert_eq!(text, "0\tFerry ticket 0\t0\t0\n");
+    }
+}
