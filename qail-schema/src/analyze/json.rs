@@ -102,11 +102,20 @@ fn params(a: &Analysis, snapshot: &Snapshot) -> Vec<Param> {
 }
 
 fn columns<'a>(a: &'a Analysis, st: &Statement, snapshot: &Snapshot) -> Vec<Column<'a>> {
-    a.columns.iter().map(|c| column(c, st, snapshot)).collect()
+    a.columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| column(c, i, st, snapshot))
+        .collect()
 }
 
-fn column<'a>(c: &'a OutputColumn, st: &Statement, snapshot: &Snapshot) -> Column<'a> {
-    let e = explain(c, st, snapshot);
+fn column<'a>(
+    c: &'a OutputColumn,
+    index: usize,
+    st: &Statement,
+    snapshot: &Snapshot,
+) -> Column<'a> {
+    let e = explain(c, index, st, snapshot);
     Column {
         name: &c.name,
         ty: format_type(&c.ty, snapshot),

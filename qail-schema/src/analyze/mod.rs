@@ -94,6 +94,7 @@
 //! | `errors[].hint` | the fix, or `null` |
 
 mod cli;
+mod joins;
 mod json;
 mod names;
 mod split;

@@ -40,10 +40,10 @@ pub fn why_text(statements: &[Statement], name: &str, snapshot: &Snapshot) -> (S
     for st in statements {
         match &st.result {
             Ok(a) => {
-                for col in a.columns.iter().filter(|c| c.name == name) {
+                for (i, col) in a.columns.iter().enumerate().filter(|(_, c)| c.name == name) {
                     found = true;
                     header(&mut out, st);
-                    let e = explain(col, st, snapshot);
+                    let e = explain(col, i, st, snapshot);
                     let _ = write!(
                         out,
                         "{}: {}, {}",

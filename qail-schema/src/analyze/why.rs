@@ -1,11 +1,8 @@
 //! The reasons behind a result column's type and nullability, built from the analyzer's
 //! `OutputColumn::why`, the column's source in the snapshot and the statement's text.
 
-use sqlparser::dialect::PostgreSqlDialect;
-use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Token, Tokenizer};
-
 use super::Statement;
+use super::joins::{Join, joins, qualifier};
 use super::names::format_type;
 use crate::Snapshot;
 use crate::check::OutputColumn;
@@ -19,8 +16,13 @@ pub(crate) struct Explanation {
     pub(crate) reasons: Vec<String>,
 }
 
-/// Explains `col`, a result column of `st`.
-pub(crate) fn explain(col: &OutputColumn, st: &Statement, snapshot: &Snapshot) -> Explanation {
+/// Explains `col`, result column `index` of `st`.
+pub(crate) fn explain(
+    col: &OutputColumn,
+    index: usize,
+    st: &Statement,
+    snapshot: &Snapshot,
+) -> Explanation {
     let source = col.source.as_ref().and_then(|s| {
         let rel = snapshot.relation(Some(&s.schema), &s.table)?;
         Some((rel, rel.column(&s.column)?))
@@ -29,29 +31,52 @@ pub(crate) fn explain(col: &OutputColumn, st: &Statement, snapshot: &Snapshot) -
     if let Some((rel, c)) = source {
         reasons.push(source_reason(rel, c, snapshot));
     }
-    let mut joined = false;
-    for why in &col.why {
-        if source
-            .is_some_and(|(rel, c)| *why == format!("column {}.{} is nullable", rel.name, c.name))
-        {
-            continue;
+    if col.nullable {
+        let mut joined = false;
+        for why in &col.why {
+            // The analyzer's "column o.code is nullable" repeats the source line above.
+            let own = source.is_some_and(|(_, c)| {
+                why.starts_with("column ") && why.ends_with(&format!(".{} is nullable", c.name))
+            });
+            if !own {
+                let (text, join) = rephrase(why, st);
+                joined |= join;
+                reasons.push(text);
+            }
         }
-        let (text, join) = rephrase(why, st);
-        joined |= join;
-        reasons.push(text);
+        if joined {
+            reasons.push(format!("no WHERE predicate rejects NULL for {}", col.name));
+        }
+        return Explanation {
+            summary: col.why.join("; "),
+            reasons,
+        };
     }
-    if joined {
-        reasons.push(format!("no WHERE predicate rejects NULL for {}", col.name));
-    }
-    let summary = if col.nullable {
-        col.why.join("; ")
+    let summary = if st.sql.contains(&format!("\"{}!", col.name)) {
+        "declared NOT NULL by the alias".to_owned()
+    } else if let Some((rel, _)) = source
+        && let Some((label, join)) = rescued(index, st, rel)
+    {
+        reasons.push(format!(
+            "{label} is the right side of a {} JOIN (line {}), but a predicate (in WHERE or an \
+             inner join's ON) rejects NULL for its columns",
+            join.kind,
+            st.line + join.line - 1
+        ));
+        format!(
+            "right side of {} JOIN {label}, but a predicate rejects NULL",
+            join.kind
+        )
     } else {
-        not_null_summary(col, st, source)
+        match source {
+            Some((rel, c)) if rel.primary_key.contains(&c.name) => "primary key".to_owned(),
+            Some((_, c)) if c.not_null => "NOT NULL column".to_owned(),
+            Some(_) => format!("a predicate rejects NULL for {}", col.name),
+            None => "the expression cannot be NULL".to_owned(),
+        }
     };
-    if !col.nullable && (source.is_none() || summary.starts_with("declared")) {
+    if reasons.len() < 2 && !summary.ends_with("column") && summary != "primary key" {
         reasons.push(summary.clone());
-    } else if !col.nullable && source.is_some_and(|(_, c)| !c.not_null) {
-        reasons.push(format!("{summary} for {}", col.name));
     }
     Explanation { summary, reasons }
 }
@@ -65,7 +90,7 @@ fn source_reason(rel: &Relation, c: &Column, snapshot: &Snapshot) -> String {
         c.name,
         format_type(&c.ty, snapshot)
     );
-    if rel.primary_key.iter().any(|k| *k == c.name) {
+    if rel.primary_key.contains(&c.name) {
         format!(
             "{what}, part of the primary key of {}.{}",
             rel.schema, rel.name
@@ -79,21 +104,23 @@ fn source_reason(rel: &Relation, c: &Column, snapshot: &Snapshot) -> String {
     }
 }
 
-/// Why a non-null column is never NULL, in a few words.
-fn not_null_summary(
-    col: &OutputColumn,
-    st: &Statement,
-    source: Option<(&Relation, &Column)>,
-) -> String {
-    if st.sql.contains(&format!("\"{}!", col.name)) {
-        return "declared NOT NULL by the alias".to_owned();
+/// The outer join whose nullable side holds the relation result column `index` reads, when
+/// the column is still non-null (a predicate rejected NULL): `(label, join)`.
+fn rescued(index: usize, st: &Statement, rel: &Relation) -> Option<(String, Join)> {
+    let lower = st.sql.to_ascii_lowercase();
+    if !(lower.contains("left") || lower.contains("full")) {
+        return None;
     }
-    match source {
-        Some((rel, c)) if rel.primary_key.contains(&c.name) => "primary key".to_owned(),
-        Some((_, c)) if c.not_null => "NOT NULL column".to_owned(),
-        Some(_) => "a predicate rejects NULL".to_owned(),
-        None => "the expression cannot be NULL".to_owned(),
-    }
+    let q = qualifier(&st.sql, index)?;
+    let join = joins(&st.sql)
+        .into_iter()
+        .find(|j| matches!(j.kind, "LEFT" | "FULL") && j.brings(&rel.name, Some(&q)))?;
+    let label = if q == rel.name {
+        q
+    } else {
+        format!("{} AS {q}", rel.name)
+    };
+    Some((label, join))
 }
 
 /// Rewords an analyzer reason as a sentence; `true` when it is an outer join's.
@@ -126,41 +153,10 @@ fn join_line(st: &Statement, label: &str) -> Option<usize> {
         Some((t, a)) => (t, Some(a)),
         None => (first, None),
     };
-    let tokens = Tokenizer::new(&PostgreSqlDialect {}, &st.sql)
-        .tokenize_with_location()
-        .ok()?;
-    let words: Vec<_> = tokens
+    joins(&st.sql)
         .iter()
-        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
-        .collect();
-    let norm = |w: &sqlparser::tokenizer::Word| match w.quote_style {
-        Some(_) => w.value.clone(),
-        None => w.value.to_lowercase(),
-    };
-    words.iter().enumerate().find_map(|(i, t)| {
-        let Token::Word(w) = &t.token else {
-            return None;
-        };
-        if w.keyword != Keyword::JOIN {
-            return None;
-        }
-        let after: Vec<String> = words[i + 1..]
-            .iter()
-            .take(6)
-            .map_while(|t| match &t.token {
-                Token::Word(w) if !matches!(w.keyword, Keyword::ON | Keyword::USING) => {
-                    Some(norm(w))
-                }
-                Token::Period => Some(".".to_owned()),
-                _ => None,
-            })
-            .collect();
-        let has = |n: &str| after.iter().any(|a| a == n);
-        (has(table) && alias.is_none_or(has)).then(|| {
-            let line = usize::try_from(t.span.start.line).unwrap_or(1).max(1);
-            st.line + line - 1
-        })
-    })
+        .find(|j| j.brings(table, alias))
+        .map(|j| st.line + j.line - 1)
 }
 
 #[cfg(test)]
@@ -177,8 +173,12 @@ mod tests {
         let snap = fixture();
         let st = analyze_file("q.sql", sql, &snap).remove(0);
         let a = st.result.as_ref().expect("the statement checks");
-        let col = a.columns.iter().find(|c| c.name == column).expect("column");
-        let e = explain(col, &st, &snap);
+        let i = a
+            .columns
+            .iter()
+            .position(|c| c.name == column)
+            .expect("column");
+        let e = explain(&a.columns[i], i, &st, &snap);
         (e.summary, e.reasons)
     }
 
@@ -209,6 +209,25 @@ mod tests {
     }
 
     #[test]
+    fn a_left_join_side_rescued_by_where_says_so() {
+        let sql = "SELECT d.name AS destination\nFROM odyssey_connections c\n\
+                   LEFT JOIN harbors d ON d.id = c.destination_harbor_id\nWHERE d.country = $1";
+        let (summary, chain) = reasons(sql, "destination");
+        assert_eq!(
+            summary,
+            "right side of LEFT JOIN harbors AS d, but a predicate rejects NULL"
+        );
+        assert_eq!(
+            chain,
+            [
+                "column public.harbors.name is text NOT NULL",
+                "harbors AS d is the right side of a LEFT JOIN (line 3), but a predicate (in \
+                 WHERE or an inner join's ON) rejects NULL for its columns",
+            ]
+        );
+    }
+
+    #[test]
     fn nullable_and_computed_columns() {
         let (summary, chain) = reasons("SELECT code FROM harbors", "code");
         assert_eq!(summary, "column harbors.code is nullable");
@@ -217,7 +236,7 @@ mod tests {
             ["column public.harbors.code is character varying and nullable"]
         );
         let (summary, chain) = reasons("SELECT code FROM harbors WHERE code IS NOT NULL", "code");
-        assert_eq!(summary, "a predicate rejects NULL");
+        assert_eq!(summary, "a predicate rejects NULL for code");
         assert_eq!(chain.len(), 2, "{chain:?}");
         let (summary, _) = reasons("SELECT count(*) AS n FROM harbors", "n");
         assert_eq!(summary, "the expression cannot be NULL");
