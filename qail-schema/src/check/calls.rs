@@ -77,6 +77,9 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     let ids = parts(&f.name);
     let name = ids.last().map(|i| norm(i)).unwrap_or_default();
     let schema = (ids.len() == 2).then(|| norm(ids[0]));
+    if let (FunctionArguments::Subquery(q), "array") = (&f.args, name.as_str()) {
+        return super::exprs::array_subquery(cx, sc, q, range);
+    }
     let Some((args, star)) = arguments(cx, f, range.clone()) else {
         return Typed::error(range);
     };

@@ -156,9 +156,10 @@ pub(crate) fn finish(
     returning: Option<&[SelectItem]>,
     kind: StatementKind,
 ) -> Shape {
-    let columns: Vec<OutputColumn> = returning
+    let mut columns: Vec<OutputColumn> = returning
         .map(|items| projection(cx, sc, items))
         .unwrap_or_default();
+    select::resolve_unknown(&mut columns);
     Shape {
         kind,
         returns_rows: returning.is_some(),

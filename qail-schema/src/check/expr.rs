@@ -8,6 +8,7 @@ use sqlparser::ast::{BinaryOperator, Expr, Ident, UnaryOperator, Value};
 use super::ColumnSource;
 use super::ctx::Ctx;
 use super::exprs;
+use super::literal;
 use super::ops;
 use super::scope::{LookupError, Scope, norm};
 use super::types::{assignable, builtin, display, implicit, sql_name};
@@ -36,6 +37,8 @@ pub(crate) struct Typed {
     pub(crate) source: Option<ColumnSource>,
     /// `Some(n)` when the expression is exactly `$n`.
     pub(crate) param: Option<usize>,
+    /// The text of a string literal, checked once its type is known.
+    pub(crate) literal: Option<String>,
     pub(crate) range: Range<usize>,
 }
 
@@ -48,6 +51,7 @@ impl Typed {
             name: None,
             source: None,
             param: None,
+            literal: None,
             range,
         }
     }
@@ -113,9 +117,12 @@ fn value(cx: &mut Ctx, v: &Value, range: Range<usize>) -> Typed {
             t
         }
         Value::Placeholder(p) => param(cx, p, range),
-        Value::SingleQuotedString(_)
-        | Value::EscapedStringLiteral(_)
-        | Value::DollarQuotedString(_)
+        Value::SingleQuotedString(text) | Value::EscapedStringLiteral(text) => {
+            let mut t = Typed::new(Ty::Unknown, range);
+            t.literal = Some(text.clone());
+            t
+        }
+        Value::DollarQuotedString(_)
         | Value::UnicodeStringLiteral(_)
         | Value::NationalStringLiteral(_) => Typed::new(Ty::Unknown, range),
         Value::HexStringLiteral(_) | Value::SingleQuotedByteStringLiteral(_) => {
@@ -244,6 +251,14 @@ pub(crate) fn settle(cx: &mut Ctx, t: &mut Typed, to: &TypeRef) {
     }
     if matches!(t.ty, Ty::Param(_) | Ty::Unknown) {
         t.ty = Ty::Known(to.clone());
+        if let Some((msg, hint)) = t
+            .literal
+            .take()
+            .and_then(|l| literal::invalid(&l, to, cx.snap))
+        {
+            cx.error(t.range.clone(), msg, Some(hint));
+            t.ty = Ty::Error;
+        }
     }
 }
 
@@ -336,6 +351,9 @@ fn binary(
         t.absorb(&a);
         t.absorb(&b);
         return t;
+    }
+    if let (Expr::Tuple(ls), Expr::Tuple(rs)) = (l, r) {
+        return exprs::row_compare(cx, sc, ls, &op.to_string(), rs, range);
     }
     let a = expr(cx, sc, l);
     let b = expr(cx, sc, r);

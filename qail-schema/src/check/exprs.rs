@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use sqlparser::ast::{BinaryOperator, Expr, Query};
+use sqlparser::ast::{Expr, Query};
 
 use super::calls;
 use super::ctx::Ctx;
@@ -38,19 +38,25 @@ pub(crate) fn special(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -
             left,
             compare_op,
             right,
-        } => any_op(cx, sc, left, compare_op, right, range),
+        } => any_op(cx, sc, left, &compare_op.to_string(), right, range),
         Expr::Between {
             expr: x, low, high, ..
         } => between(cx, sc, x, low, high, range),
         Expr::Like {
-            expr: x, pattern, ..
-        } => like(cx, sc, x, pattern, "~~", range),
+            expr: x,
+            pattern,
+            any,
+            ..
+        } => like(cx, sc, x, pattern, "~~", *any, range),
         Expr::ILike {
-            expr: x, pattern, ..
-        } => like(cx, sc, x, pattern, "~~*", range),
+            expr: x,
+            pattern,
+            any,
+            ..
+        } => like(cx, sc, x, pattern, "~~*", *any, range),
         Expr::SimilarTo {
             expr: x, pattern, ..
-        } => like(cx, sc, x, pattern, "~", range),
+        } => like(cx, sc, x, pattern, "~", false, range),
         Expr::Cast {
             expr: x, data_type, ..
         } => cast(cx, sc, x, data_type, range),
@@ -105,6 +111,53 @@ fn between(
     t.absorb(&ge);
     t.absorb(&le);
     t
+}
+
+/// `(a, b) op (c, d)`: pairwise operators, a boolean result.
+pub(crate) fn row_compare(
+    cx: &mut Ctx,
+    sc: &Scope,
+    ls: &[Expr],
+    op: &str,
+    rs: &[Expr],
+    range: Range<usize>,
+) -> Typed {
+    if ls.len() != rs.len() || !super::ops::is_comparison(op) {
+        let msg =
+            format!("row comparison needs two rows of the same length and a comparison, not {op}");
+        cx.error(
+            range.clone(),
+            msg,
+            Some("compare rows of equal length with =, <>, <, <=, >, >=".into()),
+        );
+        return Typed::error(range);
+    }
+    let mut out = Typed::known(builtin("bool"), range.clone());
+    for (l, r) in ls.iter().zip(rs) {
+        let a = expr(cx, sc, l);
+        let b = expr(cx, sc, r);
+        let pair = apply(cx, op, a, b, range.clone());
+        if pair.is_error() {
+            return Typed::error(range);
+        }
+        out.absorb(&pair);
+    }
+    out
+}
+
+/// `ARRAY(SELECT …)`: an array of the subquery's single column, never NULL.
+pub(crate) fn array_subquery(cx: &mut Ctx, sc: &Scope, q: &Query, range: Range<usize>) -> Typed {
+    let Some(col) = single_column(cx, sc, q, range.clone()) else {
+        return Typed::error(range);
+    };
+    match col.ty {
+        Ty::Known(t) => {
+            let mut out = Typed::known(array_of(&t), range);
+            out.name = Some("array".into());
+            out
+        }
+        _ => Typed::error(range),
+    }
 }
 
 /// After `a` was used once, a parameter in it has a type; re-read it for the next use.
@@ -196,21 +249,13 @@ fn non_null_if(inner: Typed, range: Range<usize>) -> Typed {
     t
 }
 
-fn any_op(
-    cx: &mut Ctx,
-    sc: &Scope,
-    l: &Expr,
-    op: &BinaryOperator,
-    r: &Expr,
-    range: Range<usize>,
-) -> Typed {
+fn any_op(cx: &mut Ctx, sc: &Scope, l: &Expr, op: &str, r: &Expr, range: Range<usize>) -> Typed {
     let mut a = expr(cx, sc, l);
-    let op = op.to_string();
     if let Expr::Subquery(q) = r {
         let Some(col) = single_column(cx, sc, q, range.clone()) else {
             return Typed::error(range);
         };
-        return non_null_if(apply(cx, &op, a, col, range.clone()), range);
+        return non_null_if(apply(cx, op, a, col, range.clone()), range);
     }
     let mut arr = expr(cx, sc, r);
     match &arr.ty {
@@ -218,7 +263,7 @@ fn any_op(
         Ty::Known(t) => match element_of(t) {
             Some(e) => {
                 let elem = Typed::known(e, arr.range.clone());
-                let mut res = apply(cx, &op, a, elem, range.clone());
+                let mut res = apply(cx, op, a, elem, range.clone());
                 res.absorb(&arr);
                 non_null_if(res, range)
             }
@@ -235,7 +280,7 @@ fn any_op(
                 Typed::error(range)
             }
         },
-        Ty::Unknown | Ty::Param(_) => match ops::binary(&op, a.arg(), None, cx.snap) {
+        Ty::Unknown | Ty::Param(_) => match ops::binary(op, a.arg(), None, cx.snap) {
             Ok(sig) if !a.is_error() => {
                 settle(cx, &mut a, &sig.left);
                 settle(cx, &mut arr, &array_of(&sig.right));
@@ -257,7 +302,18 @@ fn any_op(
     }
 }
 
-fn like(cx: &mut Ctx, sc: &Scope, x: &Expr, pat: &Expr, op: &str, range: Range<usize>) -> Typed {
+fn like(
+    cx: &mut Ctx,
+    sc: &Scope,
+    x: &Expr,
+    pat: &Expr,
+    op: &str,
+    any: bool,
+    range: Range<usize>,
+) -> Typed {
+    if any {
+        return any_op(cx, sc, x, op, pat, range);
+    }
     let a = expr(cx, sc, x);
     let b = expr(cx, sc, pat);
     apply(cx, op, a, b, range)

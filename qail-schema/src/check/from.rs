@@ -321,7 +321,12 @@ pub(crate) fn table(
             why: Vec::new(),
         })
         .collect();
-    let rel = Rel::new(tname.clone(), Some(found.schema.clone()), tname, cols);
+    let mut rel = Rel::new(tname.clone(), Some(found.schema.clone()), tname, cols);
+    rel.primary_key = found
+        .primary_key
+        .iter()
+        .filter_map(|k| found.columns.iter().position(|c| &c.name == k))
+        .collect();
     Some(aliased(rel, alias))
 }
 

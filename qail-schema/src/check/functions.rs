@@ -248,6 +248,25 @@ const CATALOG: &[Row] = &[
     ("string_to_array", &["text", "text"], "text[]", 'A', 'f'),
     ("unnest", &["anyarray"], "anyelement", 'A', 'f'),
     ("enum_first", &["anyenum"], "anyenum", 'N', 'f'),
+    ("generate_series", &["int4", "int4"], "int4", 'N', 'f'),
+    ("generate_series", &["int8", "int8"], "int8", 'N', 'f'),
+    (
+        "generate_series",
+        &["int4", "int4", "int4"],
+        "int4",
+        'N',
+        'f',
+    ),
+    (
+        "generate_series",
+        &["timestamptz", "timestamptz", "interval"],
+        "timestamptz",
+        'N',
+        'f',
+    ),
+    ("current_user", &[], "name", 'N', 'f'),
+    ("session_user", &[], "name", 'N', 'f'),
+    ("current_schema", &[], "name", 'N', 'f'),
     ("enum_last", &["anyenum"], "anyenum", 'N', 'f'),
 ];
 
@@ -287,6 +306,11 @@ pub(crate) enum CallError {
 /// Whether the catalog knows a function of this name.
 pub(crate) fn exists(name: &str) -> bool {
     CATALOG.iter().any(|r| r.0 == name) || name == "min" || name == "max"
+}
+
+/// Whether `name` is an aggregate function.
+pub(crate) fn is_aggregate(name: &str) -> bool {
+    name == "min" || name == "max" || CATALOG.iter().any(|r| r.0 == name && r.4 == 'a')
 }
 
 /// The candidate signatures for `name` with `argc` arguments.

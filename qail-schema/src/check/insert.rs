@@ -122,7 +122,7 @@ pub(crate) fn no_such_column(cx: &mut Ctx, target: &Rel, id: &Ident) {
 fn source(cx: &mut Ctx, q: &Query, targets: &[Col]) -> Option<()> {
     let empty = Scope::default();
     let SetExpr::Values(values) = q.body.as_ref() else {
-        let cols = select::query(cx, q, None)?;
+        let cols = select::query_raw(cx, q, None)?;
         return select_source(cx, q, &cols, targets);
     };
     for row in &values.rows {
@@ -191,7 +191,7 @@ fn select_source(
         return None;
     }
     for (c, t) in cols.iter().zip(targets) {
-        if !assignable(&c.ty, &t.ty, cx.snap) {
+        if !select::is_unknown(&c.ty) && !assignable(&c.ty, &t.ty, cx.snap) {
             let msg = format!(
                 "column \"{}\" is of type {} but expression is of type {}",
                 t.name,

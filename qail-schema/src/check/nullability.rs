@@ -128,6 +128,7 @@ fn parse_alias(alias: &str) -> (String, Option<Force>, Option<String>) {
 pub(crate) fn output(t: Typed, alias: Option<&sqlparser::ast::Ident>) -> OutputColumn {
     let ty = match t.ty {
         Ty::Known(ty) => ty,
+        Ty::Unknown => builtin("unknown"),
         _ => builtin("text"),
     };
     let mut col = OutputColumn {

@@ -31,6 +31,8 @@ pub(crate) struct Rel {
     pub(crate) null_reason: Option<String>,
     /// Columns a WHERE/ON predicate proved non-null.
     pub(crate) proven: Vec<bool>,
+    /// Primary-key column indexes (tables only): grouping by them groups the whole row.
+    pub(crate) primary_key: Vec<usize>,
 }
 
 impl Rel {
@@ -43,6 +45,7 @@ impl Rel {
             cols,
             null_reason: None,
             proven,
+            primary_key: Vec::new(),
         }
     }
 }
@@ -259,19 +262,39 @@ impl<'p> Scope<'p> {
 
     /// Resolves `[qualifier.]name`, looking outward through enclosing queries.
     pub(crate) fn lookup(&self, qual: &[String], name: &str) -> Result<Found, LookupError> {
-        match self.lookup_here(qual, name) {
-            Err(LookupError::NoColumn { .. } | LookupError::NoRelation { .. })
-                if self.parent.is_some() =>
-            {
-                let outer = self.parent.map(|p| p.lookup(qual, name));
-                match outer {
-                    Some(Ok(mut f)) => {
-                        f.depth += 1;
-                        Ok(f)
-                    }
-                    _ => self.lookup_here(qual, name),
-                }
-            }
+        let here = self.lookup_here(qual, name);
+        let Some(parent) = self.parent else {
+            return here;
+        };
+        match here {
+            Err(LookupError::NoColumn {
+                suggestion: mine,
+                within,
+            }) => match parent.lookup(qual, name) {
+                Ok(f) => Ok(Found {
+                    depth: f.depth + 1,
+                    ..f
+                }),
+                // Note: the enclosing query's suggestion helps when this one has none.
+                Err(LookupError::NoColumn {
+                    suggestion: Some(s),
+                    within: w,
+                }) if mine.is_none() => Err(LookupError::NoColumn {
+                    suggestion: Some(s),
+                    within: w,
+                }),
+                Err(_) => Err(LookupError::NoColumn {
+                    suggestion: mine,
+                    within,
+                }),
+            },
+            Err(LookupError::NoRelation { suggestion }) => match parent.lookup(qual, name) {
+                Ok(f) => Ok(Found {
+                    depth: f.depth + 1,
+                    ..f
+                }),
+                Err(_) => Err(LookupError::NoRelation { suggestion }),
+            },
             other => other,
         }
     }
@@ -381,6 +404,83 @@ impl<'p> Scope<'p> {
                         .collect(),
                 )
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::types::builtin;
+
+    fn col(name: &str, not_null: bool) -> Col {
+        Col {
+            name: name.into(),
+            ty: builtin("text"),
+            not_null,
+            source: None,
+            why: Vec::new(),
+        }
+    }
+
+    fn scope() -> Scope<'static> {
+        let mut sc = Scope::default();
+        let harbors = Rel::new(
+            "h".into(),
+            None,
+            "harbors AS h".into(),
+            vec![col("id", true), col("name", true)],
+        );
+        let mut ops = Rel::new(
+            "operators".into(),
+            Some("public".into()),
+            "operators".into(),
+            vec![col("id", true), col("website", false)],
+        );
+        ops.null_reason = Some("right side of LEFT JOIN operators".into());
+        sc.rels = vec![harbors, ops];
+        sc
+    }
+
+    #[test]
+    fn qualified_unqualified_and_ambiguous() {
+        let sc = scope();
+        assert!(!sc.lookup(&[], "name").expect("unique").nullable);
+        assert!(
+            matches!(sc.lookup(&[], "id"), Err(LookupError::Ambiguous(r)) if r == ["h", "operators"])
+        );
+        assert!(
+            sc.lookup(&["public".into(), "operators".into()], "id")
+                .is_ok()
+        );
+        assert!(matches!(
+            sc.lookup(&["harbors".into()], "id"),
+            Err(LookupError::NoRelation { .. })
+        ));
+    }
+
+    #[test]
+    fn outer_join_side_and_proof() {
+        let mut sc = scope();
+        let f = sc.lookup(&["operators".into()], "id").expect("found");
+        assert!(f.nullable);
+        assert_eq!(f.why, ["right side of LEFT JOIN operators"]);
+        sc.rels[1].null_reason = None;
+        sc.rels[1].proven[1] = true;
+        assert!(!sc.lookup(&[], "website").expect("found").nullable);
+    }
+
+    #[test]
+    fn suggestions_and_correlation() {
+        let outer = scope();
+        let inner = Scope::child(&outer);
+        let f = inner.lookup(&["h".into()], "name").expect("correlated");
+        assert_eq!(f.depth, 1);
+        match inner.lookup(&[], "nme") {
+            Err(LookupError::NoColumn { suggestion, .. }) => {
+                assert_eq!(suggestion.as_deref(), Some("name"))
+            }
+            other => panic!("unexpected {other:?}"),
         }
     }
 }

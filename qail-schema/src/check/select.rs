@@ -11,17 +11,42 @@ use super::ctx::Ctx;
 use super::dml;
 use super::expr::{Fit, Typed, condition, expect, expr};
 use super::from;
+use super::group;
 use super::nullability::{self, output};
 use super::scope::{Col, Scope, norm, parts};
-use super::types::{builtin, common_type, display};
+use super::types::{builtin, common_type, display, scalar_name};
+use crate::snapshot::TypeRef;
 
 /// A subquery, seeing `outer`'s relations (correlation).
 pub(crate) fn subquery(cx: &mut Ctx, q: &Query, outer: &Scope) -> Option<Vec<OutputColumn>> {
     query(cx, q, Some(outer))
 }
 
-/// A whole query; `None` when an error was reported.
+/// A whole query; `None` when an error was reported. Untyped literal columns are `text`.
 pub(crate) fn query(cx: &mut Ctx, q: &Query, outer: Option<&Scope>) -> Option<Vec<OutputColumn>> {
+    let mut cols = query_raw(cx, q, outer)?;
+    resolve_unknown(&mut cols);
+    Some(cols)
+}
+
+/// Untyped literal columns (`SELECT 'x'`, `SELECT NULL`) become `text`, as in PostgreSQL 10+.
+pub(crate) fn resolve_unknown(cols: &mut [OutputColumn]) {
+    for c in cols.iter_mut().filter(|c| is_unknown(&c.ty)) {
+        c.ty = builtin("text");
+    }
+}
+
+pub(crate) fn is_unknown(t: &TypeRef) -> bool {
+    scalar_name(t) == Some("unknown")
+}
+
+/// A query whose untyped literal columns are still `unknown` (for UNION branches and
+/// INSERT … SELECT, where the other side decides their type).
+pub(crate) fn query_raw(
+    cx: &mut Ctx,
+    q: &Query,
+    outer: Option<&Scope>,
+) -> Option<Vec<OutputColumn>> {
     let mut with = match outer {
         Some(o) => Scope::child(o),
         None => Scope::default(),
@@ -87,7 +112,7 @@ fn body(
 ) -> Option<Vec<OutputColumn>> {
     match set {
         SetExpr::Select(s) => select(cx, s, sc, order),
-        SetExpr::Query(q) => query(cx, q, Some(sc)),
+        SetExpr::Query(q) => query_raw(cx, q, Some(sc)),
         SetExpr::SetOperation {
             left, right, op, ..
         } => {
@@ -135,40 +160,58 @@ fn union(
     }
     let mut out = Vec::with_capacity(l.len());
     for (a, b) in l.into_iter().zip(r) {
-        let ty = match common_type(&[a.ty.clone(), b.ty.clone()], cx.snap) {
-            Ok(t) => t,
-            Err(pair) => {
-                let (x, y) = *pair;
-                let msg = format!(
-                    "{op} types {} and {} cannot be matched (column \"{}\")",
-                    display(&x),
-                    display(&y),
-                    a.name
-                );
-                cx.error(
-                    range,
-                    msg,
-                    Some("cast one side so both have the same type".into()),
-                );
-                return None;
-            }
-        };
-        let nullable = a.nullable || b.nullable;
-        let why = if nullable {
-            [a.why, b.why].concat()
-        } else {
-            Vec::new()
-        };
-        out.push(OutputColumn {
-            name: a.name,
-            ty,
-            nullable,
-            source: None,
-            rust_type: a.rust_type,
-            why,
-        });
+        out.push(union_column(cx, a, b, op, range.clone())?);
     }
     Some(out)
+}
+
+/// One column of a set operation: the common type (an untyped literal side takes the
+/// other side's type), nullable if either side is.
+fn union_column(
+    cx: &mut Ctx,
+    a: OutputColumn,
+    b: OutputColumn,
+    op: &str,
+    range: std::ops::Range<usize>,
+) -> Option<OutputColumn> {
+    let known: Vec<TypeRef> = [&a.ty, &b.ty]
+        .into_iter()
+        .filter(|t| !is_unknown(t))
+        .cloned()
+        .collect();
+    let ty = match common_type(&known, cx.snap) {
+        Ok(_) if known.is_empty() => a.ty.clone(),
+        Ok(t) => t,
+        Err(pair) => {
+            let (x, y) = *pair;
+            let msg = format!(
+                "{op} types {} and {} cannot be matched (column \"{}\")",
+                display(&x),
+                display(&y),
+                a.name
+            );
+            cx.error(
+                range,
+                msg,
+                Some("cast one side so both have the same type".into()),
+            );
+            return None;
+        }
+    };
+    let nullable = a.nullable || b.nullable;
+    let why = if nullable {
+        [a.why, b.why].concat()
+    } else {
+        Vec::new()
+    };
+    Some(OutputColumn {
+        name: a.name,
+        ty,
+        nullable,
+        source: None,
+        rust_type: a.rust_type,
+        why,
+    })
 }
 
 fn values(cx: &mut Ctx, rows: &[Vec<Expr>], sc: &Scope) -> Option<Vec<OutputColumn>> {
@@ -206,6 +249,7 @@ fn select(
         nullability::refine(&mut sc, w);
     }
     let cols = projection(cx, &sc, &s.projection);
+    group::check(cx, &sc, s);
     if let Some(w) = &s.selection {
         condition(cx, &sc, w, "WHERE");
     }

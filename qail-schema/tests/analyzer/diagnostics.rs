@@ -50,7 +50,11 @@ const CASES: &[(&str, &str)] = &[
     ),
     (
         "SELECT id FROM harbors WHERE id = 'abc' AND country = 42",
-        r#"error: operator does not exist: text = integer
+        r#"error: invalid input syntax for type uuid: "abc"
+  |  SELECT id FROM harbors WHERE id = 'abc' AND country = 42
+  |                                    ^^^^^ write a valid uuid literal, or pass it as a parameter
+
+error: operator does not exist: text = integer
   |  SELECT id FROM harbors WHERE id = 'abc' AND country = 42
   |                                              ^^^^^^^^^^^^ add a cast so both sides have the same type, e.g. 42::text"#,
     ),
@@ -173,6 +177,30 @@ const CASES: &[(&str, &str)] = &[
         r#"error: more than one statement
   |  SELECT 1; SELECT 2
   |  ^^^^^^^^^^^^^^^^^^ write one statement per query; use batch_execute for scripts"#,
+    ),
+    (
+        "SELECT id FROM bookings WHERE status = 'confimed'",
+        r#"error: invalid input value for enum booking_status: "confimed"
+  |  SELECT id FROM bookings WHERE status = 'confimed'
+  |                                         ^^^^^^^^^^ did you mean "confirmed"?"#,
+    ),
+    (
+        "INSERT INTO vessels (operator_id, name, kind, capacity) VALUES ($1, $2, 'yacht', 1)",
+        r#"error: invalid input value for enum vessel_kind: "yacht"
+  |  INSERT INTO vessels (operator_id, name, kind, capacity) VALUES ($1, $2, 'yacht', 1)
+  |                                                                          ^^^^^^^ use one of: ferry, catamaran, hydrofoil"#,
+    ),
+    (
+        "SELECT country, name, count(*) FROM harbors GROUP BY country",
+        r#"error: column "harbors.name" must appear in the GROUP BY clause or be used in an aggregate function
+  |  SELECT country, name, count(*) FROM harbors GROUP BY country
+  |                  ^^^^ add harbors.name to GROUP BY, or aggregate it, e.g. max(harbors.name)"#,
+    ),
+    (
+        "SELECT o.name, count(*) FROM operators o JOIN vessels v ON v.operator_id = o.id GROUP BY v.operator_id",
+        r#"error: column "o.name" must appear in the GROUP BY clause or be used in an aggregate function
+  |  SELECT o.name, count(*) FROM operators o JOIN vessels v ON v.operator_id = o.id GROUP BY v.operator_id
+  |         ^^^^^^ add o.name to GROUP BY, or aggregate it, e.g. max(o.name)"#,
     ),
 ];
 

@@ -3,5 +3,6 @@
 
 mod corpus;
 mod diagnostics;
+mod nullability;
 mod server;
 mod support;

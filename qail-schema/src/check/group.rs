@@ -1,0 +1,215 @@
+//! Grouping: in a query with GROUP BY or aggregates, every column outside an aggregate must
+//! be grouped (or functionally dependent on a grouped primary key), as PostgreSQL requires.
+
+use sqlparser::ast::{
+    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Select, SelectItem, Value,
+};
+
+use super::ctx::Ctx;
+use super::functions;
+use super::scope::{Scope, norm, parts};
+
+/// Reports ungrouped columns in the target list and HAVING of `s`.
+pub(crate) fn check(cx: &mut Ctx, sc: &Scope, s: &Select) {
+    let group: &[Expr] = match &s.group_by {
+        GroupByExpr::Expressions(exprs, _) => exprs,
+        GroupByExpr::All(_) => return,
+    };
+    let items: Vec<&Expr> = s
+        .projection
+        .iter()
+        .filter_map(|i| match i {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+            _ => None,
+        })
+        .collect();
+    let aggregated =
+        items.iter().any(|e| has_aggregate(e)) || s.having.as_ref().is_some_and(has_aggregate);
+    if group.is_empty() && !aggregated {
+        return;
+    }
+    // Note: `*` with GROUP BY is valid when grouped by primary keys; not checked here.
+    if s.projection.iter().any(|i| {
+        matches!(
+            i,
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)
+        )
+    }) {
+        return;
+    }
+    let out_of_range = |g: &Expr| match g {
+        Expr::Value(v) if matches!(v.value, Value::Number(..)) => v
+            .value
+            .to_string()
+            .parse::<usize>()
+            .map_or(true, |n| n == 0 || n > items.len()),
+        _ => false,
+    };
+    if group.iter().any(out_of_range) {
+        return;
+    }
+    let grouped = Grouped::new(sc, s, group, &items);
+    let mut bad = Vec::new();
+    for e in items.iter().copied().chain(s.having.as_ref()) {
+        grouped.ungrouped(sc, e, &mut bad);
+    }
+    for (e, shown) in bad {
+        let msg = format!(
+            "column \"{shown}\" must appear in the GROUP BY clause or be used in an aggregate function"
+        );
+        let hint = format!("add {shown} to GROUP BY, or aggregate it, e.g. max({shown})");
+        cx.error(cx.range(e), msg, Some(hint));
+    }
+}
+
+/// What GROUP BY makes available.
+struct Grouped {
+    /// Grouping expressions as written (compared by their SQL text).
+    exprs: Vec<String>,
+    /// Grouped columns as (relation, column).
+    cols: Vec<(usize, usize)>,
+}
+
+impl Grouped {
+    fn new(sc: &Scope, s: &Select, group: &[Expr], items: &[&Expr]) -> Self {
+        let aliases: Vec<(String, &Expr)> = s
+            .projection
+            .iter()
+            .filter_map(|i| match i {
+                SelectItem::ExprWithAlias { expr, alias } => Some((norm(alias), expr)),
+                _ => None,
+            })
+            .collect();
+        let mut resolved: Vec<&Expr> = Vec::new();
+        for g in group {
+            match g {
+                Expr::Value(v) if matches!(v.value, Value::Number(..)) => {
+                    let n = v.value.to_string().parse::<usize>().unwrap_or(0);
+                    resolved.extend(n.checked_sub(1).and_then(|i| items.get(i)).copied());
+                }
+                Expr::Identifier(id) if sc.lookup(&[], &norm(id)).is_err() => {
+                    resolved.extend(
+                        aliases
+                            .iter()
+                            .filter(|(a, _)| *a == norm(id))
+                            .map(|(_, e)| *e),
+                    );
+                }
+                other => resolved.push(other),
+            }
+        }
+        let cols = resolved.iter().filter_map(|e| column_at(sc, e)).collect();
+        Grouped {
+            exprs: resolved.iter().map(|e| e.to_string()).collect(),
+            cols,
+        }
+    }
+
+    /// Whether every primary-key column of relation `r` is grouped.
+    fn key_grouped(&self, sc: &Scope, r: usize) -> bool {
+        let pk = &sc.rels[r].primary_key;
+        !pk.is_empty() && pk.iter().all(|c| self.cols.contains(&(r, *c)))
+    }
+
+    /// Collects column references of `e` that are neither grouped nor inside an aggregate.
+    fn ungrouped<'e>(&self, sc: &Scope, e: &'e Expr, bad: &mut Vec<(&'e Expr, String)>) {
+        if self.exprs.contains(&e.to_string()) {
+            return;
+        }
+        match e {
+            Expr::Identifier(_) | Expr::CompoundIdentifier(_) => {
+                let Some((r, c)) = column_at(sc, e) else {
+                    return;
+                };
+                if !self.cols.contains(&(r, c)) && !self.key_grouped(sc, r) {
+                    bad.push((
+                        e,
+                        format!("{}.{}", sc.rels[r].name, sc.rels[r].cols[c].name),
+                    ));
+                }
+            }
+            Expr::Function(f) if f.over.is_none() && is_aggregate(f) => {}
+            other => children(other)
+                .into_iter()
+                .for_each(|c| self.ungrouped(sc, c, bad)),
+        }
+    }
+}
+
+/// (relation, column) of a plain column reference in this query level.
+fn column_at(sc: &Scope, e: &Expr) -> Option<(usize, usize)> {
+    let (qual, name) = match e {
+        Expr::Identifier(id) => (Vec::new(), norm(id)),
+        Expr::CompoundIdentifier(ids) => {
+            let (last, q) = ids.split_last()?;
+            (q.iter().map(norm).collect(), norm(last))
+        }
+        _ => return None,
+    };
+    let f = sc.lookup(&qual, &name).ok()?;
+    if f.depth > 0 { None } else { f.at }
+}
+
+fn is_aggregate(f: &sqlparser::ast::Function) -> bool {
+    let name = parts(&f.name).last().map(|i| norm(i)).unwrap_or_default();
+    functions::is_aggregate(&name)
+}
+
+fn has_aggregate(e: &Expr) -> bool {
+    match e {
+        Expr::Function(f) if f.over.is_none() && is_aggregate(f) => true,
+        Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. } => false,
+        other => children(other).into_iter().any(has_aggregate),
+    }
+}
+
+/// The direct subexpressions of the forms grouping cares about (subqueries are not entered).
+fn children(e: &Expr) -> Vec<&Expr> {
+    match e {
+        Expr::BinaryOp { left, right, .. } => vec![left, right],
+        Expr::UnaryOp { expr, .. }
+        | Expr::Nested(expr)
+        | Expr::Cast { expr, .. }
+        | Expr::IsNull(expr)
+        | Expr::IsNotNull(expr)
+        | Expr::IsTrue(expr)
+        | Expr::IsFalse(expr)
+        | Expr::Collate { expr, .. }
+        | Expr::Extract { expr, .. }
+        | Expr::AtTimeZone {
+            timestamp: expr, ..
+        } => vec![expr],
+        Expr::IsDistinctFrom(a, b) | Expr::IsNotDistinctFrom(a, b) => vec![a, b],
+        Expr::Between {
+            expr, low, high, ..
+        } => vec![expr, low, high],
+        Expr::InList { expr, list, .. } => std::iter::once(expr.as_ref()).chain(list).collect(),
+        Expr::Like { expr, pattern, .. } | Expr::ILike { expr, pattern, .. } => vec![expr, pattern],
+        Expr::AnyOp { left, right, .. } | Expr::AllOp { left, right, .. } => vec![left, right],
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => operand
+            .iter()
+            .map(|o| o.as_ref())
+            .chain(conditions.iter().flat_map(|w| [&w.condition, &w.result]))
+            .chain(else_result.iter().map(|e| e.as_ref()))
+            .collect(),
+        Expr::Function(f) => match &f.args {
+            FunctionArguments::List(list) => list
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        },
+        Expr::Tuple(items) => items.iter().collect(),
+        Expr::Array(a) => a.elem.iter().collect(),
+        _ => Vec::new(),
+    }
+}
