@@ -77,9 +77,35 @@ fn run_checked(options: &Options, out: &mut dyn Write, err: &mut dyn Write) -> R
         .flat_map(|(file, text)| analyze_file(file, text, &snapshot))
         .collect();
     let analyzed = started.elapsed();
-    let text = match (&options.why, options.format) {
+    out.write_all(report(options, &statements, &snapshot, err).as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write the report: {e}"))?;
+    if options.timings {
+        let phases = [
+            ("load snapshot", loaded),
+            ("read files", read - loaded),
+            ("split and analyze", analyzed - read),
+            ("format and print", started.elapsed() - analyzed),
+        ];
+        let n = statements.len();
+        let _ = writeln!(err, "{n} statements in {}", ms(started.elapsed()));
+        for (what, d) in phases {
+            let _ = writeln!(err, "  {what}: {}", ms(d));
+        }
+    }
+    Ok(u8::from(statements.iter().any(|s| s.result.is_err())))
+}
+
+/// The report in the requested format.
+fn report(
+    options: &Options,
+    statements: &[Statement],
+    snapshot: &Snapshot,
+    err: &mut dyn Write,
+) -> String {
+    match (&options.why, options.format) {
         (Some(name), _) => {
-            let (text, found) = why_text(&statements, name, &snapshot);
+            let (text, found) = why_text(statements, name, snapshot);
             if !found {
                 let _ = writeln!(
                     err,
@@ -89,30 +115,9 @@ fn run_checked(options: &Options, out: &mut dyn Write, err: &mut dyn Write) -> R
             }
             text
         }
-        (None, Format::Text) => to_text(&statements, &snapshot),
-        (None, Format::Json) => to_json(&statements, &snapshot),
-    };
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(|e| format!("cannot write the report: {e}"))?;
-    if options.timings {
-        let phases = [
-            ("load snapshot", loaded),
-            ("read and split", read - loaded),
-            ("analyze", analyzed - read),
-            ("format and print", started.elapsed() - analyzed),
-        ];
-        let _ = writeln!(
-            err,
-            "{} statements in {}",
-            statements.len(),
-            ms(started.elapsed())
-        );
-        for (what, d) in phases {
-            let _ = writeln!(err, "  {what}: {}", ms(d));
-        }
+        (None, Format::Text) => to_text(statements, snapshot),
+        (None, Format::Json) => to_json(statements, snapshot),
     }
-    Ok(u8::from(statements.iter().any(|s| s.result.is_err())))
 }
 
 fn ms(d: Duration) -> String {

@@ -7,7 +7,7 @@
 //! Each FILE (`-` for standard input) holds one or more statements, split by [`split`]: at
 //! `;` outside quotes, dollar quotes and comments. A comment line `-- name: Foo` before a
 //! statement names it (and ends the statement before it). Every statement is checked with
-//! [`check::check`](crate::check::check) against the snapshot: `--snapshot PATH`, else env
+//! [`check::check`](crate::check::check()) against the snapshot: `--snapshot PATH`, else env
 //! `QAIL_SCHEMA`, else the nearest `qail.schema.json` in the current directory or a parent —
 //! the same file the `qail!` macro would use ([`find_snapshot`]).
 //!

@@ -52,6 +52,18 @@ pub(crate) fn explain(
             reasons,
         };
     }
+    let summary = not_null(col, index, st, source, &mut reasons);
+    Explanation { summary, reasons }
+}
+
+/// Why a non-null column is never NULL: the one-line summary; adds to `reasons`.
+fn not_null(
+    col: &OutputColumn,
+    index: usize,
+    st: &Statement,
+    source: Option<(&Relation, &Column)>,
+    reasons: &mut Vec<String>,
+) -> String {
     let summary = if st.sql.contains(&format!("\"{}!", col.name)) {
         "declared NOT NULL by the alias".to_owned()
     } else if let Some((rel, _)) = source
@@ -75,10 +87,14 @@ pub(crate) fn explain(
             None => "the expression cannot be NULL".to_owned(),
         }
     };
-    if reasons.len() < 2 && !summary.ends_with("column") && summary != "primary key" {
+    // The source line already says "primary key" or "NOT NULL", and a rescued join has its
+    // sentence; the other summaries are reasons of their own.
+    let said = matches!(summary.as_str(), "primary key" | "NOT NULL column")
+        || summary.starts_with("right side of ");
+    if !said {
         reasons.push(summary.clone());
     }
-    Explanation { summary, reasons }
+    summary
 }
 
 /// `column public.harbors.name is text NOT NULL`, and the like.
