@@ -7,10 +7,20 @@ use crate::util::{SNAPSHOT, analyze, crate_dir, qail, stderr, stdout, temp_dir};
 #[test]
 fn every_statement_checks_exit_0() {
     let out = qail(
-        &["analyze", "--snapshot", SNAPSHOT, "-"],
+        &["analyze", "--snapshot", SNAPSHOT, "--timings", "-"],
         "SELECT id FROM harbors;\nSELECT name FROM operators WHERE id = $1;",
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("2 statements in "),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("split and analyze: "),
+        "{}",
+        stderr(&out)
+    );
     let text = stdout(&out);
     assert!(text.contains("statement 1 at <stdin>:1\n"), "{text}");
     assert!(
