@@ -3,14 +3,15 @@
 //! Installed with `cargo install --path qail-schema`, it runs as `cargo qail …` (cargo passes
 //! `qail` as the first argument) or directly as `cargo-qail …`.
 //!
-//! Exit status: 0 on success, 1 when `schema check`/`schema diff` find differences, 2 on
-//! errors.
+//! Exit status: 0 on success, 1 when `schema check`/`schema diff` find differences or
+//! `analyze` rejects a statement, 2 on errors.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use qail_schema::Snapshot;
+use qail_schema::analyze;
 use qail_schema::diff::{self, DiffOptions};
 
 /// Compile-time checked PostgreSQL: manage the schema snapshot (qail.schema.json).
@@ -26,6 +27,48 @@ enum Command {
     /// Create, check and compare schema snapshots.
     #[command(subcommand)]
     Schema(SchemaCommand),
+    /// Analyze the SQL statements of files: parameter and column types, nullability and why.
+    Analyze(AnalyzeArgs),
+}
+
+#[derive(Args)]
+struct AnalyzeArgs {
+    /// The schema snapshot [default: $QAIL_SCHEMA, else the nearest qail.schema.json].
+    #[arg(long)]
+    snapshot: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
+    /// Explain the type and nullability of the result columns called NAME.
+    #[arg(long, value_name = "NAME")]
+    why: Option<String>,
+    /// Print how long loading, analyzing and printing took (to standard error).
+    #[arg(long)]
+    timings: bool,
+    /// SQL files with one or more statements separated by `;`; `-` reads standard input.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum FormatArg {
+    Text,
+    Json,
+}
+
+impl From<AnalyzeArgs> for analyze::Options {
+    fn from(a: AnalyzeArgs) -> analyze::Options {
+        analyze::Options {
+            snapshot: a.snapshot,
+            format: match a.format {
+                FormatArg::Text => analyze::Format::Text,
+                FormatArg::Json => analyze::Format::Json,
+            },
+            why: a.why,
+            timings: a.timings,
+            files: a.files,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -100,7 +143,14 @@ fn main() -> ExitCode {
 }
 
 fn run(command: Command) -> Result<ExitCode, Failure> {
-    let Command::Schema(cmd) = command;
+    let cmd = match command {
+        Command::Schema(cmd) => cmd,
+        Command::Analyze(args) => {
+            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+            let code = analyze::run(&args.into(), &mut out, &mut err);
+            return Ok(ExitCode::from(code));
+        }
+    };
     match cmd {
         SchemaCommand::Pull { db, out } => pull(&db, &out),
         SchemaCommand::Check { db, snapshot } => check(&db, &snapshot),

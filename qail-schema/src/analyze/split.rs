@@ -1,0 +1,289 @@
+//! Cutting a SQL file into statements.
+//!
+//! Statements end at a `;` outside quotes and comments. The lexer knows single-quoted strings
+//! (`''` escapes), `E'…'` strings (backslash escapes too), double-quoted identifiers (`""`
+//! escapes), dollar quotes (`$$…$$`, `$tag$…$tag$`), `--` line comments and nested `/* */`
+//! block comments, like PostgreSQL's own scanner (psql splits the same way).
+//!
+//! A comment line `-- name: Foo` names the statement after it; a named comment line also
+//! ends the statement before it, so a file of named queries needs no `;` between them.
+
+use std::ops::Range;
+
+/// One statement cut out of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Piece {
+    /// The name given by a `-- name: Foo` comment line before the statement (the first word
+    /// after `name:`, so sqlc's `-- name: Foo :one` gives `Foo`).
+    pub name: Option<String>,
+    /// Byte range of the statement in the file: from its first token to the end of its last
+    /// token, without leading or trailing comments and without the `;`.
+    pub range: Range<usize>,
+}
+
+/// Splits `text` into its statements, in order. Empty statements (`;;`, only comments) are
+/// left out. Unterminated quotes or comments run to the end of the text (the analyzer then
+/// reports the syntax error).
+pub fn split(text: &str) -> Vec<Piece> {
+    let mut s = Splitter {
+        text,
+        bytes: text.as_bytes(),
+        pieces: Vec::new(),
+        start: None,
+        end: 0,
+        name: None,
+    };
+    s.run();
+    s.pieces
+}
+
+struct Splitter<'t> {
+    text: &'t str,
+    bytes: &'t [u8],
+    pieces: Vec<Piece>,
+    /// Start of the current statement's first token.
+    start: Option<usize>,
+    /// End of the current statement's last token so far.
+    end: usize,
+    /// The pending `-- name:`.
+    name: Option<String>,
+}
+
+impl Splitter<'_> {
+    fn run(&mut self) {
+        let mut i = 0;
+        while let Some(&b) = self.bytes.get(i) {
+            i = match b {
+                b';' => {
+                    self.finish();
+                    i + 1
+                }
+                b'-' if self.bytes.get(i + 1) == Some(&b'-') => self.line_comment(i),
+                b'/' if self.bytes.get(i + 1) == Some(&b'*') => block_comment_end(self.bytes, i),
+                _ if b.is_ascii_whitespace() => i + 1,
+                _ => {
+                    let end = self.token_end(i);
+                    self.start.get_or_insert(i);
+                    self.end = end;
+                    end
+                }
+            };
+        }
+        self.finish();
+    }
+
+    /// Ends the current statement, if it has any token.
+    fn finish(&mut self) {
+        if let Some(start) = self.start.take() {
+            self.pieces.push(Piece {
+                name: self.name.take(),
+                range: start..self.end,
+            });
+        }
+    }
+
+    /// Skips a `--` comment starting at `i`; a `-- name:` comment line names what follows.
+    fn line_comment(&mut self, i: usize) -> usize {
+        let end = self.bytes[i..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(self.bytes.len(), |n| i + n);
+        let body = self.text[i + 2..end].trim();
+        if let Some(rest) = body.strip_prefix("name:") {
+            let line_start = self.text[..i].rfind('\n').map_or(0, |n| n + 1);
+            let alone = self.text[line_start..i].trim().is_empty();
+            if let Some(word) = rest.split_whitespace().next()
+                && (alone || self.start.is_none())
+            {
+                self.finish();
+                self.name = Some(word.to_owned());
+            }
+        }
+        end
+    }
+
+    /// The end of the token (string, identifier, dollar quote, other character) at `i`.
+    fn token_end(&self, i: usize) -> usize {
+        let b = self.bytes;
+        match b[i] {
+            b'\'' => quoted_end(b, i, b'\'', false),
+            b'"' => quoted_end(b, i, b'"', false),
+            b'$' => dollar_quote_end(self.text, i).unwrap_or(i + 1),
+            c if is_ident_start(c) => {
+                let end = i + b[i..].iter().take_while(|&&c| is_ident_char(c)).count();
+                if end == i + 1 && matches!(c, b'e' | b'E') && b.get(end) == Some(&b'\'') {
+                    quoted_end(b, end, b'\'', true)
+                } else {
+                    end
+                }
+            }
+            // Digits, operators, punctuation: one byte at a time is enough for splitting.
+            _ => i + 1,
+        }
+    }
+}
+
+/// Letters, `_` and every byte of a multi-byte character start an identifier.
+fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_' || c >= 0x80
+}
+
+fn is_ident_char(c: u8) -> bool {
+    is_ident_start(c) || c.is_ascii_digit() || c == b'$'
+}
+
+/// The end of a quoted token opening at `i` (a doubled quote is an escaped quote; with
+/// `backslash`, `\` escapes the next byte).
+fn quoted_end(b: &[u8], i: usize, quote: u8, backslash: bool) -> usize {
+    let mut j = i + 1;
+    while let Some(&c) = b.get(j) {
+        if backslash && c == b'\\' {
+            j += 2;
+        } else if c == quote {
+            if b.get(j + 1) == Some(&quote) {
+                j += 2;
+            } else {
+                return j + 1;
+            }
+        } else {
+            j += 1;
+        }
+    }
+    b.len()
+}
+
+/// The end of a dollar-quoted string opening at `i`, or `None` when the `$` does not open
+/// one (a parameter `$1`, an operator).
+fn dollar_quote_end(text: &str, i: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let tag_len = b[i + 1..]
+        .iter()
+        .take_while(|&&c| is_ident_start(c) || c.is_ascii_digit())
+        .count();
+    if tag_len > 0 && !is_ident_start(b[i + 1]) {
+        return None;
+    }
+    if b.get(i + 1 + tag_len) != Some(&b'$') {
+        return None;
+    }
+    let tag = &text[i..i + tag_len + 2];
+    let body = i + tag.len();
+    Some(
+        text[body..]
+            .find(tag)
+            .map_or(text.len(), |n| body + n + tag.len()),
+    )
+}
+
+/// The end of a (nested) block comment opening at `i`.
+fn block_comment_end(b: &[u8], i: usize) -> usize {
+    let mut depth = 0usize;
+    let mut j = i;
+    while j < b.len() {
+        match (b[j], b.get(j + 1)) {
+            (b'/', Some(b'*')) => {
+                depth += 1;
+                j += 2;
+            }
+            (b'*', Some(b'/')) => {
+                depth -= 1;
+                j += 2;
+                if depth == 0 {
+                    return j;
+                }
+            }
+            _ => j += 1,
+        }
+    }
+    b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sqls(text: &str) -> Vec<&str> {
+        split(text).into_iter().map(|p| &text[p.range]).collect()
+    }
+
+    #[test]
+    fn splits_at_semicolons_and_trims_comments() {
+        let text = "-- header\nSELECT 1;\n\n  SELECT 2 -- two\n;;\n/* only a comment */;\nSELECT 3";
+        assert_eq!(sqls(text), ["SELECT 1", "SELECT 2", "SELECT 3"]);
+        assert_eq!(split(text)[1].range.start, text.find("SELECT 2").unwrap());
+    }
+
+    #[test]
+    fn semicolons_inside_quotes_and_comments_do_not_split() {
+        let text = "SELECT ';', \"a;b\", 'it''s;' /* x; /* nested; */ y; */ FROM t; SELECT 2";
+        assert_eq!(
+            sqls(text),
+            [
+                "SELECT ';', \"a;b\", 'it''s;' /* x; /* nested; */ y; */ FROM t",
+                "SELECT 2"
+            ]
+        );
+    }
+
+    #[test]
+    fn dollar_quotes_and_parameters() {
+        let text = "SELECT $$a;b$$, $fn$ x; $$ y $fn$, $1; SELECT a$b FROM t WHERE x = $2;";
+        assert_eq!(
+            sqls(text),
+            [
+                "SELECT $$a;b$$, $fn$ x; $$ y $fn$, $1",
+                "SELECT a$b FROM t WHERE x = $2"
+            ]
+        );
+    }
+
+    #[test]
+    fn escape_strings_honour_backslashes() {
+        let text = r"SELECT E'a\';b', e'\\'; SELECT 'a\'; SELECT 3";
+        assert_eq!(
+            sqls(text),
+            [r"SELECT E'a\';b', e'\\'", r"SELECT 'a\'", "SELECT 3"]
+        );
+        // An identifier ending in e is not an escape-string prefix.
+        assert_eq!(
+            sqls(r"SELECT type'\'; SELECT 2"),
+            [r"SELECT type'\'", "SELECT 2"]
+        );
+    }
+
+    #[test]
+    fn name_comments_name_and_separate_statements() {
+        let text = "-- name: First :one\nSELECT 1;\n\n-- a note\n-- name: Second\nSELECT 2\n\
+                    -- name: Third\nSELECT 3\n  -- name: not alone on its line? it is\nSELECT 4;\nSELECT 5 -- name: Inline\n";
+        let pieces = split(text);
+        let names: Vec<Option<&str>> = pieces.iter().map(|p| p.name.as_deref()).collect();
+        assert_eq!(
+            names,
+            [
+                Some("First"),
+                Some("Second"),
+                Some("Third"),
+                Some("not"),
+                None
+            ]
+        );
+        assert_eq!(&text[pieces[2].range.clone()], "SELECT 3");
+        assert_eq!(&text[pieces[4].range.clone()], "SELECT 5");
+    }
+
+    #[test]
+    fn unterminated_tokens_run_to_the_end() {
+        assert_eq!(sqls("SELECT 'abc; SELECT 2"), ["SELECT 'abc; SELECT 2"]);
+        assert_eq!(sqls("SELECT $x$ abc; "), ["SELECT $x$ abc; "]);
+        assert_eq!(sqls("SELECT 1 /* abc; "), ["SELECT 1"]);
+        assert_eq!(sqls("SELECT \"abc; "), ["SELECT \"abc; "]);
+        assert!(split("").is_empty());
+        assert!(split("  -- nothing\n").is_empty());
+    }
+
+    #[test]
+    fn multibyte_text_keeps_char_boundaries() {
+        let text = "SELECT 'é;' AS «x»; SELECT ñ";
+        assert_eq!(sqls(text), ["SELECT 'é;' AS «x»", "SELECT ñ"]);
+    }
+}
