@@ -15,7 +15,10 @@
 //!
 //! Run: `cargo run --release --example ferry -- [ITERATIONS]` (default 2,000 per tier).
 
-#[allow(dead_code, reason = "each example uses a part of the shared support code")]
+#[allow(
+    dead_code,
+    reason = "each example uses a part of the shared support code"
+)]
 #[path = "support/mod.rs"]
 mod support;
 
@@ -23,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use qail::uuid::Uuid;
 use qail::{Connection, qail};
-use support::{Args, Result, human, percentile, print_table, thousands};
+use support::{Args, Result, human, per_second, percentile, print_table, thousands};
 
 const SCHEMA: &str = "qail_ferry";
 const USAGE: &str = "usage: cargo run --release --example ferry -- [ITERATIONS | --iterations N]
@@ -128,7 +131,10 @@ async fn show_rows(conn: &mut Connection) -> Result<()> {
         &table,
     );
     if let Some(i) = missing {
-        println!("\nthe row without an operator, as Rust sees it:\n{:#?}\n", rows[i]);
+        println!(
+            "\nthe row without an operator, as Rust sees it:\n{:#?}\n",
+            rows[i]
+        );
     }
     Ok(())
 }
@@ -206,22 +212,30 @@ async fn measure(
 
 fn print_timings(samples: &[Vec<Duration>; 3], iterations: u64) {
     let what = [
-        ("prepared  (fetch_all)", "Bind+Execute+Sync, 50 rows → Vec<Record>"),
-        ("borrowed  (for_each)", "Bind+Execute+Sync, rows read in place"),
-        ("uncached  (cache size 0)", "Parse+Describe+Bind+Execute+Sync"),
+        (
+            "prepared  (fetch_all)",
+            "Bind+Execute+Sync, 50 rows → Vec<Record>",
+        ),
+        (
+            "borrowed  (for_each)",
+            "Bind+Execute+Sync, rows read in place",
+        ),
+        (
+            "uncached  (cache size 0)",
+            "Parse+Describe+Bind+Execute+Sync",
+        ),
     ];
     let rows: Vec<Vec<String>> = samples
         .iter()
         .zip(what)
         .map(|(s, (tier, sent))| {
             let total: Duration = s.iter().sum();
-            let per_second = s.len() as f64 / total.as_secs_f64();
             vec![
                 tier.to_owned(),
                 sent.to_owned(),
                 human(percentile(s, 50)),
                 human(percentile(s, 99)),
-                format!("{per_second:.0}"),
+                per_second(s.len(), total),
             ]
         })
         .collect();

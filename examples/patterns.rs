@@ -14,7 +14,10 @@
 //!
 //! Run: `cargo run --release --example patterns -- [--rows N] [--runs N] [--delay-ms N]`
 
-#[allow(dead_code, reason = "each example uses a part of the shared support code")]
+#[allow(
+    dead_code,
+    reason = "each example uses a part of the shared support code"
+)]
 #[path = "support/mod.rs"]
 mod support;
 
@@ -26,7 +29,8 @@ use qail::{Connection, qail};
 use support::{Args, Result, Rng, human, percentile, print_table};
 
 const SCHEMA: &str = "qail_patterns";
-const USAGE: &str = "usage: cargo run --release --example patterns -- [--rows N] [--runs N] [--delay-ms N]
+const USAGE: &str =
+    "usage: cargo run --release --example patterns -- [--rows N] [--runs N] [--delay-ms N]
   --rows N      connections to load per run (default 100)
   --runs N      timed runs per strategy (default 30)
   --delay-ms N  simulated network latency added to every round trip (default 0)";

@@ -150,16 +150,23 @@ pub(crate) fn percentile(sorted: &[Duration], p: usize) -> Duration {
     sorted.get(rank - 1).copied().unwrap_or_default()
 }
 
-/// A duration in the unit that reads best: µs below 1 ms, ms below 10 s, else s.
+/// A duration in the unit that reads best: µs below 1 ms, ms below 1 s, else s.
 pub(crate) fn human(d: Duration) -> String {
     let s = d.as_secs_f64();
     if s < 0.001 {
         format!("{:.1} µs", s * 1e6)
-    } else if s < 10.0 {
+    } else if s < 1.0 {
         format!("{:.2} ms", s * 1e3)
     } else {
-        format!("{s:.1} s")
+        format!("{s:.2} s")
     }
+}
+
+/// A rate such as queries per second, rounded, with thousands separators.
+pub(crate) fn per_second(count: usize, elapsed: Duration) -> String {
+    let rate = count as f64 / elapsed.as_secs_f64().max(1e-9);
+    let rounded = format!("{rate:.0}");
+    rounded.parse::<u64>().map_or(rounded, thousands)
 }
 
 /// `1234567` as `1,234,567`.
@@ -167,7 +174,7 @@ pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -210,7 +217,11 @@ pub(crate) struct Rng(u64);
 impl Rng {
     /// A generator from a seed (0 is replaced by a fixed odd constant).
     pub(crate) fn new(seed: u64) -> Rng {
-        Rng(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
+        Rng(if seed == 0 {
+            0x9E37_79B9_7F4A_7C15
+        } else {
+            seed
+        })
     }
 
     /// The next value.

@@ -100,7 +100,12 @@ pub(crate) async fn ferry(conn: &mut Connection, size: &Ferry) -> Result<()> {
         })
         .collect();
     let operators: Vec<(Uuid, String)> = (0..size.operators)
-        .map(|i| (id(2, i), numbered(OPERATORS[i % OPERATORS.len()], i, OPERATORS.len())))
+        .map(|i| {
+            (
+                id(2, i),
+                numbered(OPERATORS[i % OPERATORS.len()], i, OPERATORS.len()),
+            )
+        })
         .collect();
     let mut rng = Rng::new(7);
     let lines: Vec<Line> = (0..size.connections)
@@ -132,11 +137,13 @@ pub(crate) async fn ferry(conn: &mut Connection, size: &Ferry) -> Result<()> {
         .await?;
     check(inserted, "harbors")?;
     let inserted = tx
-        .pipeline_count(
-            operators
-                .iter()
-                .map(|(id, name)| qail!("INSERT INTO operators (id, name) VALUES ($1, $2)", *id, *name)),
-        )
+        .pipeline_count(operators.iter().map(|(id, name)| {
+            qail!(
+                "INSERT INTO operators (id, name) VALUES ($1, $2)",
+                *id,
+                *name
+            )
+        }))
         .await?;
     check(inserted, "operators")?;
     let inserted = tx
