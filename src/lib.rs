@@ -33,7 +33,8 @@ pub use qail_macros::{QailRow, QailType, qail};
 pub use qail_pg::types;
 pub use qail_pg::{
     CancelToken, Column, Config, Connection, DbError, Decode, Encode, Error, Executor, FromRow,
-    IsolationLevel, NoRows, Oid, Query, RawRow, Row, Statement, Template, Transaction,
+    IsolationLevel, NoRows, Oid, Pool, PoolBuilder, PoolStats, PooledConnection, Query, RawRow,
+    Row, Statement, Template, Transaction,
 };
 
 mod require;

@@ -22,6 +22,10 @@ use proc_macro::TokenStream;
 /// `qail!("SQL", args…)` yields a `Query` whose rows are a generated struct with one field per
 /// column; `qail!(Type => "SQL", args…)` builds the rows into `Type` by column name.
 /// Parameters are `$1…$n` followed by that many arguments, or `{name}` capturing a variable.
+///
+/// Arguments are borrowed by the query: run it in the same statement
+/// (`qail!(…).fetch_all(&mut conn).await?`), or bind a computed argument to a variable first
+/// when the query is kept in a `let` before it runs.
 #[proc_macro]
 pub fn qail(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as ast::QueryInput);

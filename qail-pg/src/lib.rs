@@ -24,6 +24,8 @@
 #[cfg(feature = "runtime")]
 mod conn;
 mod error;
+#[cfg(feature = "runtime")]
+mod pool;
 pub mod proto;
 #[cfg(feature = "runtime")]
 mod row;
@@ -39,6 +41,8 @@ pub use conn::{
     PipelineBuilder, PipelineResults, Statement, Transaction, TransactionBuilder,
 };
 pub use error::{DbError, Error};
+#[cfg(feature = "runtime")]
+pub use pool::{Builder as PoolBuilder, Pool, PooledConnection, Stats as PoolStats};
 pub use proto::message::TransactionStatus;
 #[cfg(feature = "runtime")]
 pub use row::{Column, Row};

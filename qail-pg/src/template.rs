@@ -277,6 +277,11 @@ impl Query<'_, NoRows> {
     ) -> std::future::Pending<Result<Option<NoRows>, Error>> {
         std::future::pending()
     }
+
+    /// Does not compile: the statement returns no rows.
+    pub fn fetch<E: ?Sized + ReturnsRows>(self, _: &mut E) -> std::iter::Empty<NoRows> {
+        std::iter::empty()
+    }
 }
 
 /// The parameters of a [`Query`], in `$n` order.

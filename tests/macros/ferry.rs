@@ -148,3 +148,23 @@ async fn execute_counts_rows_and_returning_gives_them() {
     assert!(names.iter().all(|r| r.name.ends_with("(GR)")));
     assert_eq!(names[0].timezone.as_deref(), Some("Europe/Athens"));
 }
+
+#[tokio::test]
+async fn runs_on_a_pooled_connection() {
+    let pool = qail::Pool::connect(&crate::url()).await.unwrap();
+    let mut conn = pool.acquire().await.unwrap();
+    let schema = format!("qail_macros_pool_{}", std::process::id());
+    conn.batch_execute(&format!(
+        "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; SET search_path = {schema}; {FERRY_DDL}"
+    ))
+    .await
+    .unwrap();
+    seed(&mut conn).await;
+    let country = "GR";
+    let rows = qail!("SELECT name FROM harbors WHERE country = {country} ORDER BY name")
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    let names: Vec<_> = rows.into_iter().map(|r| r.name).collect();
+    assert_eq!(names, ["Naxos", "Piraeus"]);
+}

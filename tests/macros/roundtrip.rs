@@ -144,8 +144,22 @@ async fn network_types() {
     use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
     let mut conn = connect_in("net", "").await;
     let v4 = IpAddr::V4(Ipv4Addr::new(10, 1, 2, 3));
-    roundtrip!(conn, "SELECT $1::inet AS v", Inet { addr: v4, prefix: 24 });
+    roundtrip!(
+        conn,
+        "SELECT $1::inet AS v",
+        Inet {
+            addr: v4,
+            prefix: 24
+        }
+    );
     let net = IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0));
-    roundtrip!(conn, "SELECT $1::cidr AS v", Cidr { addr: net, prefix: 32 });
+    roundtrip!(
+        conn,
+        "SELECT $1::cidr AS v",
+        Cidr {
+            addr: net,
+            prefix: 32
+        }
+    );
     roundtrip!(conn, "SELECT $1::macaddr AS v", MacAddr([0, 1, 2, 3, 4, 5]));
 }

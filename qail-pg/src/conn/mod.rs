@@ -38,6 +38,7 @@ mod notify;
 mod pipeline;
 mod prepare;
 mod query;
+mod reset;
 mod simple_query;
 mod startup;
 mod statement;
@@ -85,6 +86,8 @@ pub struct Connection {
     transaction_status: TransactionStatus,
     /// Sync (or simple Query) messages written whose ReadyForQuery has not been read yet.
     pending_syncs: usize,
+    /// How many of `pending_syncs` belong to a reset queued by the pool (see [`reset`]).
+    reset_syncs: usize,
     cache: StatementCache,
     notice_handler: Option<NoticeHandler>,
     /// Named statements whose Parse was sent by a flow that did not see its outcome; closed
@@ -130,6 +133,7 @@ impl Connection {
             secret_key: Vec::new(),
             transaction_status: TransactionStatus::Idle,
             pending_syncs: 0,
+            reset_syncs: 0,
             cache: StatementCache::new(statement_cache_size),
             notice_handler: None,
             unconfirmed: Vec::new(),
@@ -192,6 +196,10 @@ impl Connection {
         for name in std::mem::take(&mut self.unconfirmed) {
             prepare::close_statement(&mut self.stream, &name);
         }
+        if self.reset_syncs > 0 && !self.has_interrupted_flow() {
+            // Note: only a reset's replies are owed; the flow's recv reads them first.
+            return Ok(());
+        }
         self.stream.flush().await?;
         while self.pending_syncs > 0 {
             self.skip_to_ready().await?;
@@ -224,6 +232,9 @@ impl Connection {
     /// The next message that belongs to the current flow. Notices, parameter reports and
     /// notifications, which the server may send at any time, are handled here.
     pub(crate) async fn recv(&mut self) -> Result<(u8, std::ops::Range<usize>), Error> {
+        if self.reset_syncs > 0 {
+            self.finish_reset().await?;
+        }
         loop {
             let (tag, range) = self.stream.next_frame().await?;
             if !self.on_async_message(tag, range.clone())? {

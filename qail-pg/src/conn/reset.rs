@@ -1,0 +1,173 @@
+//! Returning a session to a clean state between pool users, without a round trip of its own.
+//!
+//! When a pooled connection is released, [`Connection::start_reset`] encodes the reset as
+//! simple Query messages and writes them to the socket if it takes them without waiting
+//! (otherwise they stay queued and go out with the next write); their ReadyForQuery replies
+//! are counted in `pending_syncs` and `reset_syncs`, and nobody waits for them. So the server
+//! rolls back, unlocks and resets right away, while the connection sits idle, and the replies
+//! wait in the socket. They are read without waiting when the connection is checked out
+//! ([`Connection::poll_alive`]): a failed reset is then caught before anyone uses the
+//! connection. Replies that have not arrived by then are read by the next flow's
+//! [`Connection::recv`] ([`Connection::finish_reset`]) before its own; a reset that failed
+//! breaks the connection and the flow returns an error saying so, and the pool discards it.
+//!
+//! The reset is what `DISCARD ALL` does, minus `DEALLOCATE ALL` (the statement cache stays
+//! valid) and minus `DISCARD PLANS` (the server already re-plans a cached statement when
+//! `search_path`, the role or a referenced object changes; discarding every plan on every
+//! release would only slow down the next user). See
+//! <https://www.postgresql.org/docs/current/sql-discard.html>. Each statement is a Query
+//! message of its own, so each runs in its own implicit transaction and one failing (say, to
+//! a one-millisecond statement_timeout the previous user set) does not undo the others; none
+//! of them is refused inside a transaction block, but they follow the `ROLLBACK` of a
+//! transaction the previous user left open, which is sent only when there is one (a
+//! `ROLLBACK` outside a transaction only earns a warning). SQL-level `PREPARE`d statements
+//! are kept like the cache's.
+//!
+//! A flow reads through [`Connection::recv`] (or calls [`Connection::ready`] first), never
+//! `stream.next_frame` directly, so the reset's replies are never mistaken for its own.
+
+use futures_util::FutureExt;
+
+use super::Connection;
+use crate::error::{Error, Kind};
+use crate::proto::message::{Query, TransactionStatus};
+
+/// The reset, in the order of `DISCARD ALL`'s documented equivalent.
+const RESET: &[&str] = &[
+    "CLOSE ALL",
+    "SET SESSION AUTHORIZATION DEFAULT",
+    "RESET ALL",
+    "UNLISTEN *",
+    "SELECT pg_advisory_unlock_all()",
+    "DISCARD TEMP",
+    "DISCARD SEQUENCES",
+];
+
+/// How many unsolicited messages [`Connection::poll_alive`] reads before giving up on a
+/// chatty connection.
+const MAX_UNSOLICITED: usize = 64;
+
+impl Connection {
+    /// Whether replies other than those of a queued reset are outstanding: a flow was
+    /// interrupted, and [`Connection::ready`] must read its replies before the next flow.
+    pub(crate) fn has_interrupted_flow(&self) -> bool {
+        self.pending_syncs > self.reset_syncs
+    }
+
+    /// Queues the reset and sends it if the socket takes it without waiting, unless one is
+    /// already queued and nothing ran since. Call only when no flow is interrupted
+    /// ([`Connection::has_interrupted_flow`] is false). A failed send breaks the connection.
+    pub(crate) fn start_reset(&mut self) {
+        debug_assert!(
+            !self.has_interrupted_flow(),
+            "drain before queueing a reset"
+        );
+        self.notice_handler = None;
+        // Note: the next user must not see this user's notifications or time-out.
+        self.notifications.clear();
+        self.query_timeout = None;
+        if self.reset_syncs > 0 {
+            return;
+        }
+        if self.transaction_status != TransactionStatus::Idle {
+            self.queue_reset_query("ROLLBACK");
+        }
+        for sql in RESET {
+            self.queue_reset_query(sql);
+        }
+        // Note: the ROLLBACK goes out before anything the next user sends.
+        self.transaction_status = TransactionStatus::Idle;
+        // Note: what the socket does not take now stays queued for the next flush.
+        if let Some(Err(_)) = self.stream.flush().now_or_never() {
+            self.stream.set_broken();
+        }
+    }
+
+    fn queue_reset_query(&mut self, sql: &str) {
+        let queued = Query { sql }.encode(self.stream.write_buf());
+        debug_assert!(
+            queued.is_ok(),
+            "the reset statements are constants without NUL"
+        );
+        self.pending_syncs += 1;
+        self.reset_syncs += 1;
+    }
+
+    /// Reads the replies of a reset sent earlier. An error in the reset breaks the connection.
+    /// Cancel safe: each reply is accounted for as it is read.
+    pub(crate) async fn finish_reset(&mut self) -> Result<(), Error> {
+        while self.reset_syncs > 0 {
+            let (tag, range) = self.stream.next_frame().await?;
+            match tag {
+                b'N' => self.on_notice(range)?,
+                b'S' => self.on_parameter_status(range)?,
+                b'E' => {
+                    let e = self.db_error(range);
+                    return Err(self.reset_failed(e));
+                }
+                b'Z' => {
+                    self.on_ready(range)?;
+                    self.reset_syncs -= 1;
+                }
+                // Note: NotificationResponses before UNLISTEN took effect were meant for the
+                // previous user and are dropped with the rest of the reset's replies.
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn reset_failed(&mut self, e: Error) -> Error {
+        self.stream.set_broken();
+        Error::with_source(
+            Kind::Closed,
+            "resetting the pooled connection after its previous use failed, so it is closed; \
+             retry the call (the pool opens another connection) and check the statement_timeout \
+             or lock_timeout the previous user set",
+            e,
+        )
+    }
+
+    /// Without waiting: reads what the server sent while the connection sat idle and says
+    /// whether it is still usable. A terminated backend has sent a FATAL error and closed the
+    /// socket, so this catches most dead connections without a round trip.
+    pub(crate) fn poll_alive(&mut self) -> bool {
+        if self.stream.is_broken() {
+            return false;
+        }
+        if self.has_interrupted_flow() {
+            // Note: replies are expected; they are not unsolicited.
+            return true;
+        }
+        if self.reset_syncs > 0 {
+            match self.finish_reset().now_or_never() {
+                // Note: the rest of the reset's replies are read by the next flow.
+                None => return !self.stream.is_broken(),
+                Some(Err(_)) => return false,
+                Some(Ok(())) => {}
+            }
+        }
+        for _ in 0..MAX_UNSOLICITED {
+            let Some(next) = self.stream.next_frame().now_or_never() else {
+                return true;
+            };
+            let handled = match next {
+                Ok((b'N', range)) => self.on_notice(range),
+                Ok((b'S', range)) => self.on_parameter_status(range),
+                Ok((b'A', _)) => Ok(()),
+                Ok(_) => {
+                    // An ErrorResponse (FATAL: terminating connection) or anything else
+                    // unrequested: the session is over.
+                    self.stream.set_broken();
+                    return false;
+                }
+                Err(e) => Err(e),
+            };
+            if handled.is_err() {
+                self.stream.set_broken();
+                return false;
+            }
+        }
+        true
+    }
+}

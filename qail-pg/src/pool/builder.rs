@@ -1,0 +1,158 @@
+//! Pool options and the builder that opens a pool with them.
+
+use std::time::Duration;
+
+use super::Pool;
+use crate::conn::config::Config;
+use crate::error::{Error, Kind};
+
+/// The options a pool runs with; see [`Builder`] for what each means.
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    pub(crate) max_size: usize,
+    pub(crate) min_idle: usize,
+    pub(crate) acquire_timeout: Option<Duration>,
+    pub(crate) idle_timeout: Option<Duration>,
+    pub(crate) max_lifetime: Option<Duration>,
+    pub(crate) health_check_after: Option<Duration>,
+    pub(crate) drain_timeout: Duration,
+    pub(crate) warm_up: Vec<String>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            max_size: 10,
+            min_idle: 0,
+            acquire_timeout: Some(Duration::from_secs(30)),
+            idle_timeout: Some(Duration::from_secs(10 * 60)),
+            max_lifetime: Some(Duration::from_secs(30 * 60)),
+            health_check_after: Some(Duration::from_secs(30)),
+            drain_timeout: Duration::from_secs(5),
+            warm_up: Vec::new(),
+        }
+    }
+}
+
+/// Sizes, time-outs and warm-up statements for a [`Pool`]; from [`Pool::builder`].
+///
+/// ```no_run
+/// # async fn run() -> Result<(), qail_pg::Error> {
+/// use std::time::Duration;
+///
+/// let pool = qail_pg::Pool::builder()
+///     .max_size(20)
+///     .min_idle(2)
+///     .acquire_timeout(Some(Duration::from_secs(5)))
+///     .warm_up("SELECT id, name FROM harbors WHERE id = $1")
+///     .connect("postgres://app@localhost/app")
+///     .await?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone, Default)]
+#[must_use = "a builder does nothing until connect or connect_with"]
+pub struct Builder {
+    options: Options,
+}
+
+impl Builder {
+    pub(crate) fn new() -> Builder {
+        Builder::default()
+    }
+
+    /// The most connections the pool holds open at once, idle and in use (default 10).
+    pub fn max_size(mut self, max_size: usize) -> Builder {
+        self.options.max_size = max_size;
+        self
+    }
+
+    /// How many idle connections the pool keeps open, opening them in the background when
+    /// connections are closed (default 0). They are exempt from the idle time-out, not from
+    /// the maximum lifetime.
+    pub fn min_idle(mut self, min_idle: usize) -> Builder {
+        self.options.min_idle = min_idle;
+        self
+    }
+
+    /// How long [`Pool::acquire`] waits for a connection, including opening one, before it
+    /// returns an error for which [`Error::is_timeout`] is true (default 30 s; `None` waits
+    /// for ever).
+    pub fn acquire_timeout(mut self, timeout: Option<Duration>) -> Builder {
+        self.options.acquire_timeout = timeout;
+        self
+    }
+
+    /// How long a connection may sit idle before the pool closes it, as long as more than
+    /// `min_idle` are idle (default 10 minutes; `None` keeps idle connections).
+    pub fn idle_timeout(mut self, timeout: Option<Duration>) -> Builder {
+        self.options.idle_timeout = timeout;
+        self
+    }
+
+    /// How long a connection may live: older ones are closed when idle or returned, never
+    /// taken from under a user (default 30 minutes; `None` for no limit).
+    pub fn max_lifetime(mut self, lifetime: Option<Duration>) -> Builder {
+        self.options.max_lifetime = lifetime;
+        self
+    }
+
+    /// A connection idle for longer than this is checked with a round trip (an empty query,
+    /// which also waits for the answer to the reset of its previous use) before it is handed
+    /// out; a dead one is replaced (default 30 s). `None` never checks; `Some(Duration::ZERO)`
+    /// checks every checkout, so that a failed reset is always caught by [`Pool::acquire`],
+    /// never by the first call. Without a round trip, every checkout already replaces a
+    /// connection the server closed while it was idle, or whose reset has been answered with
+    /// an error.
+    pub fn health_check_after(mut self, idle: Option<Duration>) -> Builder {
+        self.options.health_check_after = idle;
+        self
+    }
+
+    /// When a call is cancelled mid-flight (its future dropped), the connection goes back to
+    /// the pool only after its outstanding replies are read, in the background; if that takes
+    /// longer than this, the connection is closed instead (default 5 s).
+    pub fn drain_timeout(mut self, timeout: Duration) -> Builder {
+        self.options.drain_timeout = timeout;
+        self
+    }
+
+    /// A statement prepared on every new connection, so its first use skips the Parse round
+    /// trip. Prepared statements survive the reset between users. Session settings belong in
+    /// the connection string's `options` (`-c search_path=app`), not here: the reset returns
+    /// every setting to its connection-time value.
+    pub fn warm_up(mut self, sql: impl Into<String>) -> Builder {
+        self.options.warm_up.push(sql.into());
+        self
+    }
+
+    /// Opens the pool with a libpq connection string (URL or `key=value`; `PG*` variables
+    /// fill in the rest). One connection (or `min_idle`) is opened now, so a wrong address or
+    /// password is reported here.
+    pub async fn connect(self, url: &str) -> Result<Pool, Error> {
+        let config = Config::parse(url)?;
+        self.connect_with(config).await
+    }
+
+    /// Opens the pool with a parsed [`Config`].
+    pub async fn connect_with(self, config: Config) -> Result<Pool, Error> {
+        let options = self.options;
+        if options.max_size == 0 {
+            return Err(Error::new(
+                Kind::Config,
+                "the pool's max_size is 0, so no connection could ever be acquired; set \
+                 max_size to 1 or more",
+            ));
+        }
+        if options.min_idle > options.max_size {
+            return Err(Error::new(
+                Kind::Config,
+                format!(
+                    "the pool's min_idle ({}) is larger than its max_size ({}); lower min_idle \
+                     or raise max_size",
+                    options.min_idle, options.max_size
+                ),
+            ));
+        }
+        Pool::open(config, options).await
+    }
+}

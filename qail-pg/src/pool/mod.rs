@@ -1,0 +1,457 @@
+//! The connection pool.
+//!
+//! [`Pool`] hands out [`PooledConnection`]s (a `DerefMut` to [`Connection`]) and takes them
+//! back when they are dropped. Idle connections are reused last-in first-out, so the warmest
+//! one (its statement cache, its server backend's caches) serves the next call and surplus
+//! ones age out through the idle time-out.
+//!
+//! A returned connection is never handed to the next user dirty: a transaction left open is
+//! rolled back, and settings, the role, LISTEN registrations, advisory locks, temporary tables
+//! and open cursors are reset (`DISCARD ALL` minus `DEALLOCATE ALL`, so prepared statements
+//! stay valid). The reset costs no round trip of its own: it is sent when the connection is
+//! returned, without waiting for the answer, which is read when the connection is next
+//! checked out (or by its next call, if it has not arrived by then). A broken connection is closed; one returned
+//! with a call still in flight (its future was dropped) first has its replies read in the
+//! background, within [`Builder::drain_timeout`].
+//!
+//! # Why not deadpool or bb8
+//!
+//! The pool is small and written on tokio's `Semaphore` and a `Mutex<Vec<_>>` because:
+//! - the reset without a round trip queues messages inside the connection and reads their
+//!   replies ahead of the next flow's — that needs the connection's internals, which a generic
+//!   pool's `recycle` hook cannot reach without a round trip per checkout;
+//! - cancel safety is part of the connection's design (a dropped call leaves replies owed,
+//!   counted), and the pool must act on it when a connection comes back (drain in the
+//!   background, holding the slot, or close) — generic pools only see "returned";
+//! - a slot is a semaphore permit, so an acquire future dropped at any point never leaks one,
+//!   and a connection being opened when its caller gives up is finished and kept idle;
+//! - no extra dependencies.
+
+mod builder;
+mod maintain;
+mod pooled;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
+
+pub use builder::Builder;
+use builder::Options;
+pub use pooled::PooledConnection;
+
+use crate::conn::Connection;
+use crate::conn::config::Config;
+use crate::error::{Error, Kind};
+use crate::row::Row;
+use crate::types::Encode;
+
+/// A pool of connections to one server, cheap to clone (clones share the pool).
+///
+/// ```no_run
+/// # async fn run() -> Result<(), qail_pg::Error> {
+/// let pool = qail_pg::Pool::connect("postgres://postgres@localhost/postgres").await?;
+/// let mut conn = pool.acquire().await?;
+/// let rows = conn.query("SELECT $1::int4 + 1", &[&41i32]).await?;
+/// assert_eq!(rows[0].get::<i32>(0), 42);
+/// drop(conn); // back to the pool
+/// let n = pool.execute("SELECT 1", &[]).await?; // one call on a pooled connection
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Pool {
+    inner: Arc<Inner>,
+}
+
+/// What the pool is doing right now; from [`Pool::stats`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// The most connections the pool opens.
+    pub max_size: usize,
+    /// Connections open (or being opened): idle plus in use.
+    pub size: usize,
+    /// Connections waiting in the pool.
+    pub idle: usize,
+    /// Connections held by users, being opened, or having a cancelled call drained.
+    pub in_use: usize,
+    /// Calls to [`Pool::acquire`] waiting for a connection.
+    pub waiters: usize,
+    /// Connections opened since the pool was created.
+    pub created: u64,
+    /// Connections closed since the pool was created (broken, expired, idle too long…).
+    pub destroyed: u64,
+}
+
+/// State shared by the pool's handles, its connections and its background task.
+pub(crate) struct Inner {
+    config: Config,
+    options: Options,
+    /// One permit per connection that may be out of the idle list.
+    semaphore: Arc<Semaphore>,
+    /// Oldest first; checkout pops the newest.
+    idle: Mutex<Vec<Idle>>,
+    /// Connections open or being opened.
+    open: AtomicUsize,
+    waiters: AtomicUsize,
+    created: AtomicU64,
+    destroyed: AtomicU64,
+    closed: AtomicBool,
+}
+
+/// A connection with its birth time.
+pub(crate) struct Entry {
+    conn: Connection,
+    created: Instant,
+}
+
+/// A connection waiting in the pool, and since when.
+struct Idle {
+    entry: Entry,
+    since: Instant,
+}
+
+impl Pool {
+    /// Opens a pool with default options (up to 10 connections) and a libpq connection string.
+    /// One connection is opened now, so a wrong address or password is reported here.
+    pub async fn connect(url: &str) -> Result<Pool, Error> {
+        Builder::new().connect(url).await
+    }
+
+    /// Opens a pool with default options and a parsed [`Config`].
+    pub async fn connect_with(config: Config) -> Result<Pool, Error> {
+        Builder::new().connect_with(config).await
+    }
+
+    /// A builder for sizes, time-outs, health checks and warm-up statements.
+    pub fn builder() -> Builder {
+        Builder::new()
+    }
+
+    pub(crate) async fn open(config: Config, options: Options) -> Result<Pool, Error> {
+        let initial = options.min_idle.max(1);
+        let inner = Arc::new(Inner {
+            semaphore: Arc::new(Semaphore::new(options.max_size)),
+            config,
+            options,
+            idle: Mutex::new(Vec::new()),
+            open: AtomicUsize::new(0),
+            waiters: AtomicUsize::new(0),
+            created: AtomicU64::new(0),
+            destroyed: AtomicU64::new(0),
+            closed: AtomicBool::new(false),
+        });
+        for _ in 0..initial {
+            let entry = inner.open_connection().await?;
+            inner.push_idle(entry);
+        }
+        maintain::spawn(&inner);
+        Ok(Pool { inner })
+    }
+
+    /// Takes a connection from the pool, opening one when none is idle and fewer than
+    /// `max_size` are open; waits (up to the acquire time-out) when all are in use.
+    ///
+    /// Dropping the returned connection gives it back. Dropping this future at any point is
+    /// safe: no slot is lost, and a connection being opened is kept for the next caller.
+    pub async fn acquire(&self) -> Result<PooledConnection, Error> {
+        let attempt = Arc::clone(&self.inner).acquire();
+        match self.inner.options.acquire_timeout {
+            Some(limit) => tokio::time::timeout(limit, attempt)
+                .await
+                .unwrap_or_else(|_| Err(self.timeout_error(limit))),
+            None => attempt.await,
+        }
+    }
+
+    fn timeout_error(&self, limit: Duration) -> Error {
+        Error::new(
+            Kind::Timeout,
+            format!(
+                "no pooled connection became available within {limit:?} (all {} were in use); \
+                 drop connections sooner, or raise the pool's max_size or acquire_timeout",
+                self.inner.options.max_size
+            ),
+        )
+    }
+
+    /// The pool's current size, idle and in-use connections, waiters and lifetime counts.
+    pub fn stats(&self) -> Stats {
+        let inner = &self.inner;
+        let size = inner.open.load(Ordering::Acquire);
+        let idle = inner.idle().len();
+        Stats {
+            max_size: inner.options.max_size,
+            size,
+            idle,
+            in_use: size.saturating_sub(idle),
+            waiters: inner.waiters.load(Ordering::Acquire),
+            created: inner.created.load(Ordering::Acquire),
+            destroyed: inner.destroyed.load(Ordering::Acquire),
+        }
+    }
+
+    /// Closes the pool: waiting and later acquires fail, idle connections are closed now,
+    /// connections in use are closed when they are returned.
+    pub async fn close(&self) {
+        self.inner.closed.store(true, Ordering::Release);
+        self.inner.semaphore.close();
+        let idle = std::mem::take(&mut *self.inner.idle());
+        for idle in idle {
+            self.inner.forget();
+            idle.entry.conn.close().await;
+        }
+    }
+
+    /// Whether [`Pool::close`] was called.
+    pub fn is_closed(&self) -> bool {
+        self.inner.is_closed()
+    }
+
+    /// Runs `sql` on a pooled connection and returns every row; see [`Connection::query`].
+    pub async fn query(
+        &self,
+        sql: &str,
+        params: &[&(dyn Encode + Sync)],
+    ) -> Result<Vec<Row>, Error> {
+        self.acquire().await?.query(sql, params).await
+    }
+
+    /// Runs `sql` on a pooled connection and returns its only row; see
+    /// [`Connection::query_one`].
+    pub async fn query_one(
+        &self,
+        sql: &str,
+        params: &[&(dyn Encode + Sync)],
+    ) -> Result<Row, Error> {
+        self.acquire().await?.query_one(sql, params).await
+    }
+
+    /// Runs `sql` on a pooled connection and returns its row, if any; see
+    /// [`Connection::query_opt`].
+    pub async fn query_opt(
+        &self,
+        sql: &str,
+        params: &[&(dyn Encode + Sync)],
+    ) -> Result<Option<Row>, Error> {
+        self.acquire().await?.query_opt(sql, params).await
+    }
+
+    /// Runs `sql` on a pooled connection and returns the rows affected; see
+    /// [`Connection::execute`].
+    pub async fn execute(&self, sql: &str, params: &[&(dyn Encode + Sync)]) -> Result<u64, Error> {
+        self.acquire().await?.execute(sql, params).await
+    }
+
+    /// Runs semicolon-separated statements on a pooled connection; see
+    /// [`Connection::batch_execute`]. Session settings made here are reset when the
+    /// connection returns to the pool.
+    pub async fn batch_execute(&self, sql: &str) -> Result<(), Error> {
+        self.acquire().await?.batch_execute(sql).await
+    }
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool")
+            .field("stats", &self.stats())
+            .field("closed", &self.is_closed())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Inner {
+    /// The last handle, connection and task are gone: close the idle connections politely.
+    fn drop(&mut self) {
+        let idle = std::mem::take(self.idle.get_mut().unwrap_or_else(PoisonError::into_inner));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            for idle in idle {
+                runtime.spawn(idle.entry.conn.close());
+            }
+        }
+    }
+}
+
+/// Counts a waiting acquire for as long as it waits, however it ends.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl<'a> Waiting<'a> {
+    fn new(waiters: &'a AtomicUsize) -> Waiting<'a> {
+        waiters.fetch_add(1, Ordering::AcqRel);
+        Waiting(waiters)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Inner {
+    fn idle(&self) -> MutexGuard<'_, Vec<Idle>> {
+        // Note: the lock is never held across a call that can panic halfway through a change.
+        self.idle.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    fn closed_error() -> Error {
+        Error::new(
+            Kind::Closed,
+            "the pool is closed; create a new pool to open connections again",
+        )
+    }
+
+    async fn acquire(self: Arc<Inner>) -> Result<PooledConnection, Error> {
+        let mut permit = {
+            let _waiting = Waiting::new(&self.waiters);
+            Arc::clone(&self.semaphore)
+                .acquire_owned()
+                .await
+                .map_err(|_| Inner::closed_error())?
+        };
+        while let Some((entry, since)) = self.pop_usable() {
+            let mut pooled = PooledConnection::new(entry, permit, Arc::clone(&self));
+            let check = self
+                .options
+                .health_check_after
+                .is_some_and(|after| since.elapsed() >= after);
+            if !check {
+                return Ok(pooled);
+            }
+            // Note: the empty query also carries the queued reset, so a failing reset is
+            // caught here and another connection is tried.
+            if pooled.batch_execute("").await.is_ok() {
+                return Ok(pooled);
+            }
+            permit = pooled.discard();
+        }
+        self.open_for(permit).await
+    }
+
+    /// The newest idle connection that is alive and young enough; others are closed.
+    fn pop_usable(&self) -> Option<(Entry, Instant)> {
+        loop {
+            let Idle { mut entry, since } = self.idle().pop()?;
+            if !self.expired(&entry) && entry.conn.poll_alive() {
+                return Some((entry, since));
+            }
+            self.destroy(entry);
+        }
+    }
+
+    /// Opens a connection for the holder of `permit`, in a task of its own: when the caller
+    /// stops waiting, the connection still opens and goes to the idle list.
+    async fn open_for(
+        self: Arc<Inner>,
+        permit: OwnedSemaphorePermit,
+    ) -> Result<PooledConnection, Error> {
+        let (tx, rx) = oneshot::channel();
+        let inner = Arc::clone(&self);
+        tokio::spawn(async move {
+            let opened = inner.open_connection().await;
+            let pooled = opened.map(|entry| PooledConnection::new(entry, permit, inner));
+            // Note: when the caller is gone, dropping the connection returns it to the pool.
+            drop(tx.send(pooled));
+        });
+        rx.await.unwrap_or_else(|_| {
+            Err(Error::new(
+                Kind::Closed,
+                "the task opening a pooled connection stopped (is the runtime shutting down?); \
+                 retry on a running runtime",
+            ))
+        })
+    }
+
+    /// Opens, counts and warms up a new connection, if the pool has room for one.
+    async fn open_connection(&self) -> Result<Entry, Error> {
+        let reserved = self
+            .open
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
+                (open < self.options.max_size).then_some(open + 1)
+            });
+        if reserved.is_err() {
+            return Err(Error::new(
+                Kind::Usage,
+                "the pool already holds max_size connections; wait for one to be returned",
+            ));
+        }
+        match self.connect_and_warm_up().await {
+            Ok(conn) => {
+                self.created.fetch_add(1, Ordering::AcqRel);
+                Ok(Entry {
+                    conn,
+                    created: Instant::now(),
+                })
+            }
+            Err(e) => {
+                self.open.fetch_sub(1, Ordering::AcqRel);
+                Err(e)
+            }
+        }
+    }
+
+    async fn connect_and_warm_up(&self) -> Result<Connection, Error> {
+        let mut conn = Connection::connect_with(&self.config).await?;
+        for sql in &self.options.warm_up {
+            conn.prepare(sql).await?;
+        }
+        Ok(conn)
+    }
+
+    fn push_idle(&self, entry: Entry) {
+        self.idle().push(Idle {
+            entry,
+            since: Instant::now(),
+        });
+    }
+
+    fn expired(&self, entry: &Entry) -> bool {
+        self.options
+            .max_lifetime
+            .is_some_and(|max| entry.created.elapsed() >= max)
+    }
+
+    /// Takes a connection back from a user (or a drain). Called from `Drop`: no await.
+    pub(crate) fn release(self: &Arc<Inner>, mut entry: Entry, permit: OwnedSemaphorePermit) {
+        if self.is_closed() || entry.conn.is_closed() || self.expired(&entry) {
+            self.destroy(entry);
+            return;
+        }
+        if entry.conn.has_interrupted_flow() {
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => {
+                    runtime.spawn(maintain::drain(Arc::clone(self), entry, permit));
+                }
+                Err(_) => self.destroy(entry),
+            }
+            return;
+        }
+        entry.conn.start_reset();
+        if entry.conn.is_closed() {
+            self.destroy(entry);
+            return;
+        }
+        self.push_idle(entry);
+        // Note: the permit goes back only now, so its next holder finds the connection idle.
+        drop(permit);
+    }
+
+    /// Stops counting a connection that is about to be closed.
+    fn forget(&self) {
+        self.open.fetch_sub(1, Ordering::AcqRel);
+        self.destroyed.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Closes a connection: politely in the background when a runtime is at hand.
+    pub(crate) fn destroy(&self, entry: Entry) {
+        self.forget();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(entry.conn.close());
+        }
+    }
+}
