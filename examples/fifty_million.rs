@@ -7,9 +7,12 @@
 //! schema, `qail_fifty_million` (dropped and recreated on every run), seeds 1,000 vessels,
 //! then asks for them in turn.
 //!
-//! The default, 10,000,000 queries, takes about a minute on a laptop and longer on a busy
-//! machine: it is long by design. `--queries 50000000` is the run the name refers to;
-//! `--queries 100000` is a quick look. Progress goes to stderr.
+//! Each query is its own Bind + Execute + Sync cycle (an error affects only that query), so the
+//! server does one implicit transaction per query and is what limits the rate: expect tens of
+//! thousands to a few hundred thousand queries per second depending on the machine. The
+//! default, 10,000,000 queries, therefore runs for one to several minutes: it is long by
+//! design. `--queries 50000000` is the run the name refers to; `--queries 100000` is a quick
+//! look. Progress goes to stderr.
 //!
 //! Run: `cargo run --release --example fifty_million -- [QUERIES | --queries N] [--batch N]`
 

@@ -260,7 +260,11 @@ fn print_results(samples: &[Vec<Duration>; 3], trips: &[u64; 3], runs: u64, dela
     let latency = if delay.is_zero() {
         "no simulated latency (try --delay-ms 1)".to_owned()
     } else {
-        format!("{} simulated latency per round trip", human(delay))
+        format!(
+            "{} simulated latency per round trip (at least: the timer rounds each sleep up to \
+             its next tick)",
+            human(delay)
+        )
     };
     println!("{runs} runs per strategy in random order, {latency}:\n");
     print_table(
