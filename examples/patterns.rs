@@ -110,11 +110,12 @@ async fn main() -> Result<()> {
             "{strategy:?} loaded something else than the JOIN"
         );
     }
-    println!(
-        "the three strategies load the same {} connections, e.g. {:?}\n",
-        reference.len(),
-        reference.first()
-    );
+    if let Some(first) = reference.first() {
+        println!(
+            "the three strategies load the same {} connections, e.g.\n  {first:?}\n",
+            reference.len()
+        );
+    }
 
     let (samples, trips) = measure(&mut db, rows, runs).await?;
     print_results(&samples, &trips, runs, delay);
