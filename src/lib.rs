@@ -4,14 +4,21 @@
 //! (`qail.schema.json`) while the crate compiles — no database is needed to build — and runs on
 //! qail-pg, an async PostgreSQL driver that speaks the binary protocol.
 //!
-//! ```ignore
-//! use qail::{qail, Connection};
+//! ```no_run
+//! use qail::{Connection, qail};
 //!
+//! # async fn run() -> Result<(), qail::Error> {
 //! let mut conn = Connection::connect("postgres://app@localhost/app").await?;
-//! let rows = qail!("SELECT id, name FROM harbors WHERE country = $1", country)
+//! let country = "GR";
+//! let rows = qail!("SELECT c.name, origin.name AS origin FROM odyssey_connections c
+//!                   LEFT JOIN harbors origin ON origin.id = c.origin_harbor_id
+//!                   WHERE origin.country = $1 OR c.is_enabled ORDER BY c.name LIMIT 50", country)
 //!     .fetch_all(&mut conn)
 //!     .await?;
-//! println!("{}", rows[0].name);
+//! let name: &String = &rows[0].name;
+//! let origin: &Option<String> = &rows[0].origin; // the nullable side of the LEFT JOIN
+//! println!("{name} from {origin:?}");
+//! # Ok(()) }
 //! ```
 //!
 //! # Features
