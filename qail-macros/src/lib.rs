@@ -1,9 +1,9 @@
 //! Procedural macros of qail: `qail!`, `#[derive(QailRow)]`, `#[derive(QailType)]`.
 //!
 //! Use them through the `qail` crate; this crate's output refers to `::qail::__private`.
-//! The entry points only parse and hand over: the model ([`ast`], [`attr`]), the checks
-//! ([`check`], [`snapshot`], [`types`], [`naming`]) and code generation ([`expand`],
-//! [`derive_row`], [`derive_type`]) are plain functions over `proc_macro2` types.
+//! The entry points only parse and hand over: the model (`ast`, `attr`), the checks
+//! (`check`, `snapshot`, `types`, `naming`) and code generation (`expand`, `derive_row`,
+//! `derive_type`) are plain functions over `proc_macro2` types.
 
 mod ast;
 mod attr;
