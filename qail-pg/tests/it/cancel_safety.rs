@@ -220,3 +220,66 @@ async fn copy_in_and_out() {
     assert_eq!(n % 20_000, 0);
     assert!(n >= 20_000);
 }
+
+/// `pool.acquire()` and a query on a pooled connection under poll-N-then-drop: no slot is
+/// leaked (the one-connection pool always hands out its connection again), the pool never
+/// opens a second backend, and the connection it hands out is clean and in sync.
+#[tokio::test]
+async fn pool_acquire_and_pooled_query() {
+    let mut config = super::config();
+    let app = format!("qail_it_cancel_pool_{}", std::process::id());
+    config.application_name = Some(app.clone());
+    let pool = qail_pg::Pool::builder()
+        .max_size(1)
+        .acquire_timeout(Some(Duration::from_secs(10)))
+        .connect_with(config)
+        .await
+        .unwrap();
+    let mut observer = super::connect().await;
+    let mut n = 0;
+    loop {
+        let done = poll_n_then_drop(pool.acquire(), n).await;
+        let mut conn = pool.acquire().await.unwrap_or_else(|e| {
+            panic!("acquire after dropping one polled {n} times: {e}");
+        });
+        check(&mut conn, &mut observer, n).await;
+        drop(conn);
+        if done {
+            break;
+        }
+        n += 1;
+        assert!(n < 10_000, "acquire never completed");
+    }
+    let mut n = 0;
+    loop {
+        let mut conn = pool.acquire().await.unwrap();
+        let done = poll_n_then_drop(
+            conn.query(
+                "SELECT g, repeat('p', 100) FROM generate_series(1, 2000) g",
+                &[],
+            ),
+            n,
+        )
+        .await;
+        drop(conn);
+        let mut conn = pool.acquire().await.unwrap();
+        check(&mut conn, &mut observer, n).await;
+        drop(conn);
+        if done {
+            break;
+        }
+        n += 1;
+        assert!(n < 10_000, "the pooled query never completed");
+    }
+    let backends: i64 = observer
+        .query_one(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1",
+            &[&app],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(backends, 1, "a pool of one opened {backends} backends");
+    assert_eq!(pool.stats().in_use, 0);
+    pool.close().await;
+}
