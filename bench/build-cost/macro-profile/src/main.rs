@@ -43,13 +43,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n = u32::try_from(queries.len())?;
     println!("{} queries, {rounds} rounds", queries.len());
     println!("snapshot load (once per rustc): {:>8.2} ms", ms(load));
-    println!("sqlparser parse, 100 queries:   {:>8.2} ms", ms(parse / rounds));
-    println!("qail_schema::check, 100 queries: {:>7.2} ms (parse included)", ms(check / rounds));
-    println!("check per query, mean:          {:>8.3} ms", ms(check / rounds / n));
+    println!(
+        "sqlparser parse, 100 queries:   {:>8.2} ms",
+        ms(parse / rounds)
+    );
+    println!(
+        "qail_schema::check, 100 queries: {:>7.2} ms (parse included)",
+        ms(check / rounds)
+    );
+    println!(
+        "check per query, mean:          {:>8.3} ms",
+        ms(check / rounds / n)
+    );
     let mut slowest: Vec<(usize, Duration)> = per_query.into_iter().enumerate().collect();
     slowest.sort_by_key(|(_, d)| std::cmp::Reverse(*d));
     for (i, d) in slowest.iter().take(5) {
-        println!("  q{:03} {:>6.3} ms  {}", i + 1, ms(*d / rounds), queries[*i]);
+        println!(
+            "  q{:03} {:>6.3} ms  {}",
+            i + 1,
+            ms(*d / rounds),
+            queries[*i]
+        );
     }
     Ok(())
 }
