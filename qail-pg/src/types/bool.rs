@@ -1,38 +1,18 @@
 //! `bool` ↔ `bool`: one byte, 0 or 1.
 
-use super::{ArrayElement, BoxError, Decode, Encode, IsNull, Oid, encode_checked, fixed, oid};
+use super::{fixed, oid, put_bytes, scalar_type};
 
-impl Encode for bool {
-    fn encode(&self, _: Oid, buf: &mut Vec<u8>) -> Result<IsNull, BoxError> {
-        buf.push(u8::from(*self));
-        Ok(IsNull::No)
-    }
-    fn accepts(ty: Oid) -> bool {
-        ty == oid::BOOL
-    }
-    fn type_oid(&self) -> Oid {
-        oid::BOOL
-    }
-    encode_checked!();
-}
-
-impl ArrayElement for bool {
-    const ARRAY_OID: Oid = oid::BOOL_ARRAY;
-}
-
-impl Decode<'_> for bool {
-    fn accepts(ty: Oid) -> bool {
-        ty == oid::BOOL
-    }
-    fn decode(ty: Oid, raw: &[u8]) -> Result<Self, BoxError> {
-        // Note: boolrecv treats any non-zero byte as true; so do we.
-        let [b] = fixed::<1>(ty, raw)?;
-        Ok(b != 0)
-    }
-}
+scalar_type!(bool => oid::BOOL, array oid::BOOL_ARRAY,
+encode(|&v, _, buf| put_bytes(buf, &[u8::from(v)])),
+decode(|ty, raw| {
+    // Note: boolrecv treats any non-zero byte as true; so do we.
+    let [b] = fixed::<1>(ty, raw)?;
+    Ok(b != 0)
+}));
 
 #[cfg(test)]
 mod tests {
+    use super::super::Encode;
     use super::super::tests::{dec, enc};
     use super::*;
 

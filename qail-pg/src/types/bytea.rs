@@ -2,55 +2,23 @@
 
 use std::borrow::Cow;
 
-use super::{ArrayElement, BoxError, Decode, Encode, IsNull, Oid, encode_checked, oid};
+use super::{oid, put_bytes, scalar_type};
 
-/// Implements `Encode` for a byte container.
-macro_rules! bytes {
-    ($rust:ty) => {
-        impl Encode for $rust {
-            fn encode(&self, _: Oid, buf: &mut Vec<u8>) -> Result<IsNull, BoxError> {
-                buf.extend_from_slice(self);
-                Ok(IsNull::No)
-            }
-            fn accepts(ty: Oid) -> bool {
-                ty == oid::BYTEA
-            }
-            fn type_oid(&self) -> Oid {
-                oid::BYTEA
-            }
-            encode_checked!();
-        }
+scalar_type!(Vec<u8> => oid::BYTEA, array oid::BYTEA_ARRAY,
+    encode(|v, _, buf| put_bytes(buf, v)),
+    decode(|_, raw| Ok(raw.into())));
 
-        impl ArrayElement for $rust {
-            const ARRAY_OID: Oid = oid::BYTEA_ARRAY;
-        }
-    };
-}
+scalar_type!(<'r> &'r [u8] => oid::BYTEA, array oid::BYTEA_ARRAY,
+    encode(|v, _, buf| put_bytes(buf, v)),
+    decode(|_, raw| Ok(raw)));
 
-bytes!(Vec<u8>);
-bytes!(&[u8]);
-bytes!(Cow<'_, [u8]>);
-
-/// Implements `Decode` for a byte container built from `&'r [u8]`.
-macro_rules! decode_bytes {
-    ($rust:ty) => {
-        impl<'r> Decode<'r> for $rust {
-            fn accepts(ty: Oid) -> bool {
-                ty == oid::BYTEA
-            }
-            fn decode(_: Oid, raw: &'r [u8]) -> Result<Self, BoxError> {
-                Ok(raw.into())
-            }
-        }
-    };
-}
-
-decode_bytes!(Vec<u8>);
-decode_bytes!(&'r [u8]);
-decode_bytes!(Cow<'r, [u8]>);
+scalar_type!(<'r> Cow<'r, [u8]> => oid::BYTEA, array oid::BYTEA_ARRAY,
+    encode(|v, _, buf| put_bytes(buf, v)),
+    decode(|_, raw| Ok(raw.into())));
 
 #[cfg(test)]
 mod tests {
+    use super::super::Encode;
     use super::super::tests::{dec, enc};
     use super::*;
 

@@ -13,7 +13,7 @@ use chrono::{
 };
 
 use super::timestamp::{PG_EPOCH_UNIX_SECONDS, days, micros, out_of_range};
-use super::{ArrayElement, BoxError, Decode, Encode, IsNull, Oid, encode_checked, fixed, oid};
+use super::{BoxError, IsNull, Oid, fixed, oid, put_bytes, scalar_type};
 
 /// Microseconds from the Unix epoch to PostgreSQL's.
 const EPOCH_MICROS: i64 = PG_EPOCH_UNIX_SECONDS * 1_000_000;
@@ -35,94 +35,59 @@ fn get_utc<T>(ty: Oid, raw: &[u8]) -> Result<DateTime<Utc>, BoxError> {
         .ok_or_else(|| out_of_range::<T>(ty))
 }
 
-/// Implements the traits for one chrono type.
-macro_rules! chrono_type {
-    ($rust:ty, $oid:expr, $array:expr, encode($v:ident, $ty:ident, $buf:ident) $enc:block,
-     decode($dty:ident, $raw:ident) $dec:block) => {
-        impl Encode for $rust {
-            fn encode(&self, $ty: Oid, $buf: &mut Vec<u8>) -> Result<IsNull, BoxError> {
-                let $v = self;
-                $enc
-            }
-            fn accepts(ty: Oid) -> bool {
-                ty == $oid
-            }
-            fn type_oid(&self) -> Oid {
-                $oid
-            }
-            encode_checked!();
-        }
+scalar_type!(DateTime<Utc> => oid::TIMESTAMPTZ, array oid::TIMESTAMPTZ_ARRAY,
+    encode(|v, ty, buf| put_unix_micros::<Self>(ty, v.timestamp_micros(), buf)),
+    decode(|ty, raw| get_utc::<Self>(ty, raw)));
 
-        impl ArrayElement for $rust {
-            const ARRAY_OID: Oid = $array;
-        }
+scalar_type!(DateTime<FixedOffset> => oid::TIMESTAMPTZ, array oid::TIMESTAMPTZ_ARRAY,
+    encode(|v, ty, buf| put_unix_micros::<Self>(ty, v.timestamp_micros(), buf)),
+    decode(|ty, raw| get_utc::<Self>(ty, raw).map(|t| t.fixed_offset())));
 
-        impl Decode<'_> for $rust {
-            fn accepts(ty: Oid) -> bool {
-                ty == $oid
-            }
-            fn decode($dty: Oid, $raw: &[u8]) -> Result<Self, BoxError> {
-                $dec
-            }
-        }
-    };
-}
+scalar_type!(DateTime<Local> => oid::TIMESTAMPTZ, array oid::TIMESTAMPTZ_ARRAY,
+    encode(|v, ty, buf| put_unix_micros::<Self>(ty, v.timestamp_micros(), buf)),
+    decode(|ty, raw| get_utc::<Self>(ty, raw).map(|t| t.with_timezone(&Local))));
 
-chrono_type!(DateTime<Utc>, oid::TIMESTAMPTZ, oid::TIMESTAMPTZ_ARRAY,
-    encode(v, ty, buf) { put_unix_micros::<Self>(ty, v.timestamp_micros(), buf) },
-    decode(ty, raw) { get_utc::<Self>(ty, raw) });
-
-chrono_type!(DateTime<FixedOffset>, oid::TIMESTAMPTZ, oid::TIMESTAMPTZ_ARRAY,
-    encode(v, ty, buf) { put_unix_micros::<Self>(ty, v.timestamp_micros(), buf) },
-    decode(ty, raw) { get_utc::<Self>(ty, raw).map(|t| t.fixed_offset()) });
-
-chrono_type!(DateTime<Local>, oid::TIMESTAMPTZ, oid::TIMESTAMPTZ_ARRAY,
-    encode(v, ty, buf) { put_unix_micros::<Self>(ty, v.timestamp_micros(), buf) },
-    decode(ty, raw) { get_utc::<Self>(ty, raw).map(|t| t.with_timezone(&Local)) });
-
-chrono_type!(NaiveDateTime, oid::TIMESTAMP, oid::TIMESTAMP_ARRAY,
-    encode(v, ty, buf) { put_unix_micros::<Self>(ty, v.and_utc().timestamp_micros(), buf) },
-    decode(ty, raw) { get_utc::<Self>(ty, raw).map(|t| t.naive_utc()) });
+scalar_type!(NaiveDateTime => oid::TIMESTAMP, array oid::TIMESTAMP_ARRAY,
+    encode(|v, ty, buf| put_unix_micros::<Self>(ty, v.and_utc().timestamp_micros(), buf)),
+    decode(|ty, raw| get_utc::<Self>(ty, raw).map(|t| t.naive_utc())));
 
 /// PostgreSQL's epoch as a date.
 fn epoch_date() -> NaiveDate {
     NaiveDate::from_ymd_opt(2000, 1, 1).expect("2000-01-01 is a valid date")
 }
 
-chrono_type!(NaiveDate, oid::DATE, oid::DATE_ARRAY,
-encode(v, ty, buf) {
+scalar_type!(NaiveDate => oid::DATE, array oid::DATE_ARRAY,
+encode(|v, ty, buf| {
     let d = i32::try_from(v.signed_duration_since(epoch_date()).num_days())
         .map_err(|_| out_of_range::<Self>(ty))?;
-    buf.extend_from_slice(&d.to_be_bytes());
-    Ok(IsNull::No)
-},
-decode(ty, raw) {
+    put_bytes(buf, &d.to_be_bytes())
+}),
+decode(|ty, raw| {
     let d = days::<Self>(ty, raw)?;
     TimeDelta::try_days(i64::from(d))
         .and_then(|delta| epoch_date().checked_add_signed(delta))
         .ok_or_else(|| out_of_range::<Self>(ty))
-});
+}));
 
-chrono_type!(NaiveTime, oid::TIME, oid::TIME_ARRAY,
-encode(v, _ty, buf) {
+scalar_type!(NaiveTime => oid::TIME, array oid::TIME_ARRAY,
+encode(|v, _, buf| {
     // Note: a leap second (nanosecond ≥ 1e9) encodes past 24:00, which the server refuses.
     let us = i64::from(v.num_seconds_from_midnight()) * 1_000_000
         + i64::from(v.nanosecond() / 1_000);
-    buf.extend_from_slice(&us.to_be_bytes());
-    Ok(IsNull::No)
-},
-decode(ty, raw) {
+    put_bytes(buf, &us.to_be_bytes())
+}),
+decode(|ty, raw| {
     // Note: PostgreSQL allows `24:00:00`, which NaiveTime cannot hold.
     let us = i64::from_be_bytes(fixed(ty, raw)?);
     let secs = u32::try_from(us.div_euclid(1_000_000)).map_err(|_| out_of_range::<Self>(ty))?;
     let nanos = u32::try_from(us.rem_euclid(1_000_000) * 1_000).map_err(|_| out_of_range::<Self>(ty))?;
     NaiveTime::from_num_seconds_from_midnight_opt(secs, nanos).ok_or_else(|| out_of_range::<Self>(ty))
-});
+}));
 
 #[cfg(test)]
 mod tests {
-    use super::super::Timestamp;
     use super::super::tests::{dec, enc};
+    use super::super::{Decode, Encode, Timestamp};
     use super::*;
 
     fn ymd(y: i32, m: u32, d: u32) -> NaiveDate {

@@ -1,45 +1,19 @@
 //! `float4` ↔ `f32`, `float8` ↔ `f64`: IEEE 754 bits, big-endian. NaN, ±infinity and -0.0 keep
 //! their bits both ways.
 
-use super::{ArrayElement, BoxError, Decode, Encode, IsNull, Oid, encode_checked, fixed, oid};
+use super::{fixed, oid, put_bytes, scalar_type};
 
-/// Implements the traits for a float through its bit pattern.
-macro_rules! float {
-    ($rust:ty, $oid:expr, $array:expr) => {
-        impl Encode for $rust {
-            fn encode(&self, _: Oid, buf: &mut Vec<u8>) -> Result<IsNull, BoxError> {
-                buf.extend_from_slice(&self.to_bits().to_be_bytes());
-                Ok(IsNull::No)
-            }
-            fn accepts(ty: Oid) -> bool {
-                ty == $oid
-            }
-            fn type_oid(&self) -> Oid {
-                $oid
-            }
-            encode_checked!();
-        }
+scalar_type!(f32 => oid::FLOAT4, array oid::FLOAT4_ARRAY,
+    encode(|v, _, buf| put_bytes(buf, &v.to_bits().to_be_bytes())),
+    decode(|ty, raw| fixed(ty, raw).map(f32::from_be_bytes)));
 
-        impl ArrayElement for $rust {
-            const ARRAY_OID: Oid = $array;
-        }
-
-        impl Decode<'_> for $rust {
-            fn accepts(ty: Oid) -> bool {
-                ty == $oid
-            }
-            fn decode(ty: Oid, raw: &[u8]) -> Result<Self, BoxError> {
-                Ok(<$rust>::from_be_bytes(fixed(ty, raw)?))
-            }
-        }
-    };
-}
-
-float!(f32, oid::FLOAT4, oid::FLOAT4_ARRAY);
-float!(f64, oid::FLOAT8, oid::FLOAT8_ARRAY);
+scalar_type!(f64 => oid::FLOAT8, array oid::FLOAT8_ARRAY,
+    encode(|v, _, buf| put_bytes(buf, &v.to_bits().to_be_bytes())),
+    decode(|ty, raw| fixed(ty, raw).map(f64::from_be_bytes)));
 
 #[cfg(test)]
 mod tests {
+    use super::super::Encode;
     use super::super::tests::{dec, enc};
     use super::*;
 

@@ -1,53 +1,30 @@
 //! Integers: `"char"` ↔ `i8`, `int2` ↔ `i16`, `int4` ↔ `i32`, `int8` ↔ `i64`, and `oid`
 //! (with `regproc`, `regclass`, `regtype`) ↔ `u32`. Big-endian, fixed width.
 
-use super::{ArrayElement, BoxError, Decode, Encode, IsNull, Oid, encode_checked, fixed, oid};
+use super::{fixed, oid, put_bytes, scalar_type};
 
-/// Implements the traits for a fixed-width big-endian number.
-macro_rules! number {
-    ($rust:ty, $oid:expr, $array:expr, [$($accepts:pat_param)|+]) => {
-        impl Encode for $rust {
-            fn encode(&self, _: Oid, buf: &mut Vec<u8>) -> Result<IsNull, BoxError> {
-                buf.extend_from_slice(&self.to_be_bytes());
-                Ok(IsNull::No)
-            }
-            fn accepts(ty: Oid) -> bool {
-                matches!(ty, $($accepts)|+)
-            }
-            fn type_oid(&self) -> Oid {
-                $oid
-            }
-            encode_checked!();
-        }
+scalar_type!(i8 => oid::CHAR, array oid::CHAR_ARRAY,
+    encode(|v, _, buf| put_bytes(buf, &v.to_be_bytes())),
+    decode(|ty, raw| fixed(ty, raw).map(i8::from_be_bytes)));
 
-        impl ArrayElement for $rust {
-            const ARRAY_OID: Oid = $array;
-        }
+scalar_type!(i16 => oid::INT2, array oid::INT2_ARRAY,
+    encode(|v, _, buf| put_bytes(buf, &v.to_be_bytes())),
+    decode(|ty, raw| fixed(ty, raw).map(i16::from_be_bytes)));
 
-        impl Decode<'_> for $rust {
-            fn accepts(ty: Oid) -> bool {
-                matches!(ty, $($accepts)|+)
-            }
-            fn decode(ty: Oid, raw: &[u8]) -> Result<Self, BoxError> {
-                Ok(<$rust>::from_be_bytes(fixed(ty, raw)?))
-            }
-        }
-    };
-}
+scalar_type!(i32 => oid::INT4, array oid::INT4_ARRAY,
+    encode(|v, _, buf| put_bytes(buf, &v.to_be_bytes())),
+    decode(|ty, raw| fixed(ty, raw).map(i32::from_be_bytes)));
 
-number!(i8, oid::CHAR, oid::CHAR_ARRAY, [oid::CHAR]);
-number!(i16, oid::INT2, oid::INT2_ARRAY, [oid::INT2]);
-number!(i32, oid::INT4, oid::INT4_ARRAY, [oid::INT4]);
-number!(i64, oid::INT8, oid::INT8_ARRAY, [oid::INT8]);
-number!(
-    u32,
-    oid::OID,
-    oid::OID_ARRAY,
-    [oid::OID | oid::REGPROC | oid::REGCLASS | oid::REGTYPE]
-);
+scalar_type!(i64 => oid::INT8, array oid::INT8_ARRAY,
+    encode(|v, _, buf| put_bytes(buf, &v.to_be_bytes())),
+    decode(|ty, raw| fixed(ty, raw).map(i64::from_be_bytes)));
 
+scalar_type!(u32 => oid::OID | oid::REGPROC | oid::REGCLASS | oid::REGTYPE, array oid::OID_ARRAY,
+    encode(|v, _, buf| put_bytes(buf, &v.to_be_bytes())),
+    decode(|ty, raw| fixed(ty, raw).map(u32::from_be_bytes)));
 #[cfg(test)]
 mod tests {
+    use super::super::Encode;
     use super::super::tests::{dec, enc};
     use super::*;
 

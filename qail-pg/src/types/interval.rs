@@ -2,7 +2,7 @@
 //! (`interval_send` in `src/backend/utils/adt/timestamp.c`).
 
 use super::reader::Reader;
-use super::{ArrayElement, BoxError, Decode, Encode, IsNull, Oid, encode_checked, oid};
+use super::{IsNull, oid, scalar_type};
 
 /// A PostgreSQL `interval`, kept as its three independent fields: a month is not a fixed
 /// number of days and a day is not always 24 hours, so they are not folded together.
@@ -27,39 +27,21 @@ impl Interval {
     }
 }
 
-impl Encode for Interval {
-    fn encode(&self, _: Oid, buf: &mut Vec<u8>) -> Result<IsNull, BoxError> {
-        buf.extend_from_slice(&self.microseconds.to_be_bytes());
-        buf.extend_from_slice(&self.days.to_be_bytes());
-        buf.extend_from_slice(&self.months.to_be_bytes());
-        Ok(IsNull::No)
-    }
-    fn accepts(ty: Oid) -> bool {
-        ty == oid::INTERVAL
-    }
-    fn type_oid(&self) -> Oid {
-        oid::INTERVAL
-    }
-    encode_checked!();
-}
-
-impl ArrayElement for Interval {
-    const ARRAY_OID: Oid = oid::INTERVAL_ARRAY;
-}
-
-impl Decode<'_> for Interval {
-    fn accepts(ty: Oid) -> bool {
-        ty == oid::INTERVAL
-    }
-    fn decode(ty: Oid, raw: &[u8]) -> Result<Self, BoxError> {
-        let mut r = Reader::new(ty, raw);
-        let microseconds = r.i64()?;
-        let days = r.i32()?;
-        let months = r.i32()?;
-        r.finish()?;
-        Ok(Interval::new(months, days, microseconds))
-    }
-}
+scalar_type!(Interval => oid::INTERVAL, array oid::INTERVAL_ARRAY,
+encode(|v, _, buf| {
+    buf.extend_from_slice(&v.microseconds.to_be_bytes());
+    buf.extend_from_slice(&v.days.to_be_bytes());
+    buf.extend_from_slice(&v.months.to_be_bytes());
+    Ok(IsNull::No)
+}),
+decode(|ty, raw| {
+    let mut r = Reader::new(ty, raw);
+    let microseconds = r.i64()?;
+    let days = r.i32()?;
+    let months = r.i32()?;
+    r.finish()?;
+    Ok(Interval::new(months, days, microseconds))
+}));
 
 #[cfg(test)]
 mod tests {

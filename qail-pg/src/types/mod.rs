@@ -238,6 +238,72 @@ macro_rules! encode_checked {
 }
 pub(crate) use encode_checked;
 
+/// Writes `bytes` as the whole value: the encode body of most fixed-layout types.
+pub(crate) fn put_bytes(buf: &mut Vec<u8>, bytes: &[u8]) -> Result<IsNull, BoxError> {
+    buf.extend_from_slice(bytes);
+    Ok(IsNull::No)
+}
+
+/// Implements [`Encode`], [`ArrayElement`] and [`Decode`] for a Rust type that maps to a fixed
+/// set of PostgreSQL types:
+///
+/// ```text
+/// scalar_type!(i32 => oid::INT4, array oid::INT4_ARRAY,
+///     encode(|v, ty, buf| …),   // v: &Self (`&v` copies), ty: Oid, buf: &mut Vec<u8>
+///     decode(|ty, raw| …));     // raw: &[u8]
+/// ```
+///
+/// The value is sent as the first OID when nothing else fixes the parameter's type; every
+/// listed OID (`oid::OID | oid::REGCLASS`) is accepted both ways. A leading `<'r>` implements
+/// `Decode<'r>` with `raw: &'r [u8]`, for types that borrow from the row (`<'r> &'r str`).
+macro_rules! scalar_type {
+    (@impl [$($lt:lifetime)?] $dlt:lifetime $rust:ty => $oid:path $(| $also:path)*,
+     array $array:expr,
+     encode(|$v:pat_param, $ty:pat_param, $buf:pat_param| $enc:expr),
+     decode(|$dty:pat_param, $raw:pat_param| $dec:expr) $(,)?) => {
+        impl<$($lt)?> $crate::types::Encode for $rust {
+            fn encode(
+                &self,
+                $ty: $crate::types::Oid,
+                $buf: &mut Vec<u8>,
+            ) -> Result<$crate::types::IsNull, $crate::types::BoxError> {
+                let $v = self;
+                $enc
+            }
+            fn accepts(ty: $crate::types::Oid) -> bool {
+                matches!(ty, $oid $(| $also)*)
+            }
+            fn type_oid(&self) -> $crate::types::Oid {
+                $oid
+            }
+            $crate::types::encode_checked!();
+        }
+
+        impl<$($lt)?> $crate::types::ArrayElement for $rust {
+            const ARRAY_OID: $crate::types::Oid = $array;
+        }
+
+        impl<$($lt)?> $crate::types::Decode<$dlt> for $rust {
+            fn accepts(ty: $crate::types::Oid) -> bool {
+                matches!(ty, $oid $(| $also)*)
+            }
+            fn decode(
+                $dty: $crate::types::Oid,
+                $raw: &$dlt [u8],
+            ) -> Result<Self, $crate::types::BoxError> {
+                $dec
+            }
+        }
+    };
+    (<$lt:lifetime> $($rest:tt)+) => {
+        $crate::types::scalar_type!(@impl [$lt] $lt $($rest)+);
+    };
+    ($($rest:tt)+) => {
+        $crate::types::scalar_type!(@impl [] '_ $($rest)+);
+    };
+}
+pub(crate) use scalar_type;
+
 impl<T: Encode> Encode for Option<T> {
     fn encode(&self, ty: Oid, buf: &mut Vec<u8>) -> Result<IsNull, BoxError> {
         match self {

@@ -7,7 +7,7 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use super::reader::Reader;
-use super::{ArrayElement, BoxError, Decode, Encode, IsNull, Oid, encode_checked, fixed, oid};
+use super::{BoxError, IsNull, Oid, fixed, oid, put_bytes, scalar_type};
 
 /// PostgreSQL's `PGSQL_AF_INET`.
 const AF_INET: u8 = 2;
@@ -94,86 +94,36 @@ fn get(ty: Oid, raw: &[u8]) -> Result<(IpAddr, u8), BoxError> {
     Ok((addr, prefix))
 }
 
-/// Implements `ArrayElement` and the `accepts`/`type_oid` parts for a network type.
-macro_rules! net_type {
-    ($rust:ty, $oid:expr, $array:expr, |$v:ident, $buf:ident| $enc:expr, |$ty:ident, $raw:ident| $dec:expr) => {
-        impl Encode for $rust {
-            fn encode(&self, _: Oid, $buf: &mut Vec<u8>) -> Result<IsNull, BoxError> {
-                let $v = *self;
-                $enc
-            }
-            fn accepts(ty: Oid) -> bool {
-                ty == $oid
-            }
-            fn type_oid(&self) -> Oid {
-                $oid
-            }
-            encode_checked!();
-        }
-
-        impl ArrayElement for $rust {
-            const ARRAY_OID: Oid = $array;
-        }
-
-        impl Decode<'_> for $rust {
-            fn accepts(ty: Oid) -> bool {
-                ty == $oid
-            }
-            fn decode($ty: Oid, $raw: &[u8]) -> Result<Self, BoxError> {
-                $dec
-            }
-        }
-    };
-}
-
-net_type!(
-    IpAddr,
-    oid::INET,
-    oid::INET_ARRAY,
-    |v, buf| put(v, full(v), false, buf),
-    |ty, raw| {
-        let (addr, prefix) = get(ty, raw)?;
-        if prefix != full(addr) {
-            return Err(format!(
-            "the PostgreSQL `inet` value {addr}/{prefix} has a netmask, which `IpAddr` would drop: \
-             read it as `qail::types::Inet`, or select `host(col)::inet`"
+scalar_type!(IpAddr => oid::INET, array oid::INET_ARRAY,
+encode(|&v, _, buf| put(v, full(v), false, buf)),
+decode(|ty, raw| {
+    let (addr, prefix) = get(ty, raw)?;
+    if prefix != full(addr) {
+        return Err(format!(
+            "the PostgreSQL `inet` value {addr}/{prefix} has a netmask, which `IpAddr` would \
+             drop: read it as `qail::types::Inet`, or select `host(col)::inet`"
         )
         .into());
-        }
-        Ok(addr)
     }
-);
+    Ok(addr)
+}));
 
-net_type!(
-    Inet,
-    oid::INET,
-    oid::INET_ARRAY,
-    |v, buf| put(v.addr, v.prefix, false, buf),
-    |ty, raw| get(ty, raw).map(|(addr, prefix)| Inet { addr, prefix })
-);
+scalar_type!(Inet => oid::INET, array oid::INET_ARRAY,
+    encode(|v, _, buf| put(v.addr, v.prefix, false, buf)),
+    decode(|ty, raw| get(ty, raw).map(|(addr, prefix)| Inet { addr, prefix })));
 
-net_type!(
-    Cidr,
-    oid::CIDR,
-    oid::CIDR_ARRAY,
-    |v, buf| put(v.addr, v.prefix, true, buf),
-    |ty, raw| get(ty, raw).map(|(addr, prefix)| Cidr { addr, prefix })
-);
+scalar_type!(Cidr => oid::CIDR, array oid::CIDR_ARRAY,
+    encode(|v, _, buf| put(v.addr, v.prefix, true, buf)),
+    decode(|ty, raw| get(ty, raw).map(|(addr, prefix)| Cidr { addr, prefix })));
 
-net_type!(
-    MacAddr,
-    oid::MACADDR,
-    oid::MACADDR_ARRAY,
-    |v, buf| {
-        buf.extend_from_slice(&v.0);
-        Ok(IsNull::No)
-    },
-    |ty, raw| fixed(ty, raw).map(MacAddr)
-);
+scalar_type!(MacAddr => oid::MACADDR, array oid::MACADDR_ARRAY,
+    encode(|v, _, buf| put_bytes(buf, &v.0)),
+    decode(|ty, raw| fixed(ty, raw).map(MacAddr)));
 
 #[cfg(test)]
 mod tests {
     use super::super::tests::{dec, enc};
+    use super::super::{Decode, Encode};
     use super::*;
 
     #[test]

@@ -6,9 +6,9 @@
 
 use std::borrow::Cow;
 
-use super::{ArrayElement, BoxError, Decode, Encode, IsNull, Oid, encode_checked, oid};
+use super::{BoxError, Decode, Encode, IsNull, Oid, encode_checked, oid, put_bytes, scalar_type};
 
-/// Whether `ty` is a built-in type whose binary form is UTF-8 text.
+/// Whether `ty` is a built-in type whose binary form is UTF-8 text (the OIDs `string!` lists).
 fn is_text(ty: Oid) -> bool {
     matches!(
         ty,
@@ -28,52 +28,20 @@ fn utf8(ty: Oid, raw: &[u8]) -> Result<&str, BoxError> {
     })
 }
 
-/// Implements the traits for an owned or borrowed string type.
+/// [`scalar_type!`] for a string container; a leading `<'r>` borrows from the row.
 macro_rules! string {
-    ($rust:ty) => {
-        impl Encode for $rust {
-            fn encode(&self, _: Oid, buf: &mut Vec<u8>) -> Result<IsNull, BoxError> {
-                buf.extend_from_slice(AsRef::<str>::as_ref(self).as_bytes());
-                Ok(IsNull::No)
-            }
-            fn accepts(ty: Oid) -> bool {
-                is_text(ty)
-            }
-            fn type_oid(&self) -> Oid {
-                oid::TEXT
-            }
-            encode_checked!();
-        }
-
-        impl ArrayElement for $rust {
-            const ARRAY_OID: Oid = oid::TEXT_ARRAY;
-        }
+    ($($rust:tt)+) => {
+        scalar_type!($($rust)+ => oid::TEXT | oid::VARCHAR | oid::BPCHAR | oid::NAME | oid::UNKNOWN,
+            array oid::TEXT_ARRAY,
+            encode(|v, _, buf| put_bytes(buf, AsRef::<str>::as_ref(v).as_bytes())),
+            decode(|ty, raw| utf8(ty, raw).map(Into::into)));
     };
 }
 
 string!(String);
-string!(&str);
+string!(<'r> &'r str);
 string!(Box<str>);
-string!(Cow<'_, str>);
-
-/// Implements `Decode` for a string type built from `&'r str`.
-macro_rules! decode_string {
-    ($rust:ty) => {
-        impl<'r> Decode<'r> for $rust {
-            fn accepts(ty: Oid) -> bool {
-                is_text(ty)
-            }
-            fn decode(ty: Oid, raw: &'r [u8]) -> Result<Self, BoxError> {
-                utf8(ty, raw).map(Into::into)
-            }
-        }
-    };
-}
-
-decode_string!(String);
-decode_string!(&'r str);
-decode_string!(Box<str>);
-decode_string!(Cow<'r, str>);
+string!(<'r> Cow<'r, str>);
 
 /// A string sent or read as a type whose binary form is UTF-8 text but whose OID is not
 /// fixed: `citext`, an enum, a domain over text created by an extension.

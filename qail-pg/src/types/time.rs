@@ -8,7 +8,7 @@
 use time::{Date, OffsetDateTime, PrimitiveDateTime, Time};
 
 use super::timestamp::{PG_EPOCH_UNIX_SECONDS, days, micros, out_of_range};
-use super::{ArrayElement, BoxError, Decode, Encode, IsNull, Oid, encode_checked, fixed, oid};
+use super::{BoxError, IsNull, Oid, fixed, oid, put_bytes, scalar_type};
 
 /// Nanoseconds from the Unix epoch to PostgreSQL's.
 const EPOCH_NANOS: i128 = PG_EPOCH_UNIX_SECONDS as i128 * 1_000_000_000;
@@ -20,8 +20,7 @@ const EPOCH_JULIAN_DAY: i32 = 2_451_545;
 fn put_instant<T>(ty: Oid, t: OffsetDateTime, buf: &mut Vec<u8>) -> Result<IsNull, BoxError> {
     let us = i64::try_from((t.unix_timestamp_nanos() - EPOCH_NANOS).div_euclid(1_000))
         .map_err(|_| out_of_range::<T>(ty))?;
-    buf.extend_from_slice(&us.to_be_bytes());
-    Ok(IsNull::No)
+    put_bytes(buf, &us.to_be_bytes())
 }
 
 /// Reads PostgreSQL microseconds as a UTC instant.
@@ -30,70 +29,35 @@ fn get_instant<T>(ty: Oid, raw: &[u8]) -> Result<OffsetDateTime, BoxError> {
     OffsetDateTime::from_unix_timestamp_nanos(nanos).map_err(|_| out_of_range::<T>(ty))
 }
 
-/// Implements the traits for one `time` type.
-macro_rules! time_type {
-    ($rust:ty, $oid:expr, $array:expr, encode($v:ident, $ty:ident, $buf:ident) $enc:block,
-     decode($dty:ident, $raw:ident) $dec:block) => {
-        impl Encode for $rust {
-            fn encode(&self, $ty: Oid, $buf: &mut Vec<u8>) -> Result<IsNull, BoxError> {
-                let $v = *self;
-                $enc
-            }
-            fn accepts(ty: Oid) -> bool {
-                ty == $oid
-            }
-            fn type_oid(&self) -> Oid {
-                $oid
-            }
-            encode_checked!();
-        }
+scalar_type!(OffsetDateTime => oid::TIMESTAMPTZ, array oid::TIMESTAMPTZ_ARRAY,
+    encode(|&v, ty, buf| put_instant::<Self>(ty, v, buf)),
+    decode(|ty, raw| get_instant::<Self>(ty, raw)));
 
-        impl ArrayElement for $rust {
-            const ARRAY_OID: Oid = $array;
-        }
-
-        impl Decode<'_> for $rust {
-            fn accepts(ty: Oid) -> bool {
-                ty == $oid
-            }
-            fn decode($dty: Oid, $raw: &[u8]) -> Result<Self, BoxError> {
-                $dec
-            }
-        }
-    };
-}
-
-time_type!(OffsetDateTime, oid::TIMESTAMPTZ, oid::TIMESTAMPTZ_ARRAY,
-    encode(v, ty, buf) { put_instant::<Self>(ty, v, buf) },
-    decode(ty, raw) { get_instant::<Self>(ty, raw) });
-
-time_type!(PrimitiveDateTime, oid::TIMESTAMP, oid::TIMESTAMP_ARRAY,
-encode(v, ty, buf) { put_instant::<Self>(ty, v.assume_utc(), buf) },
-decode(ty, raw) {
+scalar_type!(PrimitiveDateTime => oid::TIMESTAMP, array oid::TIMESTAMP_ARRAY,
+encode(|&v, ty, buf| put_instant::<Self>(ty, v.assume_utc(), buf)),
+decode(|ty, raw| {
     get_instant::<Self>(ty, raw).map(|t| PrimitiveDateTime::new(t.date(), t.time()))
-});
+}));
 
-time_type!(Date, oid::DATE, oid::DATE_ARRAY,
-encode(v, _ty, buf) {
+scalar_type!(Date => oid::DATE, array oid::DATE_ARRAY,
+encode(|&v, _, buf| {
     let d = v.to_julian_day() - EPOCH_JULIAN_DAY;
-    buf.extend_from_slice(&d.to_be_bytes());
-    Ok(IsNull::No)
-},
-decode(ty, raw) {
+    put_bytes(buf, &d.to_be_bytes())
+}),
+decode(|ty, raw| {
     days::<Self>(ty, raw)?
         .checked_add(EPOCH_JULIAN_DAY)
         .and_then(|j| Date::from_julian_day(j).ok())
         .ok_or_else(|| out_of_range::<Self>(ty))
-});
+}));
 
-time_type!(Time, oid::TIME, oid::TIME_ARRAY,
-encode(v, _ty, buf) {
+scalar_type!(Time => oid::TIME, array oid::TIME_ARRAY,
+encode(|&v, _, buf| {
     let (h, m, s, us) = v.as_hms_micro();
     let us = ((i64::from(h) * 60 + i64::from(m)) * 60 + i64::from(s)) * 1_000_000 + i64::from(us);
-    buf.extend_from_slice(&us.to_be_bytes());
-    Ok(IsNull::No)
-},
-decode(ty, raw) {
+    put_bytes(buf, &us.to_be_bytes())
+}),
+decode(|ty, raw| {
     // Note: PostgreSQL allows `24:00:00`, which Time cannot hold.
     let us = i64::from_be_bytes(fixed(ty, raw)?);
     let part = |div: i64, modulo: i64| u32::try_from(us.div_euclid(div).rem_euclid(modulo));
@@ -109,7 +73,7 @@ decode(ty, raw) {
         return Err(out_of_range::<Self>(ty));
     };
     Time::from_hms_micro(h, m, s, micro).map_err(|_| out_of_range::<Self>(ty))
-});
+}));
 
 #[cfg(test)]
 mod tests {

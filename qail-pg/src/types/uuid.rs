@@ -2,34 +2,11 @@
 
 use uuid::Uuid;
 
-use super::{ArrayElement, BoxError, Decode, Encode, IsNull, Oid, encode_checked, fixed, oid};
+use super::{fixed, oid, put_bytes, scalar_type};
 
-impl Encode for Uuid {
-    fn encode(&self, _: Oid, buf: &mut Vec<u8>) -> Result<IsNull, BoxError> {
-        buf.extend_from_slice(self.as_bytes());
-        Ok(IsNull::No)
-    }
-    fn accepts(ty: Oid) -> bool {
-        ty == oid::UUID
-    }
-    fn type_oid(&self) -> Oid {
-        oid::UUID
-    }
-    encode_checked!();
-}
-
-impl ArrayElement for Uuid {
-    const ARRAY_OID: Oid = oid::UUID_ARRAY;
-}
-
-impl Decode<'_> for Uuid {
-    fn accepts(ty: Oid) -> bool {
-        ty == oid::UUID
-    }
-    fn decode(ty: Oid, raw: &[u8]) -> Result<Self, BoxError> {
-        Ok(Uuid::from_bytes(fixed(ty, raw)?))
-    }
-}
+scalar_type!(Uuid => oid::UUID, array oid::UUID_ARRAY,
+    encode(|v, _, buf| put_bytes(buf, v.as_bytes())),
+    decode(|ty, raw| fixed(ty, raw).map(Uuid::from_bytes)));
 
 #[cfg(test)]
 mod tests {
