@@ -28,6 +28,9 @@ pub use api::{Handle, PipelineBuilder, PipelineResults};
 /// How many unsent bytes to encode ahead of the socket.
 const CHUNK: usize = 64 * 1024;
 
+/// The most results reserved up front, whatever the iterator claims.
+const RESERVE_LIMIT: usize = 1 << 16;
+
 /// What a pipelined query runs.
 pub(crate) enum Source<'s> {
     /// A compiled query.
@@ -48,6 +51,10 @@ pub(crate) trait Sink {
     fn row(&mut self, index: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error>;
     /// The end of query `index`: the rows affected, or its error.
     fn done(&mut self, index: usize, result: Result<u64, Error>);
+    /// Room for at least `queries` more results, told before the run.
+    fn reserve(&mut self, queries: usize) {
+        let _ = queries;
+    }
 }
 
 /// A template's state within one pipeline.
@@ -93,6 +100,7 @@ impl Connection {
     ) -> Result<(), Error> {
         self.ready_without_reset().await?;
         let mut jobs = jobs.into_iter();
+        sink.reserve(jobs.size_hint().0.min(RESERVE_LIMIT));
         let mut more = true;
         let mut run = Run::default();
         loop {
