@@ -12,6 +12,7 @@
 //! size plus the results.
 
 use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::compiled::{Params, check_drift};
 use super::prepare::close_statement;
@@ -27,6 +28,9 @@ pub use api::{Handle, PipelineBuilder, PipelineResults};
 
 /// How many unsent bytes to encode ahead of the socket.
 const CHUNK: usize = 64 * 1024;
+
+/// The most results reserved up front, whatever the iterator claims.
+const RESERVE_LIMIT: usize = 1 << 16;
 
 /// What a pipelined query runs.
 pub(crate) enum Source<'s> {
@@ -48,6 +52,10 @@ pub(crate) trait Sink {
     fn row(&mut self, index: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error>;
     /// The end of query `index`: the rows affected, or its error.
     fn done(&mut self, index: usize, result: Result<u64, Error>);
+    /// Room for at least `queries` more results, told before the run.
+    fn reserve(&mut self, queries: usize) {
+        let _ = queries;
+    }
 }
 
 /// A template's state within one pipeline.
@@ -75,10 +83,35 @@ struct Slot {
     affected: u64,
 }
 
+/// The templates' states within one pipeline, by name.
+type Locals = HashMap<&'static str, Local, BuildHasherDefault<NameHasher>>;
+
+/// FNV-1a over a template name: names come from the program, not from the server, so a
+/// cheap hash serves (a lookup per query).
+struct NameHasher(u64);
+
+impl Default for NameHasher {
+    fn default() -> NameHasher {
+        NameHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
 #[derive(Default)]
 struct Run {
     queue: VecDeque<Slot>,
-    local: HashMap<&'static str, Local>,
+    local: Locals,
     /// Templates described by this pipeline, to cache (or close) at the end.
     described: Vec<&'static Template>,
     next_index: usize,
@@ -93,6 +126,7 @@ impl Connection {
     ) -> Result<(), Error> {
         self.ready_without_reset().await?;
         let mut jobs = jobs.into_iter();
+        sink.reserve(jobs.size_hint().0.min(RESERVE_LIMIT));
         let mut more = true;
         let mut run = Run::default();
         loop {
@@ -152,9 +186,19 @@ impl Connection {
         slot: &mut Slot,
     ) -> Result<(), Error> {
         slot.template = Some(template);
+        if let Some(Local::Ready(statement)) = run.local.get(template.name) {
+            let statement = statement.clone();
+            let bound = self.encode_bind(statement.name(), statement.params(), job.params());
+            slot.statement = Some(statement);
+            return bound;
+        }
         if !run.local.contains_key(template.name) {
             if let Some(statement) = self.cache.get_template(template.name) {
-                run.local.insert(template.name, Local::Ready(statement));
+                let bound = self.encode_bind(statement.name(), statement.params(), job.params());
+                run.local
+                    .insert(template.name, Local::Ready(statement.clone()));
+                slot.statement = Some(statement);
+                return bound;
             } else if template.param_oids.contains(&0) || !self.cache.is_enabled() {
                 return Err(Error::new(
                     Kind::Usage,
@@ -162,23 +206,14 @@ impl Connection {
                      is off), so it cannot be prepared inside a pipeline; run it once outside \
                      the pipeline first, or keep the statement cache on",
                 ));
-            } else {
-                self.write_parse_describe_of(template)?;
-                self.unconfirmed.push(template.name.to_owned());
-                run.local.insert(template.name, Local::Describing);
-                run.described.push(template);
-                slot.describes = true;
             }
+            self.write_parse_describe_of(template)?;
+            self.unconfirmed.push(template.name.to_owned());
+            run.local.insert(template.name, Local::Describing);
+            run.described.push(template);
+            slot.describes = true;
         }
-        match run.local.get(template.name) {
-            Some(Local::Ready(statement)) => {
-                let statement = statement.clone();
-                let bound = self.encode_bind(statement.name(), statement.params(), job.params());
-                slot.statement = Some(statement);
-                bound
-            }
-            _ => self.encode_bind(template.name, template.param_oids, job.params()),
-        }
+        self.encode_bind(template.name, template.param_oids, job.params())
     }
 
     fn write_parse_describe_of(&mut self, template: &'static Template) -> Result<(), Error> {
@@ -278,6 +313,8 @@ impl Connection {
                 let slot = run.queue.pop_front().expect("the queue has a front slot");
                 let result = match slot.error {
                     Some(e) => Err(e),
+                    // Note: a slot bound to a ready statement cannot have drifted.
+                    None if slot.statement.is_some() => Ok(slot.affected),
                     None => match slot.template.map(|t| run.local.get(t.name)) {
                         Some(Some(Local::Drift(message))) => {
                             Err(Error::new(Kind::SchemaDrift, message.clone()))
@@ -311,7 +348,7 @@ impl Connection {
 }
 
 /// The statement a slot's rows are decoded with.
-fn resolve<'s>(slot: &'s Slot, local: &'s HashMap<&'static str, Local>) -> Option<&'s Statement> {
+fn resolve<'s>(slot: &'s Slot, local: &'s Locals) -> Option<&'s Statement> {
     if let Some(statement) = &slot.statement {
         return Some(statement);
     }
@@ -322,7 +359,7 @@ fn resolve<'s>(slot: &'s Slot, local: &'s HashMap<&'static str, Local>) -> Optio
 }
 
 /// Records a template's description, checked against its expectations.
-fn described(slot: &mut Slot, local: &mut HashMap<&'static str, Local>, columns: Vec<Column>) {
+fn described(slot: &mut Slot, local: &mut Locals, columns: Vec<Column>) {
     let (Some(template), Some(params)) = (slot.template, slot.params.take()) else {
         return;
     };

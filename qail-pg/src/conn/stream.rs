@@ -9,13 +9,13 @@ use std::ops::Range;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 #[cfg(unix)]
 use tokio::net::UnixStream;
 
 use crate::error::{Error, Kind};
-use crate::proto::message::{Frame, frame};
+use crate::proto::message::{Frame, MAX_MESSAGE_LEN, frame};
 
 /// A connected socket: plain TCP, a Unix socket, or TLS over TCP.
 pub(crate) enum Socket {
@@ -73,18 +73,31 @@ impl AsyncWrite for Socket {
     }
 }
 
-/// How many bytes to ask the socket for at least on each read.
-const READ_CHUNK: usize = 8 * 1024;
+/// The read buffer's initial size, and the least free space offered to each read.
+const READ_SIZE: usize = 64 * 1024;
+
+/// The size of a fresh write buffer.
+const WRITE_SIZE: usize = 8 * 1024;
+
+/// The least free space offered to a read; less, and the unconsumed bytes move to the front.
+const MIN_READ: usize = 16 * 1024;
 
 /// The largest read buffer kept between messages.
 const MAX_IDLE_CAPACITY: usize = 1024 * 1024;
 
 /// The socket, its buffers and whether it failed.
+///
+/// The read buffer is always initialized to its full length: `read_buf[read_pos..read_end]`
+/// holds the bytes received and not consumed yet, `read_buf[read_end..]` is free space the
+/// socket reads into. Consuming a message only advances `read_pos`; bytes are moved to the
+/// front only when the free space at the end runs short.
 pub(crate) struct Stream {
     socket: Socket,
     read_buf: Vec<u8>,
     /// Start of the bytes of `read_buf` not consumed yet.
     read_pos: usize,
+    /// End of the bytes received.
+    read_end: usize,
     write_buf: Vec<u8>,
     /// How much of `write_buf` the socket has taken.
     written: usize,
@@ -95,9 +108,10 @@ impl Stream {
     pub(crate) fn new(socket: Socket) -> Stream {
         Stream {
             socket,
-            read_buf: Vec::with_capacity(READ_CHUNK),
+            read_buf: vec![0; READ_SIZE],
             read_pos: 0,
-            write_buf: Vec::with_capacity(READ_CHUNK),
+            read_end: 0,
+            write_buf: Vec::with_capacity(WRITE_SIZE),
             written: 0,
             broken: false,
         }
@@ -139,27 +153,10 @@ impl Stream {
     /// valid for [`Stream::body`] until the next call.
     pub(crate) async fn next_frame(&mut self) -> Result<(u8, Range<usize>), Error> {
         loop {
-            let pending = self.read_buf.get(self.read_pos..).unwrap_or_default();
-            match frame(pending) {
-                Ok(Some(Frame {
-                    tag,
-                    body_start,
-                    end,
-                })) => {
-                    let start = self.read_pos;
-                    self.read_pos += end;
-                    return Ok((tag, start + body_start..start + end));
-                }
-                Ok(None) => self.fill().await?,
-                Err(e) => {
-                    self.broken = true;
-                    return Err(Error::with_source(
-                        Kind::Protocol,
-                        "the server sent an invalid message; the connection is closed",
-                        e,
-                    ));
-                }
+            if let Some(found) = self.take_frame()? {
+                return Ok(found);
             }
+            std::future::poll_fn(|cx| self.poll_fill(cx)).await?;
         }
     }
 
@@ -168,15 +165,38 @@ impl Stream {
     /// until its replies are read. Bytes may be appended to the write buffer between calls.
     pub(crate) async fn next_frame_sending(&mut self) -> Result<(u8, Range<usize>), Error> {
         loop {
-            let pending = self.read_buf.get(self.read_pos..).unwrap_or_default();
-            if !matches!(frame(pending), Ok(None)) {
-                return self.next_frame().await;
-            }
-            if self.read_pos > 0 {
-                self.read_buf.drain(..self.read_pos);
-                self.read_pos = 0;
+            if let Some(found) = self.take_frame()? {
+                return Ok(found);
             }
             std::future::poll_fn(|cx| self.poll_progress(cx)).await?;
+        }
+    }
+
+    /// Consumes the complete message at the front of the received bytes, if there is one.
+    fn take_frame(&mut self) -> Result<Option<(u8, Range<usize>)>, Error> {
+        let pending = self
+            .read_buf
+            .get(self.read_pos..self.read_end)
+            .unwrap_or_default();
+        match frame(pending) {
+            Ok(Some(Frame {
+                tag,
+                body_start,
+                end,
+            })) => {
+                let start = self.read_pos;
+                self.read_pos += end;
+                Ok(Some((tag, start + body_start..start + end)))
+            }
+            Ok(None) => Ok(None),
+            Err(e) => {
+                self.broken = true;
+                Err(Error::with_source(
+                    Kind::Protocol,
+                    "the server sent an invalid message; the connection is closed",
+                    e,
+                ))
+            }
         }
     }
 
@@ -190,10 +210,17 @@ impl Stream {
         if let Err(e) = self.poll_send(cx) {
             return Poll::Ready(Err(self.io_error(e)));
         }
-        // Note: read into a local chunk and append it in the same poll, so a dropped future
-        // never leaves unfilled bytes in the read buffer.
-        let mut chunk = [0u8; READ_CHUNK];
-        let mut buf = ReadBuf::new(&mut chunk);
+        self.poll_fill(cx)
+    }
+
+    /// Reads what the socket has into the free space (made first); ready once bytes were read.
+    ///
+    /// Note: the buffer is initialized and `read_end` moves in the same poll that reads, so a
+    /// dropped future never leaves a partial message or unaccounted bytes behind.
+    fn poll_fill(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        self.make_room();
+        let free = self.read_buf.get_mut(self.read_end..).unwrap_or_default();
+        let mut buf = ReadBuf::new(free);
         match Pin::new(&mut self.socket).poll_read(cx, &mut buf) {
             Poll::Ready(Ok(())) if buf.filled().is_empty() => {
                 self.broken = true;
@@ -203,11 +230,42 @@ impl Stream {
                 )))
             }
             Poll::Ready(Ok(())) => {
-                self.read_buf.extend_from_slice(buf.filled());
+                self.read_end += buf.filled().len();
                 Poll::Ready(Ok(()))
             }
             Poll::Ready(Err(e)) => Poll::Ready(Err(self.io_error(e))),
             Poll::Pending => Poll::Pending,
+        }
+    }
+
+    /// Makes sure the free space after the received bytes takes at least [`MIN_READ`] bytes
+    /// and the rest of the message at the front: moves the unconsumed bytes to the front
+    /// when the free space runs short, and grows the buffer only when that is not enough.
+    fn make_room(&mut self) {
+        let pending = self.read_end - self.read_pos;
+        if pending == 0 {
+            self.read_pos = 0;
+            self.read_end = 0;
+            if self.read_buf.len() > MAX_IDLE_CAPACITY {
+                // Note: give back the memory of an unusually large message.
+                self.read_buf = vec![0; READ_SIZE];
+            }
+        }
+        let rest = self
+            .read_buf
+            .get(self.read_pos..self.read_end)
+            .map_or(0, message_len)
+            .saturating_sub(pending);
+        let want = rest.max(MIN_READ);
+        if self.read_buf.len() - self.read_end >= want {
+            return;
+        }
+        self.read_buf.copy_within(self.read_pos..self.read_end, 0);
+        self.read_pos = 0;
+        self.read_end = pending;
+        if self.read_buf.len() - pending < want {
+            let grown = (pending + want).max(self.read_buf.len() * 2);
+            self.read_buf.resize(grown, 0);
         }
     }
 
@@ -241,30 +299,6 @@ impl Stream {
         self.read_buf.get(range).unwrap_or_default()
     }
 
-    /// Reads more bytes, first moving unconsumed bytes to the front of the buffer.
-    async fn fill(&mut self) -> Result<(), Error> {
-        if self.read_pos > 0 {
-            self.read_buf.drain(..self.read_pos);
-            self.read_pos = 0;
-        }
-        if self.read_buf.is_empty() && self.read_buf.capacity() > MAX_IDLE_CAPACITY {
-            // Note: give back the memory of an unusually large message.
-            self.read_buf = Vec::with_capacity(READ_CHUNK);
-        }
-        self.read_buf.reserve(READ_CHUNK);
-        match self.socket.read_buf(&mut self.read_buf).await {
-            Ok(0) => {
-                self.broken = true;
-                Err(Error::new(
-                    Kind::Closed,
-                    "the server closed the connection; open a new connection",
-                ))
-            }
-            Ok(_) => Ok(()),
-            Err(e) => Err(self.io_error(e)),
-        }
-    }
-
     fn io_error(&mut self, e: io::Error) -> Error {
         self.broken = true;
         Error::with_source(
@@ -284,5 +318,82 @@ impl Stream {
             let _ = self.socket.shutdown().await;
         }
         self.broken = true;
+    }
+}
+
+/// The whole length of the message whose header starts `pending`, 0 while the header is
+/// incomplete or invalid (an invalid header is reported by [`frame`]).
+fn message_len(pending: &[u8]) -> usize {
+    let Some(len) = pending.get(1..5).and_then(|b| <[u8; 4]>::try_from(b).ok()) else {
+        return 0;
+    };
+    usize::try_from(i32::from_be_bytes(len))
+        .ok()
+        .filter(|&len| len <= MAX_MESSAGE_LEN + 4)
+        .map_or(0, |len| len + 1)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use futures_util::FutureExt;
+
+    /// A backend message with tag `tag` and a body of `len` bytes counting up from `seed`.
+    fn message(tag: u8, len: usize, seed: u8) -> Vec<u8> {
+        let mut m = vec![tag];
+        m.extend_from_slice(&i32::try_from(len + 4).unwrap().to_be_bytes());
+        m.extend((0..len).map(|i| seed.wrapping_add(u8::try_from(i % 251).unwrap())));
+        m
+    }
+
+    #[test]
+    fn message_len_reads_complete_headers_only() {
+        assert_eq!(message_len(b"D\0\0"), 0);
+        assert_eq!(message_len(b"D\0\0\0\x09abc"), 10);
+        assert_eq!(message_len(b"D\xff\xff\xff\xff"), 0);
+    }
+
+    #[tokio::test]
+    async fn small_and_large_messages_in_odd_pieces() {
+        let (client, mut server) = UnixStream::pair().unwrap();
+        let mut stream = Stream::new(Socket::Unix(client));
+        let sizes = [0, 1, 300, READ_SIZE * 3 + 7, 5, MIN_READ, 70_000, 2];
+        let messages: Vec<Vec<u8>> = (0u8..)
+            .zip(sizes)
+            .map(|(i, len)| message(b'D', len, i))
+            .collect();
+        let bytes = messages.concat();
+        let writer = tokio::spawn(async move {
+            for piece in bytes.chunks(4093) {
+                server.write_all(piece).await.unwrap();
+            }
+            server
+        });
+        for expected in &messages {
+            let (tag, range) = stream.next_frame().await.unwrap();
+            assert_eq!(tag, b'D');
+            assert_eq!(stream.body(range), &expected[5..]);
+        }
+        drop(writer.await.unwrap());
+        assert!(stream.next_frame().await.is_err());
+        assert!(stream.is_broken());
+    }
+
+    #[tokio::test]
+    async fn a_dropped_read_keeps_a_partial_message() {
+        let (client, mut server) = UnixStream::pair().unwrap();
+        let mut stream = Stream::new(Socket::Unix(client));
+        let first = message(b'D', 100_000, 1);
+        let second = message(b'C', 12, 2);
+        server.write_all(&first[..50_000]).await.unwrap();
+        for _ in 0..3 {
+            assert!(stream.next_frame().now_or_never().is_none());
+        }
+        let rest = [&first[50_000..], &second[..]].concat();
+        server.write_all(&rest).await.unwrap();
+        let (tag, range) = stream.next_frame().await.unwrap();
+        assert_eq!((tag, stream.body(range)), (b'D', &first[5..]));
+        let (tag, range) = stream.next_frame().await.unwrap();
+        assert_eq!((tag, stream.body(range)), (b'C', &second[5..]));
     }
 }

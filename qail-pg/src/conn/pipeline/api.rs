@@ -41,17 +41,26 @@ impl Job for SqlJob<'_> {
 struct Typed<D: Decoder> {
     rows: Vec<D::Row>,
     results: Vec<Result<Vec<D::Row>, Error>>,
+    /// The previous query's number of rows: the first row reserves as many.
+    last: usize,
 }
 
 impl<D: Decoder> Sink for Typed<D> {
     fn row(&mut self, _: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
-        self.rows
-            .push(D::decode(&mut RawRow::new(data), statement.column_oids())?);
+        let row = D::decode(&mut RawRow::new(data), statement.column_oids())?;
+        if self.rows.capacity() == 0 {
+            self.rows.reserve(self.last);
+        }
+        self.rows.push(row);
         Ok(())
     }
     fn done(&mut self, _: usize, result: Result<u64, Error>) {
         let rows = std::mem::take(&mut self.rows);
+        self.last = rows.len();
         self.results.push(result.map(|_| rows));
+    }
+    fn reserve(&mut self, queries: usize) {
+        self.results.reserve(queries);
     }
 }
 
@@ -65,23 +74,35 @@ impl Sink for Counts {
     fn done(&mut self, _: usize, result: Result<u64, Error>) {
         self.0.push(result);
     }
+    fn reserve(&mut self, queries: usize) {
+        self.0.reserve(queries);
+    }
 }
 
 /// Collects run-time rows per query.
 struct Rows {
     rows: Vec<Row>,
     results: Vec<Result<Vec<Row>, Error>>,
+    /// The previous query's number of rows: the first row reserves as many.
+    last: usize,
 }
 
 impl Sink for Rows {
     fn row(&mut self, _: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
         let row = Row::new(statement.shared_columns().clone(), data).map_err(Error::from)?;
+        if self.rows.capacity() == 0 {
+            self.rows.reserve(self.last);
+        }
         self.rows.push(row);
         Ok(())
     }
     fn done(&mut self, _: usize, result: Result<u64, Error>) {
         let rows = std::mem::take(&mut self.rows);
+        self.last = rows.len();
         self.results.push(result.map(|_| rows));
+    }
+    fn reserve(&mut self, queries: usize) {
+        self.results.reserve(queries);
     }
 }
 
@@ -99,6 +120,7 @@ impl Connection {
         let mut sink = Typed::<D> {
             rows: Vec::new(),
             results: Vec::new(),
+            last: 0,
         };
         self.run_pipeline(queries, &mut sink).await?;
         Ok(sink.results)
@@ -125,6 +147,7 @@ impl Connection {
         let mut sink = Rows {
             rows: Vec::new(),
             results: Vec::new(),
+            last: 0,
         };
         self.run_pipeline(jobs, &mut sink).await?;
         Ok(sink.results)
@@ -341,7 +364,7 @@ impl<'q> PipelineBuilder<'_, 'q> {
         }
         let mut sink = Erased {
             collectors: self.items.iter_mut().map(|i| i.collector.take()).collect(),
-            results: Vec::new(),
+            results: Vec::with_capacity(self.items.len()),
         };
         self.conn
             .run_pipeline(self.items.iter_mut(), &mut sink)

@@ -71,23 +71,30 @@ pub struct DataRowColumns<'a> {
 impl DataRowColumns<'_> {
     fn next_range(&mut self) -> Result<Option<Range<usize>>, DecodeError> {
         self.left -= 1;
-        let rest = self.body.get(self.pos..).unwrap_or_default();
-        let mut r = Reader::new(rest, "DataRow");
-        let len = r.i32()?;
         let start = self.pos + 4;
-        let range = match len {
-            -1 => None,
-            len => {
-                let len = usize::try_from(len).map_err(|_| {
-                    DecodeError::new(format!("DataRow has a column of length {len}"))
-                })?;
-                r.bytes(len)?;
-                Some(start..start + len)
-            }
-        };
-        self.pos = range.as_ref().map_or(start, |r| r.end);
-        Ok(range)
+        let len = self
+            .body
+            .get(self.pos..start)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map(i32::from_be_bytes)
+            .ok_or_else(truncated)?;
+        if len == -1 {
+            self.pos = start;
+            return Ok(None);
+        }
+        let len = usize::try_from(len)
+            .map_err(|_| DecodeError::new(format!("DataRow has a column of length {len}")))?;
+        let end = start
+            .checked_add(len)
+            .filter(|&end| end <= self.body.len())
+            .ok_or_else(truncated)?;
+        self.pos = end;
+        Ok(Some(start..end))
     }
+}
+
+fn truncated() -> DecodeError {
+    DecodeError::new("DataRow is truncated")
 }
 
 impl<'a> Iterator for DataRowColumns<'a> {
