@@ -8,13 +8,14 @@ use sqlparser::ast::{
     WindowType,
 };
 
+use super::callforms;
 use super::ctx::Ctx;
 use super::diag::closest;
 use super::expr::{Fit, Ty, Typed, apply, condition, conform, expr, settle};
 use super::functions::{self, CallError, NullRule};
 use super::resolve::{Pick, pick};
 use super::scope::{Scope, norm, parts};
-use super::types::{array_of, builtin, common_type, display};
+use super::types::{array_of, base, builtin, common_type, display};
 use crate::snapshot::TypeRef;
 
 /// A function call or CASE expression.
@@ -79,6 +80,13 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     let schema = (ids.len() == 2).then(|| norm(ids[0]));
     if let (FunctionArguments::Subquery(q), "array") = (&f.args, name.as_str()) {
         return super::exprs::array_subquery(cx, sc, q, range);
+    }
+    if schema.is_none() && functions::ORDERED_SET.contains(&name.as_str()) {
+        side_clauses(cx, sc, f);
+        return callforms::ordered_set(cx, sc, f, &name, range);
+    }
+    if callforms::has_named(f) {
+        return callforms::named_call(cx, sc, f, &name, range);
     }
     let Some((args, star)) = arguments(cx, f, range.clone()) else {
         return Typed::error(range);
@@ -269,7 +277,8 @@ pub(crate) fn array(cx: &mut Ctx, sc: &Scope, elems: &[Expr], range: Range<usize
     }
 }
 
-fn resolve_call(
+/// Resolves a call of `name` on typed arguments (catalog, then snapshot functions).
+pub(crate) fn resolve_call(
     cx: &mut Ctx,
     schema: Option<&str>,
     name: &str,
@@ -399,7 +408,9 @@ fn user_function(
         return Err(CallError::UnknownName);
     }
     let cands: Vec<Vec<TypeRef>> = fns.iter().map(|f| f.args[..args.len()].to_vec()).collect();
-    match pick(args, &cands, false, snap) {
+    let based: Vec<Option<TypeRef>> = args.iter().map(|a| a.map(|t| base(t, snap))).collect();
+    let args: Vec<Option<&TypeRef>> = based.iter().map(Option::as_ref).collect();
+    match pick(&args, &cands, false, snap) {
         Pick::One(i) => Ok(functions::Resolved {
             params: cands[i].clone(),
             result: if fns[i].returns_set || fns[i].out_columns.is_empty() {

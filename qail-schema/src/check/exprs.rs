@@ -3,17 +3,20 @@
 
 use std::ops::Range;
 
-use sqlparser::ast::{Expr, Query};
+use sqlparser::ast::{Expr, GroupByExpr, Query, SelectItem, SetExpr};
 
 use super::calls;
 use super::ctx::Ctx;
+use super::functions;
+use super::group;
+use super::scope::{norm, parts};
 use super::datatype;
 use super::expr::{Ty, Typed, apply, expr, settle};
 use super::ops;
 use super::scope::Scope;
 use super::select;
 use super::sqlfuncs;
-use super::types::{array_of, builtin, display, element_of};
+use super::types::{array_of, builtin, castable, display, element_of};
 
 /// Everything `expr` does not handle itself.
 pub(crate) fn special(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> Typed {
@@ -333,10 +336,22 @@ fn cast(
     if inner.is_error() {
         return Typed::error(range);
     }
+    if let Some(from) = inner.arg()
+        && !castable(from, &target, cx.snap)
+    {
+        let msg = format!("cannot cast type {} to {}", display(from), display(&target));
+        let hint = "PostgreSQL has no such cast; convert through text (x::text::T) only if the text form parses as T, or use a conversion function".to_string();
+        cx.error(range.clone(), msg, Some(hint));
+        return Typed::error(range);
+    }
     settle(cx, &mut inner, &target);
     let mut t = Typed::known(target.clone(), range);
     t.absorb(&inner);
-    t.name = inner.name.or(Some(target.name));
+    // Note: PostgreSQL names a cast of a cast (or of a literal) after the outer type.
+    t.name = match x {
+        Expr::Cast { .. } => Some(target.name),
+        _ => inner.name.or(Some(target.name)),
+    };
     t
 }
 
@@ -346,10 +361,43 @@ fn scalar_subquery(cx: &mut Ctx, sc: &Scope, q: &Query, range: Range<usize>) -> 
     };
     col.range = range;
     col.source = None;
-    col.nullable = true;
-    col.why
-        .push("a scalar subquery is NULL when it returns no row".into());
+    if !one_row(q) {
+        col.nullable = true;
+        col.why
+            .push("a scalar subquery is NULL when it returns no row".into());
+    }
     col
+}
+
+/// Whether a query returns exactly one row: an ungrouped aggregate, or a SELECT without FROM
+/// and WHERE (and without LIMIT/OFFSET or set-returning functions).
+fn one_row(q: &Query) -> bool {
+    if q.limit_clause.is_some() || q.fetch.is_some() {
+        return false;
+    }
+    let SetExpr::Select(s) = q.body.as_ref() else {
+        return false;
+    };
+    let ungrouped = matches!(&s.group_by, GroupByExpr::Expressions(e, _) if e.is_empty());
+    if !ungrouped || s.having.is_some() {
+        return false;
+    }
+    let items: Vec<&Expr> = s
+        .projection
+        .iter()
+        .filter_map(|i| match i {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+            _ => None,
+        })
+        .collect();
+    let srf = items.iter().any(|e| match e {
+        Expr::Function(f) => parts(&f.name)
+            .last()
+            .is_some_and(|n| functions::is_set_returning(&norm(n))),
+        _ => false,
+    });
+    !srf && (items.iter().any(|e| group::has_aggregate(e))
+        || (s.from.is_empty() && s.selection.is_none()))
 }
 
 fn single_column(cx: &mut Ctx, sc: &Scope, q: &Query, range: Range<usize>) -> Option<Typed> {

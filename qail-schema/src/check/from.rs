@@ -13,7 +13,8 @@ use super::scope::{
     Col, Merged, Rel, Scope, Star, find_relation, norm, parts, relation_suggestion,
 };
 use super::select;
-use super::types::{common_type, display};
+use super::srf;
+use super::types::{common_type, display, not_null_domain};
 use crate::snapshot::TypeRef;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -253,6 +254,47 @@ fn factor(cx: &mut Ctx, sc: &mut Scope, tf: &TableFactor) -> Option<Vec<Star>> {
             table_with_joins,
             alias: None,
         } => return with_joins(cx, sc, table_with_joins),
+        TableFactor::Table {
+            name,
+            alias,
+            args: Some(args),
+            with_ordinality,
+            ..
+        } => {
+            let call = srf::Call {
+                name,
+                args: &args.args,
+                alias: alias.as_ref(),
+                ordinality: *with_ordinality,
+                range: cx.range(tf),
+            };
+            srf::factor(cx, sc, &call)?
+        }
+        TableFactor::Function {
+            name, args, alias, ..
+        } => {
+            let call = srf::Call {
+                name,
+                args,
+                alias: alias.as_ref(),
+                ordinality: false,
+                range: cx.range(tf),
+            };
+            srf::factor(cx, sc, &call)?
+        }
+        TableFactor::UNNEST {
+            alias,
+            array_exprs,
+            with_ordinality,
+            ..
+        } => srf::unnest(
+            cx,
+            sc,
+            array_exprs,
+            alias.as_ref(),
+            *with_ordinality,
+            cx.range(tf),
+        )?,
         other => {
             let r = cx.range(other);
             cx.error(
@@ -312,7 +354,9 @@ pub(crate) fn table(
         .map(|c| Col {
             name: c.name.clone(),
             ty: c.ty.clone(),
-            not_null: c.not_null || found.primary_key.contains(&c.name),
+            not_null: c.not_null
+                || found.primary_key.contains(&c.name)
+                || not_null_domain(&c.ty, cx.snap),
             source: Some(ColumnSource {
                 schema: found.schema.clone(),
                 table: found.name.clone(),

@@ -9,12 +9,42 @@ use super::ctx::Ctx;
 use super::functions;
 use super::scope::{Scope, norm, parts};
 
+/// The grouping expressions of GROUP BY with GROUPING SETS, ROLLUP and CUBE flattened, and
+/// those among them that are absent from some grouping set (they are NULL in its rows).
+pub(crate) fn flatten(group: &[Expr]) -> (Vec<&Expr>, Vec<&Expr>) {
+    let mut all = Vec::new();
+    let mut nullable = Vec::new();
+    for g in group {
+        match g {
+            Expr::Rollup(sets) | Expr::Cube(sets) => {
+                for e in sets.iter().flatten() {
+                    all.push(e);
+                    nullable.push(e);
+                }
+            }
+            Expr::GroupingSets(sets) => {
+                for e in sets.iter().flatten() {
+                    all.push(e);
+                    let text = e.to_string();
+                    if !sets.iter().all(|set| set.iter().any(|x| x.to_string() == text)) {
+                        nullable.push(e);
+                    }
+                }
+            }
+            other => all.push(other),
+        }
+    }
+    (all, nullable)
+}
+
 /// Reports ungrouped columns in the target list and HAVING of `s`.
 pub(crate) fn check(cx: &mut Ctx, sc: &Scope, s: &Select) {
-    let group: &[Expr] = match &s.group_by {
-        GroupByExpr::Expressions(exprs, _) => exprs,
+    let (flat, _) = match &s.group_by {
+        GroupByExpr::Expressions(exprs, _) => flatten(exprs),
         GroupByExpr::All(_) => return,
     };
+    let owned: Vec<Expr> = flat.into_iter().cloned().collect();
+    let group: &[Expr] = &owned;
     let items: Vec<&Expr> = s
         .projection
         .iter()
@@ -155,7 +185,8 @@ fn is_aggregate(f: &sqlparser::ast::Function) -> bool {
     functions::is_aggregate(&name)
 }
 
-fn has_aggregate(e: &Expr) -> bool {
+/// Whether `e` calls an aggregate outside any subquery.
+pub(crate) fn has_aggregate(e: &Expr) -> bool {
     match e {
         Expr::Function(f) if f.over.is_none() && is_aggregate(f) => true,
         Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. } => false,

@@ -10,7 +10,9 @@
 //! assert!(!a.columns[1].nullable);
 //! ```
 
+mod callforms;
 mod calls;
+mod catalog;
 mod ctx;
 mod datatype;
 mod diag;
@@ -28,6 +30,7 @@ mod resolve;
 mod scope;
 mod select;
 mod sqlfuncs;
+mod srf;
 mod types;
 
 use sqlparser::dialect::PostgreSqlDialect;

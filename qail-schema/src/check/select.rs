@@ -2,8 +2,8 @@
 //! VALUES, ORDER BY, LIMIT/OFFSET.
 
 use sqlparser::ast::{
-    Distinct, Expr, GroupByExpr, LimitClause, OrderBy, OrderByKind, Query, Select, SelectItem,
-    SelectItemQualifiedWildcardKind, SetExpr, Value,
+    Cte, Distinct, Expr, GroupByExpr, LimitClause, OrderBy, OrderByKind, Query, Select, SelectItem,
+    SelectItemQualifiedWildcardKind, SetExpr, SetOperator, Value,
 };
 
 use super::OutputColumn;
@@ -53,33 +53,80 @@ pub(crate) fn query_raw(
     };
     if let Some(w) = &q.with {
         for cte in &w.cte_tables {
-            let cols = {
-                let probe = Scope {
-                    ctes: with.ctes.clone(),
-                    parent: with.parent,
-                    ..Scope::default()
-                };
-                query(cx, &cte.query, Some(&probe))
-            }?;
-            let mut cols: Vec<Col> = cols
-                .into_iter()
-                .map(|c| Col {
-                    name: c.name,
-                    ty: c.ty,
-                    not_null: !c.nullable,
-                    source: c.source,
-                    why: c.why,
-                })
-                .collect();
-            for (c, a) in cols.iter_mut().zip(&cte.alias.columns) {
-                c.name = norm(&a.name);
-            }
+            let cols = cte_columns(cx, cte, &with, w.recursive)?;
             with.ctes.push((norm(&cte.alias.name), cols));
         }
     }
     let cols = body(cx, &q.body, &with, q.order_by.as_ref())?;
     limits(cx, q, &with);
     Some(cols)
+}
+
+/// A CTE's columns, named by its column list. A recursive CTE (`WITH RECURSIVE t(…) AS
+/// (base UNION [ALL] step)`) takes its types from the base term; its columns are nullable if
+/// either term's are, found by re-reading the step until nothing changes.
+fn cte_columns(cx: &mut Ctx, cte: &Cte, with: &Scope, recursive: bool) -> Option<Vec<Col>> {
+    let name = norm(&cte.alias.name);
+    let probe = |extra: Option<Vec<Col>>| {
+        let mut ctes = with.ctes.clone();
+        ctes.extend(extra.map(|c| (name.clone(), c)));
+        Scope {
+            ctes,
+            parent: with.parent,
+            ..Scope::default()
+        }
+    };
+    let base = match cte.query.body.as_ref() {
+        SetExpr::SetOperation {
+            op: SetOperator::Union,
+            left,
+            ..
+        } if recursive => left,
+        _ => {
+            let cols = query(cx, &cte.query, Some(&probe(None)))?;
+            return Some(named(cols, cte));
+        }
+    };
+    let before = cx.error_count();
+    let mut cols = body(cx, base, &probe(None), None)?;
+    resolve_unknown(&mut cols);
+    let mut cols = named(cols, cte);
+    for _ in 0..3 {
+        if cx.error_count() > before {
+            return None;
+        }
+        let whole = query(cx, &cte.query, Some(&probe(Some(cols.clone()))))?;
+        let mut changed = false;
+        for (c, w) in cols.iter_mut().zip(whole) {
+            if c.not_null && w.nullable {
+                c.not_null = false;
+                c.why = w.why;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    Some(cols)
+}
+
+/// Output columns as CTE columns, renamed by the CTE's column list.
+fn named(cols: Vec<OutputColumn>, cte: &Cte) -> Vec<Col> {
+    let mut cols: Vec<Col> = cols
+        .into_iter()
+        .map(|c| Col {
+            name: c.name,
+            ty: c.ty,
+            not_null: !c.nullable,
+            source: c.source,
+            why: c.why,
+        })
+        .collect();
+    for (c, a) in cols.iter_mut().zip(&cte.alias.columns) {
+        c.name = norm(&a.name);
+    }
+    cols
 }
 
 fn limits(cx: &mut Ctx, q: &Query, sc: &Scope) {
@@ -230,7 +277,7 @@ fn values(cx: &mut Ctx, rows: &[Vec<Expr>], sc: &Scope) -> Option<Vec<OutputColu
             t.absorb(c);
         }
         t.name = Some(format!("column{}", i + 1));
-        cols.push(output(t, None));
+        cols.push(output(t, None, cx.snap));
     }
     Some(cols)
 }
@@ -248,15 +295,19 @@ fn select(
     if let Some(w) = &s.selection {
         nullability::refine(&mut sc, w);
     }
-    let cols = projection(cx, &sc, &s.projection);
+    let (grouped, null_sets) = match &s.group_by {
+        GroupByExpr::Expressions(exprs, _) => group::flatten(exprs),
+        GroupByExpr::All(_) => (Vec::new(), Vec::new()),
+    };
+    nullability::grouping_sets(&mut sc, &null_sets);
+    let mut cols = projection(cx, &sc, &s.projection);
+    nullability::grouping_items(&mut cols, &s.projection, &null_sets);
     group::check(cx, &sc, s);
     if let Some(w) = &s.selection {
         condition(cx, &sc, w, "WHERE");
     }
-    if let GroupByExpr::Expressions(exprs, _) = &s.group_by {
-        for e in exprs {
-            output_ref(cx, &sc, e, &cols);
-        }
+    for e in grouped {
+        output_ref(cx, &sc, e, &cols);
     }
     if let Some(h) = &s.having {
         condition(cx, &sc, h, "HAVING");
@@ -317,9 +368,9 @@ pub(crate) fn projection(cx: &mut Ctx, sc: &Scope, items: &[SelectItem]) -> Vec<
     let mut cols = Vec::new();
     for item in items {
         match item {
-            SelectItem::UnnamedExpr(e) => cols.push(output(expr(cx, sc, e), None)),
+            SelectItem::UnnamedExpr(e) => cols.push(output(expr(cx, sc, e), None, cx.snap)),
             SelectItem::ExprWithAlias { expr: e, alias } => {
-                cols.push(output(expr(cx, sc, e), Some(alias)))
+                cols.push(output(expr(cx, sc, e), Some(alias), cx.snap))
             }
             SelectItem::Wildcard(_) => wildcard(cx, sc, None, item, &mut cols),
             SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::ObjectName(name), _) => {
@@ -353,7 +404,7 @@ fn wildcard(
                 t.why = f.why;
                 t.name = Some(f.name);
                 t.source = f.source;
-                cols.push(output(t, None));
+                cols.push(output(t, None, cx.snap));
             }
         }
         Some(_) => cx.error(

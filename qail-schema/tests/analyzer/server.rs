@@ -44,14 +44,21 @@ fn plain_name(name: &str) -> String {
 }
 
 /// OIDs of the fixture's user types (they differ per database), scalar and array.
-async fn user_type_oids(conn: &mut Connection) -> HashMap<String, u32> {
+pub(crate) async fn user_type_oids(
+    conn: &mut Connection,
+    snapshot: &qail_schema::Snapshot,
+) -> HashMap<String, u32> {
     let mut map = HashMap::new();
-    for t in &snapshot().types {
+    for t in &snapshot.types {
         let name = format!("\"{}\".\"{}\"", t.schema, t.name);
-        let stmt = conn
-            .prepare(&format!("SELECT NULL::{name}, NULL::{name}[]"))
+        let rows = conn
+            .query(
+                "SELECT oid, typarray FROM pg_type WHERE oid = to_regtype($1)",
+                &[&name],
+            )
             .await
-            .expect("the fixture types exist on the server");
+            .expect("the catalog answers");
+        let row = rows.first().expect("the snapshot's types exist on the server");
         let scalar = TypeRef {
             schema: t.schema.clone(),
             name: t.name.clone(),
@@ -62,13 +69,13 @@ async fn user_type_oids(conn: &mut Connection) -> HashMap<String, u32> {
             array_dims: 1,
             ..scalar.clone()
         };
-        map.insert(type_str(&scalar), stmt.columns()[0].type_oid());
-        map.insert(type_str(&array), stmt.columns()[1].type_oid());
+        map.insert(type_str(&scalar), row.get::<u32>(0));
+        map.insert(type_str(&array), row.get::<u32>(1));
     }
     map
 }
 
-fn oid_of(t: &TypeRef, users: &HashMap<String, u32>) -> u32 {
+pub(crate) fn oid_of(t: &TypeRef, users: &HashMap<String, u32>) -> u32 {
     type_oid(t)
         .or_else(|| users.get(&type_str(t)).copied())
         .unwrap_or(0)
@@ -81,7 +88,7 @@ async fn compare_all(url: &str) -> (usize, Vec<String>) {
     conn.batch_execute(include_str!("../fixtures/app.sql"))
         .await
         .expect("the fixture schema applies");
-    let users = user_type_oids(&mut conn).await;
+    let users = user_type_oids(&mut conn, snapshot()).await;
     let cases = corpus();
     let mut failures = Vec::new();
     for case in &cases {
