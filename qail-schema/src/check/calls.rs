@@ -21,7 +21,10 @@ use crate::snapshot::TypeRef;
 /// A function call or CASE expression.
 pub(crate) fn call(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> Typed {
     match e {
-        Expr::Function(f) => function(cx, sc, f, range),
+        Expr::Function(f) => match callforms::row(cx, sc, e, range.clone()) {
+            Some(t) => t,
+            None => function(cx, sc, f, range),
+        },
         Expr::Case {
             operand,
             conditions,
@@ -309,6 +312,7 @@ pub(crate) fn resolve_call(
             match r.null {
                 NullRule::Never => {}
                 NullRule::Strict => args.iter().for_each(|a| t.absorb(a)),
+                NullRule::First => args.iter().take(1).for_each(|a| t.absorb(a)),
                 NullRule::Always => {
                     t.nullable = true;
                     t.why.push(if r.aggregate {

@@ -5,8 +5,8 @@
 //! `anyelement`, `anynonarray`, `anyenum`, `anyarray`, `anyrange`, `anycompatible`,
 //! `anycompatiblearray`. A trailing `...` marks a VARIADIC argument and a trailing `?` an
 //! argument with a default (it may be left out, with every argument after it).
-//! Nullability: `S` strict (NULL only from a NULL argument), `N` never NULL, `A` may be NULL
-//! whatever the arguments. Kind: `f` function, `a` aggregate, `w` window function, `s` a
+//! Nullability: `S` strict (NULL only from a NULL argument), `F` NULL only from a NULL first
+//! argument, `N` never NULL, `A` may be NULL whatever the arguments. Kind: `f` function, `a` aggregate, `w` window function, `s` a
 //! set-returning function (one row per element).
 
 pub(crate) const CATALOG: &str = "
@@ -178,6 +178,8 @@ md5(bytea) text S f
 sha256(bytea) bytea S f
 encode(bytea,text) text S f
 decode(text,text) bytea S f
+convert_to(text,name) bytea S f
+convert_from(bytea,name) text S f
 to_hex(int4) text S f
 to_hex(int8) text S f
 ascii(text) int4 S f
@@ -201,9 +203,9 @@ regexp_like(text,text) bool S f
 regexp_like(text,text,text) bool S f
 regexp_count(text,text) int4 S f
 concat(any...) text N f
-concat_ws(text,any...) text S f
+concat_ws(text,any...) text F f
 format(text) text S f
-format(text,any...) text S f
+format(text,any...) text F f
 string_to_array(text,text) text[] S f
 string_to_array(text,text,text) text[] S f
 string_to_table(text,text) text A s

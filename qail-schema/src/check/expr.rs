@@ -190,6 +190,12 @@ fn column(cx: &mut Ctx, sc: &Scope, qual: &[Ident], id: &Ident) -> Typed {
             t.source = f.source;
             t
         }
+        Err(LookupError::NoColumn { .. }) if q.is_empty() && sc.has_rel(&name) => {
+            // Note: a bare relation name is its whole row, a value of type record.
+            let mut t = Typed::known(builtin("record"), whole);
+            t.name = Some(name);
+            t
+        }
         Err(e) => {
             report_lookup(cx, &q, &name, qual, id, e);
             Typed::error(whole)
@@ -280,6 +286,11 @@ pub(crate) fn expect(
     fit: Fit,
     what: &str,
 ) -> Typed {
+    if fit == Fit::Assign
+        && let Some(t) = super::callforms::row_into(cx, sc, e, target)
+    {
+        return t;
+    }
     let mut t = expr(cx, sc, e);
     conform(cx, &mut t, target, fit, what);
     t
@@ -378,6 +389,11 @@ pub(crate) fn apply(
             let mut t = Typed::known(sig.result, range);
             t.absorb(&a);
             t.absorb(&b);
+            if matches!(op, "->" | "->>" | "#>" | "#>>") {
+                t.nullable = true;
+                t.why
+                    .push(format!("{op} yields NULL for a missing key or index"));
+            }
             t
         }
         Err(ambiguous) => {

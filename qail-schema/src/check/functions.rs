@@ -97,6 +97,8 @@ fn parse_row(line: &'static str) -> (&'static str, Row) {
 pub(crate) enum NullRule {
     /// NULL only when an argument is NULL.
     Strict,
+    /// NULL only when the first argument is NULL (`concat_ws`, `format`).
+    First,
     /// Never NULL.
     Never,
     /// May be NULL whatever the arguments.
@@ -184,6 +186,7 @@ pub(crate) fn resolve(
                 result,
                 null: match row.null {
                     'S' => NullRule::Strict,
+                    'F' => NullRule::First,
                     'N' => NullRule::Never,
                     _ => NullRule::Always,
                 },

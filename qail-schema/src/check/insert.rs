@@ -152,7 +152,13 @@ fn source(cx: &mut Ctx, q: &Query, targets: &[Col]) -> Option<()> {
         // so `($1, $1::date)` fixes $1 by the cast before the first target is considered.
         let typed: Vec<Option<Typed>> = row
             .iter()
-            .map(|e| (!is_default(e)).then(|| expr(cx, &empty, e)))
+            .zip(targets)
+            .map(|(e, col)| {
+                (!is_default(e)).then(|| {
+                    super::callforms::row_into(cx, &empty, e, &col.ty)
+                        .unwrap_or_else(|| expr(cx, &empty, e))
+                })
+            })
             .collect();
         for (t, col) in typed.into_iter().zip(targets) {
             let Some(mut t) = t else { continue };

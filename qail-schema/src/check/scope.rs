@@ -339,6 +339,11 @@ impl<'p> Scope<'p> {
         }
     }
 
+    /// Whether a relation of this name is in scope here or in an enclosing query.
+    pub(crate) fn has_rel(&self, name: &str) -> bool {
+        self.rels.iter().any(|r| r.name == name) || self.parent.is_some_and(|p| p.has_rel(name))
+    }
+
     /// The index of the relation a qualifier names (`alias`, `table`, `schema.table`).
     pub(crate) fn find_rel(&self, qual: &[String]) -> Option<usize> {
         match qual {
