@@ -1,7 +1,7 @@
 //! Statement dispatch, UPDATE, DELETE and RETURNING. INSERT lives in `insert`.
 
 use sqlparser::ast::{
-    Assignment, AssignmentTarget, Delete, Expr, FromTable, SelectItem, Statement, TableWithJoins,
+    SetExpr, Assignment, AssignmentTarget, Delete, Expr, FromTable, SelectItem, Statement, TableWithJoins,
     UpdateTableFromKind,
 };
 
@@ -16,16 +16,49 @@ use super::{OutputColumn, StatementKind};
 
 /// Analyzes one statement.
 pub(crate) fn statement(cx: &mut Ctx, stmt: &Statement) -> Option<Shape> {
+    if let Statement::Query(q) = stmt {
+        let columns = select::query(cx, q, None)?;
+        // Note: `WITH … INSERT/UPDATE/DELETE` is a query whose body is the statement.
+        let (kind, returns_rows) = match q.body.as_ref() {
+            SetExpr::Insert(s) | SetExpr::Update(s) | SetExpr::Delete(s) => kind_of(s),
+            _ => (StatementKind::Select, true),
+        };
+        return Some(Shape {
+            kind,
+            columns,
+            returns_rows,
+        });
+    }
+    statement_in(cx, stmt, None)
+}
+
+/// The kind of a data-modifying statement and whether it has RETURNING.
+fn kind_of(stmt: &Statement) -> (StatementKind, bool) {
+    match stmt {
+        Statement::Insert(i) => (StatementKind::Insert, i.returning.is_some()),
+        Statement::Update { returning, .. } => (StatementKind::Update, returning.is_some()),
+        Statement::Delete(d) => (StatementKind::Delete, d.returning.is_some()),
+        _ => (StatementKind::Select, true),
+    }
+}
+
+/// A scope for a statement's own relations, inside `outer` (the CTEs of `WITH … INSERT`).
+pub(crate) fn scope_in<'p>(outer: Option<&'p Scope<'p>>) -> Scope<'p> {
+    outer.map_or_else(Scope::default, Scope::child)
+}
+
+/// Analyzes a statement that may sit in a query's WITH (`outer` holds the CTEs).
+pub(crate) fn statement_in(cx: &mut Ctx, stmt: &Statement, outer: Option<&Scope>) -> Option<Shape> {
     match stmt {
         Statement::Query(q) => {
-            let columns = select::query(cx, q, None)?;
+            let columns = select::query(cx, q, outer)?;
             Some(Shape {
                 kind: StatementKind::Select,
                 columns,
                 returns_rows: true,
             })
         }
-        Statement::Insert(ins) => insert::insert(cx, ins),
+        Statement::Insert(ins) => insert::insert(cx, ins, outer),
         Statement::Update {
             table,
             assignments,
@@ -42,6 +75,7 @@ pub(crate) fn statement(cx: &mut Ctx, stmt: &Statement) -> Option<Shape> {
             };
             update(
                 cx,
+                outer,
                 table,
                 assignments,
                 from,
@@ -49,7 +83,7 @@ pub(crate) fn statement(cx: &mut Ctx, stmt: &Statement) -> Option<Shape> {
                 returning.as_deref(),
             )
         }
-        Statement::Delete(d) => delete(cx, d),
+        Statement::Delete(d) => delete(cx, d, outer),
         other => {
             let r = cx.range(other);
             cx.error(
@@ -64,13 +98,14 @@ pub(crate) fn statement(cx: &mut Ctx, stmt: &Statement) -> Option<Shape> {
 
 fn update(
     cx: &mut Ctx,
+    outer: Option<&Scope>,
     table: &TableWithJoins,
     assignments: &[Assignment],
     from: &[TableWithJoins],
     selection: Option<&Expr>,
     returning: Option<&[SelectItem]>,
 ) -> Option<Shape> {
-    let mut sc = Scope::default();
+    let mut sc = scope_in(outer);
     if !from::from_clause(cx, &mut sc, std::slice::from_ref(table))
         || !from::from_clause(cx, &mut sc, from)
     {
@@ -128,11 +163,11 @@ pub(crate) fn is_default(e: &Expr) -> bool {
     matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default"))
 }
 
-fn delete(cx: &mut Ctx, d: &Delete) -> Option<Shape> {
+fn delete(cx: &mut Ctx, d: &Delete, outer: Option<&Scope>) -> Option<Shape> {
     let tables = match &d.from {
         FromTable::WithFromKeyword(t) | FromTable::WithoutKeyword(t) => t,
     };
-    let mut sc = Scope::default();
+    let mut sc = scope_in(outer);
     let using = d.using.as_deref().unwrap_or(&[]);
     if !from::from_clause(cx, &mut sc, tables) || !from::from_clause(cx, &mut sc, using) {
         return None;

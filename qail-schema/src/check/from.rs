@@ -15,7 +15,7 @@ use super::scope::{
 use super::select;
 use super::srf;
 use super::types::{common_type, display, not_null_domain};
-use crate::snapshot::TypeRef;
+use crate::snapshot::{RelationKind, TypeRef};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -366,6 +366,7 @@ pub(crate) fn table(
         })
         .collect();
     let mut rel = Rel::new(tname.clone(), Some(found.schema.clone()), tname, cols);
+    rel.system = found.kind == RelationKind::Table;
     rel.primary_key = found
         .primary_key
         .iter()

@@ -130,6 +130,11 @@ const FIXED: &[Row] = &[
     (">>=", "inet", "inet", "bool"),
     ("-", "inet", "inet", "int8"),
     ("+", "inet", "int8", "inet"),
+    ("=", "xid", "xid", "bool"),
+    ("<>", "xid", "xid", "bool"),
+    ("=", "xid", "int4", "bool"),
+    ("<>", "xid", "int4", "bool"),
+    ("=", "tid", "tid", "bool"),
 ];
 
 /// A catalog type name, `text[]` for an array.

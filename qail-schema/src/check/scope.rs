@@ -33,7 +33,19 @@ pub(crate) struct Rel {
     pub(crate) proven: Vec<bool>,
     /// Primary-key column indexes (tables only): grouping by them groups the whole row.
     pub(crate) primary_key: Vec<usize>,
+    /// A table: it has the system columns (`ctid`, `xmin`, `xmax`, `tableoid`, …).
+    pub(crate) system: bool,
 }
+
+/// System columns of every table and their types.
+const SYSTEM_COLUMNS: &[(&str, &str)] = &[
+    ("tableoid", "oid"),
+    ("ctid", "tid"),
+    ("xmin", "xid"),
+    ("xmax", "xid"),
+    ("cmin", "cid"),
+    ("cmax", "cid"),
+];
 
 impl Rel {
     pub(crate) fn new(name: String, schema: Option<String>, label: String, cols: Vec<Col>) -> Self {
@@ -46,6 +58,7 @@ impl Rel {
             null_reason: None,
             proven,
             primary_key: Vec::new(),
+            system: false,
         }
     }
 }
@@ -260,6 +273,25 @@ impl<'p> Scope<'p> {
         f
     }
 
+    /// A system column of table `r`, if `name` is one and `r` is a table.
+    fn system_column(&self, r: usize, name: &str) -> Option<Found> {
+        let rel = &self.rels[r];
+        let (_, ty) = SYSTEM_COLUMNS.iter().find(|(n, _)| *n == name)?;
+        if !rel.system {
+            return None;
+        }
+        let why: Vec<String> = rel.null_reason.iter().cloned().collect();
+        Some(Found {
+            name: name.to_string(),
+            ty: crate::check::types::builtin(ty),
+            nullable: !why.is_empty(),
+            why,
+            source: None,
+            at: None,
+            depth: 0,
+        })
+    }
+
     /// Resolves `[qualifier.]name`, looking outward through enclosing queries.
     pub(crate) fn lookup(&self, qual: &[String], name: &str) -> Result<Found, LookupError> {
         let here = self.lookup_here(qual, name);
@@ -310,8 +342,20 @@ impl<'p> Scope<'p> {
                 .enumerate()
                 .filter_map(|(r, rel)| rel.cols.iter().position(|c| c.name == name).map(|c| (r, c)))
                 .collect();
+            let system: Vec<usize> = (0..self.rels.len())
+                .filter(|&r| self.system_column(r, name).is_some())
+                .collect();
             return match hits.as_slice() {
                 [(r, c)] => Ok(self.value(*r, *c)),
+                [] if system.len() == 1 => self.system_column(system[0], name).ok_or(
+                    LookupError::NoColumn {
+                        within: None,
+                        suggestion: None,
+                    },
+                ),
+                [] if system.len() > 1 => Err(LookupError::Ambiguous(
+                    system.iter().map(|r| self.rels[*r].name.clone()).collect(),
+                )),
                 [] => Err(LookupError::NoColumn {
                     within: (self.rels.len() == 1).then(|| self.rels[0].label.clone()),
                     suggestion: self.suggest_column(name, None),
@@ -332,6 +376,9 @@ impl<'p> Scope<'p> {
         };
         match self.rels[r].cols.iter().position(|c| c.name == name) {
             Some(c) => Ok(self.value(r, c)),
+            None if self.system_column(r, name).is_some() => {
+                self.system_column(r, name).ok_or(LookupError::NoRelation { suggestion: None })
+            }
             None => Err(LookupError::NoColumn {
                 within: Some(self.rels[r].label.clone()),
                 suggestion: self.suggest_column(name, Some(r)),

@@ -171,7 +171,7 @@ fn body(
         }
         SetExpr::Values(v) => values(cx, &v.rows, sc),
         SetExpr::Insert(stmt) | SetExpr::Update(stmt) | SetExpr::Delete(stmt) => {
-            dml::statement(cx, stmt).map(|s| s.columns)
+            dml::statement_in(cx, stmt, Some(sc)).map(|s| s.columns)
         }
         other => {
             let r = cx.range(other);
