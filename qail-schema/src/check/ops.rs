@@ -271,6 +271,11 @@ fn polymorphic(
     r: Option<&TypeRef>,
     snap: &Snapshot,
 ) -> Option<OpSig> {
+    if op == "||"
+        && let Some(sig) = concat_unknown(l, r, snap)
+    {
+        return Some(sig);
+    }
     let (lt, rt) = match (l, r) {
         (Some(l), Some(r)) => (l.clone(), r.clone()),
         (Some(l), None) => (l.clone(), unknown_partner(op, l, snap)?),
@@ -317,6 +322,30 @@ fn polymorphic(
         }
     }
     None
+}
+
+/// `'x' || 42` and `42 || 'x'`: an unknown operand next to a non-string scalar without a `||`
+/// of its own is text (`text || anynonarray`).
+fn concat_unknown(l: Option<&TypeRef>, r: Option<&TypeRef>, snap: &Snapshot) -> Option<OpSig> {
+    let known = match (l, r) {
+        (None, Some(k)) | (Some(k), None) => k,
+        _ => return None,
+    };
+    let own = by_op("||").is_some_and(|c| c.operands.iter().any(|o| o[0] == *known && o[1] == *known));
+    if known.array_dims > 0 || own || category(known, snap) == 'S' || scalar_name(known) == Some("unknown") {
+        return None;
+    }
+    let text = builtin("text");
+    let (left, right) = if l.is_none() {
+        (text.clone(), known.clone())
+    } else {
+        (known.clone(), text.clone())
+    };
+    Some(OpSig {
+        left,
+        right,
+        result: text,
+    })
 }
 
 /// For a polymorphic operand type, the type an unknown partner takes.
