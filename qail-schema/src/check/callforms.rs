@@ -54,7 +54,13 @@ pub(crate) fn ordered_set(
     }
     let mut value = expr(cx, sc, &sort.expr);
     if name == "percentile_cont" && value.arg().and_then(scalar_name) != Some("interval") {
-        conform(cx, &mut value, &builtin("float8"), Fit::Implicit, "sort value");
+        conform(
+            cx,
+            &mut value,
+            &builtin("float8"),
+            Fit::Implicit,
+            "sort value",
+        );
     }
     let Ty::Known(ty) = value.ty else {
         return Typed::error(range);
@@ -199,7 +205,14 @@ pub(crate) fn row_into(cx: &mut Ctx, sc: &Scope, e: &Expr, target: &TypeRef) -> 
     }
     let mut out = Typed::known(target.clone(), range);
     for (item, field) in items.into_iter().zip(fields.clone()) {
-        let t = expect(cx, sc, item, &field.ty, Fit::Assign, &format!("field \"{}\"", field.name));
+        let t = expect(
+            cx,
+            sc,
+            item,
+            &field.ty,
+            Fit::Assign,
+            &format!("field \"{}\"", field.name),
+        );
         if t.is_error() {
             out.ty = Ty::Error;
         }

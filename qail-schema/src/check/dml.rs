@@ -1,8 +1,8 @@
 //! Statement dispatch, UPDATE, DELETE and RETURNING. INSERT lives in `insert`.
 
 use sqlparser::ast::{
-    SetExpr, Assignment, AssignmentTarget, Delete, Expr, FromTable, SelectItem, Statement, TableWithJoins,
-    UpdateTableFromKind,
+    Assignment, AssignmentTarget, Delete, Expr, FromTable, SelectItem, SetExpr, Statement,
+    TableWithJoins, UpdateTableFromKind,
 };
 
 use super::ctx::{Ctx, Shape};

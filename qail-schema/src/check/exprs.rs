@@ -7,13 +7,13 @@ use sqlparser::ast::{Expr, GroupByExpr, Query, SelectItem, SetExpr};
 
 use super::calls;
 use super::ctx::Ctx;
-use super::functions;
-use super::group;
-use super::scope::{norm, parts};
 use super::datatype;
 use super::expr::{Ty, Typed, apply, expr, settle};
+use super::functions;
+use super::group;
 use super::ops;
 use super::scope::Scope;
+use super::scope::{norm, parts};
 use super::select;
 use super::sqlfuncs;
 use super::types::{array_of, builtin, castable, display, element_of};

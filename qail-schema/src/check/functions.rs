@@ -235,7 +235,12 @@ fn instantiate(
     snap: &Snapshot,
 ) -> Option<(Vec<TypeRef>, TypeRef)> {
     let decl = |i: usize| -> &str {
-        let d = row.args.get(i).or(row.args.last()).copied().unwrap_or("any");
+        let d = row
+            .args
+            .get(i)
+            .or(row.args.last())
+            .copied()
+            .unwrap_or("any");
         d.strip_suffix("...").unwrap_or(d)
     };
     let mut bound = Bound::default();

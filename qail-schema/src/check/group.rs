@@ -26,7 +26,10 @@ pub(crate) fn flatten(group: &[Expr]) -> (Vec<&Expr>, Vec<&Expr>) {
                 for e in sets.iter().flatten() {
                     all.push(e);
                     let text = e.to_string();
-                    if !sets.iter().all(|set| set.iter().any(|x| x.to_string() == text)) {
+                    if !sets
+                        .iter()
+                        .all(|set| set.iter().any(|x| x.to_string() == text))
+                    {
                         nullable.push(e);
                     }
                 }

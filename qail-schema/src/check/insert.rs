@@ -1,8 +1,8 @@
 //! INSERT: target columns, VALUES rows (DEFAULT), INSERT … SELECT, ON CONFLICT, RETURNING.
 
 use sqlparser::ast::{
-    Expr, SelectItem, Value, ConflictTarget, Ident, Insert, OnConflict, OnConflictAction, OnInsert, Query, SetExpr,
-    TableObject,
+    ConflictTarget, Expr, Ident, Insert, OnConflict, OnConflictAction, OnInsert, Query, SelectItem,
+    SetExpr, TableObject, Value,
 };
 
 use super::StatementKind;

@@ -331,8 +331,13 @@ fn concat_unknown(l: Option<&TypeRef>, r: Option<&TypeRef>, snap: &Snapshot) -> 
         (None, Some(k)) | (Some(k), None) => k,
         _ => return None,
     };
-    let own = by_op("||").is_some_and(|c| c.operands.iter().any(|o| o[0] == *known && o[1] == *known));
-    if known.array_dims > 0 || own || category(known, snap) == 'S' || scalar_name(known) == Some("unknown") {
+    let own =
+        by_op("||").is_some_and(|c| c.operands.iter().any(|o| o[0] == *known && o[1] == *known));
+    if known.array_dims > 0
+        || own
+        || category(known, snap) == 'S'
+        || scalar_name(known) == Some("unknown")
+    {
         return None;
     }
     let text = builtin("text");
@@ -353,7 +358,7 @@ fn unknown_partner(op: &str, known: &TypeRef, snap: &Snapshot) -> Option<TypeRef
     (known.array_dims > 0
         || range_subtype(known, snap).is_some()
         || (known.schema != "pg_catalog" && (is_comparison(op) || op == "||")))
-    .then(|| known.clone())
+        .then(|| known.clone())
 }
 
 /// Operators over ranges: containment of a range or an element, overlap, adjacency, position,

@@ -347,12 +347,13 @@ impl<'p> Scope<'p> {
                 .collect();
             return match hits.as_slice() {
                 [(r, c)] => Ok(self.value(*r, *c)),
-                [] if system.len() == 1 => self.system_column(system[0], name).ok_or(
-                    LookupError::NoColumn {
-                        within: None,
-                        suggestion: None,
-                    },
-                ),
+                [] if system.len() == 1 => {
+                    self.system_column(system[0], name)
+                        .ok_or(LookupError::NoColumn {
+                            within: None,
+                            suggestion: None,
+                        })
+                }
                 [] if system.len() > 1 => Err(LookupError::Ambiguous(
                     system.iter().map(|r| self.rels[*r].name.clone()).collect(),
                 )),
@@ -376,9 +377,9 @@ impl<'p> Scope<'p> {
         };
         match self.rels[r].cols.iter().position(|c| c.name == name) {
             Some(c) => Ok(self.value(r, c)),
-            None if self.system_column(r, name).is_some() => {
-                self.system_column(r, name).ok_or(LookupError::NoRelation { suggestion: None })
-            }
+            None if self.system_column(r, name).is_some() => self
+                .system_column(r, name)
+                .ok_or(LookupError::NoRelation { suggestion: None }),
             None => Err(LookupError::NoColumn {
                 within: Some(self.rels[r].label.clone()),
                 suggestion: self.suggest_column(name, Some(r)),

@@ -7,13 +7,13 @@ use sqlparser::ast::{AccessExpr, Expr, Subscript};
 
 use super::calls;
 use super::ctx::Ctx;
+use super::diag::did_you_mean;
 use super::expr::{Fit, Typed, conform, expect, expr};
 use super::scope::Scope;
-use super::diag::did_you_mean;
 use super::scope::norm;
 use super::types::{builtin, display, element_of, scalar_name, user_kind};
-use crate::snapshot::UserTypeKind;
 use crate::snapshot::TypeRef;
+use crate::snapshot::UserTypeKind;
 
 /// The forms `exprs::special` leaves over.
 pub(crate) fn form(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> Typed {
@@ -201,7 +201,8 @@ fn index(
     }
     out.nullable = true;
     if let Subscript::Slice { .. } = sub {
-        out.why.push("an array slice is NULL when the array is".into());
+        out.why
+            .push("an array slice is NULL when the array is".into());
         return Some(ty.clone());
     }
     out.why
@@ -229,7 +230,8 @@ fn field_of(cx: &mut Ctx, field: &Expr, ty: &TypeRef, out: &mut Typed) -> Option
     match fields.iter().find(|f| f.name == name) {
         Some(f) => {
             out.nullable = true;
-            out.why.push(format!("field {name} of {} can be NULL", ty.name));
+            out.why
+                .push(format!("field {name} of {} can be NULL", ty.name));
             out.name = Some(name);
             out.source = None;
             Some(f.ty.clone())

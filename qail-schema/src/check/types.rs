@@ -97,7 +97,10 @@ const REG: &[&str] = &[
 
 /// Implicit casts between built-ins (`pg_cast.castcontext = 'i'`), as (from, to).
 const IMPLICIT: &[(&str, &[&str])] = &[
-    ("int2", &["int4", "int8", "float4", "float8", "numeric", "oid"]),
+    (
+        "int2",
+        &["int4", "int8", "float4", "float8", "numeric", "oid"],
+    ),
     ("int4", &["int8", "float4", "float8", "numeric", "oid"]),
     ("int8", &["float4", "float8", "numeric", "oid"]),
     ("float4", &["float8"]),
@@ -145,7 +148,9 @@ const EXPLICIT: &[(&str, &[&str])] = &[
     ("bit", &["int4", "int8"]),
     (
         "jsonb",
-        &["bool", "numeric", "int2", "int4", "int8", "float4", "float8"],
+        &[
+            "bool", "numeric", "int2", "int4", "int8", "float4", "float8",
+        ],
     ),
 ];
 
@@ -296,7 +301,8 @@ pub(crate) fn castable(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
         return true;
     }
     if from.array_dims > 0 || to.array_dims > 0 {
-        return from.array_dims == to.array_dims && castable(&strip_array(&from), &strip_array(&to), snap);
+        return from.array_dims == to.array_dims
+            && castable(&strip_array(&from), &strip_array(&to), snap);
     }
     let string = |t: &TypeRef| category(t, snap) == 'S';
     if string(&from) || string(&to) || scalar_name(&to) == Some("record") {

@@ -53,7 +53,12 @@ fn assert_realistic(name: &str, s: &Snapshot) {
     let table_fns = s.functions.iter().filter(|f| f.returns_set).count();
     let strict_fns = s.functions.iter().filter(|f| f.strict).count();
     assert!(
-        tables >= 15 && views >= 2 && enums >= 3 && domains >= 2 && table_fns >= 1 && strict_fns >= 1,
+        tables >= 15
+            && views >= 2
+            && enums >= 3
+            && domains >= 2
+            && table_fns >= 1
+            && strict_fns >= 1,
         "{name}: {tables} tables, {views} views, {enums} enums, {domains} domains, \
          {table_fns} set-returning and {strict_fns} strict functions"
     );
