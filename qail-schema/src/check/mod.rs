@@ -24,6 +24,7 @@ mod functions;
 mod group;
 mod insert;
 mod literal;
+mod names;
 mod nullability;
 mod ops;
 mod resolve;

@@ -4,7 +4,7 @@ use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
 
 use super::ColumnSource;
 use super::diag::closest;
-use crate::snapshot::{Relation, Snapshot, TypeRef};
+use crate::snapshot::TypeRef;
 
 /// A column as a relation in scope exposes it.
 #[derive(Debug, Clone)]
@@ -140,67 +140,6 @@ pub(crate) fn parts(name: &ObjectName) -> Vec<&Ident> {
             ObjectNamePart::Function(_) => None,
         })
         .collect()
-}
-
-/// Looks a table or view up by (optional schema, name) through the search_path.
-pub(crate) fn find_relation<'s>(
-    snap: &'s Snapshot,
-    schema: Option<&str>,
-    name: &str,
-) -> Option<&'s Relation> {
-    match schema {
-        Some(s) => snap
-            .relations
-            .iter()
-            .find(|r| r.schema == s && r.name == name),
-        None => snap.search_path.iter().find_map(|s| {
-            snap.relations
-                .iter()
-                .find(|r| &r.schema == s && r.name == name)
-        }),
-    }
-}
-
-/// "did you mean" candidates for a relation name: visible names, then qualified ones.
-pub(crate) fn relation_suggestion(
-    snap: &Snapshot,
-    schema: Option<&str>,
-    name: &str,
-) -> Option<String> {
-    let visible: Vec<&str> = snap
-        .relations
-        .iter()
-        .filter(|r| match schema {
-            Some(s) => r.schema == s,
-            None => snap.search_path.contains(&r.schema),
-        })
-        .map(|r| r.name.as_str())
-        .collect();
-    if let Some(c) = closest(name, visible) {
-        return Some(c.to_string());
-    }
-    let qualified: Vec<String> = snap
-        .relations
-        .iter()
-        .map(|r| format!("{}.{}", r.schema, r.name))
-        .collect();
-    closest(name, qualified.iter().map(String::as_str))
-        .or_else(|| snap.relations.iter().find(|r| r.name == name).map(|_| ""))
-        .map(|c| {
-            if c.is_empty() {
-                qualified_of(snap, name)
-            } else {
-                c.to_string()
-            }
-        })
-}
-
-fn qualified_of(snap: &Snapshot, name: &str) -> String {
-    snap.relations
-        .iter()
-        .find(|r| r.name == name)
-        .map(|r| format!("{}.{}", r.schema, r.name))
-        .unwrap_or_default()
 }
 
 impl<'p> Scope<'p> {

@@ -30,18 +30,11 @@ pub(crate) fn form(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> T
             shorthand,
             ..
         } => {
-            let int4 = builtin("int4");
+            let int4 = Some(builtin("int4"));
             let mut args = vec![(x.as_ref(), Some(builtin("text")))];
-            args.extend(
-                substring_from
-                    .iter()
-                    .map(|f| (f.as_ref(), Some(int4.clone()))),
-            );
-            args.extend(
-                substring_for
-                    .iter()
-                    .map(|f| (f.as_ref(), Some(int4.clone()))),
-            );
+            for bound in [substring_from, substring_for].into_iter().flatten() {
+                args.push((bound.as_ref(), int4.clone()));
+            }
             let name = if *shorthand { "substr" } else { "substring" };
             syntax_fn_refs(cx, sc, &args, "text", name, range)
         }

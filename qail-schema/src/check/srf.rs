@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, ObjectName, TableAlias};
+use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, ObjectName, TableAlias, TableFactor};
 
 use super::calls;
 use super::ctx::Ctx;
@@ -15,16 +15,58 @@ use super::types::{builtin, element_of};
 use crate::snapshot::TypeRef;
 
 /// What a FROM-clause function call looks like.
-pub(crate) struct Call<'a> {
-    pub(crate) name: &'a ObjectName,
-    pub(crate) args: &'a [FunctionArg],
-    pub(crate) alias: Option<&'a TableAlias>,
-    pub(crate) ordinality: bool,
-    pub(crate) range: Range<usize>,
+struct Call<'a> {
+    name: &'a ObjectName,
+    args: &'a [FunctionArg],
+    alias: Option<&'a TableAlias>,
+    ordinality: bool,
+    range: Range<usize>,
+}
+
+/// A FROM item that calls a function: `f(…)`, `LATERAL f(…)`, `UNNEST(…)`.
+pub(crate) fn table_factor(cx: &mut Ctx, sc: &Scope, tf: &TableFactor) -> Option<Rel> {
+    let range = cx.range(tf);
+    match tf {
+        TableFactor::Table {
+            name,
+            alias,
+            args: Some(args),
+            with_ordinality,
+            ..
+        } => {
+            let call = Call {
+                name,
+                args: &args.args,
+                alias: alias.as_ref(),
+                ordinality: *with_ordinality,
+                range,
+            };
+            factor(cx, sc, &call)
+        }
+        TableFactor::Function {
+            name, args, alias, ..
+        } => {
+            let call = Call {
+                name,
+                args,
+                alias: alias.as_ref(),
+                ordinality: false,
+                range,
+            };
+            factor(cx, sc, &call)
+        }
+        TableFactor::UNNEST {
+            alias,
+            array_exprs,
+            with_ordinality,
+            ..
+        } => unnest(cx, sc, array_exprs, alias.as_ref(), *with_ordinality, range),
+        _ => None,
+    }
 }
 
 /// A function in FROM as a relation.
-pub(crate) fn factor(cx: &mut Ctx, sc: &Scope, call: &Call) -> Option<Rel> {
+fn factor(cx: &mut Ctx, sc: &Scope, call: &Call) -> Option<Rel> {
     let ids = parts(call.name);
     let fname = ids.last().map(|i| norm(i)).unwrap_or_default();
     let schema = (ids.len() == 2).then(|| norm(ids[0]));
@@ -221,7 +263,7 @@ fn unnest_columns(cx: &mut Ctx, sc: &Scope, args: &[&Expr]) -> Option<Vec<Col>> 
 }
 
 /// `UNNEST(…)` as sqlparser's own table factor.
-pub(crate) fn unnest(
+fn unnest(
     cx: &mut Ctx,
     sc: &Scope,
     exprs: &[Expr],
