@@ -301,6 +301,57 @@ mod tests {
     }
 
     #[test]
+    fn every_catalog_type_is_known() {
+        const PSEUDO: &[&str] = &[
+            "any",
+            "anyelement",
+            "anynonarray",
+            "anyenum",
+            "anyarray",
+            "anyrange",
+            "anycompatible",
+            "anycompatiblearray",
+        ];
+        for (name, rows) in index() {
+            for r in rows {
+                for t in r.args.iter().chain(std::iter::once(&r.ret)) {
+                    let t = t.trim_end_matches("...").trim_end_matches("[]");
+                    assert!(
+                        PSEUDO.contains(&t) || crate::check::types::type_oid(&builtin(t)).is_some(),
+                        "{name}: unknown type {t}"
+                    );
+                }
+                assert!(
+                    "SFNA".contains(r.null) && "fawso".contains(r.kind),
+                    "{name}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn defaults_polymorphism_and_ranges() {
+        assert_eq!(call("make_interval", &[]).as_deref(), Ok("interval"));
+        assert_eq!(
+            call("make_interval", &["int4", "int4"]).as_deref(),
+            Ok("interval")
+        );
+        assert_eq!(
+            call("lag", &["numeric", "int4", "int4"]).as_deref(),
+            Ok("numeric")
+        );
+        assert_eq!(call("lower", &["tstzrange"]).as_deref(), Ok("timestamptz"));
+        assert_eq!(
+            call("generate_series", &["numeric", "numeric"]).as_deref(),
+            Ok("numeric")
+        );
+        assert_eq!(call("log", &["int4"]).as_deref(), Ok("float8"));
+        assert!(is_set_returning("jsonb_array_elements"));
+        assert!(!is_set_returning("lower"));
+        assert!(is_aggregate("percentile_cont") && is_aggregate("grouping"));
+    }
+
+    #[test]
     fn scalar_functions() {
         assert_eq!(call("lower", &["varchar"]).as_deref(), Ok("text"));
         assert_eq!(call("length", &["text"]).as_deref(), Ok("int4"));

@@ -247,3 +247,40 @@ fn children(e: &Expr) -> Vec<&Expr> {
         _ => Vec::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlparser::dialect::PostgreSqlDialect;
+    use sqlparser::parser::Parser;
+
+    fn group_by(sql: &str) -> Vec<Expr> {
+        let stmt = Parser::parse_sql(&PostgreSqlDialect {}, sql).expect("parses");
+        let sqlparser::ast::Statement::Query(q) = &stmt[0] else {
+            panic!("a query")
+        };
+        let sqlparser::ast::SetExpr::Select(s) = q.body.as_ref() else {
+            panic!("a select")
+        };
+        match &s.group_by {
+            GroupByExpr::Expressions(e, _) => e.clone(),
+            GroupByExpr::All(_) => Vec::new(),
+        }
+    }
+
+    fn names(es: &[&Expr]) -> Vec<String> {
+        es.iter().map(|e| e.to_string()).collect()
+    }
+
+    #[test]
+    fn grouping_sets_flatten_with_their_nullable_members() {
+        let g = group_by("SELECT 1 FROM t GROUP BY a, ROLLUP (b, c)");
+        let (all, nullable) = flatten(&g);
+        assert_eq!(names(&all), ["a", "b", "c"]);
+        assert_eq!(names(&nullable), ["b", "c"]);
+        let g = group_by("SELECT 1 FROM t GROUP BY GROUPING SETS ((a, b), (a))");
+        let (all, nullable) = flatten(&g);
+        assert_eq!(names(&all), ["a", "b", "a"]);
+        assert_eq!(names(&nullable), ["b"]);
+    }
+}

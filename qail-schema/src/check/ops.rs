@@ -441,6 +441,34 @@ mod tests {
     }
 
     #[test]
+    fn json_range_and_system_operators() {
+        assert_eq!(resolve("#>>", "jsonb", "text").as_deref(), None);
+        let s = Snapshot::default();
+        let jsonb = builtin("jsonb");
+        let sig = binary("#>>", Some(&jsonb), None, &s).expect("resolves");
+        assert_eq!(
+            (sig.right.array_dims, sig.result.name.as_str()),
+            (1, "text")
+        );
+        assert_eq!(
+            resolve("@>", "tstzrange", "timestamptz").as_deref(),
+            Some("bool")
+        );
+        assert_eq!(resolve("<@", "date", "daterange").as_deref(), Some("bool"));
+        assert_eq!(
+            resolve("*", "int4range", "int4range").as_deref(),
+            Some("int4range")
+        );
+        assert_eq!(resolve("=", "xid", "int4").as_deref(), Some("bool"));
+        let i8 = builtin("int8");
+        let sig = binary("||", None, Some(&i8), &s).expect("text || anynonarray");
+        assert_eq!(
+            (sig.left.name.as_str(), sig.result.name.as_str()),
+            ("text", "text")
+        );
+    }
+
+    #[test]
     fn concat_with_non_string() {
         assert_eq!(resolve("||", "text", "int4").as_deref(), Some("text"));
         assert_eq!(resolve("||", "varchar", "varchar").as_deref(), Some("text"));

@@ -163,8 +163,13 @@ fn body(
         SetExpr::SetOperation {
             left, right, op, ..
         } => {
+            let before = cx.error_count();
             let l = body(cx, left, sc, None);
             let r = body(cx, right, sc, None);
+            // Note: a branch with errors has placeholder column types; do not match them.
+            if cx.error_count() > before {
+                return None;
+            }
             let cols = union(cx, l?, r?, &op.to_string(), cx.range(set))?;
             order_by_outputs(cx, order, &cols);
             Some(cols)

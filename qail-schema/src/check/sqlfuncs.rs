@@ -230,8 +230,11 @@ fn field_of(cx: &mut Ctx, field: &Expr, ty: &TypeRef, out: &mut Typed) -> Option
             Some(f.ty.clone())
         }
         None => {
-            let hint = did_you_mean(&name, fields.iter().map(|f| f.name.as_str()))
-                .unwrap_or_else(|| "check the field name".into());
+            let hint =
+                did_you_mean(&name, fields.iter().map(|f| f.name.as_str())).unwrap_or_else(|| {
+                    let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+                    format!("{} has the fields {}", ty.name, names.join(", "))
+                });
             cx.error(
                 out.range.clone(),
                 format!("column \"{name}\" not found in data type {}", ty.name),

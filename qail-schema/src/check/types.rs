@@ -445,6 +445,37 @@ mod tests {
     }
 
     #[test]
+    fn explicit_casts_have_a_path() {
+        let s = snap();
+        let c = |a: &str, b: &str| castable(&builtin(a), &builtin(b), &s);
+        assert!(c("text", "int4") && c("uuid", "text") && c("int4", "bool"));
+        assert!(c("jsonb", "int4") && c("float8", "int2") && c("regclass", "oid"));
+        assert!(!c("uuid", "date") && !c("int4", "uuid") && !c("timestamptz", "int8"));
+        assert!(castable(
+            &array_of(&builtin("text")),
+            &array_of(&builtin("int4")),
+            &s
+        ));
+        assert!(!castable(&array_of(&builtin("int4")), &builtin("int4"), &s));
+    }
+
+    #[test]
+    fn ranges_and_arrays_coerce() {
+        let s = snap();
+        assert_eq!(
+            range_subtype(&builtin("daterange"), &s),
+            Some(builtin("date"))
+        );
+        assert_eq!(range_subtype(&builtin("date"), &s), None);
+        assert!(implicit(
+            &array_of(&builtin("numeric")),
+            &array_of(&builtin("float8")),
+            &s
+        ));
+        assert!(implicit(&builtin("int4"), &builtin("regclass"), &s));
+    }
+
+    #[test]
     fn displays_like_postgres() {
         assert_eq!(display(&builtin("int4")), "integer");
         assert_eq!(
