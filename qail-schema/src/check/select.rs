@@ -2,8 +2,9 @@
 //! VALUES, ORDER BY, LIMIT/OFFSET.
 
 use sqlparser::ast::{
-    Cte, Distinct, Expr, GroupByExpr, LimitClause, OrderBy, OrderByKind, Query, Select, SelectItem,
-    SelectItemQualifiedWildcardKind, SetExpr, SetOperator, Value,
+    Cte, Distinct, Expr, GroupByExpr, LimitClause, NamedWindowDefinition, NamedWindowExpr, OrderBy,
+    OrderByKind, Query, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, SetOperator,
+    Value,
 };
 
 use super::OutputColumn;
@@ -302,7 +303,14 @@ fn select(
     }
     let (grouped, null_sets) = match &s.group_by {
         GroupByExpr::Expressions(exprs, _) => group::flatten(exprs),
-        GroupByExpr::All(_) => (Vec::new(), Vec::new()),
+        GroupByExpr::All(_) => {
+            cx.error(
+                cx.range(s),
+                "GROUP BY ALL is not supported",
+                Some("PostgreSQL 15 rejects it; list the grouping columns: GROUP BY a, b".into()),
+            );
+            return None;
+        }
     };
     nullability::grouping_sets(&mut sc, &null_sets);
     let mut cols = projection(cx, &sc, &s.projection);
@@ -317,6 +325,7 @@ fn select(
     if let Some(h) = &s.having {
         condition(cx, &sc, h, "HAVING");
     }
+    windows(cx, &sc, &s.named_window);
     if let Some(Distinct::On(exprs)) = &s.distinct {
         for e in exprs {
             expr(cx, &sc, e);
@@ -332,6 +341,21 @@ fn select(
         }
     }
     Some(cols)
+}
+
+/// `WINDOW w AS (PARTITION BY … ORDER BY …)`: the expressions are checked.
+fn windows(cx: &mut Ctx, sc: &Scope, defs: &[NamedWindowDefinition]) {
+    for NamedWindowDefinition(_, def) in defs {
+        if let NamedWindowExpr::WindowSpec(spec) = def {
+            for e in spec
+                .partition_by
+                .iter()
+                .chain(spec.order_by.iter().map(|o| &o.expr))
+            {
+                expr(cx, sc, e);
+            }
+        }
+    }
 }
 
 /// GROUP BY / ORDER BY items: an output column name or position, else an expression.

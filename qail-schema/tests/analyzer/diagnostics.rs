@@ -19,6 +19,18 @@ fn rendered(sql: &str) -> String {
 
 const CASES: &[(&str, &str)] = &[
     (
+        "SELECT country, count(*) FROM harbors GROUP BY ALL",
+        r#"error: GROUP BY ALL is not supported
+  |  SELECT country, count(*) FROM harbors GROUP BY ALL
+  |  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ PostgreSQL 15 rejects it; list the grouping columns: GROUP BY a, b"#,
+    ),
+    (
+        "SELECT rank() OVER w FROM harbors WINDOW w AS (ORDER BY nam)",
+        r#"error: column "nam" does not exist in table "harbors"
+  |  SELECT rank() OVER w FROM harbors WINDOW w AS (ORDER BY nam)
+  |                                                          ^^^ did you mean "name"?"#,
+    ),
+    (
         "SELECT id::date FROM harbors",
         r#"error: cannot cast type uuid to date
   |  SELECT id::date FROM harbors
