@@ -1,6 +1,7 @@
 //! Function calls (catalog and snapshot functions), aggregates and window functions, CASE,
 //! COALESCE, NULLIF, GREATEST/LEAST and ARRAY[…].
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use sqlparser::ast::{
@@ -111,19 +112,26 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     }
 }
 
-/// The positional arguments, and whether the call is `f(*)`.
+/// The positional arguments, and whether the call is `f(*)`. A `t.*` argument is the whole
+/// row of `t`, written as the bare relation name.
 fn arguments<'f>(
     cx: &mut Ctx,
     f: &'f Function,
     range: Range<usize>,
-) -> Option<(Vec<&'f Expr>, bool)> {
+) -> Option<(Vec<Cow<'f, Expr>>, bool)> {
     let mut args = Vec::new();
     let mut star = false;
     match &f.args {
         FunctionArguments::List(list) => {
             for a in &list.args {
                 match a {
-                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(e),
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(Cow::Borrowed(e)),
+                    FunctionArg::Unnamed(FunctionArgExpr::QualifiedWildcard(name)) => {
+                        match parts(name).last() {
+                            Some(id) => args.push(Cow::Owned(Expr::Identifier((*id).clone()))),
+                            None => star = true,
+                        }
+                    }
                     FunctionArg::Unnamed(_) => star = true,
                     _ => {
                         cx.error(

@@ -1,8 +1,9 @@
 //! Statement dispatch, UPDATE, DELETE and RETURNING. INSERT lives in `insert`.
 
 use sqlparser::ast::{
-    Assignment, AssignmentTarget, Delete, Expr, FromTable, SelectItem, SetExpr, Statement,
-    TableWithJoins, UpdateTableFromKind,
+    Assignment, AssignmentTarget, Delete, Expr, FromTable, FunctionArg, FunctionArgExpr,
+    FunctionArguments, Ident, ObjectName, SelectItem, SetExpr, Statement, TableWithJoins,
+    UpdateTableFromKind,
 };
 
 use super::ctx::{Ctx, Shape};
@@ -12,6 +13,7 @@ use super::insert;
 use super::nullability;
 use super::scope::{Rel, Scope, norm, parts};
 use super::select::{self, projection};
+use super::types::assignable;
 use super::{OutputColumn, StatementKind};
 
 /// Analyzes one statement.
@@ -125,37 +127,106 @@ fn update(
 /// `SET col = expr, …` against the target relation (UPDATE and ON CONFLICT DO UPDATE).
 pub(crate) fn set_list(cx: &mut Ctx, sc: &Scope, target: &Rel, assignments: &[Assignment]) {
     for a in assignments {
-        let AssignmentTarget::ColumnName(name) = &a.target else {
-            cx.error(
-                cx.range(&a.target),
-                "SET (a, b) = … is not supported by the analyzer yet",
-                Some("assign each column separately".into()),
-            );
-            continue;
-        };
-        let Some(id) = parts(name).last().copied() else {
-            continue;
-        };
-        let col_name = norm(id);
-        let Some(col) = target.cols.iter().find(|c| c.name == col_name) else {
-            insert::no_such_column(cx, target, id);
-            continue;
-        };
-        if is_default(&a.value) {
-            continue;
-        }
-        let t = expect(
-            cx,
-            sc,
-            &a.value,
-            &col.ty,
-            Fit::Assign,
-            &format!("column \"{col_name}\""),
-        );
-        if let (Some(n), false) = (t.param, col.not_null) {
-            cx.param_nullable(n);
+        match &a.target {
+            AssignmentTarget::ColumnName(name) => {
+                if let Some(id) = parts(name).last().copied() {
+                    assign(cx, sc, target, id, &a.value);
+                }
+            }
+            AssignmentTarget::Tuple(names) => set_tuple(cx, sc, target, names, &a.value),
         }
     }
+}
+
+/// `col = value` against the target relation.
+fn assign(cx: &mut Ctx, sc: &Scope, target: &Rel, id: &Ident, value: &Expr) {
+    let col_name = norm(id);
+    let Some(col) = target.cols.iter().find(|c| c.name == col_name) else {
+        insert::no_such_column(cx, target, id);
+        return;
+    };
+    if is_default(value) {
+        return;
+    }
+    let t = expect(
+        cx,
+        sc,
+        value,
+        &col.ty,
+        Fit::Assign,
+        &format!("column \"{col_name}\""),
+    );
+    if let (Some(n), false) = (t.param, col.not_null) {
+        cx.param_nullable(n);
+    }
+}
+
+/// `SET (a, b) = (x, y)`, `= ROW(x, y)` or `= (SELECT x, y …)`.
+fn set_tuple(cx: &mut Ctx, sc: &Scope, target: &Rel, names: &[ObjectName], value: &Expr) {
+    let ids: Vec<&Ident> = names
+        .iter()
+        .filter_map(|n| parts(n).last().copied())
+        .collect();
+    let values: Option<Vec<&Expr>> = match value {
+        Expr::Tuple(items) => Some(items.iter().collect()),
+        Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("row") => match &f.args {
+            FunctionArguments::List(list) => list
+                .args
+                .iter()
+                .map(|a| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(values) = values {
+        if values.len() != ids.len() {
+            return tuple_mismatch(cx, value, ids.len(), values.len());
+        }
+        for (id, v) in ids.into_iter().zip(values) {
+            assign(cx, sc, target, id, v);
+        }
+        return;
+    }
+    let Expr::Subquery(q) = value else {
+        cx.error(
+            cx.range(value),
+            "SET (a, b) = … needs a row (x, y) or a subquery",
+            Some("write SET (a, b) = ($1, $2) or assign each column".into()),
+        );
+        return;
+    };
+    let Some(cols) = select::subquery(cx, q, sc) else {
+        return;
+    };
+    if cols.len() != ids.len() {
+        return tuple_mismatch(cx, value, ids.len(), cols.len());
+    }
+    for (id, c) in ids.into_iter().zip(cols) {
+        match target.cols.iter().find(|t| t.name == norm(id)) {
+            Some(t) if !assignable(&c.ty, &t.ty, cx.snap) => {
+                cx.mismatch(
+                    cx.range(value),
+                    &format!("column \"{}\"", t.name),
+                    &t.ty,
+                    &c.ty,
+                );
+            }
+            Some(_) => {}
+            None => insert::no_such_column(cx, target, id),
+        }
+    }
+}
+
+fn tuple_mismatch(cx: &mut Ctx, value: &Expr, want: usize, got: usize) {
+    cx.error(
+        cx.range(value),
+        format!("SET lists {want} columns but the source gives {got} values"),
+        Some("give one value per column".into()),
+    );
 }
 
 /// The `DEFAULT` keyword in VALUES or SET.

@@ -10,7 +10,7 @@ use sqlparser::ast::{
 use super::OutputColumn;
 use super::ctx::Ctx;
 use super::dml;
-use super::expr::{Fit, Typed, condition, expect, expr};
+use super::expr::{Fit, Ty, Typed, condition, expect, expr, settle};
 use super::from;
 use super::group;
 use super::nullability::{self, output};
@@ -278,8 +278,12 @@ fn values(cx: &mut Ctx, rows: &[Vec<Expr>], sc: &Scope) -> Option<Vec<OutputColu
         let column: Vec<Typed> = typed.iter().filter_map(|r| r.get(i).cloned()).collect();
         let known: Vec<_> = column.iter().filter_map(|t| t.arg().cloned()).collect();
         let ty = common_type(&known, cx.snap).ok()?;
-        let mut t = Typed::known(ty, 0..0);
+        let mut t = Typed::known(ty.clone(), 0..0);
         for c in &column {
+            // Note: untyped parameters and literals of a VALUES column take its common type.
+            if matches!(c.ty, Ty::Param(_) | Ty::Unknown) && !known.is_empty() {
+                settle(cx, &mut c.clone(), &ty);
+            }
             t.absorb(c);
         }
         t.name = Some(format!("column{}", i + 1));
