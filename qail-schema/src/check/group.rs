@@ -46,8 +46,7 @@ pub(crate) fn check(cx: &mut Ctx, sc: &Scope, s: &Select) {
         GroupByExpr::Expressions(exprs, _) => flatten(exprs),
         GroupByExpr::All(_) => return,
     };
-    let owned: Vec<Expr> = flat.into_iter().cloned().collect();
-    let group: &[Expr] = &owned;
+    let group: &[&Expr] = &flat;
     let items: Vec<&Expr> = s
         .projection
         .iter()
@@ -78,7 +77,7 @@ pub(crate) fn check(cx: &mut Ctx, sc: &Scope, s: &Select) {
             .map_or(true, |n| n == 0 || n > items.len()),
         _ => false,
     };
-    if group.iter().any(out_of_range) {
+    if group.iter().copied().any(out_of_range) {
         return;
     }
     let grouped = Grouped::new(sc, s, group, &items);
@@ -96,15 +95,15 @@ pub(crate) fn check(cx: &mut Ctx, sc: &Scope, s: &Select) {
 }
 
 /// What GROUP BY makes available.
-struct Grouped {
+struct Grouped<'a> {
     /// Grouping expressions as written (compared by their SQL text).
-    exprs: Vec<String>,
+    exprs: Vec<&'a Expr>,
     /// Grouped columns as (relation, column).
     cols: Vec<(usize, usize)>,
 }
 
-impl Grouped {
-    fn new(sc: &Scope, s: &Select, group: &[Expr], items: &[&Expr]) -> Self {
+impl<'a> Grouped<'a> {
+    fn new(sc: &Scope, s: &'a Select, group: &[&'a Expr], items: &[&'a Expr]) -> Self {
         let aliases: Vec<(String, &Expr)> = s
             .projection
             .iter()
@@ -114,7 +113,7 @@ impl Grouped {
             })
             .collect();
         let mut resolved: Vec<&Expr> = Vec::new();
-        for g in group {
+        for g in group.iter().copied() {
             match g {
                 Expr::Value(v) if matches!(v.value, Value::Number(..)) => {
                     let n = v.value.to_string().parse::<usize>().unwrap_or(0);
@@ -133,7 +132,7 @@ impl Grouped {
         }
         let cols = resolved.iter().filter_map(|e| column_at(sc, e)).collect();
         Grouped {
-            exprs: resolved.iter().map(|e| e.to_string()).collect(),
+            exprs: resolved,
             cols,
         }
     }
@@ -146,7 +145,8 @@ impl Grouped {
 
     /// Collects column references of `e` that are neither grouped nor inside an aggregate.
     fn ungrouped<'e>(&self, sc: &Scope, e: &'e Expr, bad: &mut Vec<(&'e Expr, String)>) {
-        if self.exprs.contains(&e.to_string()) {
+        // Note: sqlparser compares expressions without their source positions.
+        if self.exprs.contains(&e) {
             return;
         }
         match e {

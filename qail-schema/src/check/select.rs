@@ -15,7 +15,7 @@ use super::from;
 use super::group;
 use super::nullability::{self, output};
 use super::scope::{Col, Scope, norm, parts};
-use super::types::{builtin, common_type, display, scalar_name};
+use super::types::{builtin, common_type, display, scalar_name, sql_name};
 use crate::snapshot::TypeRef;
 
 /// A subquery, seeing `outer`'s relations (correlation).
@@ -97,6 +97,20 @@ fn cte_columns(cx: &mut Ctx, cte: &Cte, with: &Scope, recursive: bool) -> Option
             return None;
         }
         let whole = query(cx, &cte.query, Some(&probe(Some(cols.clone()))))?;
+        if let Some((c, w)) = cols.iter().zip(&whole).find(|(c, w)| c.ty != w.ty) {
+            let msg = format!(
+                "recursive query \"{name}\" column \"{}\" has type {} in its non-recursive term but type {} overall",
+                c.name,
+                display(&c.ty),
+                display(&w.ty)
+            );
+            let hint = format!(
+                "cast the non-recursive term's column to {}",
+                sql_name(&w.ty)
+            );
+            cx.error(cx.range(base.as_ref()), msg, Some(hint));
+            return None;
+        }
         let mut changed = false;
         for (c, w) in cols.iter_mut().zip(whole) {
             if c.not_null && w.nullable {

@@ -11,8 +11,8 @@ use super::ctx::Ctx;
 use super::datatype;
 use super::expr::{Fit, Ty, Typed, conform, expr};
 use super::scope::{Col, Rel, Scope, norm, parts};
-use super::types::{builtin, element_of};
-use crate::snapshot::TypeRef;
+use super::types::{builtin, element_of, user_kind};
+use crate::snapshot::{TypeRef, UserTypeKind};
 
 /// What a FROM-clause function call looks like.
 struct Call<'a> {
@@ -164,6 +164,17 @@ fn function_columns(
             f.out_columns
                 .iter()
                 .map(|c| nullable_col(&c.name, c.ty.clone(), fname))
+                .collect(),
+        );
+    }
+    if let Some(UserTypeKind::Composite { fields }) = user_kind(&ty, cx.snap)
+        && ty.array_dims == 0
+    {
+        // Note: a function returning a composite type yields one column per field.
+        return Some(
+            fields
+                .iter()
+                .map(|f| nullable_col(&f.name, f.ty.clone(), fname))
                 .collect(),
         );
     }

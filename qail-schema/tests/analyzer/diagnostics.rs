@@ -19,6 +19,12 @@ fn rendered(sql: &str) -> String {
 
 const CASES: &[(&str, &str)] = &[
     (
+        "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 0.5 FROM t WHERE n < 5) SELECT n FROM t",
+        r#"error: recursive query "t" column "n" has type integer in its non-recursive term but type numeric overall
+  |  WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 0.5 FROM t WHERE n < 5) SELECT n FROM t
+  |                          ^^^^^^^^ cast the non-recursive term's column to numeric"#,
+    ),
+    (
         "SELECT country, count(*) FROM harbors GROUP BY ALL",
         r#"error: GROUP BY ALL is not supported
   |  SELECT country, count(*) FROM harbors GROUP BY ALL
