@@ -53,6 +53,15 @@ pub(crate) fn ordered_set(
         }
     }
     let mut value = expr(cx, sc, &sort.expr);
+    if value.ty == Ty::Unknown {
+        conform(
+            cx,
+            &mut value,
+            &builtin("text"),
+            Fit::Implicit,
+            "sort value",
+        );
+    }
     if name == "percentile_cont" && value.arg().and_then(scalar_name) != Some("interval") {
         conform(
             cx,
@@ -139,9 +148,16 @@ pub(crate) fn named_call(
             } => (norm(n), e),
             FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => match MAKE_INTERVAL.get(i) {
                 Some((p, _)) => (p.to_string(), e),
-                None => return Typed::error(range),
+                None => return too_many(cx, range),
             },
-            _ => return Typed::error(range),
+            _ => {
+                cx.error(
+                    range.clone(),
+                    "this argument form is not supported by the analyzer",
+                    Some("write name => value, or pass the arguments by position".into()),
+                );
+                return Typed::error(range);
+            }
         };
         let Some((_, ty)) = MAKE_INTERVAL.iter().find(|(p, _)| *p == param) else {
             let names: Vec<&str> = MAKE_INTERVAL.iter().map(|(p, _)| *p).collect();
@@ -159,6 +175,18 @@ pub(crate) fn named_call(
         out.absorb(&t);
     }
     out
+}
+
+fn too_many(cx: &mut Ctx, range: Range<usize>) -> Typed {
+    cx.error(
+        range.clone(),
+        format!(
+            "make_interval() takes at most {} arguments",
+            MAKE_INTERVAL.len()
+        ),
+        Some("pass years, months, weeks, days, hours, mins, secs".into()),
+    );
+    Typed::error(range)
 }
 
 /// The fields of a row constructor `ROW(a, b)` / `(a, b)`, if `e` is one.
