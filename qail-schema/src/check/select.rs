@@ -179,8 +179,14 @@ fn body(
             left, right, op, ..
         } => {
             let before = cx.error_count();
-            let l = body(cx, left, sc, None);
-            let r = body(cx, right, sc, None);
+            let mut l = body(cx, left, sc, None);
+            let mut r = body(cx, right, sc, None);
+            // Note: a nested set operation resolves its untyped columns as text.
+            for (side, cols) in [(left, &mut l), (right, &mut r)] {
+                if let (SetExpr::SetOperation { .. }, Some(cols)) = (side.as_ref(), cols) {
+                    resolve_unknown(cols);
+                }
+            }
             // Note: a branch with errors has placeholder column types; do not match them.
             if cx.error_count() > before {
                 return None;

@@ -19,6 +19,12 @@ fn rendered(sql: &str) -> String {
 
 const CASES: &[(&str, &str)] = &[
     (
+        "SELECT NULL UNION SELECT NULL UNION SELECT 1",
+        r#"error: UNION types text and integer cannot be matched (column "?column?")
+  |  SELECT NULL UNION SELECT NULL UNION SELECT 1
+  |  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ cast one side so both have the same type"#,
+    ),
+    (
         "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 0.5 FROM t WHERE n < 5) SELECT n FROM t",
         r#"error: recursive query "t" column "n" has type integer in its non-recursive term but type numeric overall
   |  WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 0.5 FROM t WHERE n < 5) SELECT n FROM t
