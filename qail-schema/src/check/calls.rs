@@ -108,7 +108,50 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     match name.as_str() {
         "coalesce" | "greatest" | "least" if schema.is_none() => coalesce(cx, name, typed, range),
         "nullif" if schema.is_none() && typed.len() == 2 => nullif(cx, typed, range),
-        _ => resolve_call(cx, schema.as_deref(), &name, typed, range),
+        _ => {
+            let inputs: Vec<Typed> = typed.clone();
+            let mut t = resolve_call(cx, schema.as_deref(), &name, typed, range);
+            if sc.grouped && f.filter.is_none() && f.over.is_none() && !t.is_error() {
+                group_aggregate(&mut t, &name, &inputs);
+            }
+            t
+        }
+    }
+}
+
+/// Aggregates that are non-null over a non-empty group of non-null inputs.
+const NON_EMPTY_STRICT: &[&str] = &[
+    "sum",
+    "avg",
+    "min",
+    "max",
+    "array_agg",
+    "string_agg",
+    "json_agg",
+    "jsonb_agg",
+    "json_object_agg",
+    "jsonb_object_agg",
+    "bool_and",
+    "bool_or",
+    "every",
+    "bit_and",
+    "bit_or",
+];
+
+/// In a query with GROUP BY every group has a row, so `sum(x)` is NULL only if `x` is
+/// (without FILTER, which can leave a group's input empty).
+fn group_aggregate(t: &mut Typed, name: &str, inputs: &[Typed]) {
+    if !NON_EMPTY_STRICT.contains(&name) {
+        return;
+    }
+    t.nullable = false;
+    t.why.clear();
+    // Note: an array or JSON aggregate of a non-empty group is a value even if its elements
+    // are NULL; the others skip NULL inputs and are NULL when all of them are.
+    if !name.contains("_agg") {
+        for input in inputs.iter().take(1) {
+            t.absorb(input);
+        }
     }
 }
 

@@ -310,6 +310,10 @@ jsonb_array_elements_text(jsonb) text A s
 json_array_elements(json) json N s
 json_array_elements_text(json) text A s
 jsonb_object_keys(jsonb) text N s
+jsonb_each(jsonb) record N s
+jsonb_each_text(jsonb) record N s
+json_each(json) record N s
+json_each_text(json) record N s
 jsonb_populate_record(anyelement,jsonb) anyelement S f
 jsonb_populate_recordset(anyelement,jsonb) anyelement N s
 json_populate_record(anyelement,json) anyelement S f

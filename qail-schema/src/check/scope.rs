@@ -120,6 +120,8 @@ pub(crate) struct Scope<'p> {
     /// Common table expressions visible here: name and columns.
     pub(crate) ctes: Vec<(String, Vec<Col>)>,
     pub(crate) parent: Option<&'p Scope<'p>>,
+    /// A query with GROUP BY (without grouping sets): every group has at least one row.
+    pub(crate) grouped: bool,
 }
 
 /// The identifier as PostgreSQL sees it: unquoted names fold to lower case.

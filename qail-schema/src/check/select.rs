@@ -337,6 +337,7 @@ fn select(
         }
     };
     nullability::grouping_sets(&mut sc, &null_sets);
+    sc.grouped = !grouped.is_empty() && null_sets.is_empty() && !has_grouping_sets(&s.group_by);
     let mut cols = projection(cx, &sc, &s.projection);
     nullability::grouping_items(&mut cols, &s.projection, &null_sets);
     group::check(cx, &sc, s);
@@ -365,6 +366,13 @@ fn select(
         }
     }
     Some(cols)
+}
+
+/// Whether GROUP BY holds GROUPING SETS, ROLLUP or CUBE (whose empty set makes one row over
+/// no input).
+fn has_grouping_sets(g: &GroupByExpr) -> bool {
+    matches!(g, GroupByExpr::Expressions(exprs, _)
+        if exprs.iter().any(|e| matches!(e, Expr::GroupingSets(_) | Expr::Rollup(_) | Expr::Cube(_))))
 }
 
 /// `WINDOW w AS (PARTITION BY … ORDER BY …)`: the expressions are checked.

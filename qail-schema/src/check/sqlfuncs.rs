@@ -1,4 +1,4 @@
-//! Functions PostgreSQL writes with SQL syntax (EXTRACT, SUBSTRING, POSITION, TRIM, AT TIME
+//! Functions PostgreSQL writes with SQL syntax (EXTRACT, SUBSTRING, POSITION, TRIM, OVERLAY, AT TIME
 //! ZONE, CEIL/FLOOR), ARRAY[…] and array subscripts.
 
 use std::ops::Range;
@@ -56,6 +56,21 @@ pub(crate) fn form(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> T
             let mut args = vec![(x.as_ref(), text.clone())];
             args.extend(trim_what.iter().map(|w| (w.as_ref(), text.clone())));
             syntax_fn_refs(cx, sc, &args, "text", "btrim", range)
+        }
+        Expr::Overlay {
+            expr: x,
+            overlay_what,
+            overlay_from,
+            overlay_for,
+        } => {
+            let (text, int4) = (Some(builtin("text")), Some(builtin("int4")));
+            let mut args = vec![
+                (x.as_ref(), text.clone()),
+                (overlay_what.as_ref(), text),
+                (overlay_from.as_ref(), int4.clone()),
+            ];
+            args.extend(overlay_for.iter().map(|f| (f.as_ref(), int4.clone())));
+            syntax_fn_refs(cx, sc, &args, "text", "overlay", range)
         }
         Expr::AtTimeZone {
             timestamp,

@@ -279,3 +279,25 @@ fn set_returning_functions_in_from() {
         ]
     );
 }
+
+#[test]
+fn aggregates_of_a_group_are_null_only_from_their_input() {
+    let a = analyze(
+        "SELECT customer_id, sum(seats) AS seats, max(discount_code) AS code, \
+         array_agg(discount_code) AS codes, sum(seats) FILTER (WHERE seats > 2) AS big \
+         FROM bookings GROUP BY customer_id",
+    );
+    assert_eq!(
+        shape(&a),
+        [
+            ("customer_id", false),
+            ("seats", false),
+            ("code", true),
+            ("codes", false),
+            ("big", true)
+        ]
+    );
+    // Without GROUP BY the input may be empty: one row of NULL aggregates.
+    let a = analyze("SELECT sum(seats) AS seats FROM bookings");
+    assert_eq!(shape(&a), [("seats", true)]);
+}
