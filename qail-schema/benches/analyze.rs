@@ -1,9 +1,15 @@
 //! How long the analyzer takes on a realistic 40-line report query (target: under 1 ms,
 //! since every `qail!` invocation pays it at compile time). "parse only" is sqlparser alone.
+//!
+//! Before the criterion runs, every query of the analyzer corpus is timed on its own (the
+//! median of 30 runs each) and the median and the maximum over the corpus are printed, with
+//! the slowest query: no corpus query may take more than 2 ms.
 #![allow(
     missing_docs,
     reason = "criterion_group! generates an undocumented function"
 )]
+
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use qail_schema::Snapshot;
@@ -53,12 +59,60 @@ ORDER BY s.departs_at, c.name
 LIMIT $5 OFFSET $6
 ";
 
+/// The SQL of every corpus case (see tests/analyzer/support.rs for the format).
+fn corpus_queries() -> Vec<String> {
+    let text = include_str!("../tests/analyzer/corpus.txt");
+    let mut out = Vec::new();
+    let mut sql: Vec<&str> = Vec::new();
+    for line in text.lines().map(str::trim_end).chain(std::iter::once("")) {
+        if line.trim_start().starts_with('#') {
+            continue;
+        }
+        if line.is_empty() {
+            if !sql.is_empty() {
+                out.push(sql.join("\n"));
+            }
+            sql.clear();
+        } else if !line.starts_with("params:") && !line.starts_with("cols:") {
+            sql.push(line);
+        }
+    }
+    out
+}
+
+/// Prints the median and maximum per-query analysis time over the corpus.
+fn corpus_timings(snapshot: &Snapshot, queries: &[String]) {
+    let mut per_query: Vec<(Duration, &str)> = queries
+        .iter()
+        .map(|sql| {
+            let mut runs: Vec<Duration> = (0..30)
+                .map(|_| {
+                    let start = Instant::now();
+                    let _ = std::hint::black_box(check(std::hint::black_box(sql), snapshot));
+                    start.elapsed()
+                })
+                .collect();
+            runs.sort();
+            (runs[runs.len() / 2], sql.as_str())
+        })
+        .collect();
+    per_query.sort();
+    let median = per_query[per_query.len() / 2].0;
+    let (max, slowest) = per_query[per_query.len() - 1];
+    println!(
+        "corpus: {} queries, median {median:?}, max {max:?} (budget 2 ms) for:\n{slowest}",
+        per_query.len()
+    );
+}
+
 fn bench(c: &mut Criterion) {
     let snapshot: Snapshot =
         serde_json::from_str(include_str!("../tests/fixtures/app.schema.json"))
             .expect("the fixture snapshot parses");
     let analysis = check(REPORT, &snapshot).expect("the report query checks");
     assert_eq!(analysis.columns.len(), 17);
+    let queries = corpus_queries();
+    corpus_timings(&snapshot, &queries);
     c.bench_function("parse only", |b| {
         b.iter(|| {
             sqlparser::parser::Parser::parse_sql(
@@ -69,6 +123,13 @@ fn bench(c: &mut Criterion) {
     });
     c.bench_function("check 40-line report", |b| {
         b.iter(|| check(std::hint::black_box(REPORT), &snapshot))
+    });
+    c.bench_function("check the whole corpus", |b| {
+        b.iter(|| {
+            for sql in &queries {
+                let _ = check(std::hint::black_box(sql), &snapshot);
+            }
+        })
     });
 }
 

@@ -1,6 +1,7 @@
 //! Function calls (catalog and snapshot functions), aggregates and window functions, CASE,
 //! COALESCE, NULLIF, GREATEST/LEAST and ARRAY[…].
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use sqlparser::ast::{
@@ -8,19 +9,23 @@ use sqlparser::ast::{
     WindowType,
 };
 
+use super::callforms;
 use super::ctx::Ctx;
 use super::diag::closest;
 use super::expr::{Fit, Ty, Typed, apply, condition, conform, expr, settle};
 use super::functions::{self, CallError, NullRule};
 use super::resolve::{Pick, pick};
 use super::scope::{Scope, norm, parts};
-use super::types::{array_of, builtin, common_type, display};
+use super::types::{array_of, base, builtin, common_type, display};
 use crate::snapshot::TypeRef;
 
 /// A function call or CASE expression.
 pub(crate) fn call(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> Typed {
     match e {
-        Expr::Function(f) => function(cx, sc, f, range),
+        Expr::Function(f) => match callforms::row(cx, sc, e, range.clone()) {
+            Some(t) => t,
+            None => function(cx, sc, f, range),
+        },
         Expr::Case {
             operand,
             conditions,
@@ -80,6 +85,13 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     if let (FunctionArguments::Subquery(q), "array") = (&f.args, name.as_str()) {
         return super::exprs::array_subquery(cx, sc, q, range);
     }
+    if schema.is_none() && functions::ORDERED_SET.contains(&name.as_str()) {
+        side_clauses(cx, sc, f);
+        return callforms::ordered_set(cx, sc, f, &name, range);
+    }
+    if callforms::has_named(f) {
+        return callforms::named_call(cx, sc, f, &name, range);
+    }
     let Some((args, star)) = arguments(cx, f, range.clone()) else {
         return Typed::error(range);
     };
@@ -96,23 +108,73 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     match name.as_str() {
         "coalesce" | "greatest" | "least" if schema.is_none() => coalesce(cx, name, typed, range),
         "nullif" if schema.is_none() && typed.len() == 2 => nullif(cx, typed, range),
-        _ => resolve_call(cx, schema.as_deref(), &name, typed, range),
+        _ => {
+            let inputs: Vec<Typed> = typed.clone();
+            let mut t = resolve_call(cx, schema.as_deref(), &name, typed, range);
+            if sc.grouped && f.filter.is_none() && f.over.is_none() && !t.is_error() {
+                group_aggregate(&mut t, &name, &inputs);
+            }
+            t
+        }
     }
 }
 
-/// The positional arguments, and whether the call is `f(*)`.
+/// Aggregates that are non-null over a non-empty group of non-null inputs.
+const NON_EMPTY_STRICT: &[&str] = &[
+    "sum",
+    "avg",
+    "min",
+    "max",
+    "array_agg",
+    "string_agg",
+    "json_agg",
+    "jsonb_agg",
+    "json_object_agg",
+    "jsonb_object_agg",
+    "bool_and",
+    "bool_or",
+    "every",
+    "bit_and",
+    "bit_or",
+];
+
+/// In a query with GROUP BY every group has a row, so `sum(x)` is NULL only if `x` is
+/// (without FILTER, which can leave a group's input empty).
+fn group_aggregate(t: &mut Typed, name: &str, inputs: &[Typed]) {
+    if !NON_EMPTY_STRICT.contains(&name) {
+        return;
+    }
+    t.nullable = false;
+    t.why.clear();
+    // Note: an array or JSON aggregate of a non-empty group is a value even if its elements
+    // are NULL; the others skip NULL inputs and are NULL when all of them are.
+    if !name.contains("_agg") {
+        for input in inputs.iter().take(1) {
+            t.absorb(input);
+        }
+    }
+}
+
+/// The positional arguments, and whether the call is `f(*)`. A `t.*` argument is the whole
+/// row of `t`, written as the bare relation name.
 fn arguments<'f>(
     cx: &mut Ctx,
     f: &'f Function,
     range: Range<usize>,
-) -> Option<(Vec<&'f Expr>, bool)> {
+) -> Option<(Vec<Cow<'f, Expr>>, bool)> {
     let mut args = Vec::new();
     let mut star = false;
     match &f.args {
         FunctionArguments::List(list) => {
             for a in &list.args {
                 match a {
-                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(e),
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(Cow::Borrowed(e)),
+                    FunctionArg::Unnamed(FunctionArgExpr::QualifiedWildcard(name)) => {
+                        match parts(name).last() {
+                            Some(id) => args.push(Cow::Owned(Expr::Identifier((*id).clone()))),
+                            None => star = true,
+                        }
+                    }
                     FunctionArg::Unnamed(_) => star = true,
                     _ => {
                         cx.error(
@@ -269,7 +331,8 @@ pub(crate) fn array(cx: &mut Ctx, sc: &Scope, elems: &[Expr], range: Range<usize
     }
 }
 
-fn resolve_call(
+/// Resolves a call of `name` on typed arguments (catalog, then snapshot functions).
+pub(crate) fn resolve_call(
     cx: &mut Ctx,
     schema: Option<&str>,
     name: &str,
@@ -300,6 +363,7 @@ fn resolve_call(
             match r.null {
                 NullRule::Never => {}
                 NullRule::Strict => args.iter().for_each(|a| t.absorb(a)),
+                NullRule::First => args.iter().take(1).for_each(|a| t.absorb(a)),
                 NullRule::Always => {
                     t.nullable = true;
                     t.why.push(if r.aggregate {
@@ -399,7 +463,9 @@ fn user_function(
         return Err(CallError::UnknownName);
     }
     let cands: Vec<Vec<TypeRef>> = fns.iter().map(|f| f.args[..args.len()].to_vec()).collect();
-    match pick(args, &cands, false, snap) {
+    let based: Vec<Option<TypeRef>> = args.iter().map(|a| a.map(|t| base(t, snap))).collect();
+    let args: Vec<Option<&TypeRef>> = based.iter().map(Option::as_ref).collect();
+    match pick(&args, &cands, false, snap) {
         Pick::One(i) => Ok(functions::Resolved {
             params: cands[i].clone(),
             result: if fns[i].returns_set || fns[i].out_columns.is_empty() {

@@ -66,6 +66,11 @@ impl<'a> Ctx<'a> {
         });
     }
 
+    /// How many diagnostics have been reported so far.
+    pub(crate) fn error_count(&self) -> usize {
+        self.diags.len()
+    }
+
     /// Records a use of `$n` (1-based); returns its type if already fixed.
     pub(crate) fn param_use(&mut self, n: usize, range: Range<usize>) -> Option<TypeRef> {
         if self.params.len() < n {

@@ -9,6 +9,7 @@ use super::ColumnSource;
 use super::ctx::Ctx;
 use super::exprs;
 use super::literal;
+use super::names::report_lookup;
 use super::ops;
 use super::scope::{LookupError, Scope, norm};
 use super::types::{assignable, builtin, display, implicit, sql_name};
@@ -190,56 +191,15 @@ fn column(cx: &mut Ctx, sc: &Scope, qual: &[Ident], id: &Ident) -> Typed {
             t.source = f.source;
             t
         }
+        Err(LookupError::NoColumn { .. }) if q.is_empty() && sc.has_rel(&name) => {
+            // Note: a bare relation name is its whole row, a value of type record.
+            let mut t = Typed::known(builtin("record"), whole);
+            t.name = Some(name);
+            t
+        }
         Err(e) => {
             report_lookup(cx, &q, &name, qual, id, e);
             Typed::error(whole)
-        }
-    }
-}
-
-fn report_lookup(
-    cx: &mut Ctx,
-    q: &[String],
-    name: &str,
-    qual: &[Ident],
-    id: &Ident,
-    e: LookupError,
-) {
-    let range = cx.ident_range(id);
-    match e {
-        LookupError::NoColumn { within, suggestion } => {
-            let msg = match within {
-                Some(rel) => format!("column \"{name}\" does not exist in table \"{}\"", rel),
-                None => format!("column \"{name}\" does not exist"),
-            };
-            let hint = suggestion
-                .map(|s| format!("did you mean \"{s}\"?"))
-                .unwrap_or_else(|| {
-                    "check the name, or run `cargo qail schema pull` if the column is new".into()
-                });
-            cx.error(range, msg, Some(hint));
-        }
-        LookupError::NoRelation { suggestion } => {
-            let r = qual.first().map_or(range.clone(), |f| {
-                cx.ident_range(f).start..cx.ident_range(qual.last().unwrap_or(f)).end
-            });
-            let hint = suggestion.map_or_else(
-                || "add the table to FROM or fix the qualifier".to_string(),
-                |s| format!("did you mean \"{s}\"?"),
-            );
-            cx.error(
-                r,
-                format!("missing FROM-clause entry for table \"{}\"", q.join(".")),
-                Some(hint),
-            );
-        }
-        LookupError::Ambiguous(rels) => {
-            let options: Vec<String> = rels.iter().map(|r| format!("{r}.{name}")).collect();
-            cx.error(
-                range,
-                format!("column reference \"{name}\" is ambiguous"),
-                Some(format!("qualify it: {}", options.join(" or "))),
-            );
         }
     }
 }
@@ -280,6 +240,11 @@ pub(crate) fn expect(
     fit: Fit,
     what: &str,
 ) -> Typed {
+    if fit == Fit::Assign
+        && let Some(t) = super::callforms::row_into(cx, sc, e, target)
+    {
+        return t;
+    }
     let mut t = expr(cx, sc, e);
     conform(cx, &mut t, target, fit, what);
     t
@@ -378,6 +343,11 @@ pub(crate) fn apply(
             let mut t = Typed::known(sig.result, range);
             t.absorb(&a);
             t.absorb(&b);
+            if matches!(op, "->" | "->>" | "#>" | "#>>") {
+                t.nullable = true;
+                t.why
+                    .push(format!("{op} yields NULL for a missing key or index"));
+            }
             t
         }
         Err(ambiguous) => {

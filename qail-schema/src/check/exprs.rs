@@ -3,17 +3,21 @@
 
 use std::ops::Range;
 
-use sqlparser::ast::{Expr, Query};
+use sqlparser::ast::{Expr, GroupByExpr, Query, SelectItem, SetExpr};
 
 use super::calls;
 use super::ctx::Ctx;
 use super::datatype;
 use super::expr::{Ty, Typed, apply, expr, settle};
+use super::functions;
+use super::group;
 use super::ops;
 use super::scope::Scope;
+use super::scope::{norm, parts};
 use super::select;
 use super::sqlfuncs;
-use super::types::{array_of, builtin, display, element_of};
+use super::types::{array_of, builtin, castable, display, element_of};
+use crate::snapshot::TypeRef;
 
 /// Everything `expr` does not handle itself.
 pub(crate) fn special(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> Typed {
@@ -232,12 +236,53 @@ fn in_list(cx: &mut Ctx, sc: &Scope, x: &Expr, list: &[Expr], range: Range<usize
 }
 
 fn in_subquery(cx: &mut Ctx, sc: &Scope, x: &Expr, q: &Query, range: Range<usize>) -> Typed {
+    if let Expr::Tuple(items) = x {
+        return row_in_subquery(cx, sc, items, q, range);
+    }
     let a = expr(cx, sc, x);
     let Some(col) = single_column(cx, sc, q, range.clone()) else {
         return Typed::error(range);
     };
     let eq = apply(cx, "=", a, col, range.clone());
     non_null_if(eq, range)
+}
+
+/// `(a, b) IN (SELECT x, y …)`: pairwise equality with the subquery's columns.
+fn row_in_subquery(
+    cx: &mut Ctx,
+    sc: &Scope,
+    items: &[Expr],
+    q: &Query,
+    range: Range<usize>,
+) -> Typed {
+    let Some(cols) = select::subquery(cx, q, sc) else {
+        return Typed::error(range);
+    };
+    if cols.len() != items.len() {
+        let msg = format!(
+            "the row has {} values but the subquery returns {} columns",
+            items.len(),
+            cols.len()
+        );
+        cx.error(
+            range.clone(),
+            msg,
+            Some("select one column per row value".into()),
+        );
+        return Typed::error(range);
+    }
+    let mut out = Typed::known(builtin("bool"), range.clone());
+    for (item, col) in items.iter().zip(cols) {
+        let a = expr(cx, sc, item);
+        let mut b = Typed::known(col.ty, range.clone());
+        b.nullable = col.nullable;
+        let eq = apply(cx, "=", a, b, range.clone());
+        if eq.is_error() {
+            return Typed::error(range);
+        }
+        out.absorb(&eq);
+    }
+    out
 }
 
 fn non_null_if(inner: Typed, range: Range<usize>) -> Typed {
@@ -326,18 +371,65 @@ fn cast(
     dt: &sqlparser::ast::DataType,
     range: Range<usize>,
 ) -> Typed {
-    let mut inner = expr(cx, sc, x);
     let Some(target) = datatype::resolve(cx, dt) else {
         return Typed::error(range);
     };
+    if let (Expr::Array(arr), Some(elem)) = (x, element_of(&target)) {
+        return array_cast(cx, sc, &arr.elem, &target, &elem, range);
+    }
+    let mut inner = expr(cx, sc, x);
     if inner.is_error() {
+        return Typed::error(range);
+    }
+    if let Some(from) = inner.arg()
+        && !castable(from, &target, cx.snap)
+    {
+        let msg = format!("cannot cast type {} to {}", display(from), display(&target));
+        let hint = "PostgreSQL has no such cast; convert through text (x::text::T) only if the text form parses as T, or use a conversion function".to_string();
+        cx.error(range.clone(), msg, Some(hint));
         return Typed::error(range);
     }
     settle(cx, &mut inner, &target);
     let mut t = Typed::known(target.clone(), range);
     t.absorb(&inner);
-    t.name = inner.name.or(Some(target.name));
+    // Note: PostgreSQL names a cast of a cast (or of a literal) after the outer type.
+    t.name = match x {
+        Expr::Cast { .. } => Some(target.name),
+        _ => inner.name.or(Some(target.name)),
+    };
     t
+}
+
+/// `ARRAY[…]::T[]`: PostgreSQL casts each element to T, so untyped elements take T.
+fn array_cast(
+    cx: &mut Ctx,
+    sc: &Scope,
+    elems: &[Expr],
+    target: &TypeRef,
+    elem: &TypeRef,
+    range: Range<usize>,
+) -> Typed {
+    let mut out = Typed::known(target.clone(), range.clone());
+    out.name = Some("array".into());
+    for e in elems {
+        let mut t = expr(cx, sc, e);
+        match t.arg() {
+            Some(from) if !castable(from, elem, cx.snap) => {
+                let msg = format!("cannot cast type {} to {}", display(from), display(elem));
+                cx.error(
+                    t.range.clone(),
+                    msg,
+                    Some("cast the element explicitly".into()),
+                );
+                return Typed::error(range);
+            }
+            _ => settle(cx, &mut t, elem),
+        }
+        if t.is_error() {
+            return Typed::error(range);
+        }
+    }
+    out
 }
 
 fn scalar_subquery(cx: &mut Ctx, sc: &Scope, q: &Query, range: Range<usize>) -> Typed {
@@ -346,10 +438,43 @@ fn scalar_subquery(cx: &mut Ctx, sc: &Scope, q: &Query, range: Range<usize>) -> 
     };
     col.range = range;
     col.source = None;
-    col.nullable = true;
-    col.why
-        .push("a scalar subquery is NULL when it returns no row".into());
+    if !one_row(q) {
+        col.nullable = true;
+        col.why
+            .push("a scalar subquery is NULL when it returns no row".into());
+    }
     col
+}
+
+/// Whether a query returns exactly one row: an ungrouped aggregate, or a SELECT without FROM
+/// and WHERE (and without LIMIT/OFFSET or set-returning functions).
+fn one_row(q: &Query) -> bool {
+    if q.limit_clause.is_some() || q.fetch.is_some() {
+        return false;
+    }
+    let SetExpr::Select(s) = q.body.as_ref() else {
+        return false;
+    };
+    let ungrouped = matches!(&s.group_by, GroupByExpr::Expressions(e, _) if e.is_empty());
+    if !ungrouped || s.having.is_some() {
+        return false;
+    }
+    let items: Vec<&Expr> = s
+        .projection
+        .iter()
+        .filter_map(|i| match i {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+            _ => None,
+        })
+        .collect();
+    let srf = items.iter().any(|e| match e {
+        Expr::Function(f) => parts(&f.name)
+            .last()
+            .is_some_and(|n| functions::is_set_returning(&norm(n))),
+        _ => false,
+    });
+    !srf && (items.iter().any(|e| group::has_aggregate(e))
+        || (s.from.is_empty() && s.selection.is_none()))
 }
 
 fn single_column(cx: &mut Ctx, sc: &Scope, q: &Query, range: Range<usize>) -> Option<Typed> {

@@ -2,19 +2,19 @@
 //! nullability outer joins introduce.
 
 use sqlparser::ast::{
-    Ident, JoinConstraint, JoinOperator, ObjectName, TableAlias, TableFactor, TableWithJoins,
+    Ident, JoinConstraint, JoinOperator, ObjectName, Query, TableAlias, TableFactor, TableWithJoins,
 };
 
 use super::ColumnSource;
 use super::ctx::Ctx;
 use super::expr::condition;
+use super::names::{find_relation, relation_suggestion};
 use super::nullability;
-use super::scope::{
-    Col, Merged, Rel, Scope, Star, find_relation, norm, parts, relation_suggestion,
-};
+use super::scope::{Col, Merged, Rel, Scope, Star, norm, parts};
 use super::select;
-use super::types::{common_type, display};
-use crate::snapshot::TypeRef;
+use super::srf;
+use super::types::{common_type, display, not_null_domain};
+use crate::snapshot::{Relation, RelationKind, Snapshot, TypeRef};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -228,37 +228,20 @@ fn factor(cx: &mut Ctx, sc: &mut Scope, tf: &TableFactor) -> Option<Vec<Star>> {
             lateral,
             subquery,
             alias,
-        } => {
-            let outer = if *lateral { Some(&*sc) } else { sc.parent };
-            let cols = match outer {
-                Some(o) => select::subquery(cx, subquery, o)?,
-                None => select::query(cx, subquery, None)?,
-            };
-            let cols = cols
-                .into_iter()
-                .map(|c| Col {
-                    name: c.name,
-                    ty: c.ty,
-                    not_null: !c.nullable,
-                    source: c.source,
-                    why: c.why,
-                })
-                .collect();
-            let name = alias
-                .as_ref()
-                .map_or_else(|| "subquery".to_string(), |a| norm(&a.name));
-            aliased(Rel::new(name.clone(), None, name, cols), alias.as_ref())
-        }
+        } => derived(cx, sc, *lateral, subquery, alias.as_ref())?,
         TableFactor::NestedJoin {
             table_with_joins,
             alias: None,
         } => return with_joins(cx, sc, table_with_joins),
+        TableFactor::Table { args: Some(_), .. }
+        | TableFactor::Function { .. }
+        | TableFactor::UNNEST { .. } => srf::table_factor(cx, sc, tf)?,
         other => {
             let r = cx.range(other);
             cx.error(
                 r,
                 "this kind of FROM item is not supported by the analyzer yet",
-                Some("use a table, a view, a CTE or a subquery".into()),
+                Some("use a table, a view, a CTE, a subquery or a function".into()),
             );
             return None;
         }
@@ -267,6 +250,33 @@ fn factor(cx: &mut Ctx, sc: &mut Scope, tf: &TableFactor) -> Option<Vec<Star>> {
     let n = rel.cols.len();
     sc.rels.push(rel);
     Some((0..n).map(|c| Star::Col(r, c)).collect())
+}
+
+/// `(SELECT …) AS alias (cols)`, seeing earlier FROM items only when LATERAL.
+fn derived(
+    cx: &mut Ctx,
+    sc: &Scope,
+    lateral: bool,
+    subquery: &Query,
+    alias: Option<&TableAlias>,
+) -> Option<Rel> {
+    let outer = if lateral { Some(sc) } else { sc.parent };
+    let cols = match outer {
+        Some(o) => select::subquery(cx, subquery, o)?,
+        None => select::query(cx, subquery, None)?,
+    };
+    let cols = cols
+        .into_iter()
+        .map(|c| Col {
+            name: c.name,
+            ty: c.ty,
+            not_null: !c.nullable,
+            source: c.source,
+            why: c.why,
+        })
+        .collect();
+    let name = alias.map_or_else(|| "subquery".to_string(), |a| norm(&a.name));
+    Some(aliased(Rel::new(name.clone(), None, name, cols), alias))
 }
 
 /// A table, view or CTE by name.
@@ -306,13 +316,28 @@ pub(crate) fn table(
         );
         return None;
     };
-    let cols = found
+    let cols = table_columns(found, cx.snap);
+    let mut rel = Rel::new(tname.clone(), Some(found.schema.clone()), tname, cols);
+    rel.system = found.kind == RelationKind::Table;
+    rel.primary_key = found
+        .primary_key
+        .iter()
+        .filter_map(|k| found.columns.iter().position(|c| &c.name == k))
+        .collect();
+    Some(aliased(rel, alias))
+}
+
+/// A snapshot relation's columns as a FROM item exposes them.
+fn table_columns(found: &Relation, snap: &Snapshot) -> Vec<Col> {
+    found
         .columns
         .iter()
         .map(|c| Col {
             name: c.name.clone(),
             ty: c.ty.clone(),
-            not_null: c.not_null || found.primary_key.contains(&c.name),
+            not_null: c.not_null
+                || found.primary_key.contains(&c.name)
+                || not_null_domain(&c.ty, snap),
             source: Some(ColumnSource {
                 schema: found.schema.clone(),
                 table: found.name.clone(),
@@ -320,14 +345,7 @@ pub(crate) fn table(
             }),
             why: Vec::new(),
         })
-        .collect();
-    let mut rel = Rel::new(tname.clone(), Some(found.schema.clone()), tname, cols);
-    rel.primary_key = found
-        .primary_key
-        .iter()
-        .filter_map(|k| found.columns.iter().position(|c| &c.name == k))
-        .collect();
-    Some(aliased(rel, alias))
+        .collect()
 }
 
 fn aliased(mut rel: Rel, alias: Option<&TableAlias>) -> Rel {

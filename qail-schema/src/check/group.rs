@@ -9,12 +9,44 @@ use super::ctx::Ctx;
 use super::functions;
 use super::scope::{Scope, norm, parts};
 
+/// The grouping expressions of GROUP BY with GROUPING SETS, ROLLUP and CUBE flattened, and
+/// those among them that are absent from some grouping set (they are NULL in its rows).
+pub(crate) fn flatten(group: &[Expr]) -> (Vec<&Expr>, Vec<&Expr>) {
+    let mut all = Vec::new();
+    let mut nullable = Vec::new();
+    for g in group {
+        match g {
+            Expr::Rollup(sets) | Expr::Cube(sets) => {
+                for e in sets.iter().flatten() {
+                    all.push(e);
+                    nullable.push(e);
+                }
+            }
+            Expr::GroupingSets(sets) => {
+                for e in sets.iter().flatten() {
+                    all.push(e);
+                    let text = e.to_string();
+                    if !sets
+                        .iter()
+                        .all(|set| set.iter().any(|x| x.to_string() == text))
+                    {
+                        nullable.push(e);
+                    }
+                }
+            }
+            other => all.push(other),
+        }
+    }
+    (all, nullable)
+}
+
 /// Reports ungrouped columns in the target list and HAVING of `s`.
 pub(crate) fn check(cx: &mut Ctx, sc: &Scope, s: &Select) {
-    let group: &[Expr] = match &s.group_by {
-        GroupByExpr::Expressions(exprs, _) => exprs,
+    let (flat, _) = match &s.group_by {
+        GroupByExpr::Expressions(exprs, _) => flatten(exprs),
         GroupByExpr::All(_) => return,
     };
+    let group: &[&Expr] = &flat;
     let items: Vec<&Expr> = s
         .projection
         .iter()
@@ -45,7 +77,7 @@ pub(crate) fn check(cx: &mut Ctx, sc: &Scope, s: &Select) {
             .map_or(true, |n| n == 0 || n > items.len()),
         _ => false,
     };
-    if group.iter().any(out_of_range) {
+    if group.iter().copied().any(out_of_range) {
         return;
     }
     let grouped = Grouped::new(sc, s, group, &items);
@@ -63,15 +95,15 @@ pub(crate) fn check(cx: &mut Ctx, sc: &Scope, s: &Select) {
 }
 
 /// What GROUP BY makes available.
-struct Grouped {
+struct Grouped<'a> {
     /// Grouping expressions as written (compared by their SQL text).
-    exprs: Vec<String>,
+    exprs: Vec<&'a Expr>,
     /// Grouped columns as (relation, column).
     cols: Vec<(usize, usize)>,
 }
 
-impl Grouped {
-    fn new(sc: &Scope, s: &Select, group: &[Expr], items: &[&Expr]) -> Self {
+impl<'a> Grouped<'a> {
+    fn new(sc: &Scope, s: &'a Select, group: &[&'a Expr], items: &[&'a Expr]) -> Self {
         let aliases: Vec<(String, &Expr)> = s
             .projection
             .iter()
@@ -81,7 +113,7 @@ impl Grouped {
             })
             .collect();
         let mut resolved: Vec<&Expr> = Vec::new();
-        for g in group {
+        for g in group.iter().copied() {
             match g {
                 Expr::Value(v) if matches!(v.value, Value::Number(..)) => {
                     let n = v.value.to_string().parse::<usize>().unwrap_or(0);
@@ -100,7 +132,7 @@ impl Grouped {
         }
         let cols = resolved.iter().filter_map(|e| column_at(sc, e)).collect();
         Grouped {
-            exprs: resolved.iter().map(|e| e.to_string()).collect(),
+            exprs: resolved,
             cols,
         }
     }
@@ -113,7 +145,8 @@ impl Grouped {
 
     /// Collects column references of `e` that are neither grouped nor inside an aggregate.
     fn ungrouped<'e>(&self, sc: &Scope, e: &'e Expr, bad: &mut Vec<(&'e Expr, String)>) {
-        if self.exprs.contains(&e.to_string()) {
+        // Note: sqlparser compares expressions without their source positions.
+        if self.exprs.contains(&e) {
             return;
         }
         match e {
@@ -155,7 +188,8 @@ fn is_aggregate(f: &sqlparser::ast::Function) -> bool {
     functions::is_aggregate(&name)
 }
 
-fn has_aggregate(e: &Expr) -> bool {
+/// Whether `e` calls an aggregate outside any subquery.
+pub(crate) fn has_aggregate(e: &Expr) -> bool {
     match e {
         Expr::Function(f) if f.over.is_none() && is_aggregate(f) => true,
         Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. } => false,
@@ -211,5 +245,42 @@ fn children(e: &Expr) -> Vec<&Expr> {
         Expr::Tuple(items) => items.iter().collect(),
         Expr::Array(a) => a.elem.iter().collect(),
         _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlparser::dialect::PostgreSqlDialect;
+    use sqlparser::parser::Parser;
+
+    fn group_by(sql: &str) -> Vec<Expr> {
+        let stmt = Parser::parse_sql(&PostgreSqlDialect {}, sql).expect("parses");
+        let sqlparser::ast::Statement::Query(q) = &stmt[0] else {
+            panic!("a query")
+        };
+        let sqlparser::ast::SetExpr::Select(s) = q.body.as_ref() else {
+            panic!("a select")
+        };
+        match &s.group_by {
+            GroupByExpr::Expressions(e, _) => e.clone(),
+            GroupByExpr::All(_) => Vec::new(),
+        }
+    }
+
+    fn names(es: &[&Expr]) -> Vec<String> {
+        es.iter().map(|e| e.to_string()).collect()
+    }
+
+    #[test]
+    fn grouping_sets_flatten_with_their_nullable_members() {
+        let g = group_by("SELECT 1 FROM t GROUP BY a, ROLLUP (b, c)");
+        let (all, nullable) = flatten(&g);
+        assert_eq!(names(&all), ["a", "b", "c"]);
+        assert_eq!(names(&nullable), ["b", "c"]);
+        let g = group_by("SELECT 1 FROM t GROUP BY GROUPING SETS ((a, b), (a))");
+        let (all, nullable) = flatten(&g);
+        assert_eq!(names(&all), ["a", "b", "a"]);
+        assert_eq!(names(&nullable), ["b"]);
     }
 }

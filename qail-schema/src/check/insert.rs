@@ -1,21 +1,21 @@
 //! INSERT: target columns, VALUES rows (DEFAULT), INSERT … SELECT, ON CONFLICT, RETURNING.
 
 use sqlparser::ast::{
-    ConflictTarget, Ident, Insert, OnConflict, OnConflictAction, OnInsert, Query, SetExpr,
-    TableObject,
+    ConflictTarget, Expr, Ident, Insert, OnConflict, OnConflictAction, OnInsert, Query, SelectItem,
+    SetExpr, TableObject, Value,
 };
 
 use super::StatementKind;
 use super::ctx::{Ctx, Shape};
 use super::diag::did_you_mean;
-use super::dml::{finish, is_default, set_list};
+use super::dml::{finish, is_default, scope_in, set_list};
 use super::expr::{Fit, Typed, condition, conform, expr};
 use super::from;
 use super::scope::{Col, Rel, Scope, Star, norm};
 use super::select;
 use super::types::{assignable, display, sql_name};
 
-pub(crate) fn insert(cx: &mut Ctx, ins: &Insert) -> Option<Shape> {
+pub(crate) fn insert(cx: &mut Ctx, ins: &Insert, outer: Option<&Scope>) -> Option<Shape> {
     let TableObject::TableName(name) = &ins.table else {
         cx.error(
             cx.range(&ins.table),
@@ -31,7 +31,7 @@ pub(crate) fn insert(cx: &mut Ctx, ins: &Insert) -> Option<Shape> {
     }
     let targets = target_columns(cx, &target, &ins.columns)?;
     match &ins.source {
-        Some(q) => source(cx, q, &targets)?,
+        Some(q) => source(cx, q, &targets, outer)?,
         None if ins.columns.is_empty() => {}
         None => {
             cx.error(
@@ -42,12 +42,12 @@ pub(crate) fn insert(cx: &mut Ctx, ins: &Insert) -> Option<Shape> {
             return None;
         }
     }
-    let mut sc = Scope::default();
+    let mut sc = scope_in(outer);
     let n = target.cols.len();
     sc.rels.push(target.clone());
     sc.star = (0..n).map(|c| Star::Col(0, c)).collect();
     if let Some(OnInsert::OnConflict(oc)) = &ins.on {
-        on_conflict(cx, &target, oc);
+        on_conflict(cx, &target, oc, outer);
     }
     Some(finish(
         cx,
@@ -58,7 +58,7 @@ pub(crate) fn insert(cx: &mut Ctx, ins: &Insert) -> Option<Shape> {
 }
 
 /// ON CONFLICT (cols) DO NOTHING | DO UPDATE SET … [WHERE …], with EXCLUDED in scope.
-fn on_conflict(cx: &mut Ctx, target: &Rel, oc: &OnConflict) {
+fn on_conflict(cx: &mut Ctx, target: &Rel, oc: &OnConflict, outer: Option<&Scope>) {
     if let Some(ConflictTarget::Columns(cols)) = &oc.conflict_target {
         for c in cols {
             if !target.cols.iter().any(|t| t.name == norm(c)) {
@@ -74,7 +74,7 @@ fn on_conflict(cx: &mut Ctx, target: &Rel, oc: &OnConflict) {
             target.cols.clone(),
         );
         excluded.cols.iter_mut().for_each(|c| c.source = None);
-        let mut up = Scope::default();
+        let mut up = scope_in(outer);
         up.rels.push(target.clone());
         up.rels.push(excluded);
         set_list(cx, &up, target, &du.assignments);
@@ -119,10 +119,11 @@ pub(crate) fn no_such_column(cx: &mut Ctx, target: &Rel, id: &Ident) {
     );
 }
 
-fn source(cx: &mut Ctx, q: &Query, targets: &[Col]) -> Option<()> {
-    let empty = Scope::default();
+fn source(cx: &mut Ctx, q: &Query, targets: &[Col], outer: Option<&Scope>) -> Option<()> {
+    let empty = scope_in(outer);
     let SetExpr::Values(values) = q.body.as_ref() else {
-        let cols = select::query_raw(cx, q, None)?;
+        bare_params(cx, q, targets);
+        let cols = select::query_raw(cx, q, outer)?;
         return select_source(cx, q, &cols, targets);
     };
     for row in &values.rows {
@@ -152,7 +153,13 @@ fn source(cx: &mut Ctx, q: &Query, targets: &[Col]) -> Option<()> {
         // so `($1, $1::date)` fixes $1 by the cast before the first target is considered.
         let typed: Vec<Option<Typed>> = row
             .iter()
-            .map(|e| (!is_default(e)).then(|| expr(cx, &empty, e)))
+            .zip(targets)
+            .map(|(e, col)| {
+                (!is_default(e)).then(|| {
+                    super::callforms::row_into(cx, &empty, e, &col.ty)
+                        .unwrap_or_else(|| expr(cx, &empty, e))
+                })
+            })
             .collect();
         for (t, col) in typed.into_iter().zip(targets) {
             let Some(mut t) = t else { continue };
@@ -169,6 +176,33 @@ fn source(cx: &mut Ctx, q: &Query, targets: &[Col]) -> Option<()> {
         }
     }
     Some(())
+}
+
+/// `INSERT … SELECT $1, $2 …`: a bare parameter in the select list takes its target
+/// column's type, as PostgreSQL coerces it there.
+fn bare_params(cx: &mut Ctx, q: &Query, targets: &[Col]) {
+    let SetExpr::Select(s) = q.body.as_ref() else {
+        return;
+    };
+    for (item, col) in s.projection.iter().zip(targets) {
+        let e = match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+            _ => continue,
+        };
+        if let Expr::Value(v) = e
+            && let Value::Placeholder(p) = &v.value
+            && let Some(n) = p.strip_prefix('$').and_then(|d| d.parse::<usize>().ok())
+            && n >= 1
+        {
+            let range = cx.range(e);
+            if cx.param_use(n, range.clone()).is_none() {
+                cx.bind_param(n, &col.ty, range);
+            }
+            if !col.not_null {
+                cx.param_nullable(n);
+            }
+        }
+    }
 }
 
 fn select_source(

@@ -9,7 +9,13 @@ use crate::snapshot::{Snapshot, TypeRef, UserTypeKind};
 /// Why `text` is not a valid literal of type `ty` (message, hint), if it is not.
 pub(crate) fn invalid(text: &str, ty: &TypeRef, snap: &Snapshot) -> Option<(String, String)> {
     if ty.array_dims > 0 {
-        return None;
+        let t = text.trim_start();
+        return (!t.starts_with('{') && !t.starts_with('[')).then(|| {
+            (
+                format!("malformed array literal: \"{text}\""),
+                "write an array literal as '{a,b}', or use ARRAY[…]".to_string(),
+            )
+        });
     }
     if let Some(UserTypeKind::Enum { labels }) = snap
         .types

@@ -1,6 +1,19 @@
 //! The analyzer: SQL text and a [`Snapshot`] in, typed parameters and
 //! result columns (or diagnostics with byte ranges into the SQL) out. No database is consulted.
 //!
+//! What it understands: SELECT with every join kind, LATERAL, derived tables and VALUES lists
+//! with column aliases, CTEs (recursive ones with column lists, data-modifying ones), set
+//! operations typed with PostgreSQL's `select_common_type`, scalar/EXISTS/IN/ANY/ALL
+//! subqueries, GROUP BY (positions, aliases, primary-key dependency, GROUPING SETS, ROLLUP,
+//! CUBE), window functions and named windows, FILTER, ordered-set aggregates; INSERT (VALUES,
+//! SELECT, ON CONFLICT), UPDATE … FROM, DELETE … USING, RETURNING; a catalog of several
+//! hundred built-in functions and operators resolved with PostgreSQL's overload rules,
+//! functions in FROM (`generate_series`, `unnest … WITH ORDINALITY`, `jsonb_each`,
+//! `jsonb_to_recordset(…) AS x(a int, …)`), user functions from the snapshot (STRICT, SETOF,
+//! RETURNS TABLE), enums, domains (as their base type; NOT NULL domains are non-null),
+//! composite types and their fields, ranges, arrays of all of these, and explicit casts,
+//! which must have a path in PostgreSQL.
+//!
 //! ```
 //! use qail_schema::{check, Snapshot};
 //! let snapshot: Snapshot = serde_json::from_str(include_str!("../../tests/fixtures/app.schema.json")).unwrap();
@@ -10,7 +23,9 @@
 //! assert!(!a.columns[1].nullable);
 //! ```
 
+mod callforms;
 mod calls;
+mod catalog;
 mod ctx;
 mod datatype;
 mod diag;
@@ -22,12 +37,14 @@ mod functions;
 mod group;
 mod insert;
 mod literal;
+mod names;
 mod nullability;
 mod ops;
 mod resolve;
 mod scope;
 mod select;
 mod sqlfuncs;
+mod srf;
 mod types;
 
 use sqlparser::dialect::PostgreSqlDialect;

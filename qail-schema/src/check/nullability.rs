@@ -1,12 +1,13 @@
 //! Nullability refinements: NULL-rejecting predicates (WHERE, inner-join ON) and the alias
 //! overrides `"name!"`, `"name?"`, `"name: path::Type"`.
 
-use sqlparser::ast::{BinaryOperator, Expr};
+use sqlparser::ast::{BinaryOperator, Expr, SelectItem};
 
 use super::OutputColumn;
 use super::expr::{Ty, Typed};
 use super::scope::{Scope, norm};
-use super::types::builtin;
+use super::types::{base, builtin};
+use crate::snapshot::Snapshot;
 
 /// Applies the top-level AND conjuncts of `cond` that reject NULL for a column: the column is
 /// non-null afterwards, and so is its relation's outer-join side.
@@ -97,6 +98,45 @@ fn strict_refs(e: &Expr, out: &mut Vec<(Vec<String>, String)>) {
     }
 }
 
+const GROUPING_SET: &str = "NULL in the rows of grouping sets that leave it out";
+
+/// Columns grouped in only some grouping sets (ROLLUP, CUBE, GROUPING SETS) are NULL in the
+/// rows of the other sets.
+pub(crate) fn grouping_sets(sc: &mut Scope, items: &[&Expr]) {
+    let mut cols = Vec::new();
+    for e in items {
+        strict_refs(e, &mut cols);
+    }
+    for (qual, name) in cols {
+        if let Ok(found) = sc.lookup(&qual, &name)
+            && let (Some((r, c)), 0) = (found.at, found.depth)
+        {
+            let col = &mut sc.rels[r].cols[c];
+            col.not_null = false;
+            col.why = vec![GROUPING_SET.into()];
+            sc.rels[r].proven[c] = false;
+        }
+    }
+}
+
+/// Select items that are exactly a grouping-set expression become nullable.
+pub(crate) fn grouping_items(cols: &mut [OutputColumn], items: &[SelectItem], sets: &[&Expr]) {
+    if sets.is_empty() {
+        return;
+    }
+    let texts: Vec<String> = sets.iter().map(|e| e.to_string()).collect();
+    for (col, item) in cols.iter_mut().zip(items) {
+        let e = match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+            _ => return,
+        };
+        if texts.contains(&e.to_string()) && !col.nullable {
+            col.nullable = true;
+            col.why = vec![GROUPING_SET.into()];
+        }
+    }
+}
+
 /// What an alias asks of a column's nullability.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Force {
@@ -124,10 +164,15 @@ fn parse_alias(alias: &str) -> (String, Option<Force>, Option<String>) {
     (name.to_string(), force, rust)
 }
 
-/// The output column for a typed select item; `alias` is the item's alias if any.
-pub(crate) fn output(t: Typed, alias: Option<&sqlparser::ast::Ident>) -> OutputColumn {
+/// The output column for a typed select item; `alias` is the item's alias if any. A domain
+/// column is reported as its base type, as PostgreSQL's RowDescription does.
+pub(crate) fn output(
+    t: Typed,
+    alias: Option<&sqlparser::ast::Ident>,
+    snap: &Snapshot,
+) -> OutputColumn {
     let ty = match t.ty {
-        Ty::Known(ty) => ty,
+        Ty::Known(ty) => base(&ty, snap),
         Ty::Unknown => builtin("unknown"),
         _ => builtin("text"),
     };

@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::resolve::{Pick, pick};
-use super::types::{builtin, category, element_of, is_enum, scalar_name};
+use super::types::{
+    base, builtin, category, element_of, implicit, is_enum, range_subtype, scalar_name,
+};
 use crate::snapshot::{Snapshot, TypeRef};
 
 /// One `pg_operator` row: name, left type, right type, result type.
@@ -108,7 +110,40 @@ const FIXED: &[Row] = &[
     ("?", "jsonb", "text", "bool"),
     ("-", "jsonb", "text", "jsonb"),
     ("-", "jsonb", "int4", "jsonb"),
+    ("-", "jsonb", "text[]", "jsonb"),
+    ("#-", "jsonb", "text[]", "jsonb"),
+    ("#>", "jsonb", "text[]", "jsonb"),
+    ("#>>", "jsonb", "text[]", "text"),
+    ("#>", "json", "text[]", "json"),
+    ("#>>", "json", "text[]", "text"),
+    ("?|", "jsonb", "text[]", "bool"),
+    ("?&", "jsonb", "text[]", "bool"),
+    ("@?", "jsonb", "jsonpath", "bool"),
+    ("@@", "jsonb", "jsonpath", "bool"),
+    ("@@", "tsvector", "tsquery", "bool"),
+    ("@@", "tsquery", "tsvector", "bool"),
+    ("||", "tsvector", "tsvector", "tsvector"),
+    ("&&", "tsquery", "tsquery", "tsquery"),
+    ("<<", "inet", "inet", "bool"),
+    ("<<=", "inet", "inet", "bool"),
+    (">>", "inet", "inet", "bool"),
+    (">>=", "inet", "inet", "bool"),
+    ("-", "inet", "inet", "int8"),
+    ("+", "inet", "int8", "inet"),
+    ("=", "xid", "xid", "bool"),
+    ("<>", "xid", "xid", "bool"),
+    ("=", "xid", "int4", "bool"),
+    ("<>", "xid", "int4", "bool"),
+    ("=", "tid", "tid", "bool"),
 ];
+
+/// A catalog type name, `text[]` for an array.
+fn named(t: &str) -> TypeRef {
+    match t.strip_suffix("[]") {
+        Some(e) => builtin(e).with_array_dims(1),
+        None => builtin(t),
+    }
+}
 
 /// The candidates of one operator name: operand types and result types, built once.
 struct Candidates {
@@ -125,8 +160,8 @@ fn by_op(op: &str) -> Option<&'static Candidates> {
                 operands: Vec::new(),
                 results: Vec::new(),
             });
-            entry.operands.push(vec![builtin(row.1), builtin(row.2)]);
-            entry.results.push(builtin(row.3));
+            entry.operands.push(vec![named(row.1), named(row.2)]);
+            entry.results.push(named(row.3));
         }
         map
     });
@@ -209,6 +244,9 @@ pub(crate) fn binary(
     r: Option<&TypeRef>,
     snap: &Snapshot,
 ) -> Result<OpSig, bool> {
+    // Note: PostgreSQL resolves operators on a domain as on its base type.
+    let (lb, rb) = (l.map(|t| base(t, snap)), r.map(|t| base(t, snap)));
+    let (l, r) = (lb.as_ref(), rb.as_ref());
     if let Some(sig) = polymorphic(op, l, r, snap) {
         return Ok(sig);
     }
@@ -233,10 +271,15 @@ fn polymorphic(
     r: Option<&TypeRef>,
     snap: &Snapshot,
 ) -> Option<OpSig> {
+    if op == "||"
+        && let Some(sig) = concat_unknown(l, r, snap)
+    {
+        return Some(sig);
+    }
     let (lt, rt) = match (l, r) {
         (Some(l), Some(r)) => (l.clone(), r.clone()),
-        (Some(l), None) => (l.clone(), unknown_partner(op, l)?),
-        (None, Some(r)) => (unknown_partner(op, r)?, r.clone()),
+        (Some(l), None) => (l.clone(), unknown_partner(op, l, snap)?),
+        (None, Some(r)) => (unknown_partner(op, r, snap)?, r.clone()),
         (None, None) => return None,
     };
     let sig = |result: TypeRef| {
@@ -247,10 +290,13 @@ fn polymorphic(
         })
     };
     let bool_t = builtin("bool");
-    let same_poly =
-        lt == rt && (lt.array_dims > 0 || is_enum(&lt, snap) || category(&lt, snap) == 'C');
+    let same_poly = lt == rt
+        && (lt.array_dims > 0 || is_enum(&lt, snap) || matches!(category(&lt, snap), 'C' | 'R'));
     if is_comparison(op) && same_poly {
         return sig(bool_t);
+    }
+    if let Some(result) = range_op(op, &lt, &rt, snap) {
+        return sig(result);
     }
     if lt.array_dims > 0 && lt == rt && matches!(op, "@>" | "<@" | "&&") {
         return sig(bool_t);
@@ -278,10 +324,59 @@ fn polymorphic(
     None
 }
 
+/// `'x' || 42` and `42 || 'x'`: an unknown operand next to a non-string scalar without a `||`
+/// of its own is text (`text || anynonarray`).
+fn concat_unknown(l: Option<&TypeRef>, r: Option<&TypeRef>, snap: &Snapshot) -> Option<OpSig> {
+    let known = match (l, r) {
+        (None, Some(k)) | (Some(k), None) => k,
+        _ => return None,
+    };
+    let own =
+        by_op("||").is_some_and(|c| c.operands.iter().any(|o| o[0] == *known && o[1] == *known));
+    if known.array_dims > 0
+        || own
+        || category(known, snap) == 'S'
+        || scalar_name(known) == Some("unknown")
+    {
+        return None;
+    }
+    let text = builtin("text");
+    let (left, right) = if l.is_none() {
+        (text.clone(), known.clone())
+    } else {
+        (known.clone(), text.clone())
+    };
+    Some(OpSig {
+        left,
+        right,
+        result: text,
+    })
+}
+
 /// For a polymorphic operand type, the type an unknown partner takes.
-fn unknown_partner(op: &str, known: &TypeRef) -> Option<TypeRef> {
-    (known.array_dims > 0 || (known.schema != "pg_catalog" && (is_comparison(op) || op == "||")))
+fn unknown_partner(op: &str, known: &TypeRef, snap: &Snapshot) -> Option<TypeRef> {
+    (known.array_dims > 0
+        || range_subtype(known, snap).is_some()
+        || (known.schema != "pg_catalog" && (is_comparison(op) || op == "||")))
         .then(|| known.clone())
+}
+
+/// Operators over ranges: containment of a range or an element, overlap, adjacency, position,
+/// union, intersection and difference.
+fn range_op(op: &str, lt: &TypeRef, rt: &TypeRef, snap: &Snapshot) -> Option<TypeRef> {
+    let bool_t = builtin("bool");
+    let same = lt == rt && range_subtype(lt, snap).is_some();
+    match op {
+        "@>" if range_subtype(lt, snap).is_some_and(|s| same || implicit(rt, &s, snap)) => {
+            Some(bool_t)
+        }
+        "<@" if range_subtype(rt, snap).is_some_and(|s| same || implicit(lt, &s, snap)) => {
+            Some(bool_t)
+        }
+        "&&" | "<<" | ">>" | "&<" | "&>" | "-|-" if same => Some(bool_t),
+        "+" | "*" | "-" if same => Some(lt.clone()),
+        _ => None,
+    }
 }
 
 /// Resolves a prefix operator (`-x`, `+x`, `~x`).
@@ -343,6 +438,34 @@ mod tests {
         let sig = binary("-", Some(&tz), None, &s).expect("resolves");
         assert_eq!(sig.right, tz);
         assert_eq!(sig.result, builtin("interval"));
+    }
+
+    #[test]
+    fn json_range_and_system_operators() {
+        assert_eq!(resolve("#>>", "jsonb", "text").as_deref(), None);
+        let s = Snapshot::default();
+        let jsonb = builtin("jsonb");
+        let sig = binary("#>>", Some(&jsonb), None, &s).expect("resolves");
+        assert_eq!(
+            (sig.right.array_dims, sig.result.name.as_str()),
+            (1, "text")
+        );
+        assert_eq!(
+            resolve("@>", "tstzrange", "timestamptz").as_deref(),
+            Some("bool")
+        );
+        assert_eq!(resolve("<@", "date", "daterange").as_deref(), Some("bool"));
+        assert_eq!(
+            resolve("*", "int4range", "int4range").as_deref(),
+            Some("int4range")
+        );
+        assert_eq!(resolve("=", "xid", "int4").as_deref(), Some("bool"));
+        let i8 = builtin("int8");
+        let sig = binary("||", None, Some(&i8), &s).expect("text || anynonarray");
+        assert_eq!(
+            (sig.left.name.as_str(), sig.result.name.as_str()),
+            ("text", "text")
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@ use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
 
 use super::ColumnSource;
 use super::diag::closest;
-use crate::snapshot::{Relation, Snapshot, TypeRef};
+use crate::snapshot::TypeRef;
 
 /// A column as a relation in scope exposes it.
 #[derive(Debug, Clone)]
@@ -33,7 +33,19 @@ pub(crate) struct Rel {
     pub(crate) proven: Vec<bool>,
     /// Primary-key column indexes (tables only): grouping by them groups the whole row.
     pub(crate) primary_key: Vec<usize>,
+    /// A table: it has the system columns (`ctid`, `xmin`, `xmax`, `tableoid`, …).
+    pub(crate) system: bool,
 }
+
+/// System columns of every table and their types.
+const SYSTEM_COLUMNS: &[(&str, &str)] = &[
+    ("tableoid", "oid"),
+    ("ctid", "tid"),
+    ("xmin", "xid"),
+    ("xmax", "xid"),
+    ("cmin", "cid"),
+    ("cmax", "cid"),
+];
 
 impl Rel {
     pub(crate) fn new(name: String, schema: Option<String>, label: String, cols: Vec<Col>) -> Self {
@@ -46,6 +58,7 @@ impl Rel {
             null_reason: None,
             proven,
             primary_key: Vec::new(),
+            system: false,
         }
     }
 }
@@ -107,6 +120,8 @@ pub(crate) struct Scope<'p> {
     /// Common table expressions visible here: name and columns.
     pub(crate) ctes: Vec<(String, Vec<Col>)>,
     pub(crate) parent: Option<&'p Scope<'p>>,
+    /// A query with GROUP BY (without grouping sets): every group has at least one row.
+    pub(crate) grouped: bool,
 }
 
 /// The identifier as PostgreSQL sees it: unquoted names fold to lower case.
@@ -127,67 +142,6 @@ pub(crate) fn parts(name: &ObjectName) -> Vec<&Ident> {
             ObjectNamePart::Function(_) => None,
         })
         .collect()
-}
-
-/// Looks a table or view up by (optional schema, name) through the search_path.
-pub(crate) fn find_relation<'s>(
-    snap: &'s Snapshot,
-    schema: Option<&str>,
-    name: &str,
-) -> Option<&'s Relation> {
-    match schema {
-        Some(s) => snap
-            .relations
-            .iter()
-            .find(|r| r.schema == s && r.name == name),
-        None => snap.search_path.iter().find_map(|s| {
-            snap.relations
-                .iter()
-                .find(|r| &r.schema == s && r.name == name)
-        }),
-    }
-}
-
-/// "did you mean" candidates for a relation name: visible names, then qualified ones.
-pub(crate) fn relation_suggestion(
-    snap: &Snapshot,
-    schema: Option<&str>,
-    name: &str,
-) -> Option<String> {
-    let visible: Vec<&str> = snap
-        .relations
-        .iter()
-        .filter(|r| match schema {
-            Some(s) => r.schema == s,
-            None => snap.search_path.contains(&r.schema),
-        })
-        .map(|r| r.name.as_str())
-        .collect();
-    if let Some(c) = closest(name, visible) {
-        return Some(c.to_string());
-    }
-    let qualified: Vec<String> = snap
-        .relations
-        .iter()
-        .map(|r| format!("{}.{}", r.schema, r.name))
-        .collect();
-    closest(name, qualified.iter().map(String::as_str))
-        .or_else(|| snap.relations.iter().find(|r| r.name == name).map(|_| ""))
-        .map(|c| {
-            if c.is_empty() {
-                qualified_of(snap, name)
-            } else {
-                c.to_string()
-            }
-        })
-}
-
-fn qualified_of(snap: &Snapshot, name: &str) -> String {
-    snap.relations
-        .iter()
-        .find(|r| r.name == name)
-        .map(|r| format!("{}.{}", r.schema, r.name))
-        .unwrap_or_default()
 }
 
 impl<'p> Scope<'p> {
@@ -260,6 +214,25 @@ impl<'p> Scope<'p> {
         f
     }
 
+    /// A system column of table `r`, if `name` is one and `r` is a table.
+    fn system_column(&self, r: usize, name: &str) -> Option<Found> {
+        let rel = &self.rels[r];
+        let (_, ty) = SYSTEM_COLUMNS.iter().find(|(n, _)| *n == name)?;
+        if !rel.system {
+            return None;
+        }
+        let why: Vec<String> = rel.null_reason.iter().cloned().collect();
+        Some(Found {
+            name: name.to_string(),
+            ty: crate::check::types::builtin(ty),
+            nullable: !why.is_empty(),
+            why,
+            source: None,
+            at: None,
+            depth: 0,
+        })
+    }
+
     /// Resolves `[qualifier.]name`, looking outward through enclosing queries.
     pub(crate) fn lookup(&self, qual: &[String], name: &str) -> Result<Found, LookupError> {
         let here = self.lookup_here(qual, name);
@@ -310,8 +283,21 @@ impl<'p> Scope<'p> {
                 .enumerate()
                 .filter_map(|(r, rel)| rel.cols.iter().position(|c| c.name == name).map(|c| (r, c)))
                 .collect();
+            let system: Vec<usize> = (0..self.rels.len())
+                .filter(|&r| self.system_column(r, name).is_some())
+                .collect();
             return match hits.as_slice() {
                 [(r, c)] => Ok(self.value(*r, *c)),
+                [] if system.len() == 1 => {
+                    self.system_column(system[0], name)
+                        .ok_or(LookupError::NoColumn {
+                            within: None,
+                            suggestion: None,
+                        })
+                }
+                [] if system.len() > 1 => Err(LookupError::Ambiguous(
+                    system.iter().map(|r| self.rels[*r].name.clone()).collect(),
+                )),
                 [] => Err(LookupError::NoColumn {
                     within: (self.rels.len() == 1).then(|| self.rels[0].label.clone()),
                     suggestion: self.suggest_column(name, None),
@@ -332,11 +318,19 @@ impl<'p> Scope<'p> {
         };
         match self.rels[r].cols.iter().position(|c| c.name == name) {
             Some(c) => Ok(self.value(r, c)),
+            None if self.system_column(r, name).is_some() => self
+                .system_column(r, name)
+                .ok_or(LookupError::NoRelation { suggestion: None }),
             None => Err(LookupError::NoColumn {
                 within: Some(self.rels[r].label.clone()),
                 suggestion: self.suggest_column(name, Some(r)),
             }),
         }
+    }
+
+    /// Whether a relation of this name is in scope here or in an enclosing query.
+    pub(crate) fn has_rel(&self, name: &str) -> bool {
+        self.rels.iter().any(|r| r.name == name) || self.parent.is_some_and(|p| p.has_rel(name))
     }
 
     /// The index of the relation a qualifier names (`alias`, `table`, `schema.table`).

@@ -2,19 +2,20 @@
 //! VALUES, ORDER BY, LIMIT/OFFSET.
 
 use sqlparser::ast::{
-    Distinct, Expr, GroupByExpr, LimitClause, OrderBy, OrderByKind, Query, Select, SelectItem,
-    SelectItemQualifiedWildcardKind, SetExpr, Value,
+    Cte, Distinct, Expr, GroupByExpr, LimitClause, NamedWindowDefinition, NamedWindowExpr, OrderBy,
+    OrderByKind, Query, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, SetOperator,
+    Value,
 };
 
 use super::OutputColumn;
 use super::ctx::Ctx;
 use super::dml;
-use super::expr::{Fit, Typed, condition, expect, expr};
+use super::expr::{Fit, Ty, Typed, condition, expect, expr, settle};
 use super::from;
 use super::group;
 use super::nullability::{self, output};
 use super::scope::{Col, Scope, norm, parts};
-use super::types::{builtin, common_type, display, scalar_name};
+use super::types::{builtin, common_type, display, scalar_name, sql_name};
 use crate::snapshot::TypeRef;
 
 /// A subquery, seeing `outer`'s relations (correlation).
@@ -53,33 +54,94 @@ pub(crate) fn query_raw(
     };
     if let Some(w) = &q.with {
         for cte in &w.cte_tables {
-            let cols = {
-                let probe = Scope {
-                    ctes: with.ctes.clone(),
-                    parent: with.parent,
-                    ..Scope::default()
-                };
-                query(cx, &cte.query, Some(&probe))
-            }?;
-            let mut cols: Vec<Col> = cols
-                .into_iter()
-                .map(|c| Col {
-                    name: c.name,
-                    ty: c.ty,
-                    not_null: !c.nullable,
-                    source: c.source,
-                    why: c.why,
-                })
-                .collect();
-            for (c, a) in cols.iter_mut().zip(&cte.alias.columns) {
-                c.name = norm(&a.name);
-            }
+            let cols = cte_columns(cx, cte, &with, w.recursive)?;
             with.ctes.push((norm(&cte.alias.name), cols));
         }
     }
     let cols = body(cx, &q.body, &with, q.order_by.as_ref())?;
     limits(cx, q, &with);
     Some(cols)
+}
+
+/// A CTE's columns, named by its column list. A recursive CTE (`WITH RECURSIVE t(…) AS
+/// (base UNION [ALL] step)`) takes its types from the base term; its columns are nullable if
+/// either term's are, found by re-reading the step until nothing changes.
+fn cte_columns(cx: &mut Ctx, cte: &Cte, with: &Scope, recursive: bool) -> Option<Vec<Col>> {
+    let name = norm(&cte.alias.name);
+    let probe = |extra: Option<Vec<Col>>| {
+        let mut ctes = with.ctes.clone();
+        ctes.extend(extra.map(|c| (name.clone(), c)));
+        Scope {
+            ctes,
+            parent: with.parent,
+            ..Scope::default()
+        }
+    };
+    let base = match cte.query.body.as_ref() {
+        SetExpr::SetOperation {
+            op: SetOperator::Union,
+            left,
+            ..
+        } if recursive => left,
+        _ => {
+            let cols = query(cx, &cte.query, Some(&probe(None)))?;
+            return Some(named(cols, cte));
+        }
+    };
+    let before = cx.error_count();
+    let mut cols = body(cx, base, &probe(None), None)?;
+    resolve_unknown(&mut cols);
+    let mut cols = named(cols, cte);
+    for _ in 0..3 {
+        if cx.error_count() > before {
+            return None;
+        }
+        let whole = query(cx, &cte.query, Some(&probe(Some(cols.clone()))))?;
+        if let Some((c, w)) = cols.iter().zip(&whole).find(|(c, w)| c.ty != w.ty) {
+            let msg = format!(
+                "recursive query \"{name}\" column \"{}\" has type {} in its non-recursive term but type {} overall",
+                c.name,
+                display(&c.ty),
+                display(&w.ty)
+            );
+            let hint = format!(
+                "cast the non-recursive term's column to {}",
+                sql_name(&w.ty)
+            );
+            cx.error(cx.range(base.as_ref()), msg, Some(hint));
+            return None;
+        }
+        let mut changed = false;
+        for (c, w) in cols.iter_mut().zip(whole) {
+            if c.not_null && w.nullable {
+                c.not_null = false;
+                c.why = w.why;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    Some(cols)
+}
+
+/// Output columns as CTE columns, renamed by the CTE's column list.
+fn named(cols: Vec<OutputColumn>, cte: &Cte) -> Vec<Col> {
+    let mut cols: Vec<Col> = cols
+        .into_iter()
+        .map(|c| Col {
+            name: c.name,
+            ty: c.ty,
+            not_null: !c.nullable,
+            source: c.source,
+            why: c.why,
+        })
+        .collect();
+    for (c, a) in cols.iter_mut().zip(&cte.alias.columns) {
+        c.name = norm(&a.name);
+    }
+    cols
 }
 
 fn limits(cx: &mut Ctx, q: &Query, sc: &Scope) {
@@ -116,15 +178,26 @@ fn body(
         SetExpr::SetOperation {
             left, right, op, ..
         } => {
-            let l = body(cx, left, sc, None);
-            let r = body(cx, right, sc, None);
+            let before = cx.error_count();
+            let mut l = body(cx, left, sc, None);
+            let mut r = body(cx, right, sc, None);
+            // Note: a nested set operation resolves its untyped columns as text.
+            for (side, cols) in [(left, &mut l), (right, &mut r)] {
+                if let (SetExpr::SetOperation { .. }, Some(cols)) = (side.as_ref(), cols) {
+                    resolve_unknown(cols);
+                }
+            }
+            // Note: a branch with errors has placeholder column types; do not match them.
+            if cx.error_count() > before {
+                return None;
+            }
             let cols = union(cx, l?, r?, &op.to_string(), cx.range(set))?;
             order_by_outputs(cx, order, &cols);
             Some(cols)
         }
         SetExpr::Values(v) => values(cx, &v.rows, sc),
         SetExpr::Insert(stmt) | SetExpr::Update(stmt) | SetExpr::Delete(stmt) => {
-            dml::statement(cx, stmt).map(|s| s.columns)
+            dml::statement_in(cx, stmt, Some(sc)).map(|s| s.columns)
         }
         other => {
             let r = cx.range(other);
@@ -225,12 +298,16 @@ fn values(cx: &mut Ctx, rows: &[Vec<Expr>], sc: &Scope) -> Option<Vec<OutputColu
         let column: Vec<Typed> = typed.iter().filter_map(|r| r.get(i).cloned()).collect();
         let known: Vec<_> = column.iter().filter_map(|t| t.arg().cloned()).collect();
         let ty = common_type(&known, cx.snap).ok()?;
-        let mut t = Typed::known(ty, 0..0);
+        let mut t = Typed::known(ty.clone(), 0..0);
         for c in &column {
+            // Note: untyped parameters and literals of a VALUES column take its common type.
+            if matches!(c.ty, Ty::Param(_) | Ty::Unknown) && !known.is_empty() {
+                settle(cx, &mut c.clone(), &ty);
+            }
             t.absorb(c);
         }
         t.name = Some(format!("column{}", i + 1));
-        cols.push(output(t, None));
+        cols.push(output(t, None, cx.snap));
     }
     Some(cols)
 }
@@ -248,19 +325,32 @@ fn select(
     if let Some(w) = &s.selection {
         nullability::refine(&mut sc, w);
     }
-    let cols = projection(cx, &sc, &s.projection);
+    let (grouped, null_sets) = match &s.group_by {
+        GroupByExpr::Expressions(exprs, _) => group::flatten(exprs),
+        GroupByExpr::All(_) => {
+            cx.error(
+                cx.range(s),
+                "GROUP BY ALL is not supported",
+                Some("PostgreSQL 15 rejects it; list the grouping columns: GROUP BY a, b".into()),
+            );
+            return None;
+        }
+    };
+    nullability::grouping_sets(&mut sc, &null_sets);
+    sc.grouped = !grouped.is_empty() && null_sets.is_empty() && !has_grouping_sets(&s.group_by);
+    let mut cols = projection(cx, &sc, &s.projection);
+    nullability::grouping_items(&mut cols, &s.projection, &null_sets);
     group::check(cx, &sc, s);
     if let Some(w) = &s.selection {
         condition(cx, &sc, w, "WHERE");
     }
-    if let GroupByExpr::Expressions(exprs, _) = &s.group_by {
-        for e in exprs {
-            output_ref(cx, &sc, e, &cols);
-        }
+    for e in grouped {
+        output_ref(cx, &sc, e, &cols);
     }
     if let Some(h) = &s.having {
         condition(cx, &sc, h, "HAVING");
     }
+    windows(cx, &sc, &s.named_window);
     if let Some(Distinct::On(exprs)) = &s.distinct {
         for e in exprs {
             expr(cx, &sc, e);
@@ -276,6 +366,28 @@ fn select(
         }
     }
     Some(cols)
+}
+
+/// Whether GROUP BY holds GROUPING SETS, ROLLUP or CUBE (whose empty set makes one row over
+/// no input).
+fn has_grouping_sets(g: &GroupByExpr) -> bool {
+    matches!(g, GroupByExpr::Expressions(exprs, _)
+        if exprs.iter().any(|e| matches!(e, Expr::GroupingSets(_) | Expr::Rollup(_) | Expr::Cube(_))))
+}
+
+/// `WINDOW w AS (PARTITION BY … ORDER BY …)`: the expressions are checked.
+fn windows(cx: &mut Ctx, sc: &Scope, defs: &[NamedWindowDefinition]) {
+    for NamedWindowDefinition(_, def) in defs {
+        if let NamedWindowExpr::WindowSpec(spec) = def {
+            for e in spec
+                .partition_by
+                .iter()
+                .chain(spec.order_by.iter().map(|o| &o.expr))
+            {
+                expr(cx, sc, e);
+            }
+        }
+    }
 }
 
 /// GROUP BY / ORDER BY items: an output column name or position, else an expression.
@@ -317,9 +429,9 @@ pub(crate) fn projection(cx: &mut Ctx, sc: &Scope, items: &[SelectItem]) -> Vec<
     let mut cols = Vec::new();
     for item in items {
         match item {
-            SelectItem::UnnamedExpr(e) => cols.push(output(expr(cx, sc, e), None)),
+            SelectItem::UnnamedExpr(e) => cols.push(output(expr(cx, sc, e), None, cx.snap)),
             SelectItem::ExprWithAlias { expr: e, alias } => {
-                cols.push(output(expr(cx, sc, e), Some(alias)))
+                cols.push(output(expr(cx, sc, e), Some(alias), cx.snap))
             }
             SelectItem::Wildcard(_) => wildcard(cx, sc, None, item, &mut cols),
             SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::ObjectName(name), _) => {
@@ -353,7 +465,7 @@ fn wildcard(
                 t.why = f.why;
                 t.name = Some(f.name);
                 t.source = f.source;
-                cols.push(output(t, None));
+                cols.push(output(t, None, cx.snap));
             }
         }
         Some(_) => cx.error(

@@ -55,24 +55,56 @@ const BUILTINS: &[(&str, u32, u32, char, bool, &str)] = &[
     ("void", 2278, 0, 'P', false, "void"),
     ("uuid", 2950, 2951, 'U', false, "uuid"),
     ("jsonb", 3802, 3807, 'U', false, "jsonb"),
+    ("regproc", 24, 1008, 'N', false, "regproc"),
+    ("tid", 27, 1010, 'U', false, "tid"),
+    ("xid", 28, 1011, 'U', false, "xid"),
+    ("cid", 29, 1012, 'U', false, "cid"),
+    ("regtype", 2206, 2211, 'N', false, "regtype"),
+    ("regnamespace", 4089, 4090, 'N', false, "regnamespace"),
+    ("regrole", 4096, 4097, 'N', false, "regrole"),
+    ("regconfig", 3734, 3735, 'N', false, "regconfig"),
+    ("tsvector", 3614, 3643, 'U', false, "tsvector"),
+    ("tsquery", 3615, 3645, 'U', false, "tsquery"),
+    ("jsonpath", 4072, 4073, 'U', false, "jsonpath"),
+    ("macaddr8", 774, 775, 'U', false, "macaddr8"),
+    ("int4range", 3904, 3905, 'R', false, "int4range"),
+    ("numrange", 3906, 3907, 'R', false, "numrange"),
+    ("tsrange", 3908, 3909, 'R', false, "tsrange"),
+    ("tstzrange", 3910, 3911, 'R', false, "tstzrange"),
+    ("daterange", 3912, 3913, 'R', false, "daterange"),
+    ("int8range", 3926, 3927, 'R', false, "int8range"),
+];
+
+/// The element type of each built-in range type.
+const RANGES: &[(&str, &str)] = &[
+    ("int4range", "int4"),
+    ("int8range", "int8"),
+    ("numrange", "numeric"),
+    ("tsrange", "timestamp"),
+    ("tstzrange", "timestamptz"),
+    ("daterange", "date"),
+];
+
+/// The reg* types: integer-like handles for catalog objects.
+const REG: &[&str] = &[
+    "regclass",
+    "regproc",
+    "regtype",
+    "regnamespace",
+    "regrole",
+    "regconfig",
 ];
 
 /// Implicit casts between built-ins (`pg_cast.castcontext = 'i'`), as (from, to).
 const IMPLICIT: &[(&str, &[&str])] = &[
     (
         "int2",
-        &[
-            "int4", "int8", "float4", "float8", "numeric", "oid", "regclass",
-        ],
+        &["int4", "int8", "float4", "float8", "numeric", "oid"],
     ),
-    (
-        "int4",
-        &["int8", "float4", "float8", "numeric", "oid", "regclass"],
-    ),
-    ("int8", &["float4", "float8", "numeric", "oid", "regclass"]),
+    ("int4", &["int8", "float4", "float8", "numeric", "oid"]),
+    ("int8", &["float4", "float8", "numeric", "oid"]),
     ("float4", &["float8"]),
     ("numeric", &["float4", "float8"]),
-    ("oid", &["regclass"]),
     ("text", &["bpchar", "varchar", "name", "regclass"]),
     ("varchar", &["text", "bpchar", "name", "regclass"]),
     ("bpchar", &["text", "varchar", "name"]),
@@ -100,6 +132,26 @@ const ASSIGNMENT: &[(&str, &[&str])] = &[
     ("json", &["jsonb"]),
     ("jsonb", &["json"]),
     ("inet", &["cidr"]),
+    ("numeric", &["money"]),
+    ("int4", &["money"]),
+    ("int8", &["money"]),
+    ("money", &["numeric"]),
+    ("text", &["char"]),
+];
+
+/// Explicit-only casts (`castcontext = 'e'`) beyond the assignment ones. Conversions to and
+/// from the string types (I/O conversion) are handled by rule, not listed.
+const EXPLICIT: &[(&str, &[&str])] = &[
+    ("int4", &["bool", "bit"]),
+    ("int8", &["bit"]),
+    ("bool", &["int4"]),
+    ("bit", &["int4", "int8"]),
+    (
+        "jsonb",
+        &[
+            "bool", "numeric", "int2", "int4", "int8", "float4", "float8",
+        ],
+    ),
 ];
 
 fn builtin_row(name: &str) -> Option<&'static (&'static str, u32, u32, char, bool, &'static str)> {
@@ -192,11 +244,77 @@ pub(crate) fn implicit(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
     {
         return implicit(base, to, snap);
     }
+    if from.array_dims > 0 && from.array_dims == to.array_dims {
+        return implicit(&strip_array(from), &strip_array(to), snap);
+    }
     match (scalar_name(from), scalar_name(to)) {
+        (Some(f), Some(t)) if REG.contains(&t) => {
+            matches!(f, "oid" | "int2" | "int4" | "int8") || listed(IMPLICIT, f, t)
+        }
+        (Some(f), Some("oid")) if REG.contains(&f) => true,
         (Some(f), Some(t)) => listed(IMPLICIT, f, t),
         _ => false,
     }
 }
+
+/// A domain's base type (followed through nested domains); other types unchanged.
+pub(crate) fn base(t: &TypeRef, snap: &Snapshot) -> TypeRef {
+    if t.schema != "pg_catalog"
+        && let Some(UserTypeKind::Domain { base, .. }) = user_kind(t, snap)
+    {
+        let mut b = self::base(base, snap);
+        b.array_dims += t.array_dims;
+        return b;
+    }
+    t.clone()
+}
+
+/// Whether values of the type can never be NULL (a `NOT NULL` domain).
+pub(crate) fn not_null_domain(t: &TypeRef, snap: &Snapshot) -> bool {
+    t.array_dims == 0
+        && matches!(
+            user_kind(t, snap),
+            Some(UserTypeKind::Domain { not_null: true, .. })
+        )
+}
+
+/// The element type of a range type.
+pub(crate) fn range_subtype(t: &TypeRef, snap: &Snapshot) -> Option<TypeRef> {
+    if t.array_dims > 0 {
+        return None;
+    }
+    if let Some((_, sub)) = scalar_name(t).and_then(|n| RANGES.iter().find(|r| r.0 == n)) {
+        return Some(builtin(sub));
+    }
+    match user_kind(t, snap) {
+        Some(UserTypeKind::Range { subtype }) => Some(subtype.clone()),
+        Some(UserTypeKind::Domain { base, .. }) => range_subtype(base, snap),
+        _ => None,
+    }
+}
+
+/// Whether `CAST(x AS to)` has a path from `from`: an implicit, assignment or explicit cast,
+/// an I/O conversion to or from a string type, or element-wise between arrays.
+pub(crate) fn castable(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
+    let (from, to) = (base(from, snap), base(to, snap));
+    if from == to || assignable(&from, &to, snap) {
+        return true;
+    }
+    if from.array_dims > 0 || to.array_dims > 0 {
+        return from.array_dims == to.array_dims
+            && castable(&strip_array(&from), &strip_array(&to), snap);
+    }
+    let string = |t: &TypeRef| category(t, snap) == 'S';
+    if string(&from) || string(&to) || scalar_name(&to) == Some("record") {
+        return true;
+    }
+    match (scalar_name(&from), scalar_name(&to)) {
+        (Some(f), Some(t)) => listed(EXPLICIT, f, t) || (REG.contains(&f) && INT_LIKE.contains(&t)),
+        _ => false,
+    }
+}
+
+const INT_LIKE: &[&str] = &["int4", "int8", "oid"];
 
 /// `from` converts to `to` in an INSERT or UPDATE target (assignment context).
 pub(crate) fn assignable(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
@@ -324,6 +442,37 @@ mod tests {
         assert_eq!(t(&["varchar", "text"]), Ok(builtin("varchar")));
         assert_eq!(t(&["text", "varchar"]), Ok(builtin("text")));
         assert!(t(&["int4", "text"]).is_err());
+    }
+
+    #[test]
+    fn explicit_casts_have_a_path() {
+        let s = snap();
+        let c = |a: &str, b: &str| castable(&builtin(a), &builtin(b), &s);
+        assert!(c("text", "int4") && c("uuid", "text") && c("int4", "bool"));
+        assert!(c("jsonb", "int4") && c("float8", "int2") && c("regclass", "oid"));
+        assert!(!c("uuid", "date") && !c("int4", "uuid") && !c("timestamptz", "int8"));
+        assert!(castable(
+            &array_of(&builtin("text")),
+            &array_of(&builtin("int4")),
+            &s
+        ));
+        assert!(!castable(&array_of(&builtin("int4")), &builtin("int4"), &s));
+    }
+
+    #[test]
+    fn ranges_and_arrays_coerce() {
+        let s = snap();
+        assert_eq!(
+            range_subtype(&builtin("daterange"), &s),
+            Some(builtin("date"))
+        );
+        assert_eq!(range_subtype(&builtin("date"), &s), None);
+        assert!(implicit(
+            &array_of(&builtin("numeric")),
+            &array_of(&builtin("float8")),
+            &s
+        ));
+        assert!(implicit(&builtin("int4"), &builtin("regclass"), &s));
     }
 
     #[test]

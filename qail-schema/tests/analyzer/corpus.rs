@@ -9,7 +9,7 @@ use crate::support::{corpus, snapshot, type_str};
 fn corpus_matches_expectations() {
     let snap = snapshot();
     let cases = corpus();
-    assert!(cases.len() >= 150, "the corpus has {} cases", cases.len());
+    assert!(cases.len() >= 400, "the corpus has {} cases", cases.len());
     let mut failures = Vec::new();
     for case in &cases {
         let got = match check(&case.sql, snap) {

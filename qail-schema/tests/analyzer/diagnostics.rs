@@ -19,6 +19,90 @@ fn rendered(sql: &str) -> String {
 
 const CASES: &[(&str, &str)] = &[
     (
+        "SELECT NULL UNION SELECT NULL UNION SELECT 1",
+        r#"error: UNION types text and integer cannot be matched (column "?column?")
+  |  SELECT NULL UNION SELECT NULL UNION SELECT 1
+  |  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ cast one side so both have the same type"#,
+    ),
+    (
+        "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 0.5 FROM t WHERE n < 5) SELECT n FROM t",
+        r#"error: recursive query "t" column "n" has type integer in its non-recursive term but type numeric overall
+  |  WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 0.5 FROM t WHERE n < 5) SELECT n FROM t
+  |                          ^^^^^^^^ cast the non-recursive term's column to numeric"#,
+    ),
+    (
+        "SELECT country, count(*) FROM harbors GROUP BY ALL",
+        r#"error: GROUP BY ALL is not supported
+  |  SELECT country, count(*) FROM harbors GROUP BY ALL
+  |  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ PostgreSQL 15 rejects it; list the grouping columns: GROUP BY a, b"#,
+    ),
+    (
+        "SELECT rank() OVER w FROM harbors WINDOW w AS (ORDER BY nam)",
+        r#"error: column "nam" does not exist in table "harbors"
+  |  SELECT rank() OVER w FROM harbors WINDOW w AS (ORDER BY nam)
+  |                                                          ^^^ did you mean "name"?"#,
+    ),
+    (
+        "SELECT id::date FROM harbors",
+        r#"error: cannot cast type uuid to date
+  |  SELECT id::date FROM harbors
+  |         ^^ PostgreSQL has no such cast; convert through text (x::text::T) only if the text form parses as T, or use a conversion function"#,
+    ),
+    (
+        "SELECT (address).town FROM harbor_contacts",
+        r#"error: column "town" not found in data type postal_address
+  |  SELECT (address).town FROM harbor_contacts
+  |          ^^^^^^^^^^^^^ postal_address has the fields street, city, zip"#,
+    ),
+    (
+        "SELECT (name).x FROM harbors",
+        r#"error: type text is not composite
+  |  SELECT (name).x FROM harbors
+  |          ^^^^^^^ select a field of a composite column: (column).field"#,
+    ),
+    (
+        "SELECT percentile_cont(price) FROM sailings",
+        r#"error: percentile_cont is an ordered-set aggregate
+  |  SELECT percentile_cont(price) FROM sailings
+  |         ^^^^^^^^^^^^^^^^^^^^^ write it as percentile_cont(0.5) WITHIN GROUP (ORDER BY x)"#,
+    ),
+    (
+        "SELECT x.a FROM jsonb_to_recordset($1::jsonb) AS x(a)",
+        r#"error: a function returning record needs a column definition list
+  |  SELECT x.a FROM jsonb_to_recordset($1::jsonb) AS x(a)
+  |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ write AS x(a int4, b text) after the call"#,
+    ),
+    (
+        "SELECT id FROM odyssey_connections WHERE tags = 'a'",
+        r#"error: malformed array literal: "a"
+  |  SELECT id FROM odyssey_connections WHERE tags = 'a'
+  |                                                  ^^^ write an array literal as '{a,b}', or use ARRAY[…]"#,
+    ),
+    (
+        "SELECT make_interval(dayz => 3)",
+        r#"error: make_interval() has no parameter named "dayz"
+  |  SELECT make_interval(dayz => 3)
+  |         ^^^^^^^^^^^^^^^^^^^^^^^ use one of: years, months, weeks, days, hours, mins, secs"#,
+    ),
+    (
+        "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT nn + 1 FROM t) SELECT n FROM t",
+        r#"error: column "nn" does not exist in table "t"
+  |  WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT nn + 1 FROM t) SELECT n FROM t
+  |                                                    ^^ did you mean "n"?"#,
+    ),
+    (
+        "SELECT u FROM unnest(1) AS u",
+        r#"error: unnest() needs an array argument
+  |  SELECT u FROM unnest(1) AS u
+  |                       ^ cast the argument to an array type, e.g. $1::int4[]"#,
+    ),
+    (
+        "UPDATE harbor_contacts SET address = ROW($1, $2) WHERE id = 1",
+        r#"error: postal_address has 3 fields but the row has 2
+  |  UPDATE harbor_contacts SET address = ROW($1, $2) WHERE id = 1
+  |                                       ^^^^^^^^^^ give one value per field"#,
+    ),
+    (
         "SELECT id, nme FROM harbors WHERE id = $1",
         r#"error: column "nme" does not exist in table "harbors"
   |  SELECT id, nme FROM harbors WHERE id = $1

@@ -3,6 +3,7 @@
 
 mod corpus;
 mod diagnostics;
+mod differ;
 mod nullability;
 mod server;
 mod support;

@@ -201,3 +201,103 @@ fn parameter_nullability_follows_the_target() {
     assert_eq!(nullable, [false, true, false]);
     assert!(!a.returns_rows);
 }
+
+#[test]
+fn grouping_sets_make_partially_grouped_columns_nullable() {
+    let a = analyze(
+        "SELECT country, code, count(*) AS n FROM harbors GROUP BY GROUPING SETS ((country, code), (country))",
+    );
+    assert_eq!(
+        shape(&a),
+        [("country", false), ("code", true), ("n", false)]
+    );
+    let a = analyze("SELECT country, count(*) AS n FROM harbors GROUP BY ROLLUP (country)");
+    assert_eq!(shape(&a), [("country", true), ("n", false)]);
+    assert_eq!(
+        a.columns[0].why,
+        ["NULL in the rows of grouping sets that leave it out"]
+    );
+}
+
+#[test]
+fn scalar_subqueries_are_nullable_unless_they_return_one_row() {
+    let a = analyze(
+        "SELECT (SELECT count(*) FROM bookings) AS n, (SELECT max(price) FROM sailings) AS top, \
+         (SELECT name FROM harbors LIMIT 1) AS any_name, (SELECT 1) AS one",
+    );
+    assert_eq!(
+        shape(&a),
+        [
+            ("n", false),
+            ("top", true),
+            ("any_name", true),
+            ("one", false)
+        ]
+    );
+    assert!(a.columns[2].why.iter().any(|w| w.contains("no row")));
+}
+
+#[test]
+fn not_null_domains_and_composite_fields() {
+    let a = analyze("SELECT berths, email, (address).city FROM harbor_contacts");
+    assert_eq!(
+        shape(&a),
+        [("berths", false), ("email", true), ("city", true)]
+    );
+    assert_eq!(
+        a.columns[0].ty.name, "int4",
+        "a domain column is its base type"
+    );
+    let a =
+        analyze("SELECT c.berths FROM harbors h LEFT JOIN harbor_contacts c ON c.harbor_id = h.id");
+    assert_eq!(shape(&a), [("berths", true)]);
+}
+
+#[test]
+fn recursive_cte_columns_are_nullable_if_a_term_makes_them_so() {
+    let a = analyze(
+        "WITH RECURSIVE t(n, label) AS (SELECT 1, 'a'::text UNION ALL SELECT n + 1, NULL FROM t WHERE n < 3) \
+         SELECT n, label FROM t",
+    );
+    assert_eq!(shape(&a), [("n", false), ("label", true)]);
+}
+
+#[test]
+fn set_returning_functions_in_from() {
+    let a = analyze(
+        "SELECT g, t, o, e.key, e.value FROM generate_series(1, 3) AS g, \
+         unnest($1::text[]) WITH ORDINALITY AS u(t, o), jsonb_each_text($2) AS e",
+    );
+    assert_eq!(
+        shape(&a),
+        [
+            ("g", false),
+            ("t", true),
+            ("o", false),
+            ("key", false),
+            ("value", true)
+        ]
+    );
+}
+
+#[test]
+fn aggregates_of_a_group_are_null_only_from_their_input() {
+    let a = analyze(
+        "SELECT customer_id, sum(seats) AS seats, max(discount_code) AS code, \
+         array_agg(discount_code) AS codes, sum(seats) FILTER (WHERE seats > 2) AS big \
+         FROM bookings GROUP BY customer_id",
+    );
+    assert_eq!(
+        shape(&a),
+        [
+            ("customer_id", false),
+            ("seats", false),
+            ("code", true),
+            ("codes", false),
+            ("big", true)
+        ]
+    );
+    // Without GROUP BY the input may be empty: one row of NULL aggregates.
+    let a = analyze("SELECT sum(seats) AS seats FROM bookings");
+    assert_eq!(shape(&a), [("seats", true)]);
+}
