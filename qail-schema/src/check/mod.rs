@@ -1,4 +1,4 @@
-//! The analyzer: SQL text and a [`Snapshot`](crate::Snapshot) in, typed parameters and
+//! The analyzer: SQL text and a [`Snapshot`] in, typed parameters and
 //! result columns (or diagnostics with byte ranges into the SQL) out. No database is consulted.
 //!
 //! What it understands: SELECT with every join kind, LATERAL, derived tables and VALUES lists
