@@ -372,7 +372,11 @@ fn select(
 /// no input).
 fn has_grouping_sets(g: &GroupByExpr) -> bool {
     matches!(g, GroupByExpr::Expressions(exprs, _)
-        if exprs.iter().any(|e| matches!(e, Expr::GroupingSets(_) | Expr::Rollup(_) | Expr::Cube(_))))
+    if exprs.iter().any(|e| match e {
+        Expr::GroupingSets(_) | Expr::Rollup(_) | Expr::Cube(_) => true,
+        Expr::Tuple(items) => items.is_empty(),
+        _ => false,
+    }))
 }
 
 /// `WINDOW w AS (PARTITION BY … ORDER BY …)`: the expressions are checked.
