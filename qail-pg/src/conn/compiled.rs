@@ -270,11 +270,13 @@ impl Connection {
         }
     }
 
-    /// Reads DataRows up to ReadyForQuery, handing each to `row`; returns the rows affected.
-    /// After the first error from `row`, the remaining rows are read and dropped.
+    /// Reads DataRows up to ReadyForQuery, handing each to `row`; returns the rows affected
+    /// when `counts` (0 otherwise: the command tag is then not parsed). After the first
+    /// error from `row`, the remaining rows are read and dropped.
     pub(crate) async fn read_rows(
         &mut self,
         statement: &Statement,
+        counts: bool,
         mut row: impl FnMut(DataRow<'_>, &Statement) -> Result<(), Error>,
     ) -> Result<u64, Error> {
         let mut affected = 0;
@@ -296,7 +298,8 @@ impl Connection {
                 }
                 b'C' => {
                     match crate::proto::message::CommandComplete::decode(self.stream.body(range)) {
-                        Ok(done) => affected = done.rows().unwrap_or(0),
+                        Ok(done) if counts => affected = done.rows().unwrap_or(0),
+                        Ok(_) => {}
                         Err(e) => return Err(self.decode_error(e)),
                     }
                 }

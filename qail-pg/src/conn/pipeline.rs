@@ -52,6 +52,10 @@ pub(crate) trait Sink {
     fn row(&mut self, index: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error>;
     /// The end of query `index`: the rows affected, or its error.
     fn done(&mut self, index: usize, result: Result<u64, Error>);
+    /// Whether [`Sink::done`] uses the rows affected; when not, the count is not parsed.
+    fn wants_counts(&self) -> bool {
+        true
+    }
     /// Room for at least `queries` more results, told before the run.
     fn reserve(&mut self, queries: usize) {
         let _ = queries;
@@ -296,7 +300,8 @@ impl Connection {
                 }
             }
             b'C' => match crate::proto::message::CommandComplete::decode(self.stream.body(range)) {
-                Ok(done) => slot.affected = done.rows().unwrap_or(0),
+                Ok(done) if sink.wants_counts() => slot.affected = done.rows().unwrap_or(0),
+                Ok(_) => {}
                 Err(e) => return Err(self.decode_error(e)),
             },
             b'E' => {

@@ -108,7 +108,7 @@ impl<D> Query<'_, D> {
     ) -> Result<u64, Error> {
         timed!(conn, async {
             let statement = conn.start_template(template, params).await?;
-            conn.read_rows(&statement, |data, statement| {
+            conn.read_rows(&statement, true, |data, statement| {
                 f(&mut RawRow::new(data), statement.column_oids())
             })
             .await
@@ -123,7 +123,7 @@ async fn collect<D: Decoder>(
 ) -> Result<Vec<D::Row>, Error> {
     let statement = conn.start_template(template, params).await?;
     let mut rows = Vec::new();
-    conn.read_rows(&statement, |data, statement| {
+    conn.read_rows(&statement, false, |data, statement| {
         rows.push(D::decode(&mut RawRow::new(data), statement.column_oids())?);
         Ok(())
     })
@@ -138,7 +138,7 @@ async fn at_most_one<D: Decoder>(
 ) -> Result<Option<D::Row>, Error> {
     let statement = conn.start_template(template, params).await?;
     let mut first = None;
-    conn.read_rows(&statement, |data, statement| {
+    conn.read_rows(&statement, false, |data, statement| {
         if first.is_some() {
             return Err(Error::new(
                 Kind::RowCount,

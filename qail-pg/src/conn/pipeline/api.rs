@@ -59,6 +59,9 @@ impl<D: Decoder> Sink for Typed<D> {
         self.last = rows.len();
         self.results.push(result.map(|_| rows));
     }
+    fn wants_counts(&self) -> bool {
+        false
+    }
     fn reserve(&mut self, queries: usize) {
         self.results.reserve(queries);
     }
@@ -100,6 +103,9 @@ impl Sink for Rows {
         let rows = std::mem::take(&mut self.rows);
         self.last = rows.len();
         self.results.push(result.map(|_| rows));
+    }
+    fn wants_counts(&self) -> bool {
+        false
     }
     fn reserve(&mut self, queries: usize) {
         self.results.reserve(queries);
