@@ -2,12 +2,9 @@
 //!
 //! See <https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY>.
 
-use super::prepare::encode_error;
 use super::{Connection, Statement};
 use crate::error::{Error, Kind};
-use crate::proto::message::{
-    Bind, CommandComplete, CopyFail, DataRow, Execute, Format, TransactionStatus, sync,
-};
+use crate::proto::message::{CommandComplete, CopyFail, DataRow, TransactionStatus};
 use crate::row::Row;
 use crate::types::Encode;
 
@@ -119,28 +116,7 @@ impl Connection {
         params: &Params<'_>,
         rows: Option<&mut Vec<Row>>,
     ) -> Result<u64, Error> {
-        let buf = self.stream.write_buf();
-        let mark = buf.len();
-        let encoded = Bind {
-            portal: "",
-            statement: statement.name(),
-            params,
-            param_types: statement.params(),
-            result_format: Format::Binary,
-        }
-        .encode(buf)
-        .and_then(|()| {
-            Execute {
-                portal: "",
-                max_rows: 0,
-            }
-            .encode(buf)
-        });
-        if let Err(e) = encoded {
-            buf.truncate(mark);
-            return Err(encode_error(e));
-        }
-        sync(buf);
+        self.write_bind(statement, params)?;
         self.pending_syncs += 1;
         self.stream.flush().await?;
         self.read_results(statement, rows).await
