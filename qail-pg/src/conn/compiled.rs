@@ -115,7 +115,11 @@ impl Connection {
     }
 
     /// Queues the template's Parse (pre-encoded when named) and a Describe of it.
-    fn write_parse_describe(&mut self, template: &Template, name: &str) -> Result<(), Error> {
+    pub(crate) fn write_parse_describe(
+        &mut self,
+        template: &Template,
+        name: &str,
+    ) -> Result<(), Error> {
         let buf = self.stream.write_buf();
         let mark = buf.len();
         let parse: Cow<'_, [u8]> = if name.is_empty() {

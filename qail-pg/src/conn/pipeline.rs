@@ -211,28 +211,13 @@ impl Connection {
                      the pipeline first, or keep the statement cache on",
                 ));
             }
-            self.write_parse_describe_of(template)?;
+            self.write_parse_describe(template, template.name)?;
             self.unconfirmed.push(template.name.to_owned());
             run.local.insert(template.name, Local::Describing);
             run.described.push(template);
             slot.describes = true;
         }
         self.encode_bind(template.name, template.param_oids, job.params())
-    }
-
-    fn write_parse_describe_of(&mut self, template: &'static Template) -> Result<(), Error> {
-        let buf = self.stream.write_buf();
-        let mark = buf.len();
-        buf.extend_from_slice(template.parse);
-        let described = crate::proto::message::Describe {
-            target: crate::proto::message::Target::Statement,
-            name: template.name,
-        }
-        .encode(buf);
-        described.map_err(|e| {
-            buf.truncate(mark);
-            super::prepare::encode_error(e)
-        })
     }
 
     /// Queues Bind + Execute (without Sync).
