@@ -72,7 +72,7 @@ pub mod __private {
     use std::marker::PhantomData;
 
     pub use qail_pg::template::{
-        Decoder, ExpectedColumn, FromRow, NoRows, Params, Query, RawRow, Template,
+        Columns, Decoder, ExpectedColumn, FromRow, NoRows, Params, Query, RawRow, Template,
     };
     pub use qail_pg::typed::{FromPg, NullableField, ToPg, check, pg, probe};
     pub use qail_pg::types::oid::FIRST_USER_OID;

@@ -162,10 +162,7 @@ fn table_checks(
         );
         return TokenStream::new();
     };
-    let path = loaded.path.to_string_lossy().into_owned();
-    let mut checks = vec![quote!(
-        const _: &[u8] = ::core::include_bytes!(#path);
-    )];
+    let mut checks: Vec<TokenStream> = loaded.track().into_iter().collect();
     for (field, attrs) in fields {
         if attrs.default || attrs.flatten {
             continue;

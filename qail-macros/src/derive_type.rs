@@ -170,10 +170,7 @@ fn check_labels(
         None => return TokenStream::new(),
     };
     compare_labels(input, &name, labels, pg_labels, errors);
-    let path = loaded.path.to_string_lossy().into_owned();
-    quote!(
-        const _: &[u8] = ::core::include_bytes!(#path);
-    )
+    loaded.track().unwrap_or_default()
 }
 
 /// Reports every Rust label PostgreSQL lacks and every PostgreSQL label the Rust enum lacks

@@ -31,11 +31,11 @@ pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
     errors.finish()?;
     let template =
         template(&checked, &columns).map_err(|m| syn::Error::new(input.sql.span(), m))?;
-    let path = loaded.path.to_string_lossy().into_owned();
+    let track = loaded.track();
     Ok(quote! {
         ::qail::__private::query(
             {
-                const _: &[u8] = ::core::include_bytes!(#path);
+                #track
                 #(#requires)*
                 #row_items
                 #template
@@ -200,9 +200,24 @@ fn record(
             ty
         };
         fields.push(quote!(pub #ident: #ty));
-        reads.push(quote!(#ident: row.get_next(columns)?));
+        reads.push((ident, ty));
     }
     let derive = all_debug.then(|| quote!(#[derive(Debug)]));
+    let idents = reads.iter().map(|(ident, _)| ident);
+    let body = if (1..=MAX_TUPLE).contains(&reads.len()) {
+        // One call and one `?` per row (see `Columns`): far less for rustc to check than a
+        // generic call and a `?` per column.
+        let types = reads.iter().map(|(_, ty)| ty);
+        let pattern = idents.clone();
+        quote! {
+            let (#(#pattern,)*) =
+                <(#(#types,)*) as ::qail::__private::Columns>::decode(row, columns)?;
+            ::core::result::Result::Ok(Record { #(#idents,)* })
+        }
+    } else {
+        let reads = idents.map(|ident| quote!(#ident: row.get_next(columns)?));
+        quote!(::core::result::Result::Ok(Record { #(#reads,)* }))
+    };
     quote! {
         /// A row of this query: one field per result column.
         #derive
@@ -215,11 +230,14 @@ fn record(
                 row: &mut ::qail::__private::RawRow<'_>,
                 columns: &[::qail::__private::Oid],
             ) -> ::core::result::Result<Self, ::qail::__private::Error> {
-                ::core::result::Result::Ok(Record { #(#reads,)* })
+                #body
             }
         }
     }
 }
+
+/// The largest tuple [`qail_pg::template::Columns`] is implemented for.
+const MAX_TUPLE: usize = 16;
 
 /// The Rust type of a generated field (before `Option` for nullability): the alias's
 /// `: Type`, else the mapped type (recording the feature it needs).
@@ -356,7 +374,6 @@ mod tests {
             country
         ));
         assert!(out.contains("static TEMPLATE"), "{out}");
-        assert!(out.contains("include_bytes"), "{out}");
         assert!(
             out.contains("pub id : :: qail :: __private :: types :: Uuid"),
             "{out}"

@@ -2,12 +2,14 @@
 //! `qail.schema.json` walking up from `CARGO_MANIFEST_DIR`. Loaded once per compiler process
 //! and file version (a cache keyed by path and modification time).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
+use proc_macro2::TokenStream;
 use qail_schema::Snapshot;
+use quote::quote;
 
 /// The snapshot's file name.
 pub(crate) const FILE_NAME: &str = "qail.schema.json";
@@ -22,6 +24,28 @@ pub(crate) struct Loaded {
 type Cache = HashMap<PathBuf, (Option<SystemTime>, Arc<Snapshot>)>;
 
 static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
+
+static TRACKED: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+
+impl Loaded {
+    /// `const _: &[u8] = include_bytes!("…/qail.schema.json");` the first time this file is
+    /// used in this compiler process, nothing afterwards. One `include_bytes!` per crate is
+    /// what makes cargo rebuild the crate when the snapshot changes; emitting it at every
+    /// call site would only copy the file into the compiler's memory once per query.
+    pub(crate) fn track(&self) -> Option<TokenStream> {
+        let mut tracked = TRACKED.lock().unwrap_or_else(PoisonError::into_inner);
+        if !tracked
+            .get_or_insert_with(HashSet::new)
+            .insert(self.path.clone())
+        {
+            return None;
+        }
+        let path = self.path.to_string_lossy();
+        Some(quote!(
+            const _: &[u8] = ::core::include_bytes!(#path);
+        ))
+    }
+}
 
 /// Finds and loads the snapshot for the crate being compiled.
 pub(crate) fn load() -> Result<Loaded, String> {
@@ -119,6 +143,23 @@ mod tests {
         assert!(
             err.contains("QAIL_SCHEMA") && err.contains("cargo qail schema pull"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn the_snapshot_is_included_once_per_process() {
+        let loaded = Loaded {
+            path: temp_dir("track").join(FILE_NAME),
+            snapshot: Arc::new(Snapshot::default()),
+        };
+        let first = loaded
+            .track()
+            .expect("the first use includes the file")
+            .to_string();
+        assert!(first.contains("include_bytes"), "{first}");
+        assert!(
+            loaded.track().is_none(),
+            "later uses do not include it again"
         );
     }
 

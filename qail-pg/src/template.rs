@@ -217,6 +217,43 @@ pub trait FromRow: Sized {
     fn from_row(row: &mut RawRow<'_>, columns: &[Oid]) -> Result<Self, Error>;
 }
 
+/// Consecutive columns decoded into a tuple of owned values, in order: the body of the row
+/// decoder `qail!` generates is one call to this (`let (id, name) = <(Uuid, String) as
+/// Columns>::decode(row, columns)?;`), so each query adds one `?` and one trait lookup to
+/// the user's crate rather than one per column. Implemented for tuples of 1 to 16 values.
+pub trait Columns: Sized {
+    /// Decodes the next `N` columns of `row`; `columns` are the result column type OIDs.
+    fn decode(row: &mut RawRow<'_>, columns: &[Oid]) -> Result<Self, Error>;
+}
+
+macro_rules! tuple_columns {
+    ($($t:ident)+) => {
+        impl<$($t: for<'r> Decode<'r>),+> Columns for ($($t,)+) {
+            #[inline]
+            fn decode(row: &mut RawRow<'_>, columns: &[Oid]) -> Result<Self, Error> {
+                Ok(($(row.get_next::<$t>(columns)?,)+))
+            }
+        }
+    };
+}
+
+tuple_columns!(A);
+tuple_columns!(A B);
+tuple_columns!(A B C);
+tuple_columns!(A B C D);
+tuple_columns!(A B C D E);
+tuple_columns!(A B C D E F);
+tuple_columns!(A B C D E F G);
+tuple_columns!(A B C D E F G H);
+tuple_columns!(A B C D E F G H I);
+tuple_columns!(A B C D E F G H I J);
+tuple_columns!(A B C D E F G H I J K);
+tuple_columns!(A B C D E F G H I J K L);
+tuple_columns!(A B C D E F G H I J K L M);
+tuple_columns!(A B C D E F G H I J K L M N);
+tuple_columns!(A B C D E F G H I J K L M N O);
+tuple_columns!(A B C D E F G H I J K L M N O P);
+
 /// How a [`Query`]'s rows are decoded. Every [`FromRow`] type decodes itself; `qail!(Type =>
 /// …)` generates a decoder building the user's struct by column name.
 #[diagnostic::on_unimplemented(

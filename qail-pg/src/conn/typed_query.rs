@@ -9,19 +9,31 @@ use crate::error::{Error, Kind};
 use crate::template::{Decoder, Query, RawRow, Template};
 use crate::types::Oid;
 
-impl<D: Decoder> Query<'_, D> {
+/// Receives each row of a compiled query, borrowed from the read buffer.
+///
+/// Every method below hands its per-row work to [`run`] through this one trait-object type,
+/// so the I/O, the time-out and the tracing span are compiled once in qail-pg rather than
+/// once per row type: the code a `qail!` call site instantiates is a closure and a small
+/// future, which keeps the build cost of many queries low.
+type Sink<'s> = &'s mut (dyn FnMut(&mut RawRow<'_>, &[Oid]) -> Result<(), Error> + Send);
+
+/// The row type must be `Send` (rows are handed over while the future is suspended in the
+/// middle of the result); every type `qail!` generates is.
+impl<D: Decoder<Row: Send>> Query<'_, D> {
     /// Runs the query and returns every row.
     pub async fn fetch_all(self, ex: &mut impl Executor) -> Result<Vec<D::Row>, Error> {
-        let conn = ex.connection();
-        let (template, params) = (self.template(), self.params());
-        timed!(
-            conn,
-            trace::query(
-                template.name,
-                collect::<D>(conn, template, params),
-                |rows| { count(rows.len()) }
-            )
+        let mut rows = Vec::new();
+        run(
+            ex.connection(),
+            self.template(),
+            self.params(),
+            &mut |raw, columns| {
+                rows.push(D::decode(raw, columns)?);
+                Ok(())
+            },
         )
+        .await?;
+        Ok(rows)
     }
 
     /// Runs the query and returns its only row; an error ([`Error::is_row_count`]) when it
@@ -39,16 +51,21 @@ impl<D: Decoder> Query<'_, D> {
 
     /// Runs the query and returns its row, if any; an error when it returns several.
     pub async fn fetch_optional(self, ex: &mut impl Executor) -> Result<Option<D::Row>, Error> {
-        let conn = ex.connection();
-        let (template, params) = (self.template(), self.params());
-        timed!(
-            conn,
-            trace::query(
-                template.name,
-                at_most_one::<D>(conn, template, params),
-                |row| { u64::from(row.is_some()) }
-            )
+        let mut first = None;
+        run(
+            ex.connection(),
+            self.template(),
+            self.params(),
+            &mut |raw, columns| {
+                if first.is_some() {
+                    return Err(several_rows());
+                }
+                first = Some(D::decode(raw, columns)?);
+                Ok(())
+            },
         )
+        .await?;
+        Ok(first)
     }
 
     /// Runs the query and calls `f` with each decoded row as it arrives, without collecting
@@ -57,10 +74,10 @@ impl<D: Decoder> Query<'_, D> {
     pub async fn for_each_row(
         self,
         ex: &mut impl Executor,
-        mut f: impl FnMut(D::Row) -> Result<(), Error>,
+        mut f: impl FnMut(D::Row) -> Result<(), Error> + Send,
     ) -> Result<u64, Error> {
         let (template, params) = (self.template(), self.params());
-        Query::<D>::visit(ex.connection(), template, params, |raw, columns| {
+        run(ex.connection(), template, params, &mut |raw, columns| {
             f(D::decode(raw, columns)?)
         })
         .await
@@ -84,8 +101,7 @@ impl<D> Query<'_, D> {
     /// Runs the query and returns the number of rows it affected (rows are not decoded).
     pub async fn execute(self, ex: &mut impl Executor) -> Result<u64, Error> {
         let (template, params) = (self.template(), self.params());
-        let visit = Query::<D>::visit(ex.connection(), template, params, |_, _| Ok(()));
-        trace::query(template.name, visit, |n| *n).await
+        run(ex.connection(), template, params, &mut |_, _| Ok(())).await
     }
 
     /// Runs the query and calls `f` with each row borrowed from the read buffer, with the
@@ -94,66 +110,38 @@ impl<D> Query<'_, D> {
     pub async fn for_each(
         self,
         ex: &mut impl Executor,
-        f: impl FnMut(&mut RawRow<'_>, &[Oid]) -> Result<(), Error>,
+        mut f: impl FnMut(&mut RawRow<'_>, &[Oid]) -> Result<(), Error> + Send,
     ) -> Result<u64, Error> {
         let (template, params) = (self.template(), self.params());
-        Query::<D>::visit(ex.connection(), template, params, f).await
+        run(ex.connection(), template, params, &mut f).await
     }
+}
 
-    async fn visit(
-        conn: &mut Connection,
-        template: &'static Template,
-        params: &[&(dyn crate::Encode + Sync)],
-        mut f: impl FnMut(&mut RawRow<'_>, &[Oid]) -> Result<(), Error>,
-    ) -> Result<u64, Error> {
+/// Runs `template` with `params` under the connection's time-out and the query's tracing
+/// span, handing each row to `sink`. Returns the row count the server reported (rows
+/// affected, or rows returned).
+async fn run(
+    conn: &mut Connection,
+    template: &'static Template,
+    params: &[&(dyn crate::Encode + Sync)],
+    sink: Sink<'_>,
+) -> Result<u64, Error> {
+    let visit = async {
         timed!(conn, async {
             let statement = conn.start_template(template, params).await?;
             conn.read_rows(&statement, true, |data, statement| {
-                f(&mut RawRow::new(data), statement.column_oids())
+                sink(&mut RawRow::new(data), statement.column_oids())
             })
             .await
         })
-    }
+    };
+    trace::query(template.name, visit, |n| *n).await
 }
 
-async fn collect<D: Decoder>(
-    conn: &mut Connection,
-    template: &'static Template,
-    params: &[&(dyn crate::Encode + Sync)],
-) -> Result<Vec<D::Row>, Error> {
-    let statement = conn.start_template(template, params).await?;
-    let mut rows = Vec::new();
-    conn.read_rows(&statement, false, |data, statement| {
-        rows.push(D::decode(&mut RawRow::new(data), statement.column_oids())?);
-        Ok(())
-    })
-    .await?;
-    Ok(rows)
-}
-
-async fn at_most_one<D: Decoder>(
-    conn: &mut Connection,
-    template: &'static Template,
-    params: &[&(dyn crate::Encode + Sync)],
-) -> Result<Option<D::Row>, Error> {
-    let statement = conn.start_template(template, params).await?;
-    let mut first = None;
-    conn.read_rows(&statement, false, |data, statement| {
-        if first.is_some() {
-            return Err(Error::new(
-                Kind::RowCount,
-                "expected at most one row, but the query returned several; add a WHERE or \
-                 LIMIT 1, or use fetch_all",
-            ));
-        }
-        first = Some(D::decode(&mut RawRow::new(data), statement.column_oids())?);
-        Ok(())
-    })
-    .await?;
-    Ok(first)
-}
-
-/// A row count for the tracing span.
-pub(crate) fn count(n: usize) -> u64 {
-    u64::try_from(n).unwrap_or(u64::MAX)
+fn several_rows() -> Error {
+    Error::new(
+        Kind::RowCount,
+        "expected at most one row, but the query returned several; add a WHERE or LIMIT 1, or \
+         use fetch_all",
+    )
 }

@@ -66,13 +66,19 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 pub(crate) struct LineIndex<'a> {
     sql: &'a str,
     starts: Vec<usize>,
+    /// Every character is one byte: a column is a byte count, no scan needed.
+    ascii: bool,
 }
 
 impl<'a> LineIndex<'a> {
     pub(crate) fn new(sql: &'a str) -> Self {
         let mut starts = vec![0];
         starts.extend(sql.match_indices('\n').map(|(i, _)| i + 1));
-        Self { sql, starts }
+        Self {
+            sql,
+            starts,
+            ascii: sql.is_ascii(),
+        }
     }
 
     /// Byte offset of a location; `None` for the empty location sqlparser uses for "unknown".
@@ -81,7 +87,11 @@ impl<'a> LineIndex<'a> {
         let col = usize::try_from(loc.column).ok()?.checked_sub(1)?;
         let start = *self.starts.get(line)?;
         let text = &self.sql[start..];
-        let off = text.char_indices().nth(col).map_or(text.len(), |(i, _)| i);
+        let off = if self.ascii {
+            col.min(text.len())
+        } else {
+            text.char_indices().nth(col).map_or(text.len(), |(i, _)| i)
+        };
         Some(start + off)
     }
 
