@@ -191,6 +191,8 @@ maps! {
     name => String;
     text => Box<str>;
     varchar => Box<str>;
+    citext => String;
+    citext => Box<str>;
     citext => crate::types::Text<String>;
     bytea => Vec<u8>;
     interval => crate::types::Interval;
@@ -205,6 +207,7 @@ sends! {
     varchar => str;
     bpchar => str;
     name => str;
+    citext => str;
     bytea => [u8];
 }
 
@@ -305,6 +308,9 @@ mod tests {
         sendable::<Option<&String>, pg::varchar>();
         sendable::<Vec<i64>, pg::array<pg::int8>>();
         sendable::<&[f64], pg::array<pg::float8>>();
+        sendable::<&str, pg::citext>();
+        sendable::<String, pg::citext>();
+        assert_eq!(field::<_, pg::citext, 1>(String::from("Ci")), "Ci");
         assert_eq!(field::<_, pg::int2, 1>(Some(3i16)), Some(3));
         assert_eq!(field::<_, pg::array<pg::bool>, 1>(vec![true]), vec![true]);
     }
