@@ -2,13 +2,15 @@
 //! rendered against the SQL as the user wrote it (capture offsets mapped back).
 
 use qail_schema::Snapshot;
-use qail_schema::check::{Analysis, Diagnostic, render};
+use qail_schema::check::{Analysis, Diagnostic, OutputColumn, render};
 use syn::spanned::Spanned;
 
 use crate::ast::{QueryInput, Rewritten, rewrite_captures};
 
 /// A checked invocation.
 pub(crate) struct Checked {
+    /// The analysis; its columns' ranges are mapped back to the SQL as written, so that
+    /// [`column_error`] can show them.
     pub(crate) analysis: Analysis,
     pub(crate) rewritten: Rewritten,
 }
@@ -29,8 +31,11 @@ pub(crate) fn analyze(input: &QueryInput, snapshot: &Snapshot) -> syn::Result<Ch
             ),
         ));
     }
-    let analysis = qail_schema::check::check(&rewritten.sql, snapshot)
+    let mut analysis = qail_schema::check::check(&rewritten.sql, snapshot)
         .map_err(|diagnostics| diagnostics_error(input, &original, &rewritten, &diagnostics))?;
+    for col in &mut analysis.columns {
+        col.range = rewritten.original_range(&col.range);
+    }
     check_count(input, &rewritten, &analysis)?;
     Ok(Checked {
         analysis,
@@ -50,9 +55,7 @@ fn diagnostics_error(
             range: rewritten.original_range(&d.range),
             ..d.clone()
         };
-        let text = render(original, &mapped);
-        let text = text.strip_prefix("error: ").unwrap_or(&text);
-        syn::Error::new(input.sql.span(), text)
+        rendered(input, original, &mapped)
     });
     let mut first = errors.next().unwrap_or_else(|| {
         syn::Error::new(
@@ -64,6 +67,29 @@ fn diagnostics_error(
         first.combine(e);
     }
     first
+}
+
+/// An error about a result column: `message`, then the SQL as written with a caret line under
+/// the column's item and `fix` after it.
+pub(crate) fn column_error(
+    input: &QueryInput,
+    col: &OutputColumn,
+    message: impl Into<String>,
+    fix: impl Into<String>,
+) -> syn::Error {
+    let diagnostic = Diagnostic {
+        message: message.into(),
+        range: col.range.clone(),
+        hint: Some(fix.into()),
+    };
+    rendered(input, &input.sql.value(), &diagnostic)
+}
+
+/// A diagnostic rendered against `sql` (the SQL as written), as an error at the literal.
+fn rendered(input: &QueryInput, sql: &str, diagnostic: &Diagnostic) -> syn::Error {
+    let text = render(sql, diagnostic);
+    let text = text.strip_prefix("error: ").unwrap_or(&text);
+    syn::Error::new(input.sql.span(), text)
 }
 
 fn check_count(input: &QueryInput, rewritten: &Rewritten, analysis: &Analysis) -> syn::Result<()> {

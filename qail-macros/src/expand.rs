@@ -9,7 +9,7 @@ use syn::spanned::Spanned;
 
 use crate::ast::QueryInput;
 use crate::attr::Errors;
-use crate::check::{Checked, analyze};
+use crate::check::{Checked, analyze, column_error};
 use crate::types::{self, Mapped};
 use crate::{naming, snapshot};
 
@@ -116,9 +116,15 @@ fn columns<'a>(
     let mut out: Vec<Column<'a>> = Vec::new();
     for (i, col) in analysis.columns.iter().enumerate() {
         let Some(ident) = naming::field_ident(&col.name, ident_span) else {
-            errors.at(span, format!(
-                "result column {} is named `{}`, which is not a usable Rust field name: give it an alias, e.g. `AS value`",
-                i + 1, col.name
+            errors.push(column_error(
+                input,
+                col,
+                format!(
+                    "result column {} is named `{}`, which is not a usable Rust field name",
+                    i + 1,
+                    col.name
+                ),
+                "give it an alias, e.g. `AS value`",
             ));
             continue;
         };
@@ -132,9 +138,15 @@ fn columns<'a>(
                 )
             };
             let table = col.source.as_ref().map_or("other", |s| s.table.as_str());
-            errors.at(span, format!(
-                "result columns {} and {} {names}: give one an alias, e.g. `… AS {table}_{ident}`",
-                out.iter().position(|c| c.ident == ident).map_or(0, |p| p + 1), i + 1,
+            let first = out
+                .iter()
+                .position(|c| c.ident == ident)
+                .map_or(0, |p| p + 1);
+            errors.push(column_error(
+                input,
+                col,
+                format!("result columns {first} and {} {names}", i + 1),
+                format!("give one an alias, e.g. `… AS {table}_{ident}`"),
             ));
             continue;
         }
@@ -145,7 +157,13 @@ fn columns<'a>(
                 None
             }
             Err(m) => {
-                errors.at(span, format!("column \"{}\": {m}", col.name));
+                let (what, fix) = m.split_once(": ").unwrap_or((&m, "cast the column in SQL"));
+                errors.push(column_error(
+                    input,
+                    col,
+                    format!("column \"{}\": {what}", col.name),
+                    fix,
+                ));
                 continue;
             }
         };
@@ -247,13 +265,17 @@ fn field_type(
     requires: &mut Vec<TokenStream>,
     errors: &mut Errors,
 ) -> Option<TokenStream> {
-    let span = input.sql.span();
     let name = &col.out.name;
     if let Some(text) = &col.out.rust_type {
         return match syn::parse_str::<syn::Type>(text) {
             Ok(ty) => Some(quote!(#ty)),
             Err(_) => {
-                errors.at(span, format!("column \"{name}\": `{text}` in the alias is not a Rust type: write `AS \"{name}: path::Type\"`"));
+                errors.push(column_error(
+                    input,
+                    col.out,
+                    format!("column \"{name}\": `{text}` in the alias is not a Rust type"),
+                    format!("write `AS \"{name}: path::Type\"`"),
+                ));
                 None
             }
         };
@@ -275,8 +297,11 @@ fn field_type(
             let display = mapped
                 .as_ref()
                 .map_or_else(|| types::display(&col.out.ty), |m| m.display.clone());
-            errors.at(span, format!(
-                "column \"{name}\" has the enum type {display}: name its Rust type (a #[derive(QailType)] enum) with an alias, `AS \"{name}: MyEnum\"`, or use the `MyRow => \"…\"` form"
+            errors.push(column_error(
+                input,
+                col.out,
+                format!("column \"{name}\" has the enum type {display}"),
+                format!("name its Rust type (a #[derive(QailType)] enum) with an alias, `AS \"{name}: MyEnum\"`, or use the `MyRow => \"…\"` form"),
             ));
             None
         }
@@ -405,6 +430,30 @@ mod tests {
         let out = expand(quote!(Harbor => "SELECT id, name FROM harbors"));
         assert!(out.contains("type Row = Harbor"), "{out}");
         assert!(out.contains("Harbor { id :"), "{out}");
+    }
+
+    #[test]
+    fn column_errors_show_the_column_with_a_caret() {
+        let out = expand(quote!(
+            "SELECT h.id, o.id FROM harbors h JOIN operators o ON o.name = h.name"
+        ));
+        assert!(
+            out.contains("result columns 1 and 2 are both named `id`"),
+            "{out}"
+        );
+        assert!(
+            out.contains("               ^^^^ give one an alias, e.g. `… AS operators_id`"),
+            "{out}"
+        );
+        let out = expand(quote!("SELECT {id}::int4 + 1, name FROM harbors"));
+        assert!(
+            out.contains("SELECT {id}::int4 + 1, name FROM harbors"),
+            "{out}"
+        );
+        assert!(
+            out.contains("         ^^^^^^^^^^^^^^ give it an alias"),
+            "{out}"
+        );
     }
 
     #[test]

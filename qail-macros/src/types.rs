@@ -158,7 +158,7 @@ fn scalar(ty: &TypeRef, snapshot: &Snapshot) -> Result<Scalar, String> {
         Some(UserTypeKind::Domain { base, .. }) => scalar(base, snapshot),
         _ if ty.name == "citext" => Ok((
             quote!(::qail::__private::pg::citext),
-            Some(quote!(::qail::__private::Text<::std::string::String>)),
+            Some(quote!(::std::string::String)),
             None,
         )),
         _ => Err(format!(

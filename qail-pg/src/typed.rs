@@ -90,14 +90,30 @@ impl<T, const C: usize> NullableField<C> for Option<T> {}
 pub trait NullNotAllowed<const N: usize> {}
 
 /// An argument on its way through the NULL check: [`probe`] then `.non_null::<N>()`, which
-/// compiles for every argument except an `Option` (method resolution picks the failing inherent
-/// method for `Option` before falling back, through `Deref`, to the one that passes).
+/// compiles for every argument except an `Option` or a reference to one, however deep
+/// (`&Option<T>`, `&&Option<T>`; `Option<&T>` is an `Option`). Method resolution picks the
+/// failing inherent method when the argument is an [`OptionForm`], and otherwise falls back,
+/// through `Deref`, to the one that passes.
 #[derive(Debug)]
 pub struct Probe<'a, T: ?Sized>(Fallback<'a, T>);
 
 /// The NULL check that passes; reached from [`Probe`] through `Deref`.
 #[derive(Debug)]
 pub struct Fallback<'a, T: ?Sized>(&'a T);
+
+/// An `Option`, or a shared reference to an `OptionForm`: the argument types that can be NULL.
+pub trait OptionForm {
+    /// The type inside the `Option`.
+    type Inner;
+}
+
+impl<T> OptionForm for Option<T> {
+    type Inner = T;
+}
+
+impl<T: OptionForm + ?Sized> OptionForm for &T {
+    type Inner = T::Inner;
+}
 
 /// Starts the NULL check of an argument.
 pub fn probe<T: ?Sized>(value: &T) -> Probe<'_, T> {
@@ -118,11 +134,11 @@ impl<'a, T: ?Sized> Fallback<'a, T> {
     }
 }
 
-impl<'a, T> Probe<'a, Option<T>> {
+impl<'a, T: OptionForm + ?Sized> Probe<'a, T> {
     /// Fails to compile: an `Option` was passed where NULL is not meaningful.
-    pub fn non_null<const N: usize>(&self) -> &'a Option<T>
+    pub fn non_null<const N: usize>(&self) -> &'a T
     where
-        T: NullNotAllowed<N>,
+        T::Inner: NullNotAllowed<N>,
     {
         (self.0).0
     }
@@ -175,6 +191,8 @@ maps! {
     name => String;
     text => Box<str>;
     varchar => Box<str>;
+    citext => String;
+    citext => Box<str>;
     citext => crate::types::Text<String>;
     bytea => Vec<u8>;
     interval => crate::types::Interval;
@@ -189,6 +207,7 @@ sends! {
     varchar => str;
     bpchar => str;
     name => str;
+    citext => str;
     bytea => [u8];
 }
 
@@ -289,6 +308,9 @@ mod tests {
         sendable::<Option<&String>, pg::varchar>();
         sendable::<Vec<i64>, pg::array<pg::int8>>();
         sendable::<&[f64], pg::array<pg::float8>>();
+        sendable::<&str, pg::citext>();
+        sendable::<String, pg::citext>();
+        assert_eq!(field::<_, pg::citext, 1>(String::from("Ci")), "Ci");
         assert_eq!(field::<_, pg::int2, 1>(Some(3i16)), Some(3));
         assert_eq!(field::<_, pg::array<pg::bool>, 1>(vec![true]), vec![true]);
     }
@@ -297,5 +319,16 @@ mod tests {
     fn probe_passes_plain_values() {
         assert_eq!(*probe(&5i32).non_null::<1>(), 5);
         assert_eq!(probe("text").non_null::<1>(), "text");
+        let owned = String::from("owned");
+        assert_eq!(*probe(&&owned).non_null::<1>(), "owned");
+        assert_eq!(**probe(&&"str").non_null::<1>(), "str");
+        let bytes: &[u8] = b"b";
+        assert_eq!(*probe(&bytes).non_null::<1>(), b"b");
+        let list = vec![Some(1i32), None];
+        assert_eq!(*probe(&&list).non_null::<1>(), &list);
+        assert_eq!(
+            *probe(&crate::types::Text("t")).non_null::<1>(),
+            crate::types::Text("t")
+        );
     }
 }

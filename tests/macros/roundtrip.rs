@@ -163,3 +163,82 @@ async fn network_types() {
     );
     roundtrip!(conn, "SELECT $1::macaddr AS v", MacAddr([0, 1, 2, 3, 4, 5]));
 }
+
+struct CrewMember {
+    id: i32,
+    login: String,
+    nickname: Option<String>,
+}
+
+/// A citext column is a plain `String` both ways, and still compares case-insensitively.
+#[tokio::test]
+async fn citext_is_a_string() {
+    let mut conn = connect_in("citext", "").await;
+    // Note: an extension exists once per database; its type and its case-insensitive `=`
+    // live in public, which the search path must include for `login = $1` to use them.
+    if let Err(e) = conn
+        .batch_execute("CREATE EXTENSION IF NOT EXISTS citext SCHEMA public")
+        .await
+    {
+        // Another session created it at the same moment.
+        assert_eq!(e.code(), Some("23505"), "citext can be installed: {e}");
+    }
+    let schema = format!("qail_macros_citext_{}", std::process::id());
+    conn.batch_execute(&format!(
+        "SET search_path = {schema}, public;
+         CREATE TABLE crew_members (id int4 PRIMARY KEY, login citext NOT NULL UNIQUE, nickname citext);"
+    ))
+    .await
+    .expect("the citext table can be created");
+
+    let login = String::from("Alice");
+    let nickname: Option<&str> = Some("Al");
+    let inserted: u64 =
+        qail!("INSERT INTO crew_members (id, login, nickname) VALUES (1, {login}, {nickname})")
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!(inserted, 1);
+    qail!("INSERT INTO crew_members (id, login) VALUES (2, $1)", "bob")
+        .execute(&mut conn)
+        .await
+        .unwrap();
+
+    let row = qail!(
+        "SELECT id, login, nickname FROM crew_members WHERE login = $1",
+        "ALICE"
+    )
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    let read: String = row.login;
+    assert_eq!((row.id, read.as_str()), (1, "Alice"));
+    assert_eq!(row.nickname, Some(String::from("Al")));
+
+    let crew: Vec<CrewMember> =
+        qail!(CrewMember => "SELECT id, login, nickname FROM crew_members ORDER BY login")
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+    let expected = [(1, "Alice", Some("Al")), (2, "bob", None)];
+    let got: Vec<_> = crew
+        .iter()
+        .map(|c| (c.id, c.login.as_str(), c.nickname.as_deref()))
+        .collect();
+    assert_eq!(got, expected);
+
+    // A query prepared inside a pipeline reads citext the same way.
+    let ids = [2, 1];
+    let results = conn
+        .pipeline(
+            ids.iter()
+                .map(|id| qail!("SELECT login FROM crew_members WHERE id = $1", *id)),
+        )
+        .await
+        .unwrap();
+    let logins: Vec<String> = results
+        .into_iter()
+        .map(|rows| rows.unwrap().remove(0).login)
+        .collect();
+    assert_eq!(logins, ["bob", "Alice"]);
+}

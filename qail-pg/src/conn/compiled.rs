@@ -4,7 +4,8 @@
 //! in one write and compares the server's ParameterDescription and RowDescription with the
 //! template's expectations; later uses write Bind + Execute + Sync only. A template whose
 //! parameter types include a user type (OID 0) is described in a round trip of its own
-//! first, since its Bind needs the OID the server chose.
+//! first, so the server's types for those parameters are checked before it runs; it is then
+//! bound with OID 0 for them (see [`template_statement`]).
 //!
 //! Note: on the first use the server runs the statement in the same round trip as the
 //! Describe, so when a schema drift is reported the statement has already run (its rows are
@@ -248,7 +249,7 @@ impl Connection {
             self.skip_to_ready().await?;
             return Err(drift);
         }
-        let statement = Statement::new(name.to_owned(), params, columns);
+        let statement = template_statement(template, name, params, columns);
         if !name.is_empty() {
             for evicted in self.cache.insert_template(template.name, statement.clone()) {
                 close_statement(&mut self.stream, &evicted);
@@ -372,6 +373,36 @@ fn check_count(template: &Template, params: &Params<'_>) -> Result<(), Error> {
     ))
 }
 
+/// The statement of a described template, once [`check_drift`] accepted it. A parameter the
+/// template leaves to the server (OID 0, a user type) was type-checked when the query was
+/// compiled, so it is bound as OID 0: the value's own binary form, without the run-time check
+/// that would refuse a `String` for citext. A citext column is read as `text`, whose binary
+/// form it shares, so that it decodes into `String`.
+pub(crate) fn template_statement(
+    template: &Template,
+    name: &str,
+    mut params: Vec<Oid>,
+    columns: Vec<Column>,
+) -> Statement {
+    for (param, &expected) in params.iter_mut().zip(template.param_oids) {
+        if expected == 0 {
+            *param = 0;
+        }
+    }
+    let column_oids = columns
+        .iter()
+        .zip(template.columns)
+        .map(|(column, expected)| {
+            if expected.type_oid == 0 && expected.type_name == "citext" {
+                oid::TEXT
+            } else {
+                column.type_oid()
+            }
+        })
+        .collect();
+    Statement::decoding_as(name.to_owned(), params, columns, column_oids)
+}
+
 /// Compares the server's description with the template's expectations.
 pub(crate) fn check_drift(
     template: &Template,
@@ -380,13 +411,20 @@ pub(crate) fn check_drift(
 ) -> Result<(), Error> {
     let fix = "run `cargo qail schema pull` and rebuild, or change the query";
     for (i, (&expected, &actual)) in template.param_oids.iter().zip(params).enumerate() {
-        if expected != 0 && expected != actual {
+        let matches = match expected {
+            0 => actual >= FIRST_USER_OID,
+            oid => oid == actual,
+        };
+        if !matches {
+            let wanted = match expected {
+                0 => "a user-defined type".to_owned(),
+                oid => oid::describe(oid),
+            };
             return Err(drift(format!(
-                "parameter ${} of `{}` is {} on the server but the compiled query expects {}; {fix}",
+                "parameter ${} of `{}` is {} on the server but the compiled query expects {wanted}; {fix}",
                 i + 1,
                 template.sql,
                 oid::describe(actual),
-                oid::describe(expected)
             )));
         }
     }

@@ -14,7 +14,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::compiled::{Params, check_drift};
+use super::compiled::{Params, check_drift, template_statement};
 use super::prepare::close_statement;
 use super::{Connection, Statement};
 use crate::error::{Error, Kind};
@@ -354,7 +354,7 @@ fn described(slot: &mut Slot, local: &mut Locals, columns: Vec<Column>) {
         return;
     };
     let state = match check_drift(template, &params, &columns) {
-        Ok(()) => Local::Ready(Statement::new(template.name.to_owned(), params, columns)),
+        Ok(()) => Local::Ready(template_statement(template, template.name, params, columns)),
         Err(e) => Local::Drift(e.to_string()),
     };
     local.insert(template.name, state);

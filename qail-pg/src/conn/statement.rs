@@ -20,6 +20,17 @@ struct Inner {
 impl Statement {
     pub(crate) fn new(name: String, params: Vec<Oid>, columns: Vec<Column>) -> Statement {
         let column_oids = columns.iter().map(Column::type_oid).collect();
+        Statement::decoding_as(name, params, columns, column_oids)
+    }
+
+    /// A statement whose rows are decoded as the types `column_oids` rather than the columns'
+    /// own (a compiled query reads a citext column as text, its binary form).
+    pub(crate) fn decoding_as(
+        name: String,
+        params: Vec<Oid>,
+        columns: Vec<Column>,
+        column_oids: Box<[Oid]>,
+    ) -> Statement {
         Statement(Arc::new(Inner {
             name,
             params,

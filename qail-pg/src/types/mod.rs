@@ -11,7 +11,7 @@
 //! | `oid` (`regclass`, `regtype`, `regproc`) | `u32` | |
 //! | `float4`, `float8` | `f32`, `f64` (NaN and ±infinity included) | |
 //! | `text`, `varchar`, `bpchar`, `name`, `unknown` | `String`, `&str`, `Box<str>`, `Cow<str>` | |
-//! | any type whose binary form is UTF-8 text (`citext`, enums) | [`Text<S>`] | |
+//! | any type whose binary form is UTF-8 text (`citext`, enums) | [`Text<S>`] (`qail!` queries: citext as `String`, `&str`) | |
 //! | `bytea` | `Vec<u8>`, `&[u8]`, `Cow<[u8]>` | |
 //! | `interval` | [`Interval`] | |
 //! | `timestamp`, `timestamptz`, `date` with ±infinity | [`Timestamp<T>`] | `chrono` or `time` |

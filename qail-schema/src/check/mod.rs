@@ -47,6 +47,8 @@ mod sqlfuncs;
 mod srf;
 mod types;
 
+use std::ops::Range;
+
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 
@@ -119,6 +121,10 @@ pub struct OutputColumn {
     /// Why the column is nullable (empty when it is not), e.g. `right side of LEFT JOIN
     /// harbors AS origin`.
     pub why: Vec<String>,
+    /// The bytes of the SQL the column comes from: its select-list (or RETURNING) item with
+    /// the alias, the `*` it was expanded from, the first row's expression of a VALUES list,
+    /// the first branch's item of a set operation. Diagnostics about the column point here.
+    pub range: Range<usize>,
 }
 
 /// Analyzes one SQL statement against a snapshot.

@@ -164,11 +164,13 @@ fn parse_alias(alias: &str) -> (String, Option<Force>, Option<String>) {
     (name.to_string(), force, rust)
 }
 
-/// The output column for a typed select item; `alias` is the item's alias if any. A domain
-/// column is reported as its base type, as PostgreSQL's RowDescription does.
+/// The output column for a typed select item; `alias` is the item's alias if any, `range` the
+/// item's bytes in the SQL. A domain column is reported as its base type, as PostgreSQL's
+/// RowDescription does.
 pub(crate) fn output(
     t: Typed,
     alias: Option<&sqlparser::ast::Ident>,
+    range: std::ops::Range<usize>,
     snap: &Snapshot,
 ) -> OutputColumn {
     let ty = match t.ty {
@@ -183,6 +185,7 @@ pub(crate) fn output(
         source: t.source,
         rust_type: None,
         why: if t.nullable { t.why } else { Vec::new() },
+        range,
     };
     if let Some(a) = alias {
         let (name, force, rust) = parse_alias(&norm(a));

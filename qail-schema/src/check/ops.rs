@@ -291,7 +291,10 @@ fn polymorphic(
     };
     let bool_t = builtin("bool");
     let same_poly = lt == rt
-        && (lt.array_dims > 0 || is_enum(&lt, snap) || matches!(category(&lt, snap), 'C' | 'R'));
+        && (lt.array_dims > 0
+            || is_enum(&lt, snap)
+            || is_citext(&lt)
+            || matches!(category(&lt, snap), 'C' | 'R'));
     if is_comparison(op) && same_poly {
         return sig(bool_t);
     }
@@ -351,6 +354,12 @@ fn concat_unknown(l: Option<&TypeRef>, r: Option<&TypeRef>, snap: &Snapshot) -> 
         right,
         result: text,
     })
+}
+
+/// The citext extension's type, which defines the comparison operators over itself (compared
+/// case-insensitively); other extension types' operators are not known to the analyzer.
+fn is_citext(t: &TypeRef) -> bool {
+    t.array_dims == 0 && t.schema != "pg_catalog" && t.name == "citext"
 }
 
 /// For a polymorphic operand type, the type an unknown partner takes.
@@ -438,6 +447,21 @@ mod tests {
         let sig = binary("-", Some(&tz), None, &s).expect("resolves");
         assert_eq!(sig.right, tz);
         assert_eq!(sig.result, builtin("interval"));
+    }
+
+    #[test]
+    fn citext_compares_with_citext_and_unknown() {
+        let s = Snapshot::default();
+        let citext = TypeRef {
+            schema: "public".into(),
+            name: "citext".into(),
+            oid: None,
+            array_dims: 0,
+        };
+        let sig = binary("=", Some(&citext), None, &s).expect("resolves");
+        assert_eq!((&sig.right, sig.result.name.as_str()), (&citext, "bool"));
+        assert!(binary("<", Some(&citext), Some(&citext), &s).is_ok());
+        assert!(binary("=", Some(&citext), Some(&builtin("int4")), &s).is_err());
     }
 
     #[test]

@@ -284,6 +284,7 @@ fn union_column(
         source: None,
         rust_type: a.rust_type,
         why,
+        range: a.range,
     })
 }
 
@@ -307,7 +308,11 @@ fn values(cx: &mut Ctx, rows: &[Vec<Expr>], sc: &Scope) -> Option<Vec<OutputColu
             t.absorb(c);
         }
         t.name = Some(format!("column{}", i + 1));
-        cols.push(output(t, None, cx.snap));
+        let range = rows
+            .first()
+            .and_then(|r| r.get(i))
+            .map_or(0..0, |e| cx.range(e));
+        cols.push(output(t, None, range, cx.snap));
     }
     Some(cols)
 }
@@ -433,9 +438,16 @@ pub(crate) fn projection(cx: &mut Ctx, sc: &Scope, items: &[SelectItem]) -> Vec<
     let mut cols = Vec::new();
     for item in items {
         match item {
-            SelectItem::UnnamedExpr(e) => cols.push(output(expr(cx, sc, e), None, cx.snap)),
+            SelectItem::UnnamedExpr(e) => {
+                cols.push(output(expr(cx, sc, e), None, cx.range(item), cx.snap));
+            }
             SelectItem::ExprWithAlias { expr: e, alias } => {
-                cols.push(output(expr(cx, sc, e), Some(alias), cx.snap))
+                cols.push(output(
+                    expr(cx, sc, e),
+                    Some(alias),
+                    cx.range(item),
+                    cx.snap,
+                ));
             }
             SelectItem::Wildcard(_) => wildcard(cx, sc, None, item, &mut cols),
             SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::ObjectName(name), _) => {
@@ -469,7 +481,7 @@ fn wildcard(
                 t.why = f.why;
                 t.name = Some(f.name);
                 t.source = f.source;
-                cols.push(output(t, None, cx.snap));
+                cols.push(output(t, None, cx.range(item), cx.snap));
             }
         }
         Some(_) => cx.error(

@@ -301,3 +301,32 @@ fn aggregates_of_a_group_are_null_only_from_their_input() {
     let a = analyze("SELECT sum(seats) AS seats FROM bookings");
     assert_eq!(shape(&a), [("seats", true)]);
 }
+
+/// Each column records the SQL text it comes from, for diagnostics about the column.
+#[test]
+fn columns_record_their_select_list_item() {
+    let texts = |sql: &'static str| -> Vec<&'static str> {
+        analyze(sql)
+            .columns
+            .iter()
+            .map(|c| &sql[c.range.clone()])
+            .collect()
+    };
+    assert_eq!(
+        texts("SELECT h.id, upper(h.name) AS \"loud!\", 1 + 1 FROM harbors h"),
+        ["h.id", "upper(h.name) AS \"loud!\"", "1 + 1"]
+    );
+    assert_eq!(
+        texts("SELECT o.* FROM operators o LIMIT 1")[..2],
+        ["o.*", "o.*"]
+    );
+    assert_eq!(
+        texts("SELECT name FROM harbors UNION SELECT name FROM operators"),
+        ["name"]
+    );
+    assert_eq!(texts("VALUES (1, 'a'), (2, 'b')"), ["1", "'a'"]);
+    assert_eq!(
+        texts("UPDATE harbors SET name = $1 WHERE id = $2 RETURNING id, name AS renamed"),
+        ["id", "name AS renamed"]
+    );
+}
