@@ -74,7 +74,7 @@ pub mod __private {
     pub use qail_pg::template::{
         Columns, Decoder, ExpectedColumn, FromRow, NoRows, Params, Query, RawRow, Template,
     };
-    pub use qail_pg::typed::{FromPg, NullableField, ToPg, check, pg, probe};
+    pub use qail_pg::typed::{FromPg, IsOption, NotOption, NullableField, ToPg, check, pg};
     pub use qail_pg::types::oid::FIRST_USER_OID;
     pub use qail_pg::types::{BoxError, IsNull, Text};
     pub use qail_pg::{Decode, Encode, Error, Oid};

@@ -292,7 +292,9 @@ fn enum_impls(ident: &syn::Ident, labels: &[(syn::Ident, String, Span)]) -> Toke
             }
 
             #[automatically_derived]
-            impl<const N: usize> ::qail::__private::ToPg<::qail::__private::pg::user_enum, N> for #ident {}
+            impl<const N: usize> ::qail::__private::ToPg<::qail::__private::pg::user_enum, N> for #ident {
+                type Null = ::qail::__private::NotOption;
+            }
             #[automatically_derived]
             impl<const C: usize> ::qail::__private::FromPg<::qail::__private::pg::user_enum, C> for #ident {}
     }
@@ -352,7 +354,9 @@ fn transparent(input: &DeriveInput, fields: &Fields, errors: &mut Errors) -> Opt
             }
 
             #[automatically_derived]
-            impl<P, const N: usize> ::qail::__private::ToPg<P, N> for #ident where #inner: ::qail::__private::ToPg<P, N> {}
+            impl<P, const N: usize> ::qail::__private::ToPg<P, N> for #ident where #inner: ::qail::__private::ToPg<P, N> {
+                type Null = <#inner as ::qail::__private::ToPg<P, N>>::Null;
+            }
             #[automatically_derived]
             impl<P, const C: usize> ::qail::__private::FromPg<P, C> for #ident where #inner: ::qail::__private::FromPg<P, C> {}
         };

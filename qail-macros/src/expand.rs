@@ -80,13 +80,13 @@ fn params(
         };
         let marker = &mapped.marker;
         let n = Literal::usize_unsuffixed(n);
-        let checked = if param.nullable {
-            quote_spanned!(span=> ::qail::__private::check::arg::<_, #marker, #n>(&(#expr)))
+        let check = if param.nullable {
+            quote!(arg)
         } else {
-            quote_spanned!(span=> ::qail::__private::check::arg::<_, #marker, #n>(
-                ::qail::__private::probe(&(#expr)).non_null::<#n>()
-            ))
+            quote!(arg_non_null)
         };
+        let checked =
+            quote_spanned!(span=> ::qail::__private::check::#check::<_, #marker, #n>(&(#expr)));
         out.push(match &mapped.require {
             Some(require) => {
                 let display = &mapped.display;
@@ -408,10 +408,10 @@ mod tests {
             "{out}"
         );
         assert!(
-            out.contains("check :: arg :: < _ , :: qail :: __private :: pg :: text , 1 >"),
+            out.contains("check :: arg_non_null :: < _ , :: qail :: __private :: pg :: text , 1 >"),
             "{out}"
         );
-        assert!(out.contains("non_null :: < 1 >"), "{out}");
+        assert!(out.contains("arg_non_null :: < _"), "{out}");
         assert!(out.contains("require_uuid"), "{out}");
     }
 
@@ -420,7 +420,7 @@ mod tests {
         let out = expand(quote!("UPDATE harbors SET timezone = {tz}"));
         assert!(out.contains("NoRows"), "{out}");
         assert!(
-            !out.contains("non_null"),
+            !out.contains("arg_non_null"),
             "a nullable SET target accepts Option: {out}"
         );
     }

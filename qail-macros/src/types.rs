@@ -19,91 +19,98 @@ pub(crate) struct Mapped {
     pub(crate) display: String,
 }
 
-/// (PostgreSQL name, marker, Rust type under `::qail::__private::types` or a primitive,
-/// requirement). The Rust type is written as a path string.
-const BUILTINS: &[(&str, &str, &str, Option<&str>)] = &[
-    ("bool", "bool", "bool", None),
-    ("int2", "int2", "i16", None),
-    ("int4", "int4", "i32", None),
-    ("int8", "int8", "i64", None),
-    ("float4", "float4", "f32", None),
-    ("float8", "float8", "f64", None),
-    ("oid", "oid", "u32", None),
-    ("text", "text", "::std::string::String", None),
-    ("varchar", "varchar", "::std::string::String", None),
-    ("bpchar", "bpchar", "::std::string::String", None),
-    ("name", "name", "::std::string::String", None),
-    ("bytea", "bytea", "::std::vec::Vec<u8>", None),
+/// (PostgreSQL name, marker, Rust type, requirement). The Rust type is built as tokens (not
+/// parsed from a string) because this runs for every column and parameter of every query.
+type Builtin = (
+    &'static str,
+    &'static str,
+    fn() -> TokenStream,
+    Option<&'static str>,
+);
+
+const BUILTINS: &[Builtin] = &[
+    ("bool", "bool", || quote!(bool), None),
+    ("int2", "int2", || quote!(i16), None),
+    ("int4", "int4", || quote!(i32), None),
+    ("int8", "int8", || quote!(i64), None),
+    ("float4", "float4", || quote!(f32), None),
+    ("float8", "float8", || quote!(f64), None),
+    ("oid", "oid", || quote!(u32), None),
+    ("text", "text", || quote!(::std::string::String), None),
+    ("varchar", "varchar", || quote!(::std::string::String), None),
+    ("bpchar", "bpchar", || quote!(::std::string::String), None),
+    ("name", "name", || quote!(::std::string::String), None),
+    ("bytea", "bytea", || quote!(::std::vec::Vec<u8>), None),
     (
         "uuid",
         "uuid",
-        "::qail::__private::types::Uuid",
+        || quote!(::qail::__private::types::Uuid),
         Some("require_uuid"),
     ),
     (
         "json",
         "json",
-        "::qail::__private::types::JsonValue",
+        || quote!(::qail::__private::types::JsonValue),
         Some("require_json"),
     ),
     (
         "jsonb",
         "jsonb",
-        "::qail::__private::types::JsonValue",
+        || quote!(::qail::__private::types::JsonValue),
         Some("require_json"),
     ),
     (
         "timestamptz",
         "timestamptz",
-        "::qail::__private::types::Timestamptz",
+        || quote!(::qail::__private::types::Timestamptz),
         Some("require_datetime"),
     ),
     (
         "timestamp",
         "timestamp",
-        "::qail::__private::types::Timestamp",
+        || quote!(::qail::__private::types::Timestamp),
         Some("require_datetime"),
     ),
     (
         "date",
         "date",
-        "::qail::__private::types::Date",
+        || quote!(::qail::__private::types::Date),
         Some("require_datetime"),
     ),
     (
         "time",
         "time",
-        "::qail::__private::types::Time",
+        || quote!(::qail::__private::types::Time),
         Some("require_datetime"),
     ),
     (
         "numeric",
         "numeric",
-        "::qail::__private::types::Decimal",
+        || quote!(::qail::__private::types::Decimal),
         Some("require_decimal"),
     ),
     (
         "interval",
         "interval",
-        "::qail::__private::types::Interval",
+        || quote!(::qail::__private::types::Interval),
         None,
     ),
     (
         "inet",
         "inet",
-        "::qail::__private::types::Inet",
+        || quote!(::qail::__private::types::Inet),
         Some("require_net"),
     ),
     (
         "cidr",
         "cidr",
-        "::qail::__private::types::Cidr",
+        || quote!(::qail::__private::types::Cidr),
         Some("require_net"),
     ),
     (
         "macaddr",
         "macaddr",
-        "::qail::__private::types::MacAddr",
+        || quote!(::qail::__private::types::MacAddr),
         Some("require_net"),
     ),
 ];
@@ -140,10 +147,11 @@ fn scalar(ty: &TypeRef, snapshot: &Snapshot) -> Result<Scalar, String> {
     if ty.schema == "pg_catalog" {
         if let Some((_, marker, rust, require)) = BUILTINS.iter().find(|b| b.0 == ty.name) {
             let marker = Ident::new(marker, Span::call_site());
-            let rust: TokenStream = rust
-                .parse()
-                .expect("the built-in table holds valid Rust types");
-            return Ok((quote!(::qail::__private::pg::#marker), Some(rust), *require));
+            return Ok((
+                quote!(::qail::__private::pg::#marker),
+                Some(rust()),
+                *require,
+            ));
         }
         return Err(format!(
             "PostgreSQL type {} has no Rust mapping in qail: cast it in SQL (`::text`), or name a Rust type that implements Decode with an alias `AS \"col: path::Type\"`",

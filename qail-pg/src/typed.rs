@@ -61,7 +61,19 @@ pub mod pg {
     label = "expected a value of a Rust type that maps to `{P}`",
     note = "pass a value of the Rust type for `{P}` (see the type table in qail's docs), or cast the parameter in SQL (`${N}::type`)"
 )]
-pub trait ToPg<P, const N: usize> {}
+pub trait ToPg<P, const N: usize> {
+    /// [`IsOption`] for an `Option` (or a reference to one), else [`NotOption`]: what decides
+    /// whether the argument may stand where NULL is not meaningful.
+    type Null;
+}
+
+/// [`ToPg::Null`] of a value that cannot be NULL.
+#[derive(Debug, Clone, Copy)]
+pub struct NotOption;
+
+/// [`ToPg::Null`] of an `Option`, or a reference to one: it can be NULL.
+#[derive(Debug, Clone, Copy)]
+pub struct IsOption;
 
 /// `Self` can hold a value read from result column `C` (1-based) of PostgreSQL type `P`.
 #[diagnostic::on_unimplemented(
@@ -89,72 +101,27 @@ impl<T, const C: usize> NullableField<C> for Option<T> {}
 )]
 pub trait NullNotAllowed<const N: usize> {}
 
-/// An argument on its way through the NULL check: [`probe`] then `.non_null::<N>()`, which
-/// compiles for every argument except an `Option` or a reference to one, however deep
-/// (`&Option<T>`, `&&Option<T>`; `Option<&T>` is an `Option`). Method resolution picks the
-/// failing inherent method when the argument is an [`OptionForm`], and otherwise falls back,
-/// through `Deref`, to the one that passes.
-#[derive(Debug)]
-pub struct Probe<'a, T: ?Sized>(Fallback<'a, T>);
+impl<const N: usize> NullNotAllowed<N> for NotOption {}
 
-/// The NULL check that passes; reached from [`Probe`] through `Deref`.
-#[derive(Debug)]
-pub struct Fallback<'a, T: ?Sized>(&'a T);
-
-/// An `Option`, or a shared reference to an `OptionForm`: the argument types that can be NULL.
-pub trait OptionForm {
-    /// The type inside the `Option`.
-    type Inner;
-}
-
-impl<T> OptionForm for Option<T> {
-    type Inner = T;
-}
-
-impl<T: OptionForm + ?Sized> OptionForm for &T {
-    type Inner = T::Inner;
-}
-
-/// Starts the NULL check of an argument.
-pub fn probe<T: ?Sized>(value: &T) -> Probe<'_, T> {
-    Probe(Fallback(value))
-}
-
-impl<'a, T: ?Sized> std::ops::Deref for Probe<'a, T> {
-    type Target = Fallback<'a, T>;
-    fn deref(&self) -> &Fallback<'a, T> {
-        &self.0
-    }
-}
-
-impl<'a, T: ?Sized> Fallback<'a, T> {
-    /// Passes the argument on: it is not an `Option`.
-    pub fn non_null<const N: usize>(&self) -> &'a T {
-        self.0
-    }
-}
-
-impl<'a, T: OptionForm + ?Sized> Probe<'a, T> {
-    /// Fails to compile: an `Option` was passed where NULL is not meaningful.
-    pub fn non_null<const N: usize>(&self) -> &'a T
-    where
-        T::Inner: NullNotAllowed<N>,
-    {
-        (self.0).0
-    }
+#[diagnostic::do_not_recommend]
+impl<T: ToPg<P, N> + ?Sized, P, const N: usize> ToPg<P, N> for &T {
+    type Null = T::Null;
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: ToPg<P, N> + ?Sized, P, const N: usize> ToPg<P, N> for &T {}
+impl<T: ToPg<P, N>, P, const N: usize> ToPg<P, N> for Option<T> {
+    type Null = IsOption;
+}
 
 #[diagnostic::do_not_recommend]
-impl<T: ToPg<P, N>, P, const N: usize> ToPg<P, N> for Option<T> {}
+impl<T: ToPg<P, N>, P, const N: usize> ToPg<pg::array<P>, N> for Vec<T> {
+    type Null = NotOption;
+}
 
 #[diagnostic::do_not_recommend]
-impl<T: ToPg<P, N>, P, const N: usize> ToPg<pg::array<P>, N> for Vec<T> {}
-
-#[diagnostic::do_not_recommend]
-impl<T: ToPg<P, N>, P, const N: usize> ToPg<pg::array<P>, N> for [T] {}
+impl<T: ToPg<P, N>, P, const N: usize> ToPg<pg::array<P>, N> for [T] {
+    type Null = NotOption;
+}
 
 #[diagnostic::do_not_recommend]
 impl<T: FromPg<P, C>, P, const C: usize> FromPg<P, C> for Option<T> {}
@@ -165,7 +132,9 @@ impl<T: FromPg<P, C>, P, const C: usize> FromPg<pg::array<P>, C> for Vec<T> {}
 /// Declares which Rust types map to a PostgreSQL type, both ways.
 macro_rules! maps {
     ($($marker:ident => $($rust:ty),+;)*) => {$($(
-        impl<const N: usize> ToPg<pg::$marker, N> for $rust {}
+        impl<const N: usize> ToPg<pg::$marker, N> for $rust {
+            type Null = NotOption;
+        }
         impl<const C: usize> FromPg<pg::$marker, C> for $rust {}
     )+)*};
 }
@@ -173,7 +142,9 @@ macro_rules! maps {
 /// Declares Rust types that can only be sent (borrowed forms).
 macro_rules! sends {
     ($($marker:ident => $($rust:ty),+;)*) => {$($(
-        impl<const N: usize> ToPg<pg::$marker, N> for $rust {}
+        impl<const N: usize> ToPg<pg::$marker, N> for $rust {
+            type Null = NotOption;
+        }
     )+)*};
 }
 
@@ -198,8 +169,12 @@ maps! {
     interval => crate::types::Interval;
 }
 
-impl<const N: usize> ToPg<pg::user_enum, N> for crate::types::Text<String> {}
-impl<const N: usize> ToPg<pg::user_enum, N> for crate::types::Text<&str> {}
+impl<const N: usize> ToPg<pg::user_enum, N> for crate::types::Text<String> {
+    type Null = NotOption;
+}
+impl<const N: usize> ToPg<pg::user_enum, N> for crate::types::Text<&str> {
+    type Null = NotOption;
+}
 impl<const C: usize> FromPg<pg::user_enum, C> for crate::types::Text<String> {}
 
 sends! {
@@ -221,9 +196,13 @@ maps! {
 }
 
 #[cfg(feature = "json")]
-impl<T, const N: usize> ToPg<pg::json, N> for crate::types::Json<T> {}
+impl<T, const N: usize> ToPg<pg::json, N> for crate::types::Json<T> {
+    type Null = NotOption;
+}
 #[cfg(feature = "json")]
-impl<T, const N: usize> ToPg<pg::jsonb, N> for crate::types::Json<T> {}
+impl<T, const N: usize> ToPg<pg::jsonb, N> for crate::types::Json<T> {
+    type Null = NotOption;
+}
 #[cfg(feature = "json")]
 impl<T, const C: usize> FromPg<pg::json, C> for crate::types::Json<T> {}
 #[cfg(feature = "json")]
@@ -272,13 +251,23 @@ pub mod ext {
 
 /// Compile-time checks used by the code `qail!` emits; each is the identity at run time.
 pub mod check {
-    use super::{FromPg, NullableField, ToPg};
+    use super::{FromPg, NullNotAllowed, NullableField, ToPg};
     use crate::types::Encode;
 
-    /// Checks argument `$N` against PostgreSQL type `P` and passes it on as a parameter.
+    /// Checks argument `$N` against PostgreSQL type `P` and passes it on as a parameter; an
+    /// `Option` is accepted (the parameter may be NULL).
     pub fn arg<T, P, const N: usize>(value: &T) -> &(dyn Encode + Sync)
     where
         T: ToPg<P, N> + Encode + Sync,
+    {
+        value
+    }
+
+    /// Checks argument `$N` against PostgreSQL type `P`, where NULL is not meaningful: an
+    /// `Option`, or a reference to one, fails with [`NullNotAllowed`]'s message.
+    pub fn arg_non_null<T, P, const N: usize>(value: &T) -> &(dyn Encode + Sync)
+    where
+        T: ToPg<P, N, Null: NullNotAllowed<N>> + Encode + Sync,
     {
         value
     }
@@ -315,20 +304,27 @@ mod tests {
         assert_eq!(field::<_, pg::array<pg::bool>, 1>(vec![true]), vec![true]);
     }
 
+    fn not_null<T: ToPg<P, 1, Null: NullNotAllowed<1>> + ?Sized, P>() {}
+
     #[test]
-    fn probe_passes_plain_values() {
-        assert_eq!(*probe(&5i32).non_null::<1>(), 5);
-        assert_eq!(probe("text").non_null::<1>(), "text");
-        let owned = String::from("owned");
-        assert_eq!(*probe(&&owned).non_null::<1>(), "owned");
-        assert_eq!(**probe(&&"str").non_null::<1>(), "str");
-        let bytes: &[u8] = b"b";
-        assert_eq!(*probe(&bytes).non_null::<1>(), b"b");
-        let list = vec![Some(1i32), None];
-        assert_eq!(*probe(&&list).non_null::<1>(), &list);
-        assert_eq!(
-            *probe(&crate::types::Text("t")).non_null::<1>(),
-            crate::types::Text("t")
-        );
+    fn plain_values_pass_where_null_is_not_allowed() {
+        not_null::<i32, pg::int4>();
+        not_null::<&str, pg::text>();
+        not_null::<&&String, pg::text>();
+        not_null::<&&&str, pg::text>();
+        not_null::<&[u8], pg::bytea>();
+        not_null::<&Vec<Option<i32>>, pg::array<pg::int4>>();
+        not_null::<crate::types::Text<&str>, pg::user_enum>();
+    }
+
+    #[test]
+    fn options_are_told_apart_however_deep() {
+        fn null_of<T: ToPg<P, 1> + ?Sized, P>() -> &'static str {
+            std::any::type_name::<T::Null>()
+        }
+        assert!(null_of::<Option<i32>, pg::int4>().ends_with("IsOption"));
+        assert!(null_of::<&&Option<String>, pg::text>().ends_with("IsOption"));
+        assert!(null_of::<Option<&str>, pg::text>().ends_with("IsOption"));
+        assert!(null_of::<&i32, pg::int4>().ends_with("NotOption"));
     }
 }
