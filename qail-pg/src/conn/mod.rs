@@ -262,6 +262,12 @@ impl Connection {
         }
     }
 
+    /// Whether `tag` is a message the server may send at any time, which
+    /// [`Connection::on_async_message`] handles: a cheap test for hot read loops.
+    pub(crate) fn is_async_message(tag: u8) -> bool {
+        matches!(tag, b'N' | b'S' | b'A')
+    }
+
     /// Handles a message the server may send at any time (notice, parameter report,
     /// notification); false for any other message.
     pub(crate) fn on_async_message(

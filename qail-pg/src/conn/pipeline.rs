@@ -191,7 +191,8 @@ impl Connection {
                 break;
             }
             let (tag, range) = self.stream.next_frame_sending().await?;
-            if self.on_async_message(tag, range.clone())? {
+            if Connection::is_async_message(tag) {
+                self.on_async_message(tag, range)?;
                 continue;
             }
             match mode {

@@ -70,12 +70,28 @@ impl<T> Results<T> for All<T> {
     }
 }
 
+/// Above this many rows a query's buffer becomes its result as it is, instead of a copy.
+const COPY_LIMIT: usize = 64;
+
+/// Takes a query's rows out of the sink's buffer: a few rows are moved into a vector of
+/// exactly their size (one allocation, none for no rows) and the buffer, which has grown to
+/// the largest query so far, is kept for the next query; many rows take the buffer itself.
+fn take_rows<T>(buffer: &mut Vec<T>) -> Vec<T> {
+    if buffer.len() > COPY_LIMIT {
+        std::mem::take(buffer)
+    } else {
+        // Note: not `mem::take`, which would give the buffer away with its spare room.
+        let mut rows = Vec::with_capacity(buffer.len());
+        rows.append(buffer);
+        rows
+    }
+}
+
 /// Collects typed rows per query.
 struct Typed<D: Decoder, R> {
+    /// The current query's rows; the buffer is reused (see [`take_rows`]).
     rows: Vec<D::Row>,
     results: R,
-    /// The previous query's number of rows: the first row reserves as many.
-    last: usize,
 }
 
 impl<D: Decoder, R> Typed<D, R> {
@@ -83,7 +99,6 @@ impl<D: Decoder, R> Typed<D, R> {
         Typed {
             rows: Vec::new(),
             results,
-            last: 0,
         }
     }
 }
@@ -91,15 +106,11 @@ impl<D: Decoder, R> Typed<D, R> {
 impl<D: Decoder, R: Results<Vec<D::Row>>> Sink for Typed<D, R> {
     fn row(&mut self, _: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
         let row = D::decode(&mut RawRow::new(data), statement.column_oids())?;
-        if self.rows.capacity() == 0 {
-            self.rows.reserve(self.last);
-        }
         self.rows.push(row);
         Ok(())
     }
     fn done(&mut self, _: usize, result: Result<u64, Error>) {
-        let rows = std::mem::take(&mut self.rows);
-        self.last = rows.len();
+        let rows = take_rows(&mut self.rows);
         self.results.push(result.map(|_| rows));
     }
     fn wants_counts(&self) -> bool {
@@ -127,10 +138,9 @@ impl<R: Results<u64>> Sink for Counts<R> {
 
 /// Collects run-time rows per query.
 struct Rows<R> {
+    /// The current query's rows; the buffer is reused (see [`take_rows`]).
     rows: Vec<Row>,
     results: R,
-    /// The previous query's number of rows: the first row reserves as many.
-    last: usize,
 }
 
 impl<R> Rows<R> {
@@ -138,7 +148,6 @@ impl<R> Rows<R> {
         Rows {
             rows: Vec::new(),
             results,
-            last: 0,
         }
     }
 }
@@ -146,15 +155,11 @@ impl<R> Rows<R> {
 impl<R: Results<Vec<Row>>> Sink for Rows<R> {
     fn row(&mut self, _: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
         let row = Row::new(statement.shared_columns().clone(), data).map_err(Error::from)?;
-        if self.rows.capacity() == 0 {
-            self.rows.reserve(self.last);
-        }
         self.rows.push(row);
         Ok(())
     }
     fn done(&mut self, _: usize, result: Result<u64, Error>) {
-        let rows = std::mem::take(&mut self.rows);
-        self.last = rows.len();
+        let rows = take_rows(&mut self.rows);
         self.results.push(result.map(|_| rows));
     }
     fn wants_counts(&self) -> bool {
