@@ -28,8 +28,9 @@ use crate::template::Template;
 
 mod api;
 mod atomic;
+mod builder;
 
-pub use api::{Handle, PipelineBuilder, PipelineResults};
+pub use builder::{Handle, PipelineBuilder, PipelineResults};
 
 /// How many unsent bytes to encode ahead of the socket.
 const CHUNK: usize = 64 * 1024;
@@ -137,7 +138,7 @@ struct Run {
     syncing: bool,
     /// Atomic: the first failure, with the index of the query (none when the commit failed).
     failure: Option<(Option<usize>, Error)>,
-    /// Atomic: the server saw an error before the Sync, so the batch is rolled back.
+    /// Atomic: the server saw an error before the batch committed, so it is rolled back.
     rolled_back: bool,
 }
 
