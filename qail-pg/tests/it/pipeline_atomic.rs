@@ -217,3 +217,24 @@ async fn run_time_sql_batches_are_atomic_too() {
         .unwrap();
     assert_eq!(rows[1][0].get::<i64>(0), 1);
 }
+
+#[tokio::test]
+async fn a_drifted_template_fails_the_batch_and_names_the_first_query_using_it() {
+    let mut conn = super::connect().await;
+    let fine = template("SELECT $1::int8 AS v", &[20], &[col("v", 20, "int8")]);
+    // The server says int4 where the compiled query expects int8.
+    let drifted = template("SELECT $1::int4 + 0 AS v", &[23], &[col("v", 20, "int8")]);
+    let (a, b) = (7i64, 7i32);
+    let mut p = conn.pipeline_builder().atomic();
+    p.add(query::<Int8>(fine, &[&a]));
+    p.add(query::<Int8>(drifted, &[&b]));
+    let err = p.run().await.unwrap_err();
+    assert!(err.is_schema_drift(), "{err}");
+    assert_eq!(err.pipeline_index(), Some(1));
+    assert!(err.to_string().contains("column \"v\""), "{err}");
+    let rows = conn
+        .pipeline_atomic([query::<Int8>(fine, &[&a])])
+        .await
+        .unwrap();
+    assert_eq!(rows, [[Int8(7)]]);
+}
