@@ -12,6 +12,8 @@ struct Inner {
     kind: Kind,
     message: String,
     source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    /// In an atomic pipeline, the position of the query that failed.
+    pipeline_index: Option<usize>,
 }
 
 /// What kind of failure an [`Error`] is. Kept private: match with the query methods.
@@ -59,6 +61,7 @@ impl Error {
             kind,
             message: message.into(),
             source: None,
+            pipeline_index: None,
         }))
     }
 
@@ -71,7 +74,25 @@ impl Error {
             kind,
             message: message.into(),
             source: Some(source.into()),
+            pipeline_index: None,
         }))
+    }
+
+    /// The same error, as the failure of an atomic pipeline: `context` says what happened to
+    /// the batch; the kind, the server's fields and `index` stay queryable.
+    #[cfg_attr(
+        not(feature = "runtime"),
+        allow(dead_code, reason = "used by the connection layer")
+    )]
+    pub(crate) fn in_pipeline(mut self, index: Option<usize>, context: String) -> Error {
+        self.0.message = if self.0.kind == Kind::Db {
+            // Note: Display appends the server's message.
+            context
+        } else {
+            format!("{context}: {}", self.0.message)
+        };
+        self.0.pipeline_index = index;
+        self
     }
 
     #[cfg_attr(
@@ -111,6 +132,13 @@ impl Error {
     pub fn is_timeout(&self) -> bool {
         self.0.kind == Kind::Timeout
     }
+
+    /// For the error of an atomic pipeline (`Connection::pipeline_atomic` and friends), the
+    /// position, counted from 0, of the query that failed; `None` for any other error, and
+    /// when the batch failed as it committed (a deferred constraint, a serialization failure).
+    pub fn pipeline_index(&self) -> Option<usize> {
+        self.0.pipeline_index
+    }
 }
 
 impl fmt::Debug for Error {
@@ -119,6 +147,7 @@ impl fmt::Debug for Error {
             .field("kind", &self.0.kind)
             .field("message", &self.0.message)
             .field("source", &self.0.source)
+            .field("pipeline_index", &self.0.pipeline_index)
             .finish()
     }
 }

@@ -2,7 +2,8 @@
 //! emits. Each statement is a [`Template`] (pre-encoded Parse message and Bind prefix, the
 //! expected result columns) and each row type decodes itself by index ([`FromRow`]); the
 //! connection sends Parse+Describe the first time and Bind+Execute+Sync afterwards, with no
-//! SQL text hashed or looked up per query. Pipelines use `Connection::pipeline`.
+//! SQL text hashed or looked up per query. Pipelines use `Connection::pipeline_atomic` (one
+//! Sync per batch, as libpq and qail-pg 3.0.2 do here).
 //!
 //! The templates are built here by hand, with the same public constructors the macro
 //! output uses, until `qail!` can be pointed at the benchmark schema from this crate.
@@ -205,10 +206,10 @@ async fn id_name_batch(
         .map(|p| query(t, qail_pg::template::Params::new([p as _])))
         .collect();
     let mut rows = 0;
-    let results = c.pipeline(queries).await?;
+    let results = c.pipeline_atomic(queries).await?;
     let n = results.len() as u64;
     for r in results {
-        rows += w::consume(r?);
+        rows += w::consume(r);
     }
     Ok((n, rows))
 }
@@ -316,8 +317,8 @@ async fn insert(c: &mut Connection, batches: &[Vec<w::InsertRow>]) -> Result<Cou
                 )
             })
             .collect();
-        for done in c.pipeline_count(queries).await? {
-            counts.add(1, done?);
+        for done in c.pipeline_atomic_count(queries).await? {
+            counts.add(1, done);
         }
     }
     Ok(counts)

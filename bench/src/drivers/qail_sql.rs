@@ -1,6 +1,7 @@
 //! qail-pg from this repository (`../qail-pg`), through its run-time SQL API: `query`
 //! (prepared once per connection, binary parameters and results), `Row::try_get` by index,
-//! `pipeline_sql`, `Pool`, `copy_in`.
+//! `pipeline_sql_atomic` (one Sync per batch, as libpq and qail-pg 3.0.2 do here), `Pool`,
+//! `copy_in`.
 //!
 //! One function per workload. A workload whose API does not exist yet returns `None` from
 //! [`run`] and shows as "TODO" in the report. The compiled-query path is in
@@ -64,7 +65,7 @@ async fn point(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Coun
     Ok(counts)
 }
 
-/// One parameter as a slice item of `pipeline_sql`.
+/// One parameter as a slice item of `pipeline_sql_atomic`.
 type Param<'a> = [&'a (dyn Encode + Sync); 1];
 
 async fn pipeline(c: &mut Connection, n: usize, batch: usize) -> Result<Counts> {
@@ -75,8 +76,8 @@ async fn pipeline(c: &mut Connection, n: usize, batch: usize) -> Result<Counts> 
             .collect();
         let params: Vec<Param<'_>> = limits.iter().map(|l| [l as _]).collect();
         let queries: Vec<_> = params.iter().map(|p| (w::PIPELINE_SQL, &p[..])).collect();
-        for rows in c.pipeline_sql(&queries).await? {
-            let decoded = rows?.iter().map(id_name).collect::<Result<Vec<_>>>()?;
+        for rows in c.pipeline_sql_atomic(&queries).await? {
+            let decoded = rows.iter().map(id_name).collect::<Result<Vec<_>>>()?;
             counts.add(1, w::consume(decoded));
         }
     }
@@ -103,8 +104,8 @@ async fn pool10(url: &str, n: usize) -> Result<Sample> {
                 let ids: Vec<i64> = (first..first + w::POOL_BATCH).map(w::point_id).collect();
                 let params: Vec<Param<'_>> = ids.iter().map(|id| [id as _]).collect();
                 let queries: Vec<_> = params.iter().map(|p| (w::POINT_SQL, &p[..])).collect();
-                for rows in c.pipeline_sql(&queries).await? {
-                    let decoded = rows?.iter().map(id_name).collect::<Result<Vec<_>>>()?;
+                for rows in c.pipeline_sql_atomic(&queries).await? {
+                    let decoded = rows.iter().map(id_name).collect::<Result<Vec<_>>>()?;
                     counts.add(1, w::consume(decoded));
                 }
             }
@@ -129,8 +130,7 @@ async fn insert(c: &mut Connection, batches: &[Vec<w::InsertRow>]) -> Result<Cou
             .map(|r| [&r.id as _, &r.name as _, &r.qty as _, &r.price as _])
             .collect();
         let queries: Vec<_> = params.iter().map(|p| (w::INSERT_SQL, &p[..])).collect();
-        for done in c.pipeline_sql(&queries).await? {
-            done?;
+        for _ in c.pipeline_sql_atomic(&queries).await? {
             counts.add(1, 1);
         }
     }

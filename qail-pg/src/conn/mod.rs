@@ -23,7 +23,8 @@
 //!    failure `self.decode_error(e)` — both mark the connection broken.
 //!
 //! A future dropped anywhere in this sequence leaves the connection usable: unsent bytes stay
-//! in the write buffer, unread replies are counted by `pending_syncs`.
+//! in the write buffer, unread replies are counted by `pending_syncs`. (An atomic pipeline
+//! writes its one Sync last; until then `open_batch` says the next flow must end the batch.)
 
 mod auth;
 mod cache;
@@ -88,6 +89,10 @@ pub struct Connection {
     pending_syncs: usize,
     /// How many of `pending_syncs` belong to a reset queued by the pool (see [`reset`]).
     reset_syncs: usize,
+    /// An atomic pipeline's messages are queued or sent but not its Sync: the server holds
+    /// the batch's implicit transaction open. A flow that finds it set (the pipeline was
+    /// dropped) abandons the batch first, so it is rolled back (see [`pipeline`]).
+    open_batch: bool,
     cache: StatementCache,
     notice_handler: Option<NoticeHandler>,
     /// Named statements whose Parse was sent by a flow that did not see its outcome; closed
@@ -134,6 +139,7 @@ impl Connection {
             transaction_status: TransactionStatus::Idle,
             pending_syncs: 0,
             reset_syncs: 0,
+            open_batch: false,
             cache: StatementCache::new(statement_cache_size),
             notice_handler: None,
             unconfirmed: Vec::new(),
@@ -193,6 +199,7 @@ impl Connection {
                 "the connection is closed after an earlier failure; open a new connection",
             ));
         }
+        self.abandon_batch();
         for name in std::mem::take(&mut self.unconfirmed) {
             prepare::close_statement(&mut self.stream, &name);
         }
@@ -253,6 +260,12 @@ impl Connection {
                 return Ok((tag, range));
             }
         }
+    }
+
+    /// Whether `tag` is a message the server may send at any time, which
+    /// [`Connection::on_async_message`] handles: a cheap test for hot read loops.
+    pub(crate) fn is_async_message(tag: u8) -> bool {
+        matches!(tag, b'N' | b'S' | b'A')
     }
 
     /// Handles a message the server may send at any time (notice, parameter report,

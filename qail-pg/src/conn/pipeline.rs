@@ -1,10 +1,14 @@
 //! Pipelining: many queries in one round trip.
 //!
-//! Every query is its own Bind + Execute + Sync cycle (with Parse + Describe before the first
-//! use of a template), so an error affects only the query that caused it: the server skips
-//! to that query's Sync and runs the next ones. Outside a transaction block each query
-//! commits on its own; inside one, an error aborts the block and the following queries fail
-//! with SQLSTATE 25P02 until it is rolled back.
+//! By default ([`Mode::PerQuery`]) every query is its own Bind + Execute + Sync cycle (with
+//! Parse + Describe before the first use of a template), so an error affects only the query
+//! that caused it: the server skips to that query's Sync and runs the next ones. Outside a
+//! transaction block each query commits on its own; inside one, an error aborts the block and
+//! the following queries fail with SQLSTATE 25P02 until it is rolled back.
+//!
+//! An atomic pipeline ([`Mode::Atomic`], see [`atomic`]) writes one Sync after the last query:
+//! the whole batch is one implicit transaction, and the server flushes its replies once per
+//! batch instead of once per query.
 //!
 //! Messages are encoded lazily, a chunk at a time, and sent while the replies are read
 //! ([`Stream::next_frame_sending`](super::stream::Stream::next_frame_sending)), so a batch far
@@ -23,14 +27,25 @@ use crate::row::Column;
 use crate::template::Template;
 
 mod api;
+mod atomic;
+mod builder;
 
-pub use api::{Handle, PipelineBuilder, PipelineResults};
+pub use builder::{Handle, PipelineBuilder, PipelineResults};
 
 /// How many unsent bytes to encode ahead of the socket.
 const CHUNK: usize = 64 * 1024;
 
 /// The most results reserved up front, whatever the iterator claims.
 const RESERVE_LIMIT: usize = 1 << 16;
+
+/// Where a pipeline's Syncs go.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Mode {
+    /// A Sync after every query: each query succeeds or fails alone.
+    PerQuery,
+    /// One Sync after the last query: all of them, or none.
+    Atomic,
+}
 
 /// What a pipelined query runs.
 pub(crate) enum Source<'s> {
@@ -112,50 +127,88 @@ impl Hasher for NameHasher {
     }
 }
 
-#[derive(Default)]
 struct Run {
+    mode: Mode,
     queue: VecDeque<Slot>,
     local: Locals,
     /// Templates described by this pipeline, to cache (or close) at the end.
     described: Vec<&'static Template>,
     next_index: usize,
+    /// Atomic: the batch's Sync is written and its ReadyForQuery not read yet.
+    syncing: bool,
+    /// Atomic: the first failure, with the index of the query (none when the commit failed).
+    failure: Option<(Option<usize>, Error)>,
+    /// Atomic: the server saw an error before the batch committed, so it is rolled back.
+    rolled_back: bool,
+}
+
+impl Run {
+    fn new(mode: Mode) -> Run {
+        Run {
+            mode,
+            queue: VecDeque::new(),
+            local: Locals::default(),
+            described: Vec::new(),
+            next_index: 0,
+            syncing: false,
+            failure: None,
+            rolled_back: false,
+        }
+    }
 }
 
 impl Connection {
-    /// Runs `jobs` as one pipeline, handing the results to `sink`.
+    /// Runs `jobs` as one pipeline, handing the results to `sink`. In [`Mode::Atomic`] the
+    /// sink sees only successful queries, and any failure is the returned error.
     pub(crate) async fn run_pipeline<J: Job>(
         &mut self,
         jobs: impl IntoIterator<Item = J>,
         sink: &mut impl Sink,
+        mode: Mode,
     ) -> Result<(), Error> {
         self.ready_without_reset().await?;
         let mut jobs = jobs.into_iter();
         sink.reserve(jobs.size_hint().0.min(RESERVE_LIMIT));
         let mut more = true;
-        let mut run = Run::default();
+        let mut run = Run::new(mode);
         loop {
-            while more && self.stream.unsent() < CHUNK {
+            while more && run.failure.is_none() && self.stream.unsent() < CHUNK {
                 match jobs.next() {
                     Some(job) => self.encode_job(&job, &mut run),
                     None => more = false,
                 }
             }
-            if run.queue.is_empty() {
+            if run.failure.is_some() {
+                // Note: atomic, and the batch is lost: send no more of it.
+                more = false;
+            }
+            if !more && self.open_batch {
+                self.end_batch(&mut run);
+            }
+            if run.queue.is_empty() && !run.syncing {
                 if more {
                     continue;
                 }
                 break;
             }
             let (tag, range) = self.stream.next_frame_sending().await?;
-            if !self.on_async_message(tag, range.clone())? {
-                self.on_reply(tag, range, &mut run, sink)?;
+            if Connection::is_async_message(tag) {
+                self.on_async_message(tag, range)?;
+                continue;
+            }
+            match mode {
+                Mode::PerQuery => self.on_reply(tag, range, &mut run, sink)?,
+                Mode::Atomic => self.on_batch_reply(tag, range, &mut run, sink)?,
             }
         }
         self.finish_pipeline(&run);
-        Ok(())
+        match run.failure {
+            Some((index, e)) => Err(self.batch_error(index, e, run.rolled_back)),
+            None => Ok(()),
+        }
     }
 
-    /// Queues one job's messages, always ending with a Sync.
+    /// Queues one job's messages, ending with a Sync unless the pipeline is atomic.
     fn encode_job<J: Job>(&mut self, job: &J, run: &mut Run) {
         let mut slot = Slot {
             index: run.next_index,
@@ -174,6 +227,21 @@ impl Connection {
             }
             Source::Template(template) => self.encode_template(template, job, run, &mut slot),
         };
+        if run.mode == Mode::Atomic {
+            self.open_batch = true;
+            let queued = match bound {
+                Ok(()) => true,
+                Err(e) => {
+                    run.failure.get_or_insert((Some(slot.index), e));
+                    // Note: its Parse + Describe are queued even though the Bind failed.
+                    slot.describes
+                }
+            };
+            if queued {
+                run.queue.push_back(slot);
+            }
+            return;
+        }
         if let Err(e) = bound {
             slot.error = Some(e);
         }
@@ -301,18 +369,8 @@ impl Connection {
             b'Z' => {
                 self.on_ready(range)?;
                 let slot = run.queue.pop_front().expect("the queue has a front slot");
-                let result = match slot.error {
-                    Some(e) => Err(e),
-                    // Note: a slot bound to a ready statement cannot have drifted.
-                    None if slot.statement.is_some() => Ok(slot.affected),
-                    None => match slot.template.map(|t| run.local.get(t.name)) {
-                        Some(Some(Local::Drift(message))) => {
-                            Err(Error::new(Kind::SchemaDrift, message.clone()))
-                        }
-                        _ => Ok(slot.affected),
-                    },
-                };
-                sink.done(slot.index, result);
+                let index = slot.index;
+                sink.done(index, slot_result(slot, &run.local));
             }
             _ => return Err(self.protocol_error("an unexpected message in pipeline results")),
         }
@@ -334,6 +392,21 @@ impl Connection {
                 _ => {}
             }
         }
+    }
+}
+
+/// The result of a query whose replies are all read.
+fn slot_result(slot: Slot, local: &Locals) -> Result<u64, Error> {
+    match slot.error {
+        Some(e) => Err(e),
+        // Note: a slot bound to a ready statement cannot have drifted.
+        None if slot.statement.is_some() => Ok(slot.affected),
+        None => match slot.template.map(|t| local.get(t.name)) {
+            Some(Some(Local::Drift(message))) => {
+                Err(Error::new(Kind::SchemaDrift, message.clone()))
+            }
+            _ => Ok(slot.affected),
+        },
     }
 }
 

@@ -51,7 +51,7 @@ impl Connection {
     /// Whether replies other than those of a queued reset are outstanding: a flow was
     /// interrupted, and [`Connection::ready`] must read its replies before the next flow.
     pub(crate) fn has_interrupted_flow(&self) -> bool {
-        self.pending_syncs > self.reset_syncs
+        self.pending_syncs > self.reset_syncs || self.open_batch
     }
 
     /// Queues the reset and sends it if the socket takes it without waiting, unless one is

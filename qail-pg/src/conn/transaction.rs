@@ -138,6 +138,8 @@ impl Connection {
 
     /// Queues a simple query whose reply the next [`Connection::ready`] drains.
     fn queue_simple(&mut self, sql: &str) -> Result<(), Error> {
+        // Note: a ROLLBACK queued after a dropped atomic pipeline must not join its batch.
+        self.abandon_batch();
         Query { sql }
             .encode(self.stream.write_buf())
             .map_err(super::prepare::encode_error)?;

@@ -7,7 +7,7 @@ use std::pin::pin;
 use std::task::{Context, Waker};
 use std::time::Duration;
 
-use qail_pg::{Connection, TransactionStatus};
+use qail_pg::{Connection, NoRows, TransactionStatus};
 
 use super::compiled::{Int8, Pair, col, prepared, query, template};
 
@@ -282,4 +282,61 @@ async fn pool_acquire_and_pooled_query() {
     assert_eq!(backends, 1, "a pool of one opened {backends} backends");
     assert_eq!(pool.stats().in_use, 0);
     pool.close().await;
+}
+
+#[tokio::test]
+async fn atomic_pipeline() {
+    let (mut conn, mut observer) = setup().await;
+    conn.batch_execute(
+        "DROP SCHEMA IF EXISTS qail_it_safety_atomic CASCADE; CREATE SCHEMA qail_it_safety_atomic;
+         CREATE TABLE qail_it_safety_atomic.t (v int8)",
+    )
+    .await
+    .unwrap();
+    let t = template(
+        "INSERT INTO qail_it_safety_atomic.t VALUES ($1::int8)",
+        &[20],
+        &[],
+    );
+    let values: Vec<i64> = (0..2000).collect();
+    let mut n = 0;
+    loop {
+        let batch = conn.pipeline_atomic_count(values.iter().map(|v| query::<NoRows>(t, &[v])));
+        let done = poll_n_then_drop(batch, n).await;
+        check(&mut conn, &mut observer, n).await;
+        let rows: i64 = conn
+            .query_one("SELECT count(*) FROM qail_it_safety_atomic.t", &[])
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(
+            rows % 2000,
+            0,
+            "a part of the batch took effect after {n} polls"
+        );
+        if done {
+            break;
+        }
+        n += 1;
+        assert!(n < 10_000, "the future never completed");
+    }
+    // Dropped inside a transaction that is dropped too: nothing of either takes effect.
+    let before: i64 = conn
+        .query_one("SELECT count(*) FROM qail_it_safety_atomic.t", &[])
+        .await
+        .unwrap()
+        .get(0);
+    for n in [1, 2, 3, 5, 8] {
+        let mut tx = conn.begin().await.unwrap();
+        let batch = tx.pipeline_atomic_count(values.iter().map(|v| query::<NoRows>(t, &[v])));
+        poll_n_then_drop(batch, n).await;
+        drop(tx);
+        check(&mut conn, &mut observer, n).await;
+    }
+    let after: i64 = conn
+        .query_one("SELECT count(*) FROM qail_it_safety_atomic.t", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(before, after);
 }

@@ -9,6 +9,7 @@ mod copy;
 mod hostile;
 mod notify;
 mod pipeline;
+mod pipeline_atomic;
 mod pool;
 mod query;
 mod transaction;

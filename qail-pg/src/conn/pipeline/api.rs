@@ -1,10 +1,7 @@
-//! The public faces of the pipeline: typed queries, counts, run-time SQL, and a builder for
-//! queries of different row types.
+//! The public faces of the pipeline: typed queries, counts and run-time SQL, per query or
+//! atomic. The builder for queries of different row types is in [`super::builder`].
 
-use std::any::Any;
-use std::marker::PhantomData;
-
-use super::{Job, Sink, Source};
+use super::{Job, Mode, Sink, Source};
 use crate::conn::compiled::Params;
 use crate::conn::{Connection, Statement};
 use crate::error::{Error, Kind};
@@ -23,8 +20,8 @@ impl<D> Job for Query<'_, D> {
 }
 
 /// A run-time SQL query of a pipeline, prepared beforehand.
-struct SqlJob<'q> {
-    statement: Statement,
+pub(super) struct SqlJob<'q> {
+    pub(super) statement: Statement,
     params: &'q Params<'q>,
 }
 
@@ -37,26 +34,80 @@ impl Job for SqlJob<'_> {
     }
 }
 
-/// Collects typed rows per query.
-struct Typed<D: Decoder> {
-    rows: Vec<D::Row>,
-    results: Vec<Result<Vec<D::Row>, Error>>,
-    /// The previous query's number of rows: the first row reserves as many.
-    last: usize,
+/// Where a sink puts each query's result: with its error ([`Each`]), or the values of an
+/// atomic pipeline, which has no per-query errors ([`All`]).
+trait Results<T> {
+    fn push(&mut self, result: Result<T, Error>);
+    fn reserve(&mut self, queries: usize);
 }
 
-impl<D: Decoder> Sink for Typed<D> {
+/// Every query's result, errors included.
+struct Each<T>(Vec<Result<T, Error>>);
+
+impl<T> Results<T> for Each<T> {
+    fn push(&mut self, result: Result<T, Error>) {
+        self.0.push(result);
+    }
+    fn reserve(&mut self, queries: usize) {
+        self.0.reserve(queries);
+    }
+}
+
+/// The values of an atomic pipeline: its sink sees only successful queries.
+struct All<T>(Vec<T>);
+
+impl<T> Results<T> for All<T> {
+    fn push(&mut self, result: Result<T, Error>) {
+        if let Ok(value) = result {
+            self.0.push(value);
+        }
+    }
+    fn reserve(&mut self, queries: usize) {
+        self.0.reserve(queries);
+    }
+}
+
+/// Above this many rows a query's buffer becomes its result as it is, instead of a copy.
+const COPY_LIMIT: usize = 64;
+
+/// Takes a query's rows out of the sink's buffer: a few rows are moved into a vector of
+/// exactly their size (one allocation, none for no rows) and the buffer, which has grown to
+/// the largest query so far, is kept for the next query; many rows take the buffer itself.
+fn take_rows<T>(buffer: &mut Vec<T>) -> Vec<T> {
+    if buffer.len() > COPY_LIMIT {
+        std::mem::take(buffer)
+    } else {
+        // Note: not `mem::take`, which would give the buffer away with its spare room.
+        let mut rows = Vec::with_capacity(buffer.len());
+        rows.append(buffer);
+        rows
+    }
+}
+
+/// Collects typed rows per query.
+struct Typed<D: Decoder, R> {
+    /// The current query's rows; the buffer is reused (see [`take_rows`]).
+    rows: Vec<D::Row>,
+    results: R,
+}
+
+impl<D: Decoder, R> Typed<D, R> {
+    fn new(results: R) -> Self {
+        Typed {
+            rows: Vec::new(),
+            results,
+        }
+    }
+}
+
+impl<D: Decoder, R: Results<Vec<D::Row>>> Sink for Typed<D, R> {
     fn row(&mut self, _: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
         let row = D::decode(&mut RawRow::new(data), statement.column_oids())?;
-        if self.rows.capacity() == 0 {
-            self.rows.reserve(self.last);
-        }
         self.rows.push(row);
         Ok(())
     }
     fn done(&mut self, _: usize, result: Result<u64, Error>) {
-        let rows = std::mem::take(&mut self.rows);
-        self.last = rows.len();
+        let rows = take_rows(&mut self.rows);
         self.results.push(result.map(|_| rows));
     }
     fn wants_counts(&self) -> bool {
@@ -68,9 +119,9 @@ impl<D: Decoder> Sink for Typed<D> {
 }
 
 /// Keeps only the counts.
-struct Counts(Vec<Result<u64, Error>>);
+struct Counts<R>(R);
 
-impl Sink for Counts {
+impl<R: Results<u64>> Sink for Counts<R> {
     fn row(&mut self, _: usize, _: DataRow<'_>, _: &Statement) -> Result<(), Error> {
         Ok(())
     }
@@ -83,25 +134,29 @@ impl Sink for Counts {
 }
 
 /// Collects run-time rows per query.
-struct Rows {
+struct Rows<R> {
+    /// The current query's rows; the buffer is reused (see [`take_rows`]).
     rows: Vec<Row>,
-    results: Vec<Result<Vec<Row>, Error>>,
-    /// The previous query's number of rows: the first row reserves as many.
-    last: usize,
+    results: R,
 }
 
-impl Sink for Rows {
+impl<R> Rows<R> {
+    fn new(results: R) -> Self {
+        Rows {
+            rows: Vec::new(),
+            results,
+        }
+    }
+}
+
+impl<R: Results<Vec<Row>>> Sink for Rows<R> {
     fn row(&mut self, _: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
         let row = Row::new(statement.shared_columns().clone(), data).map_err(Error::from)?;
-        if self.rows.capacity() == 0 {
-            self.rows.reserve(self.last);
-        }
         self.rows.push(row);
         Ok(())
     }
     fn done(&mut self, _: usize, result: Result<u64, Error>) {
-        let rows = std::mem::take(&mut self.rows);
-        self.last = rows.len();
+        let rows = take_rows(&mut self.rows);
         self.results.push(result.map(|_| rows));
     }
     fn wants_counts(&self) -> bool {
@@ -118,18 +173,65 @@ impl Connection {
     /// Each query is a cycle of its own: an error is that query's result, and the others
     /// still run; inside a transaction block an error aborts the block, so the queries after
     /// it fail with SQLSTATE 25P02 until it is rolled back. The outer error means the
-    /// connection failed.
+    /// connection failed. For all-or-nothing batches (and fewer wake-ups on both sides) see
+    /// [`Connection::pipeline_atomic`].
     pub async fn pipeline<'q, D: Decoder>(
         &mut self,
         queries: impl IntoIterator<Item = Query<'q, D>>,
     ) -> Result<Vec<Result<Vec<D::Row>, Error>>, Error> {
-        let mut sink = Typed::<D> {
-            rows: Vec::new(),
-            results: Vec::new(),
-            last: 0,
-        };
-        self.run_pipeline(queries, &mut sink).await?;
-        Ok(sink.results)
+        let mut sink = Typed::<D, _>::new(Each(Vec::new()));
+        self.run_pipeline(queries, &mut sink, Mode::PerQuery)
+            .await?;
+        Ok(sink.results.0)
+    }
+
+    /// Runs compiled queries in one round trip as **one transaction**: all of them take
+    /// effect, or none. Returns each query's rows, in order.
+    ///
+    /// One Sync ends the batch, so the server runs it as one implicit transaction and
+    /// commits at the end. When a query fails, the server skips the rest of the batch and
+    /// rolls all of it back — the queries before the failing one too — and the returned
+    /// error says which query failed ([`Error::pipeline_index`], counted from 0) with the
+    /// server's error ([`Error::code`], [`Error::as_db_error`]). A failure when the batch
+    /// commits (a deferred constraint, a serialization failure) has no index. The
+    /// connection is usable afterwards.
+    ///
+    /// Inside a transaction block ([`Connection::begin`]) the batch joins the block and
+    /// commits with it; an error aborts the block like any failed statement, so roll it
+    /// back.
+    ///
+    /// The client ends the batch itself, so that it is rolled back, when a parameter cannot
+    /// be encoded, a row cannot be decoded or the server's types drifted from the compiled
+    /// query's, provided the Sync has not been sent yet (it goes out with the last query);
+    /// if it has, the error says that the batch took effect. A drift can only be found the
+    /// first time a connection runs a compiled query: run it once outside the batch to
+    /// rule it out. Dropping the future before it finishes rolls the batch back too (unless
+    /// the Sync was sent, in which case it commits); the connection stays usable.
+    ///
+    /// Compared with [`Connection::pipeline`], the server flushes its replies once per batch
+    /// instead of once per query, which saves client and server CPU on large batches.
+    ///
+    /// ```no_run
+    /// # async fn run(conn: &mut qail_pg::Connection,
+    /// #     moves: Vec<qail_pg::Query<'_, qail_pg::NoRows>>) -> Result<(), qail_pg::Error> {
+    /// // Rows are returned by `pipeline_atomic`; UPDATEs only need their counts.
+    /// match conn.pipeline_atomic_count(moves).await {
+    ///     Ok(updated) => println!("{} queries committed", updated.len()),
+    ///     Err(e) => match e.pipeline_index() {
+    ///         // Nothing of the batch took effect.
+    ///         Some(i) => eprintln!("query {i} failed, batch rolled back: {e}"),
+    ///         None => return Err(e),
+    ///     },
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn pipeline_atomic<'q, D: Decoder>(
+        &mut self,
+        queries: impl IntoIterator<Item = Query<'q, D>>,
+    ) -> Result<Vec<Vec<D::Row>>, Error> {
+        let mut sink = Typed::<D, _>::new(All(Vec::new()));
+        self.run_pipeline(queries, &mut sink, Mode::Atomic).await?;
+        Ok(sink.results.0)
     }
 
     /// Runs compiled queries in one round trip without decoding their rows; returns each
@@ -138,9 +240,21 @@ impl Connection {
         &mut self,
         queries: impl IntoIterator<Item = Query<'q, D>>,
     ) -> Result<Vec<Result<u64, Error>>, Error> {
-        let mut sink = Counts(Vec::new());
-        self.run_pipeline(queries, &mut sink).await?;
-        Ok(sink.0)
+        let mut sink = Counts(Each(Vec::new()));
+        self.run_pipeline(queries, &mut sink, Mode::PerQuery)
+            .await?;
+        Ok(sink.0.0)
+    }
+
+    /// [`Connection::pipeline_atomic`] without decoding rows: runs compiled queries as one
+    /// transaction and returns each query's number of rows (returned or affected).
+    pub async fn pipeline_atomic_count<'q, D>(
+        &mut self,
+        queries: impl IntoIterator<Item = Query<'q, D>>,
+    ) -> Result<Vec<u64>, Error> {
+        let mut sink = Counts(All(Vec::new()));
+        self.run_pipeline(queries, &mut sink, Mode::Atomic).await?;
+        Ok(sink.0.0)
     }
 
     /// Runs run-time SQL queries in one round trip (after preparing the statements not yet
@@ -150,17 +264,26 @@ impl Connection {
         queries: &[(&str, &[&(dyn Encode + Sync)])],
     ) -> Result<Vec<Result<Vec<Row>, Error>>, Error> {
         let jobs = self.prepare_all(queries.iter().copied()).await?;
-        let mut sink = Rows {
-            rows: Vec::new(),
-            results: Vec::new(),
-            last: 0,
-        };
-        self.run_pipeline(jobs, &mut sink).await?;
-        Ok(sink.results)
+        let mut sink = Rows::new(Each(Vec::new()));
+        self.run_pipeline(jobs, &mut sink, Mode::PerQuery).await?;
+        Ok(sink.results.0)
+    }
+
+    /// [`Connection::pipeline_sql`] as one transaction, all or nothing, with the semantics of
+    /// [`Connection::pipeline_atomic`]. The statements not yet cached are prepared first, in
+    /// a round trip of their own.
+    pub async fn pipeline_sql_atomic(
+        &mut self,
+        queries: &[(&str, &[&(dyn Encode + Sync)])],
+    ) -> Result<Vec<Vec<Row>>, Error> {
+        let jobs = self.prepare_all(queries.iter().copied()).await?;
+        let mut sink = Rows::new(All(Vec::new()));
+        self.run_pipeline(jobs, &mut sink, Mode::Atomic).await?;
+        Ok(sink.results.0)
     }
 
     /// Prepares the statements of run-time SQL queries, all kept in the cache at once.
-    async fn prepare_all<'q>(
+    pub(super) async fn prepare_all<'q>(
         &mut self,
         queries: impl Iterator<Item = (&'q str, &'q Params<'q>)> + Clone,
     ) -> Result<Vec<SqlJob<'q>>, Error> {
@@ -181,260 +304,5 @@ impl Connection {
             }
         }
         Ok(jobs)
-    }
-
-    /// A builder for a pipeline of queries with different row types.
-    ///
-    /// ```no_run
-    /// # async fn run(conn: &mut qail_pg::Connection,
-    /// #     q1: qail_pg::Query<'_, qail_pg::NoRows>, q2: qail_pg::Query<'_, qail_pg::NoRows>)
-    /// # -> Result<(), qail_pg::Error> {
-    /// let mut p = conn.pipeline_builder();
-    /// let a = p.add_count(q1);
-    /// let b = p.add_sql("SELECT $1::int4", &[&7i32]);
-    /// let mut results = p.run().await?;
-    /// let inserted: u64 = results.get(a)?;
-    /// let rows = results.get(b)?;
-    /// # Ok(()) }
-    /// ```
-    pub fn pipeline_builder<'q>(&mut self) -> PipelineBuilder<'_, 'q> {
-        PipelineBuilder {
-            conn: self,
-            items: Vec::new(),
-        }
-    }
-}
-
-/// Decodes the rows of one builder item and hands them out type-erased.
-trait Collector: Send {
-    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error>;
-    fn finish(self: Box<Self>, affected: u64) -> Box<dyn Any + Send>;
-}
-
-struct CollectTyped<D: Decoder>(Vec<D::Row>);
-
-impl<D: Decoder> Collector for CollectTyped<D>
-where
-    D::Row: Send + 'static,
-{
-    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
-        self.0
-            .push(D::decode(&mut RawRow::new(data), statement.column_oids())?);
-        Ok(())
-    }
-    fn finish(self: Box<Self>, _: u64) -> Box<dyn Any + Send> {
-        Box::new(self.0)
-    }
-}
-
-struct CollectRows(Vec<Row>);
-
-impl Collector for CollectRows {
-    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
-        let row = Row::new(statement.shared_columns().clone(), data).map_err(Error::from)?;
-        self.0.push(row);
-        Ok(())
-    }
-    fn finish(self: Box<Self>, _: u64) -> Box<dyn Any + Send> {
-        Box::new(self.0)
-    }
-}
-
-struct CollectCount;
-
-impl Collector for CollectCount {
-    fn row(&mut self, _: DataRow<'_>, _: &Statement) -> Result<(), Error> {
-        Ok(())
-    }
-    fn finish(self: Box<Self>, affected: u64) -> Box<dyn Any + Send> {
-        Box::new(affected)
-    }
-}
-
-enum What<'q> {
-    Template(&'static crate::template::Template),
-    Sql(&'q str, Option<Statement>),
-}
-
-struct Item<'q> {
-    what: What<'q>,
-    params: Vec<&'q (dyn Encode + Sync)>,
-    collector: Option<Box<dyn Collector + 'q>>,
-}
-
-impl Job for &mut Item<'_> {
-    fn source(&self) -> Source<'_> {
-        match &self.what {
-            What::Template(t) => Source::Template(t),
-            What::Sql(_, Some(statement)) => Source::Statement(statement),
-            What::Sql(_, None) => unreachable!("statements are prepared before the run"),
-        }
-    }
-    fn params(&self) -> &Params<'_> {
-        &self.params
-    }
-}
-
-/// Typed access to one query's result in [`PipelineResults`]; `T` is `Vec<row type>`,
-/// `Vec<Row>` or `u64`.
-pub struct Handle<T> {
-    index: usize,
-    _result: PhantomData<fn() -> T>,
-}
-
-impl<T> std::fmt::Debug for Handle<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Handle")
-            .field("index", &self.index)
-            .finish()
-    }
-}
-
-/// Collects queries of any row types for one pipeline; see [`Connection::pipeline_builder`].
-pub struct PipelineBuilder<'c, 'q> {
-    conn: &'c mut Connection,
-    items: Vec<Item<'q>>,
-}
-
-impl std::fmt::Debug for PipelineBuilder<'_, '_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PipelineBuilder")
-            .field("queries", &self.items.len())
-            .finish_non_exhaustive()
-    }
-}
-
-impl<'q> PipelineBuilder<'_, 'q> {
-    fn push<T>(&mut self, item: Item<'q>) -> Handle<T> {
-        self.items.push(item);
-        Handle {
-            index: self.items.len() - 1,
-            _result: PhantomData,
-        }
-    }
-
-    /// Adds a compiled query whose rows are returned.
-    pub fn add<D: Decoder + 'q>(&mut self, query: Query<'q, D>) -> Handle<Vec<D::Row>>
-    where
-        D::Row: Send + 'static,
-    {
-        self.push(Item {
-            what: What::Template(query.template()),
-            params: query.params().to_vec(),
-            collector: Some(Box::new(CollectTyped::<D>(Vec::new()))),
-        })
-    }
-
-    /// Adds a compiled query whose number of rows (returned or affected) is returned.
-    pub fn add_count<D>(&mut self, query: Query<'q, D>) -> Handle<u64> {
-        self.push(Item {
-            what: What::Template(query.template()),
-            params: query.params().to_vec(),
-            collector: Some(Box::new(CollectCount)),
-        })
-    }
-
-    /// Adds a run-time SQL query whose rows are returned.
-    pub fn add_sql(
-        &mut self,
-        sql: &'q str,
-        params: &[&'q (dyn Encode + Sync)],
-    ) -> Handle<Vec<Row>> {
-        self.push(Item {
-            what: What::Sql(sql, None),
-            params: params.to_vec(),
-            collector: Some(Box::new(CollectRows(Vec::new()))),
-        })
-    }
-
-    /// Runs every query in one round trip (after preparing run-time SQL not yet cached).
-    pub async fn run(mut self) -> Result<PipelineResults, Error> {
-        let sql: Vec<(&'q str, usize)> = self
-            .items
-            .iter()
-            .enumerate()
-            .filter_map(|(i, item)| match item.what {
-                What::Sql(sql, _) => Some((sql, i)),
-                What::Template(_) => None,
-            })
-            .collect();
-        if !sql.is_empty() {
-            let none: &[&(dyn Encode + Sync)] = &[];
-            let prepared = self
-                .conn
-                .prepare_all(sql.iter().map(|(sql, _)| (*sql, none)))
-                .await?;
-            for (job, (sql, i)) in prepared.into_iter().zip(sql) {
-                self.items[i].what = What::Sql(sql, Some(job.statement));
-            }
-        }
-        let mut sink = Erased {
-            collectors: self.items.iter_mut().map(|i| i.collector.take()).collect(),
-            results: Vec::with_capacity(self.items.len()),
-        };
-        self.conn
-            .run_pipeline(self.items.iter_mut(), &mut sink)
-            .await?;
-        Ok(PipelineResults {
-            results: sink.results.into_iter().map(Some).collect(),
-        })
-    }
-}
-
-struct Erased<'q> {
-    collectors: Vec<Option<Box<dyn Collector + 'q>>>,
-    results: Vec<Result<Box<dyn Any + Send>, Error>>,
-}
-
-impl Sink for Erased<'_> {
-    fn row(&mut self, index: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
-        match self.collectors.get_mut(index) {
-            Some(Some(c)) => c.row(data, statement),
-            _ => Ok(()),
-        }
-    }
-    fn done(&mut self, index: usize, result: Result<u64, Error>) {
-        let collector = self.collectors.get_mut(index).and_then(Option::take);
-        self.results.push(match (result, collector) {
-            (Ok(n), Some(c)) => Ok(c.finish(n)),
-            (Ok(_), None) => Err(Error::new(
-                Kind::Usage,
-                "the query's result was already taken",
-            )),
-            (Err(e), _) => Err(e),
-        });
-    }
-}
-
-/// The results of a [`PipelineBuilder`] run, taken out with the handles.
-pub struct PipelineResults {
-    results: Vec<Option<Result<Box<dyn Any + Send>, Error>>>,
-}
-
-impl std::fmt::Debug for PipelineResults {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PipelineResults")
-            .field("queries", &self.results.len())
-            .finish()
-    }
-}
-
-impl PipelineResults {
-    /// Takes the result of the query `handle` stands for: its rows (or count), or its error.
-    pub fn get<T: 'static>(&mut self, handle: Handle<T>) -> Result<T, Error> {
-        let taken = self.results.get_mut(handle.index).and_then(Option::take);
-        match taken {
-            Some(Ok(value)) => value.downcast::<T>().map(|b| *b).map_err(|_| {
-                Error::new(
-                    Kind::Usage,
-                    "the handle belongs to another pipeline; use the handles of this run",
-                )
-            }),
-            Some(Err(e)) => Err(e),
-            None => Err(Error::new(
-                Kind::Usage,
-                "this query's result was already taken, or the handle belongs to another pipeline",
-            )),
-        }
     }
 }

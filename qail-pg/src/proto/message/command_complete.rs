@@ -22,8 +22,9 @@ impl<'a> CommandComplete<'a> {
     /// The number of rows the command affected or returned, when its tag carries one
     /// (INSERT, UPDATE, DELETE, MERGE, SELECT, MOVE, FETCH, COPY).
     pub fn rows(&self) -> Option<u64> {
-        let mut words = self.tag.split(' ');
-        let command = words.next()?;
+        // Note: read once per query in pipelines, so no split iterators: the command is up to
+        // the first space, the count after the last one (`INSERT 0 3` carries an OID first).
+        let (command, rest) = self.tag.split_once(' ')?;
         let counted = matches!(
             command,
             "INSERT" | "UPDATE" | "DELETE" | "MERGE" | "SELECT" | "MOVE" | "FETCH" | "COPY"
@@ -31,7 +32,16 @@ impl<'a> CommandComplete<'a> {
         if !counted {
             return None;
         }
-        words.next_back()?.parse().ok()
+        let count = rest.rsplit_once(' ').map_or(rest, |(_, count)| count);
+        if count.is_empty() {
+            return None;
+        }
+        count.bytes().try_fold(0u64, |n, digit| {
+            if !digit.is_ascii_digit() {
+                return None;
+            }
+            n.checked_mul(10)?.checked_add(u64::from(digit - b'0'))
+        })
     }
 }
 
@@ -52,6 +62,10 @@ mod tests {
         assert_eq!(rows(b"CREATE TABLE\0"), None);
         assert_eq!(rows(b"SELECT\0"), None);
         assert_eq!(rows(b"DELETE x\0"), None);
+        assert_eq!(rows(b"SELECT \0"), None);
+        assert_eq!(rows(b"UPDATE +1\0"), None);
+        assert_eq!(rows(b"SELECT 18446744073709551615\0"), Some(u64::MAX));
+        assert_eq!(rows(b"SELECT 18446744073709551616\0"), None);
     }
 
     #[test]

@@ -1,0 +1,294 @@
+//! [`PipelineBuilder`]: one pipeline of queries with different row types, per query or atomic.
+
+use std::any::Any;
+use std::marker::PhantomData;
+
+use super::{Job, Mode, Sink, Source};
+use crate::conn::compiled::Params;
+use crate::conn::{Connection, Statement};
+use crate::error::{Error, Kind};
+use crate::proto::message::DataRow;
+use crate::row::Row;
+use crate::template::{Decoder, Query, RawRow};
+use crate::types::Encode;
+
+impl Connection {
+    /// A builder for a pipeline of queries with different row types.
+    ///
+    /// ```no_run
+    /// # async fn run(conn: &mut qail_pg::Connection,
+    /// #     q1: qail_pg::Query<'_, qail_pg::NoRows>, q2: qail_pg::Query<'_, qail_pg::NoRows>)
+    /// # -> Result<(), qail_pg::Error> {
+    /// let mut p = conn.pipeline_builder();
+    /// let a = p.add_count(q1);
+    /// let b = p.add_sql("SELECT $1::int4", &[&7i32]);
+    /// let mut results = p.run().await?;
+    /// let inserted: u64 = results.get(a)?;
+    /// let rows = results.get(b)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn pipeline_builder<'q>(&mut self) -> PipelineBuilder<'_, 'q> {
+        PipelineBuilder {
+            conn: self,
+            items: Vec::new(),
+            mode: Mode::PerQuery,
+        }
+    }
+}
+
+/// Decodes the rows of one builder item and hands them out type-erased.
+trait Collector: Send {
+    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error>;
+    fn finish(self: Box<Self>, affected: u64) -> Box<dyn Any + Send>;
+}
+
+struct CollectTyped<D: Decoder>(Vec<D::Row>);
+
+impl<D: Decoder> Collector for CollectTyped<D>
+where
+    D::Row: Send + 'static,
+{
+    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+        self.0
+            .push(D::decode(&mut RawRow::new(data), statement.column_oids())?);
+        Ok(())
+    }
+    fn finish(self: Box<Self>, _: u64) -> Box<dyn Any + Send> {
+        Box::new(self.0)
+    }
+}
+
+struct CollectRows(Vec<Row>);
+
+impl Collector for CollectRows {
+    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+        let row = Row::new(statement.shared_columns().clone(), data).map_err(Error::from)?;
+        self.0.push(row);
+        Ok(())
+    }
+    fn finish(self: Box<Self>, _: u64) -> Box<dyn Any + Send> {
+        Box::new(self.0)
+    }
+}
+
+struct CollectCount;
+
+impl Collector for CollectCount {
+    fn row(&mut self, _: DataRow<'_>, _: &Statement) -> Result<(), Error> {
+        Ok(())
+    }
+    fn finish(self: Box<Self>, affected: u64) -> Box<dyn Any + Send> {
+        Box::new(affected)
+    }
+}
+
+enum What<'q> {
+    Template(&'static crate::template::Template),
+    Sql(&'q str, Option<Statement>),
+}
+
+struct Item<'q> {
+    what: What<'q>,
+    params: Vec<&'q (dyn Encode + Sync)>,
+    collector: Option<Box<dyn Collector + 'q>>,
+}
+
+impl Job for &mut Item<'_> {
+    fn source(&self) -> Source<'_> {
+        match &self.what {
+            What::Template(t) => Source::Template(t),
+            What::Sql(_, Some(statement)) => Source::Statement(statement),
+            What::Sql(_, None) => unreachable!("statements are prepared before the run"),
+        }
+    }
+    fn params(&self) -> &Params<'_> {
+        &self.params
+    }
+}
+
+/// Typed access to one query's result in [`PipelineResults`]; `T` is `Vec<row type>`,
+/// `Vec<Row>` or `u64`.
+pub struct Handle<T> {
+    index: usize,
+    _result: PhantomData<fn() -> T>,
+}
+
+impl<T> std::fmt::Debug for Handle<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Handle")
+            .field("index", &self.index)
+            .finish()
+    }
+}
+
+/// Collects queries of any row types for one pipeline; see [`Connection::pipeline_builder`].
+pub struct PipelineBuilder<'c, 'q> {
+    conn: &'c mut Connection,
+    items: Vec<Item<'q>>,
+    mode: Mode,
+}
+
+impl std::fmt::Debug for PipelineBuilder<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PipelineBuilder")
+            .field("queries", &self.items.len())
+            .field("atomic", &(self.mode == Mode::Atomic))
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'q> PipelineBuilder<'_, 'q> {
+    /// Makes the pipeline **one transaction**, all or nothing, like
+    /// [`Connection::pipeline_atomic`]: if a query fails, every query of the batch is rolled
+    /// back and [`PipelineBuilder::run`] returns that error ([`Error::pipeline_index`] says
+    /// which query); otherwise every handle's result is `Ok`.
+    ///
+    /// ```no_run
+    /// # async fn run(conn: &mut qail_pg::Connection,
+    /// #     debit: qail_pg::Query<'_, qail_pg::NoRows>, credit: qail_pg::Query<'_, qail_pg::NoRows>)
+    /// # -> Result<(), qail_pg::Error> {
+    /// let mut p = conn.pipeline_builder().atomic();
+    /// let a = p.add_count(debit);
+    /// let b = p.add_count(credit);
+    /// let mut results = p.run().await?; // both or neither
+    /// assert_eq!((results.get(a)?, results.get(b)?), (1, 1));
+    /// # Ok(()) }
+    /// ```
+    pub fn atomic(mut self) -> Self {
+        self.mode = Mode::Atomic;
+        self
+    }
+
+    fn push<T>(&mut self, item: Item<'q>) -> Handle<T> {
+        self.items.push(item);
+        Handle {
+            index: self.items.len() - 1,
+            _result: PhantomData,
+        }
+    }
+
+    /// Adds a compiled query whose rows are returned.
+    pub fn add<D: Decoder + 'q>(&mut self, query: Query<'q, D>) -> Handle<Vec<D::Row>>
+    where
+        D::Row: Send + 'static,
+    {
+        self.push(Item {
+            what: What::Template(query.template()),
+            params: query.params().to_vec(),
+            collector: Some(Box::new(CollectTyped::<D>(Vec::new()))),
+        })
+    }
+
+    /// Adds a compiled query whose number of rows (returned or affected) is returned.
+    pub fn add_count<D>(&mut self, query: Query<'q, D>) -> Handle<u64> {
+        self.push(Item {
+            what: What::Template(query.template()),
+            params: query.params().to_vec(),
+            collector: Some(Box::new(CollectCount)),
+        })
+    }
+
+    /// Adds a run-time SQL query whose rows are returned.
+    pub fn add_sql(
+        &mut self,
+        sql: &'q str,
+        params: &[&'q (dyn Encode + Sync)],
+    ) -> Handle<Vec<Row>> {
+        self.push(Item {
+            what: What::Sql(sql, None),
+            params: params.to_vec(),
+            collector: Some(Box::new(CollectRows(Vec::new()))),
+        })
+    }
+
+    /// Runs every query in one round trip (after preparing run-time SQL not yet cached).
+    pub async fn run(mut self) -> Result<PipelineResults, Error> {
+        let sql: Vec<(&'q str, usize)> = self
+            .items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| match item.what {
+                What::Sql(sql, _) => Some((sql, i)),
+                What::Template(_) => None,
+            })
+            .collect();
+        if !sql.is_empty() {
+            let none: &[&(dyn Encode + Sync)] = &[];
+            let prepared = self
+                .conn
+                .prepare_all(sql.iter().map(|(sql, _)| (*sql, none)))
+                .await?;
+            for (job, (sql, i)) in prepared.into_iter().zip(sql) {
+                self.items[i].what = What::Sql(sql, Some(job.statement));
+            }
+        }
+        let mut sink = Erased {
+            collectors: self.items.iter_mut().map(|i| i.collector.take()).collect(),
+            results: Vec::with_capacity(self.items.len()),
+        };
+        self.conn
+            .run_pipeline(self.items.iter_mut(), &mut sink, self.mode)
+            .await?;
+        Ok(PipelineResults {
+            results: sink.results.into_iter().map(Some).collect(),
+        })
+    }
+}
+
+struct Erased<'q> {
+    collectors: Vec<Option<Box<dyn Collector + 'q>>>,
+    results: Vec<Result<Box<dyn Any + Send>, Error>>,
+}
+
+impl Sink for Erased<'_> {
+    fn row(&mut self, index: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+        match self.collectors.get_mut(index) {
+            Some(Some(c)) => c.row(data, statement),
+            _ => Ok(()),
+        }
+    }
+    fn done(&mut self, index: usize, result: Result<u64, Error>) {
+        let collector = self.collectors.get_mut(index).and_then(Option::take);
+        self.results.push(match (result, collector) {
+            (Ok(n), Some(c)) => Ok(c.finish(n)),
+            (Ok(_), None) => Err(Error::new(
+                Kind::Usage,
+                "the query's result was already taken",
+            )),
+            (Err(e), _) => Err(e),
+        });
+    }
+}
+
+/// The results of a [`PipelineBuilder`] run, taken out with the handles.
+pub struct PipelineResults {
+    results: Vec<Option<Result<Box<dyn Any + Send>, Error>>>,
+}
+
+impl std::fmt::Debug for PipelineResults {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PipelineResults")
+            .field("queries", &self.results.len())
+            .finish()
+    }
+}
+
+impl PipelineResults {
+    /// Takes the result of the query `handle` stands for: its rows (or count), or its error.
+    pub fn get<T: 'static>(&mut self, handle: Handle<T>) -> Result<T, Error> {
+        let taken = self.results.get_mut(handle.index).and_then(Option::take);
+        match taken {
+            Some(Ok(value)) => value.downcast::<T>().map(|b| *b).map_err(|_| {
+                Error::new(
+                    Kind::Usage,
+                    "the handle belongs to another pipeline; use the handles of this run",
+                )
+            }),
+            Some(Err(e)) => Err(e),
+            None => Err(Error::new(
+                Kind::Usage,
+                "this query's result was already taken, or the handle belongs to another pipeline",
+            )),
+        }
+    }
+}
