@@ -18,16 +18,9 @@ pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
     let loaded = snapshot::load().map_err(|m| syn::Error::new(input.sql.span(), m))?;
     let checked = analyze(input, &loaded.snapshot)?;
     let mut errors = Errors::default();
-    let mut requires = Vec::new();
     let params = params(input, &checked, &loaded.snapshot, &mut errors);
     let columns = columns(input, &checked.analysis, &loaded.snapshot, &mut errors);
-    let (row_items, decoder) = rows(
-        input,
-        &checked.analysis,
-        &columns,
-        &mut requires,
-        &mut errors,
-    );
+    let (row_items, decoder) = rows(input, &checked.analysis, &columns, &mut errors);
     errors.finish()?;
     let template =
         template(&checked, &columns).map_err(|m| syn::Error::new(input.sql.span(), m))?;
@@ -36,7 +29,6 @@ pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
         ::qail::__private::query(
             {
                 #track
-                #(#requires)*
                 #row_items
                 #template
                 (&TEMPLATE, ::core::marker::PhantomData::<fn() -> #decoder>)
@@ -78,6 +70,10 @@ fn params(
                 continue;
             }
         };
+        if let Some(feature) = mapped.missing_feature {
+            errors.at(span, feature.message(&what, &mapped.display));
+            continue;
+        }
         let marker = &mapped.marker;
         let n = Literal::usize_unsuffixed(n);
         let check = if param.nullable {
@@ -85,15 +81,9 @@ fn params(
         } else {
             quote!(arg_non_null)
         };
-        let checked =
-            quote_spanned!(span=> ::qail::__private::check::#check::<_, #marker, #n>(&(#expr)));
-        out.push(match &mapped.require {
-            Some(require) => {
-                let display = &mapped.display;
-                quote_spanned!(span=> ::qail::__private::#require!(#what, #display, #checked))
-            }
-            None => checked,
-        });
+        out.push(
+            quote_spanned!(span=> ::qail::__private::check::#check::<_, #marker, #n>(&(#expr))),
+        );
     }
     out
 }
@@ -181,7 +171,6 @@ fn rows(
     input: &QueryInput,
     analysis: &Analysis,
     columns: &[Column<'_>],
-    requires: &mut Vec<TokenStream>,
     errors: &mut Errors,
 ) -> (TokenStream, TokenStream) {
     if !analysis.returns_rows {
@@ -192,22 +181,17 @@ fn rows(
     }
     match &input.target {
         Some(target) => (typed_decoder(target, columns), quote!(__QailDecode)),
-        None => (record(input, columns, requires, errors), quote!(Record)),
+        None => (record(input, columns, errors), quote!(Record)),
     }
 }
 
 /// `struct Record { … }` with one field per column and its by-index `FromRow`.
-fn record(
-    input: &QueryInput,
-    columns: &[Column<'_>],
-    requires: &mut Vec<TokenStream>,
-    errors: &mut Errors,
-) -> TokenStream {
+fn record(input: &QueryInput, columns: &[Column<'_>], errors: &mut Errors) -> TokenStream {
     let mut fields = Vec::new();
     let mut reads = Vec::new();
     let mut all_debug = true;
     for col in columns {
-        let Some(ty) = field_type(input, col, requires, errors) else {
+        let Some(ty) = field_type(input, col, errors) else {
             continue;
         };
         all_debug &= col.out.rust_type.is_none();
@@ -259,12 +243,7 @@ const MAX_TUPLE: usize = 16;
 
 /// The Rust type of a generated field (before `Option` for nullability): the alias's
 /// `: Type`, else the mapped type (recording the feature it needs).
-fn field_type(
-    input: &QueryInput,
-    col: &Column<'_>,
-    requires: &mut Vec<TokenStream>,
-    errors: &mut Errors,
-) -> Option<TokenStream> {
+fn field_type(input: &QueryInput, col: &Column<'_>, errors: &mut Errors) -> Option<TokenStream> {
     let name = &col.out.name;
     if let Some(text) = &col.out.rust_type {
         return match syn::parse_str::<syn::Type>(text) {
@@ -283,16 +262,21 @@ fn field_type(
     match &col.mapped {
         Some(Mapped {
             rust: Some(rust),
-            require,
+            missing_feature,
             display,
             ..
-        }) => {
-            if let Some(require) = require {
-                let what = format!("column \"{name}\"");
-                requires.push(quote!(::qail::__private::#require!(#what, #display);));
+        }) => match missing_feature {
+            Some(feature) => {
+                errors.push(column_error(
+                    input,
+                    col.out,
+                    format!("column \"{name}\" has type {display}"),
+                    feature.fix(),
+                ));
+                None
             }
-            Some(rust.clone())
-        }
+            None => Some(rust.clone()),
+        },
         mapped => {
             let display = mapped
                 .as_ref()
@@ -354,28 +338,31 @@ fn template(checked: &Checked, columns: &[Column<'_>]) -> Result<TokenStream, St
         .iter()
         .map(|p| type_oid(&p.ty).unwrap_or(0))
         .collect();
-    let name = qail_pg::template::statement_name(sql, &oids);
-    let parse = qail_pg::Template::encode_parse(sql, &name, &oids).map_err(|e| {
+    let wire_names: Vec<String> = columns
+        .iter()
+        .map(|c| types::wire_name(&c.out.ty))
+        .collect();
+    let expected: Vec<(&str, u32, &str)> = columns
+        .iter()
+        .zip(&wire_names)
+        .map(|(c, wire)| {
+            (
+                c.out.name.as_str(),
+                type_oid(&c.out.ty).unwrap_or(0),
+                wire.as_str(),
+            )
+        })
+        .collect();
+    let encoded = qail_pg::Template::encode(sql, &oids, &expected).map_err(|e| {
         format!("the statement cannot be encoded: {e}; remove NUL characters from the SQL")
     })?;
-    let bind = qail_pg::Template::encode_bind_prefix(&name, oids.len())
-        .map_err(|e| format!("the statement cannot be encoded: {e}"))?;
-    let parse = Literal::byte_string(&parse);
-    let bind = Literal::byte_string(&bind);
-    let expected = columns.iter().map(|c| {
-        let name = &c.out.name;
-        let oid = type_oid(&c.out.ty).unwrap_or(0);
-        let type_name = types::wire_name(&c.out.ty);
-        quote!(::qail::__private::ExpectedColumn { name: #name, type_oid: #oid, type_name: #type_name })
-    });
+    let name = &encoded.name;
+    let bytes = Literal::byte_string(&encoded.bytes);
     Ok(quote! {
         static TEMPLATE: ::qail::__private::Template = ::qail::__private::Template {
             name: #name,
-            sql: #sql,
-            parse: #parse,
-            bind_prefix: #bind,
             param_oids: &[#(#oids),*],
-            columns: &[#(#expected),*],
+            encoded: #bytes,
         };
     })
 }
@@ -412,7 +399,6 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("arg_non_null :: < _"), "{out}");
-        assert!(out.contains("require_uuid"), "{out}");
     }
 
     #[test]

@@ -13,8 +13,8 @@ pub(crate) struct Mapped {
     /// The Rust type of a generated field; `None` for a user enum (its Rust type is the
     /// user's, named with `AS "col: Type"` or the `Type =>` form).
     pub(crate) rust: Option<TokenStream>,
-    /// The facade's `require_*!` macro for the feature the mapping needs, if any.
-    pub(crate) require: Option<Ident>,
+    /// The qail feature the mapping needs, when it is off in this build.
+    pub(crate) missing_feature: Option<Feature>,
     /// The type as PostgreSQL names it, for messages (`int4`, `text[]`, `mood`).
     pub(crate) display: String,
 }
@@ -115,6 +115,49 @@ const BUILTINS: &[Builtin] = &[
     ),
 ];
 
+/// A Cargo feature of qail that a type mapping needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Feature {
+    /// How the message names it: `` `net` ``, `` `chrono` (or `time`) ``.
+    pub(crate) name: &'static str,
+    /// What to add to `features = […]`.
+    pub(crate) plain: &'static str,
+}
+
+impl Feature {
+    /// "… has type inet: enable the qail feature `net` …", for `what` (a column or a
+    /// parameter) of type `display`.
+    pub(crate) fn message(self, what: &str, display: &str) -> String {
+        format!("{what} has type {display}: {}", self.fix())
+    }
+
+    /// "enable the qail feature `net` in Cargo.toml (…)".
+    pub(crate) fn fix(self) -> String {
+        format!(
+            "enable the qail feature {} in Cargo.toml (qail = {{ version = \"…\", features = [\"{}\"] }})",
+            self.name, self.plain
+        )
+    }
+}
+
+/// The feature a requirement names, if it is off. qail's features switch on the same
+/// features of this crate, so `cfg!` here sees what the user enabled.
+fn missing_feature(require: &str) -> Option<Feature> {
+    let (on, name, plain) = match require {
+        "require_uuid" => (cfg!(feature = "uuid"), "`uuid`", "uuid"),
+        "require_json" => (cfg!(feature = "json"), "`json`", "json"),
+        "require_decimal" => (cfg!(feature = "decimal"), "`decimal`", "decimal"),
+        "require_net" => (cfg!(feature = "net"), "`net`", "net"),
+        "require_datetime" => (
+            cfg!(any(feature = "chrono", feature = "time")),
+            "`chrono` (or `time`)",
+            "chrono",
+        ),
+        _ => (true, "", ""),
+    };
+    (!on).then_some(Feature { name, plain })
+}
+
 /// Maps a PostgreSQL type, or says why it cannot be used and what to write instead.
 pub(crate) fn map(ty: &TypeRef, snapshot: &Snapshot) -> Result<Mapped, String> {
     let display = display(ty);
@@ -136,7 +179,7 @@ pub(crate) fn map(ty: &TypeRef, snapshot: &Snapshot) -> Result<Mapped, String> {
     Ok(Mapped {
         marker,
         rust,
-        require: require.map(|r| Ident::new(r, Span::call_site())),
+        missing_feature: require.and_then(missing_feature),
         display,
     })
 }
@@ -219,7 +262,7 @@ mod tests {
         let m = map(&builtin("int4", 0), &snap).unwrap();
         assert_eq!(tokens(&m.marker), "::qail::__private::pg::int4");
         assert_eq!(tokens(m.rust.as_ref().unwrap()), "i32");
-        assert!(m.require.is_none());
+        assert!(m.missing_feature.is_none());
         let m = map(&builtin("uuid", 1), &snap).unwrap();
         assert_eq!(
             tokens(&m.marker),
@@ -229,8 +272,10 @@ mod tests {
             tokens(m.rust.as_ref().unwrap()),
             "::std::vec::Vec<::qail::__private::types::Uuid>"
         );
-        assert_eq!(m.require.unwrap().to_string(), "require_uuid");
+        assert!(m.missing_feature.is_none(), "uuid is a default feature");
         assert_eq!(m.display, "uuid[]");
+        let m = map(&builtin("inet", 0), &snap).unwrap();
+        assert_eq!(m.missing_feature.is_some(), !cfg!(feature = "net"));
     }
 
     #[test]

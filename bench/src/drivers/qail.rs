@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use std::time::Instant;
 
 use futures_util::future::try_join_all;
-use qail_pg::template::{ExpectedColumn, statement_name};
+use qail_pg::template::ExpectedColumn;
 use qail_pg::{Connection, Error, FromRow, NoRows, Oid, Pool, Query, RawRow, Template};
 
 use crate::drivers::{Ctx, MEMORY_INSERTS, MEMORY_SELECTS, qail_sql};
@@ -46,19 +46,11 @@ fn template(
     param_oids: &'static [Oid],
     columns: &'static [ExpectedColumn],
 ) -> &'static Template {
-    let name = statement_name(sql, param_oids);
-    let parse =
-        Template::encode_parse(sql, &name, param_oids).expect("the benchmark SQL has no NUL byte");
-    let bind_prefix = Template::encode_bind_prefix(&name, param_oids.len())
-        .expect("generated statement names have no NUL byte");
-    Box::leak(Box::new(Template {
-        name: Box::leak(name.into_boxed_str()),
-        sql,
-        parse: Box::leak(parse.into_boxed_slice()),
-        bind_prefix: Box::leak(bind_prefix.into_boxed_slice()),
-        param_oids,
-        columns,
-    }))
+    let columns: Vec<(&str, Oid, &str)> = columns
+        .iter()
+        .map(|c| (c.name, c.type_oid, c.type_name))
+        .collect();
+    Template::leak(sql, param_oids, &columns).expect("the benchmark SQL has no NUL byte")
 }
 
 const ID_NAME: &[ExpectedColumn] = &[col("id", INT8, "int8"), col("name", TEXT, "text")];

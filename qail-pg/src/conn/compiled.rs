@@ -127,14 +127,14 @@ impl Connection {
             let mut bytes = Vec::new();
             Parse {
                 name,
-                query: template.sql,
+                query: template.sql(),
                 param_types: template.param_oids,
             }
             .encode(&mut bytes)
             .map_err(encode_error)?;
             Cow::Owned(bytes)
         } else {
-            Cow::Borrowed(template.parse)
+            Cow::Borrowed(template.parse())
         };
         buf.extend_from_slice(&parse);
         let described = Describe {
@@ -391,7 +391,7 @@ pub(crate) fn template_statement(
     }
     let column_oids = columns
         .iter()
-        .zip(template.columns)
+        .zip(template.columns())
         .map(|(column, expected)| {
             if expected.type_oid == 0 && expected.type_name == "citext" {
                 oid::TEXT
@@ -423,20 +423,20 @@ pub(crate) fn check_drift(
             return Err(drift(format!(
                 "parameter ${} of `{}` is {} on the server but the compiled query expects {wanted}; {fix}",
                 i + 1,
-                template.sql,
+                template.sql(),
                 oid::describe(actual),
             )));
         }
     }
-    if columns.len() != template.columns.len() {
+    let expected_count = template.columns().count();
+    if columns.len() != expected_count {
         return Err(drift(format!(
-            "`{}` returns {} columns on the server but the compiled query expects {}; {fix}",
-            template.sql,
+            "`{}` returns {} columns on the server but the compiled query expects {expected_count}; {fix}",
+            template.sql(),
             columns.len(),
-            template.columns.len()
         )));
     }
-    for (expected, column) in template.columns.iter().zip(columns) {
+    for (expected, column) in template.columns().zip(columns) {
         let actual = column.type_oid();
         let matches = match expected.type_oid {
             0 => actual >= FIRST_USER_OID,

@@ -40,7 +40,53 @@ fn bind_prefix_is_the_run_time_encoding() {
 }
 
 #[test]
+fn encoded_templates_read_back_their_parts() {
+    let sql = "SELECT id, name FROM harbors WHERE country = $1 AND code = $2";
+    let oids = [25, 1043];
+    let columns = [("id", 2950, "uuid"), ("name", 0, "citext")];
+    let t = Template::leak(sql, &oids, &columns).unwrap();
+    assert_eq!(t.name, statement_name(sql, &oids));
+    assert_eq!(t.sql(), sql);
+    assert_eq!(t.param_oids, &oids);
+    assert_eq!(
+        t.parse(),
+        Template::encode_parse(sql, t.name, &oids).unwrap()
+    );
+    assert_eq!(
+        t.bind_prefix(),
+        Template::encode_bind_prefix(t.name, 2).unwrap()
+    );
+    let read: Vec<_> = t
+        .columns()
+        .map(|c| (c.name, c.type_oid, c.type_name))
+        .collect();
+    assert_eq!(read, columns);
+    let none = Template::leak("SELECT 1 WHERE false", &[], &[]).unwrap();
+    assert_eq!(none.sql(), "SELECT 1 WHERE false");
+    assert_eq!(none.columns().count(), 0);
+}
+
+#[test]
+fn hand_made_bytes_read_as_an_empty_statement() {
+    for encoded in [
+        &b""[..],
+        b"\xff\xff\xff\xff\x00\x09P",
+        b"\x00\x00\x00\x01\x00\x00P\x00\x05",
+    ] {
+        let t = Template {
+            name: "q",
+            param_oids: &[],
+            encoded,
+        };
+        assert!(t.bind_prefix().is_empty() || t.parse().is_empty());
+        assert_eq!(t.sql(), "");
+        assert!(t.columns().count() <= 5);
+    }
+}
+
+#[test]
 fn encoders_refuse_nul() {
+    assert!(Template::encode("SELECT '\0'", &[], &[]).is_err());
     assert!(Template::encode_parse("SELECT '\0'", "q", &[]).is_err());
     assert!(Template::encode_bind_prefix("q\0", 0).is_err());
 }

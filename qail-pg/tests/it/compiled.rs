@@ -2,7 +2,7 @@
 //! stale statements, the statement cache bound.
 
 use futures_util::StreamExt;
-use qail_pg::template::{ExpectedColumn, Params, statement_name};
+use qail_pg::template::{ExpectedColumn, Params};
 use qail_pg::{Connection, Encode, Error, FromRow, NoRows, Oid, Query, RawRow, Template};
 
 /// A template built at run time the way `qail!` builds it at compile time.
@@ -11,19 +11,11 @@ pub(crate) fn template(
     oids: &[Oid],
     columns: &[ExpectedColumn],
 ) -> &'static Template {
-    let oids: &'static [Oid] = Box::leak(oids.to_vec().into_boxed_slice());
-    let columns: &'static [ExpectedColumn] = Box::leak(columns.to_vec().into_boxed_slice());
-    let name: &'static str = Box::leak(statement_name(sql, oids).into_boxed_str());
-    let parse = Template::encode_parse(sql, name, oids).unwrap();
-    let bind_prefix = Template::encode_bind_prefix(name, oids.len()).unwrap();
-    Box::leak(Box::new(Template {
-        name,
-        sql,
-        parse: Box::leak(parse.into_boxed_slice()),
-        bind_prefix: Box::leak(bind_prefix.into_boxed_slice()),
-        param_oids: oids,
-        columns,
-    }))
+    let columns: Vec<(&str, Oid, &str)> = columns
+        .iter()
+        .map(|c| (c.name, c.type_oid, c.type_name))
+        .collect();
+    Template::leak(sql, oids, &columns).unwrap()
 }
 
 pub(crate) const fn col(
