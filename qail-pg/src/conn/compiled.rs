@@ -33,6 +33,10 @@ impl Connection {
     /// Starts `template` with `params`: everything up to BindComplete. The caller reads the
     /// rows with [`Connection::read_rows`]. Retries once after a stale statement outside a
     /// transaction.
+    ///
+    /// Note: only a template already prepared on this connection takes the inline path; the
+    /// first use (Parse + Describe) and the retry are boxed, so the future every query awaits
+    /// (and moves) stays small.
     pub(crate) async fn start_template(
         &mut self,
         template: &'static Template,
@@ -40,7 +44,31 @@ impl Connection {
     ) -> Result<Statement, Error> {
         self.ready().await?;
         check_count(template, params)?;
-        match self.try_start_template(template, params).await {
+        let Some(statement) = self.cache.get_template(template.name) else {
+            return Box::pin(self.start_template_slow(template, params, None)).await;
+        };
+        match self.bind_prepared(&statement, params).await {
+            Ok(()) => Ok(statement),
+            Err(e) if is_stale(&e) => {
+                Box::pin(self.start_template_slow(template, params, Some(e))).await
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The first use of `template` on this connection, or the retry after `stale` (an error
+    /// saying its cached statement is gone).
+    async fn start_template_slow(
+        &mut self,
+        template: &'static Template,
+        params: &Params<'_>,
+        stale: Option<Error>,
+    ) -> Result<Statement, Error> {
+        let result = match stale {
+            Some(e) => Err(e),
+            None => self.try_start_template(template, params).await,
+        };
+        match result {
             Err(e) if is_stale(&e) => {
                 self.evict_template(template.name);
                 if self.transaction_status == crate::TransactionStatus::Idle {
@@ -53,26 +81,32 @@ impl Connection {
         }
     }
 
+    /// Bind + Execute + Sync of a statement already prepared, up to BindComplete.
+    async fn bind_prepared(
+        &mut self,
+        statement: &Statement,
+        params: &Params<'_>,
+    ) -> Result<(), Error> {
+        self.write_bind(statement, params)?;
+        self.pending_syncs += 1;
+        self.stream.flush().await?;
+        self.read_bind().await
+    }
+
     async fn try_start_template(
         &mut self,
         template: &'static Template,
         params: &Params<'_>,
     ) -> Result<Statement, Error> {
         if let Some(statement) = self.cache.get_template(template.name) {
-            self.write_bind(&statement, params)?;
-            self.pending_syncs += 1;
-            self.stream.flush().await?;
-            self.read_bind().await?;
+            self.bind_prepared(&statement, params).await?;
             return Ok(statement);
         }
         let named = self.cache.is_enabled();
         let name = if named { template.name } else { "" };
         if template.param_oids.contains(&0) {
             let statement = self.describe_template(template, name).await?;
-            self.write_bind(&statement, params)?;
-            self.pending_syncs += 1;
-            self.stream.flush().await?;
-            self.read_bind().await?;
+            self.bind_prepared(&statement, params).await?;
             return Ok(statement);
         }
         self.write_parse_describe(template, name)?;
@@ -260,7 +294,10 @@ impl Connection {
     /// Reads up to BindComplete; on an error reads to ReadyForQuery and returns it.
     async fn read_bind(&mut self) -> Result<(), Error> {
         loop {
-            let (tag, range) = self.recv().await?;
+            let (tag, range) = match self.try_recv()? {
+                Some(found) => found,
+                None => self.recv().await?,
+            };
             match tag {
                 b'2' => return Ok(()),
                 b'3' => {}
@@ -286,7 +323,10 @@ impl Connection {
         let mut affected = 0;
         let mut error = None;
         loop {
-            let (tag, range) = self.recv().await?;
+            let (tag, range) = match self.try_recv()? {
+                Some(found) => found,
+                None => self.recv().await?,
+            };
             match tag {
                 b'D' => {
                     if error.is_some() {
@@ -300,13 +340,13 @@ impl Connection {
                         error = Some(e);
                     }
                 }
-                b'C' => {
+                b'C' if counts => {
                     match crate::proto::message::CommandComplete::decode(self.stream.body(range)) {
-                        Ok(done) if counts => affected = done.rows().unwrap_or(0),
-                        Ok(_) => {}
+                        Ok(done) => affected = done.rows().unwrap_or(0),
                         Err(e) => return Err(self.decode_error(e)),
                     }
                 }
+                b'C' => {}
                 b'I' | b's' | b'3' => {}
                 b'E' => error = Some(self.db_error(range)),
                 b'Z' => {

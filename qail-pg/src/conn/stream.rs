@@ -172,7 +172,20 @@ impl Stream {
         }
     }
 
+    /// Waits until the socket delivers more bytes (at least one) into the read buffer.
+    pub(crate) async fn fill(&mut self) -> Result<(), Error> {
+        std::future::poll_fn(|cx| self.poll_fill(cx)).await
+    }
+
+    /// The complete message at the front of the received bytes, consumed, if there is one;
+    /// `None` when more bytes must be read first.
+    #[inline]
+    pub(crate) fn try_frame(&mut self) -> Result<Option<(u8, Range<usize>)>, Error> {
+        self.take_frame()
+    }
+
     /// Consumes the complete message at the front of the received bytes, if there is one.
+    #[inline]
     fn take_frame(&mut self) -> Result<Option<(u8, Range<usize>)>, Error> {
         let pending = self
             .read_buf
@@ -295,6 +308,7 @@ impl Stream {
     }
 
     /// The body of the message [`Stream::next_frame`] returned.
+    #[inline]
     pub(crate) fn body(&self, range: Range<usize>) -> &[u8] {
         self.read_buf.get(range).unwrap_or_default()
     }

@@ -1,7 +1,10 @@
 //! The methods that run a compiled [`Query`]: `fetch_all`, `fetch_one`, `fetch_optional`,
 //! `fetch` (a stream), `for_each` (no allocation per row) and `execute`.
 
+use std::future::Future;
+
 use futures_core::Stream;
+use futures_util::FutureExt;
 
 use super::cancel::timed;
 use super::{Connection, Executor, trace};
@@ -26,15 +29,18 @@ impl<D: Decoder> Query<'_, D> {
 
     /// Runs the query and returns its only row; an error ([`Error::is_row_count`]) when it
     /// returns none or several.
-    pub async fn fetch_one(self, ex: &mut impl Executor) -> Result<D::Row, Error> {
-        match self.fetch_optional(ex).await? {
+    ///
+    /// Note: the future is [`fetch_optional`](Self::fetch_optional)'s, mapped: an `async fn`
+    /// awaiting it would hold the query twice.
+    pub fn fetch_one(self, ex: &mut impl Executor) -> impl Future<Output = Result<D::Row, Error>> {
+        self.fetch_optional(ex).map(|row| match row? {
             Some(row) => Ok(row),
             None => Err(Error::new(
                 Kind::RowCount,
                 "fetch_one expected exactly one row, but the query returned none; use \
                  fetch_optional when the row may be missing",
             )),
-        }
+        })
     }
 
     /// Runs the query and returns its row, if any; an error when it returns several.
