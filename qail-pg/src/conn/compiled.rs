@@ -311,17 +311,19 @@ impl Connection {
         }
     }
 
-    /// Reads DataRows up to ReadyForQuery, handing each to `row`; returns the rows affected
+    /// Reads DataRows up to ReadyForQuery, handing each to `sink`; returns the rows affected
     /// when `counts` (0 otherwise: the command tag is then not parsed). After the first
-    /// error from `row`, the remaining rows are read and dropped.
+    /// error from the sink, the remaining rows are read and dropped. Before the first row the
+    /// sink learns how many rows are already buffered ([`RowSink::expect`]).
     pub(crate) async fn read_rows(
         &mut self,
         statement: &Statement,
         counts: bool,
-        mut row: impl FnMut(DataRow<'_>, &Statement) -> Result<(), Error>,
+        mut sink: impl RowSink,
     ) -> Result<u64, Error> {
         let mut affected = 0;
         let mut error = None;
+        let mut first = true;
         loop {
             let (tag, range) = match self.try_recv()? {
                 Some(found) => found,
@@ -332,11 +334,15 @@ impl Connection {
                     if error.is_some() {
                         continue;
                     }
+                    if first {
+                        first = false;
+                        sink.expect(1 + self.stream.buffered(b'D'));
+                    }
                     let data = match DataRow::decode(self.stream.body(range)) {
                         Ok(data) => data,
                         Err(e) => return Err(self.decode_error(e)),
                     };
-                    if let Err(e) = row(data, statement) {
+                    if let Err(e) = sink.row(data, statement) {
                         error = Some(e);
                     }
                 }
@@ -372,6 +378,23 @@ impl Connection {
         if self.cache.remove_template(name) {
             close_statement(&mut self.stream, name);
         }
+    }
+}
+
+/// Where [`Connection::read_rows`] hands the rows; any `FnMut(DataRow, &Statement)` is one.
+pub(crate) trait RowSink {
+    /// Takes one row.
+    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error>;
+
+    /// Told before the first row: at least `rows` rows follow (counting that first one).
+    fn expect(&mut self, rows: usize) {
+        let _ = rows;
+    }
+}
+
+impl<F: FnMut(DataRow<'_>, &Statement) -> Result<(), Error>> RowSink for F {
+    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+        self(data, statement)
     }
 }
 

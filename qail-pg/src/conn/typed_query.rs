@@ -7,8 +7,10 @@ use futures_core::Stream;
 use futures_util::FutureExt;
 
 use super::cancel::timed;
-use super::{Connection, Executor, trace};
+use super::compiled::RowSink;
+use super::{Connection, Executor, Statement, trace};
 use crate::error::{Error, Kind};
+use crate::proto::message::DataRow;
 use crate::template::{Decoder, Query, RawRow, Template};
 use crate::types::Oid;
 
@@ -114,9 +116,13 @@ impl<D> Query<'_, D> {
     ) -> Result<u64, Error> {
         timed!(conn, async {
             let statement = conn.start_template(template, params).await?;
-            conn.read_rows(&statement, true, |data, statement| {
-                f(&mut RawRow::new(data), statement.column_oids())
-            })
+            conn.read_rows(
+                &statement,
+                true,
+                |data: DataRow<'_>, statement: &Statement| {
+                    f(&mut RawRow::new(data), statement.column_oids())
+                },
+            )
             .await
         })
     }
@@ -128,13 +134,24 @@ async fn collect<D: Decoder>(
     params: &[&(dyn crate::Encode + Sync)],
 ) -> Result<Vec<D::Row>, Error> {
     let statement = conn.start_template(template, params).await?;
-    let mut rows = Vec::new();
-    conn.read_rows(&statement, false, |data, statement| {
-        rows.push(D::decode(&mut RawRow::new(data), statement.column_oids())?);
+    let mut rows = Collect::<D>(Vec::new());
+    conn.read_rows(&statement, false, &mut rows).await?;
+    Ok(rows.0)
+}
+
+/// The rows of `fetch_all`, reserved for the rows already received.
+struct Collect<D: Decoder>(Vec<D::Row>);
+
+impl<D: Decoder> RowSink for &mut Collect<D> {
+    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+        self.0
+            .push(D::decode(&mut RawRow::new(data), statement.column_oids())?);
         Ok(())
-    })
-    .await?;
-    Ok(rows)
+    }
+
+    fn expect(&mut self, rows: usize) {
+        self.0.reserve(rows);
+    }
 }
 
 async fn at_most_one<D: Decoder>(
@@ -144,17 +161,21 @@ async fn at_most_one<D: Decoder>(
 ) -> Result<Option<D::Row>, Error> {
     let statement = conn.start_template(template, params).await?;
     let mut first = None;
-    conn.read_rows(&statement, false, |data, statement| {
-        if first.is_some() {
-            return Err(Error::new(
-                Kind::RowCount,
-                "expected at most one row, but the query returned several; add a WHERE or \
+    conn.read_rows(
+        &statement,
+        false,
+        |data: DataRow<'_>, statement: &Statement| {
+            if first.is_some() {
+                return Err(Error::new(
+                    Kind::RowCount,
+                    "expected at most one row, but the query returned several; add a WHERE or \
                  LIMIT 1, or use fetch_all",
-            ));
-        }
-        first = Some(D::decode(&mut RawRow::new(data), statement.column_oids())?);
-        Ok(())
-    })
+                ));
+            }
+            first = Some(D::decode(&mut RawRow::new(data), statement.column_oids())?);
+            Ok(())
+        },
+    )
     .await?;
     Ok(first)
 }
