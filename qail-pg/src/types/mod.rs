@@ -38,6 +38,8 @@ mod int;
 mod interval;
 #[cfg(feature = "json")]
 mod json;
+#[cfg(feature = "json")]
+mod json_value;
 #[cfg(feature = "net")]
 mod net;
 #[cfg(feature = "decimal")]
