@@ -17,7 +17,7 @@ use super::{Connection, Statement};
 use crate::error::{Error, Kind};
 use crate::proto::message::{
     Bind, DataRow, Describe, Execute, Format, ParameterDescription, Parse, RowDescription, Target,
-    sync,
+    bind_execute_sync, sync,
 };
 use crate::row::Column;
 use crate::template::Template;
@@ -47,7 +47,7 @@ impl Connection {
         let Some(statement) = self.cache.get_template(template.name) else {
             return Box::pin(self.start_template_slow(template, params, None)).await;
         };
-        match self.bind_prepared(&statement, params).await {
+        match self.bind_template(template, &statement, params).await {
             Ok(()) => Ok(statement),
             Err(e) if is_stale(&e) => {
                 Box::pin(self.start_template_slow(template, params, Some(e))).await
@@ -64,6 +64,7 @@ impl Connection {
         params: &Params<'_>,
         stale: Option<Error>,
     ) -> Result<Statement, Error> {
+        check_bind_prefix(template)?;
         let result = match stale {
             Some(e) => Err(e),
             None => self.try_start_template(template, params).await,
@@ -79,6 +80,26 @@ impl Connection {
             }
             result => result,
         }
+    }
+
+    /// Bind + Execute + Sync of a template prepared under its own name, up to BindComplete:
+    /// the Bind starts with the template's pre-encoded prefix.
+    async fn bind_template(
+        &mut self,
+        template: &Template,
+        statement: &Statement,
+        params: &Params<'_>,
+    ) -> Result<(), Error> {
+        bind_execute_sync(
+            self.stream.write_buf(),
+            template.bind_prefix,
+            params,
+            statement.params(),
+        )
+        .map_err(encode_error)?;
+        self.pending_syncs += 1;
+        self.stream.flush().await?;
+        self.read_bind().await
     }
 
     /// Bind + Execute + Sync of a statement already prepared, up to BindComplete.
@@ -418,6 +439,23 @@ pub(crate) fn stale_in_transaction(e: Error) -> Error {
         ),
         None => e,
     }
+}
+
+/// Refuses a template whose Bind prefix is not what [`Template::encode_bind_prefix`] makes of
+/// its name and parameter count (a template built by hand), before it is prepared and cached.
+fn check_bind_prefix(template: &Template) -> Result<(), Error> {
+    let expected = Template::encode_bind_prefix(template.name, template.param_oids.len());
+    if expected.is_ok_and(|prefix| prefix == template.bind_prefix) {
+        return Ok(());
+    }
+    Err(Error::new(
+        Kind::Usage,
+        format!(
+            "the compiled query `{}` has a bind_prefix that does not match its name and \
+             parameter count; build it with Template::encode_bind_prefix",
+            template.name
+        ),
+    ))
 }
 
 fn check_count(template: &Template, params: &Params<'_>) -> Result<(), Error> {

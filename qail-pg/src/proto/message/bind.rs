@@ -79,6 +79,58 @@ impl Bind<'_> {
     }
 }
 
+/// Appends the Bind message whose bytes after the length and up to the parameter count are
+/// `prefix` ([`Template::bind_prefix`](crate::template::Template::bind_prefix): the unnamed
+/// portal, a statement name, one binary format code), then Execute of the unnamed portal
+/// (all rows) and Sync: byte-identical to [`Bind::encode`] (binary results), then
+/// [`Execute`](super::Execute) and [`sync`](super::sync). A failing parameter leaves `buf` as
+/// it was.
+///
+/// Note: the compiled-query path, with the names and format codes pre-encoded: nothing is
+/// checked or searched for a NUL per call.
+pub fn bind_execute_sync(
+    buf: &mut Vec<u8>,
+    prefix: &[u8],
+    params: &[&(dyn Encode + Sync)],
+    param_types: &[Oid],
+) -> Result<(), EncodeError> {
+    /// Binary results (one format code), then Execute "" 0 and Sync.
+    const TAIL: &[u8] = b"\0\x01\0\x01E\0\0\0\x09\0\0\0\0\0S\0\0\0\x04";
+    let count = params.len();
+    let Ok(count16) = u16::try_from(count) else {
+        return Err(EncodeError::TooMany {
+            field: "parameters",
+            count,
+        });
+    };
+    if param_types.len() != count {
+        return Err(EncodeError::Invalid {
+            field: "the parameter types",
+            reason: "do not match the number of parameters; pass one type per parameter",
+        });
+    }
+    let start = buf.len();
+    buf.reserve(5 + prefix.len() + 2 + 8 * count + TAIL.len());
+    buf.push(b'B');
+    buf.extend_from_slice(&[0; 4]);
+    buf.extend_from_slice(prefix);
+    buf.extend_from_slice(&count16.to_be_bytes());
+    for (index, (param, ty)) in params.iter().zip(param_types).enumerate() {
+        if let Err(e) = encode_param(buf, index, *param, *ty) {
+            buf.truncate(start);
+            return Err(e);
+        }
+    }
+    // Note: the length counts itself and the body up to the result format codes.
+    let Ok(len) = i32::try_from(buf.len() + 4 - (start + 1)) else {
+        buf.truncate(start);
+        return Err(EncodeError::TooLong { field: "message" });
+    };
+    buf[start + 1..start + 5].copy_from_slice(&len.to_be_bytes());
+    buf.extend_from_slice(TAIL);
+    Ok(())
+}
+
 /// Writes one parameter: a length placeholder, the value, then the real length (-1 = NULL).
 fn encode_param(
     buf: &mut Vec<u8>,
@@ -155,6 +207,53 @@ mod tests {
         .encode(&mut buf)
         .unwrap();
         assert_eq!(buf, EXPECTED);
+    }
+
+    #[test]
+    fn prefixed_bind_is_the_run_time_encoding() {
+        let name = "q0123456789abcdef";
+        let (a, b) = (Int(Some(42)), Int(None));
+        let two: [&(dyn Encode + Sync); 2] = [&a, &b];
+        for params in [&[][..], &two[..]] {
+            let types = vec![23; params.len()];
+            let prefix = crate::template::Template::encode_bind_prefix(name, params.len()).unwrap();
+            let mut expected = b"x".to_vec();
+            Bind {
+                portal: "",
+                statement: name,
+                params,
+                param_types: &types,
+                result_format: Format::Binary,
+            }
+            .encode(&mut expected)
+            .unwrap();
+            super::super::Execute {
+                portal: "",
+                max_rows: 0,
+            }
+            .encode(&mut expected)
+            .unwrap();
+            super::super::sync(&mut expected);
+            let mut buf = b"x".to_vec();
+            bind_execute_sync(&mut buf, &prefix, params, &types).unwrap();
+            assert_eq!(buf, expected);
+        }
+    }
+
+    #[test]
+    fn prefixed_bind_failing_param_leaves_buffer_untouched() {
+        let prefix = crate::template::Template::encode_bind_prefix("q", 2).unwrap();
+        let mut buf = b"x".to_vec();
+        let err = bind_execute_sync(
+            &mut buf,
+            &prefix,
+            &[&Int(Some(1)), &Int(Some(-1))],
+            &[23, 23],
+        )
+        .unwrap_err();
+        assert!(matches!(err, EncodeError::Param { index: 1, .. }));
+        assert!(bind_execute_sync(&mut buf, &prefix, &[&Int(Some(1))], &[23, 23]).is_err());
+        assert_eq!(buf, b"x");
     }
 
     #[test]
