@@ -61,7 +61,7 @@ pub use statement::Statement;
 pub use transaction::{IsolationLevel, Transaction, TransactionBuilder};
 
 use crate::error::{DbError, Error, Kind};
-use crate::proto::message::{Backend, ParameterStatus, TransactionStatus, error_response};
+use crate::proto::message::{ParameterStatus, ReadyForQuery, TransactionStatus, error_response};
 use cache::StatementCache;
 use config::Config;
 use stream::Stream;
@@ -245,13 +245,13 @@ impl Connection {
 
     /// Handles a ReadyForQuery body: the transaction status, one fewer pending Sync.
     pub(crate) fn on_ready(&mut self, body: std::ops::Range<usize>) -> Result<(), Error> {
-        match Backend::decode(b'Z', self.stream.body(body)) {
-            Ok(Backend::ReadyForQuery(r)) => {
+        match ReadyForQuery::decode(self.stream.body(body)) {
+            Ok(r) => {
                 self.transaction_status = r.status;
                 self.pending_syncs = self.pending_syncs.saturating_sub(1);
                 Ok(())
             }
-            _ => Err(self.protocol_error("a malformed ReadyForQuery")),
+            Err(_) => Err(self.protocol_error("a malformed ReadyForQuery")),
         }
     }
 
