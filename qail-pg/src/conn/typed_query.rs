@@ -1,11 +1,16 @@
 //! The methods that run a compiled [`Query`]: `fetch_all`, `fetch_one`, `fetch_optional`,
 //! `fetch` (a stream), `for_each` (no allocation per row) and `execute`.
 
+use std::future::Future;
+
 use futures_core::Stream;
+use futures_util::FutureExt;
 
 use super::cancel::timed;
-use super::{Connection, Executor, trace};
+use super::compiled::RowSink;
+use super::{Connection, Executor, Statement, trace};
 use crate::error::{Error, Kind};
+use crate::proto::message::DataRow;
 use crate::template::{Decoder, Query, RawRow, Template};
 use crate::types::Oid;
 
@@ -26,15 +31,18 @@ impl<D: Decoder> Query<'_, D> {
 
     /// Runs the query and returns its only row; an error ([`Error::is_row_count`]) when it
     /// returns none or several.
-    pub async fn fetch_one(self, ex: &mut impl Executor) -> Result<D::Row, Error> {
-        match self.fetch_optional(ex).await? {
+    ///
+    /// Note: the future is [`fetch_optional`](Self::fetch_optional)'s, mapped: an `async fn`
+    /// awaiting it would hold the query twice.
+    pub fn fetch_one(self, ex: &mut impl Executor) -> impl Future<Output = Result<D::Row, Error>> {
+        self.fetch_optional(ex).map(|row| match row? {
             Some(row) => Ok(row),
             None => Err(Error::new(
                 Kind::RowCount,
                 "fetch_one expected exactly one row, but the query returned none; use \
                  fetch_optional when the row may be missing",
             )),
-        }
+        })
     }
 
     /// Runs the query and returns its row, if any; an error when it returns several.
@@ -108,9 +116,13 @@ impl<D> Query<'_, D> {
     ) -> Result<u64, Error> {
         timed!(conn, async {
             let statement = conn.start_template(template, params).await?;
-            conn.read_rows(&statement, true, |data, statement| {
-                f(&mut RawRow::new(data), statement.column_oids())
-            })
+            conn.read_rows(
+                &statement,
+                true,
+                |data: DataRow<'_>, statement: &Statement| {
+                    f(&mut RawRow::new(data), statement.column_oids())
+                },
+            )
             .await
         })
     }
@@ -122,13 +134,24 @@ async fn collect<D: Decoder>(
     params: &[&(dyn crate::Encode + Sync)],
 ) -> Result<Vec<D::Row>, Error> {
     let statement = conn.start_template(template, params).await?;
-    let mut rows = Vec::new();
-    conn.read_rows(&statement, false, |data, statement| {
-        rows.push(D::decode(&mut RawRow::new(data), statement.column_oids())?);
+    let mut rows = Collect::<D>(Vec::new());
+    conn.read_rows(&statement, false, &mut rows).await?;
+    Ok(rows.0)
+}
+
+/// The rows of `fetch_all`, reserved for the rows already received.
+struct Collect<D: Decoder>(Vec<D::Row>);
+
+impl<D: Decoder> RowSink for &mut Collect<D> {
+    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+        self.0
+            .push(D::decode(&mut RawRow::new(data), statement.column_oids())?);
         Ok(())
-    })
-    .await?;
-    Ok(rows)
+    }
+
+    fn expect(&mut self, rows: usize) {
+        self.0.reserve(rows);
+    }
 }
 
 async fn at_most_one<D: Decoder>(
@@ -138,17 +161,21 @@ async fn at_most_one<D: Decoder>(
 ) -> Result<Option<D::Row>, Error> {
     let statement = conn.start_template(template, params).await?;
     let mut first = None;
-    conn.read_rows(&statement, false, |data, statement| {
-        if first.is_some() {
-            return Err(Error::new(
-                Kind::RowCount,
-                "expected at most one row, but the query returned several; add a WHERE or \
+    conn.read_rows(
+        &statement,
+        false,
+        |data: DataRow<'_>, statement: &Statement| {
+            if first.is_some() {
+                return Err(Error::new(
+                    Kind::RowCount,
+                    "expected at most one row, but the query returned several; add a WHERE or \
                  LIMIT 1, or use fetch_all",
-            ));
-        }
-        first = Some(D::decode(&mut RawRow::new(data), statement.column_oids())?);
-        Ok(())
-    })
+                ));
+            }
+            first = Some(D::decode(&mut RawRow::new(data), statement.column_oids())?);
+            Ok(())
+        },
+    )
     .await?;
     Ok(first)
 }

@@ -105,6 +105,29 @@ fn series() -> &'static Template {
 }
 
 #[tokio::test]
+async fn a_bind_prefix_that_does_not_match_the_name_is_refused_before_sending() {
+    let mut conn = super::connect().await;
+    let good = series();
+    let other = Template::encode_bind_prefix("q_other", 1).unwrap();
+    let bad: &'static Template = Box::leak(Box::new(Template {
+        bind_prefix: Box::leak(other.into_boxed_slice()),
+        ..*good
+    }));
+    let err = query::<Pair>(bad, &[&3i32])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("bind_prefix"), "{err}");
+    assert!(!is_prepared(&mut conn, bad.name).await);
+    // The connection is fine, and the template as `qail!` builds it runs.
+    let rows = query::<Pair>(good, &[&2i32])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 2);
+}
+
+#[tokio::test]
 async fn first_use_prepares_later_uses_bind_only() {
     let mut conn = super::connect().await;
     let t = series();
