@@ -11,7 +11,7 @@
 use std::marker::PhantomData;
 
 use crate::error::{Error, Kind};
-use crate::proto::message::{DataRow, DataRowColumns, EncodeError, Parse};
+use crate::proto::message::{DataRow, DecodeError, EncodeError, Parse};
 use crate::types::{BoxError, Decode, Encode, IsNull, Oid};
 
 /// A compiled statement: what `qail!` emits as a `static`; also buildable at run time with
@@ -279,18 +279,26 @@ pub fn statement_name(sql: &str, oids: &[Oid]) -> String {
 
 /// A DataRow borrowed from the read buffer, decoded by index with a cursor: columns are read
 /// in order, each exactly once.
+///
+/// Note: the cursor is read inline by the row decoders (`#[inline]` on the hot methods, the
+/// error paths kept out of line), since every column of every row goes through it.
 #[derive(Debug, Clone)]
 pub struct RawRow<'r> {
-    columns: DataRowColumns<'r>,
+    /// The DataRow body: the column count, then each column's length and bytes.
+    body: &'r [u8],
+    /// Where the next column's length starts in `body`.
+    pos: usize,
     len: usize,
     next: usize,
 }
 
 impl<'r> RawRow<'r> {
     /// Wraps a decoded DataRow.
+    #[inline]
     pub fn new(row: DataRow<'r>) -> RawRow<'r> {
         RawRow {
-            columns: row.columns(),
+            body: row.body(),
+            pos: 2,
             len: row.len(),
             next: 0,
         }
@@ -308,39 +316,61 @@ impl<'r> RawRow<'r> {
 
     /// Decodes column `idx` of type `oid`. Columns must be read in increasing order; a skipped
     /// column is stepped over.
+    #[inline]
     pub fn get<T: Decode<'r>>(&mut self, idx: usize, oid: Oid) -> Result<T, Error> {
+        if idx != self.next {
+            self.skip_to(idx)?;
+        }
+        let raw = self.take()?;
+        if !T::accepts(oid) {
+            return Err(wrong_type(idx, oid, std::any::type_name::<T>()));
+        }
+        T::decode_nullable(oid, raw).map_err(|e| decode_error(idx, e))
+    }
+
+    /// Steps over the columns before `idx`; an error when `idx` was already read.
+    #[cold]
+    fn skip_to(&mut self, idx: usize) -> Result<(), Error> {
         if idx < self.next {
             return Err(Error::new(
                 Kind::Usage,
                 format!("column {idx} was already read: read the columns of a row in order"),
             ));
         }
-        let mut raw = None;
-        while self.next <= idx {
-            raw = Some(self.columns.next().ok_or_else(|| {
-                Error::new(
-                    Kind::Usage,
-                    format!(
-                        "the row has {} columns, column {idx} was asked for: check the query's column list",
-                        self.len
-                    ),
-                )
-            })?);
-            self.next += 1;
+        while self.next < idx {
+            self.take()?;
         }
-        let raw = raw
-            .expect("the loop ran at least once because idx >= next")
-            .map_err(|e| decode_error(idx, e.into()))?;
-        if !T::accepts(oid) {
-            return Err(Error::new(
-                Kind::Decode,
-                format!(
-                    "column {idx} has type OID {oid}, which `{}` cannot be read from: change the field's type",
-                    std::any::type_name::<T>()
-                ),
-            ));
+        Ok(())
+    }
+
+    /// The bytes of the next column (`None` for NULL); checks its length against the body.
+    #[inline]
+    fn take(&mut self) -> Result<Option<&'r [u8]>, Error> {
+        let idx = self.next;
+        if idx >= self.len {
+            return Err(missing_column(idx, self.len));
         }
-        T::decode_nullable(oid, raw).map_err(|e| decode_error(idx, e))
+        let Some((len, rest)) = self
+            .body
+            .get(self.pos..)
+            .and_then(<[u8]>::split_first_chunk::<4>)
+        else {
+            return Err(malformed(idx, "is truncated"));
+        };
+        let len = i32::from_be_bytes(*len);
+        self.next += 1;
+        let Ok(n) = usize::try_from(len) else {
+            if len == -1 {
+                self.pos += 4;
+                return Ok(None);
+            }
+            return Err(malformed(idx, "has a negative length"));
+        };
+        let Some(value) = rest.get(..n) else {
+            return Err(malformed(idx, "is truncated"));
+        };
+        self.pos += 4 + n;
+        Ok(Some(value))
     }
 
     /// The index of the next column to read.
@@ -349,17 +379,12 @@ impl<'r> RawRow<'r> {
     }
 
     /// Decodes the next column, with its type OID taken from `columns` (the server's).
+    #[inline]
     pub fn get_next<T: Decode<'r>>(&mut self, columns: &[Oid]) -> Result<T, Error> {
         let idx = self.next;
-        let oid = columns.get(idx).copied().ok_or_else(|| {
-            Error::new(
-                Kind::Usage,
-                format!(
-                    "the row type reads more columns than the statement's {}: add the missing column to the query, or mark the field #[qail(default)]",
-                    columns.len()
-                ),
-            )
-        })?;
+        let Some(&oid) = columns.get(idx) else {
+            return Err(too_many_fields(columns.len()));
+        };
         self.get(idx, oid)
     }
 
@@ -374,6 +399,45 @@ impl<'r> RawRow<'r> {
     }
 }
 
+#[cold]
+fn missing_column(idx: usize, len: usize) -> Error {
+    Error::new(
+        Kind::Usage,
+        format!(
+            "the row has {len} columns, column {idx} was asked for: check the query's column list"
+        ),
+    )
+}
+
+#[cold]
+fn too_many_fields(len: usize) -> Error {
+    Error::new(
+        Kind::Usage,
+        format!(
+            "the row type reads more columns than the statement's {len}: add the missing column to the query, or mark the field #[qail(default)]"
+        ),
+    )
+}
+
+#[cold]
+fn malformed(idx: usize, what: &str) -> Error {
+    decode_error(
+        idx,
+        DecodeError::new(format!("DataRow column {idx} {what}")).into(),
+    )
+}
+
+#[cold]
+fn wrong_type(idx: usize, oid: Oid, rust: &str) -> Error {
+    Error::new(
+        Kind::Decode,
+        format!(
+            "column {idx} has type OID {oid}, which `{rust}` cannot be read from: change the field's type"
+        ),
+    )
+}
+
+#[cold]
 fn decode_error(idx: usize, source: BoxError) -> Error {
     Error::with_source(
         Kind::Decode,

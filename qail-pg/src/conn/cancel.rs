@@ -165,16 +165,23 @@ impl Connection {
 }
 
 /// Runs `$fut` (which borrows `$conn`) under the connection's query time-out.
+///
+/// Note: the time-out branch is boxed. Its timer and the cancel request (a connection of its
+/// own, TLS included) would otherwise take kilobytes in the state of every query future,
+/// which is moved on every call even when no time-out is set.
 macro_rules! timed {
     ($conn:expr, $fut:expr) => {{
         match $conn.query_timeout() {
             None => $fut.await,
             Some(limit) => {
-                let token = $conn.cancel_token();
-                match tokio::time::timeout(limit, $fut).await {
-                    Ok(result) => result,
-                    Err(_) => Err($conn.timed_out(token, limit).await),
-                }
+                Box::pin(async {
+                    let token = $conn.cancel_token();
+                    match tokio::time::timeout(limit, $fut).await {
+                        Ok(result) => result,
+                        Err(_) => Err($conn.timed_out(token, limit).await),
+                    }
+                })
+                .await
             }
         }
     }};

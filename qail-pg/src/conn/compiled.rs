@@ -18,7 +18,7 @@ use super::{Connection, Statement};
 use crate::error::{Error, Kind};
 use crate::proto::message::{
     Bind, DataRow, Describe, Execute, Format, ParameterDescription, Parse, RowDescription, Target,
-    sync,
+    bind_execute_sync, sync,
 };
 use crate::row::Column;
 use crate::template::Template;
@@ -34,6 +34,10 @@ impl Connection {
     /// Starts `template` with `params`: everything up to BindComplete. The caller reads the
     /// rows with [`Connection::read_rows`]. Retries once after a stale statement outside a
     /// transaction.
+    ///
+    /// Note: only a template already prepared on this connection takes the inline path; the
+    /// first use (Parse + Describe) and the retry are boxed, so the future every query awaits
+    /// (and moves) stays small.
     pub(crate) async fn start_template(
         &mut self,
         template: &'static Template,
@@ -41,7 +45,32 @@ impl Connection {
     ) -> Result<Statement, Error> {
         self.ready().await?;
         check_count(template, params)?;
-        match self.try_start_template(template, params).await {
+        let Some(statement) = self.cache.get_template(template.name) else {
+            return Box::pin(self.start_template_slow(template, params, None)).await;
+        };
+        match self.bind_template(template, &statement, params).await {
+            Ok(()) => Ok(statement),
+            Err(e) if is_stale(&e) => {
+                Box::pin(self.start_template_slow(template, params, Some(e))).await
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The first use of `template` on this connection, or the retry after `stale` (an error
+    /// saying its cached statement is gone).
+    async fn start_template_slow(
+        &mut self,
+        template: &'static Template,
+        params: &Params<'_>,
+        stale: Option<Error>,
+    ) -> Result<Statement, Error> {
+        check_bind_prefix(template)?;
+        let result = match stale {
+            Some(e) => Err(e),
+            None => self.try_start_template(template, params).await,
+        };
+        match result {
             Err(e) if is_stale(&e) => {
                 self.evict_template(template.name);
                 if self.transaction_status == crate::TransactionStatus::Idle {
@@ -54,26 +83,52 @@ impl Connection {
         }
     }
 
+    /// Bind + Execute + Sync of a template prepared under its own name, up to BindComplete:
+    /// the Bind starts with the template's pre-encoded prefix.
+    async fn bind_template(
+        &mut self,
+        template: &Template,
+        statement: &Statement,
+        params: &Params<'_>,
+    ) -> Result<(), Error> {
+        bind_execute_sync(
+            self.stream.write_buf(),
+            template.bind_prefix(),
+            params,
+            statement.params(),
+        )
+        .map_err(encode_error)?;
+        self.pending_syncs += 1;
+        self.stream.flush().await?;
+        self.read_bind().await
+    }
+
+    /// Bind + Execute + Sync of a statement already prepared, up to BindComplete.
+    async fn bind_prepared(
+        &mut self,
+        statement: &Statement,
+        params: &Params<'_>,
+    ) -> Result<(), Error> {
+        self.write_bind(statement, params)?;
+        self.pending_syncs += 1;
+        self.stream.flush().await?;
+        self.read_bind().await
+    }
+
     async fn try_start_template(
         &mut self,
         template: &'static Template,
         params: &Params<'_>,
     ) -> Result<Statement, Error> {
         if let Some(statement) = self.cache.get_template(template.name) {
-            self.write_bind(&statement, params)?;
-            self.pending_syncs += 1;
-            self.stream.flush().await?;
-            self.read_bind().await?;
+            self.bind_prepared(&statement, params).await?;
             return Ok(statement);
         }
         let named = self.cache.is_enabled();
         let name = if named { template.name } else { "" };
         if template.param_oids.contains(&0) {
             let statement = self.describe_template(template, name).await?;
-            self.write_bind(&statement, params)?;
-            self.pending_syncs += 1;
-            self.stream.flush().await?;
-            self.read_bind().await?;
+            self.bind_prepared(&statement, params).await?;
             return Ok(statement);
         }
         self.write_parse_describe(template, name)?;
@@ -261,7 +316,10 @@ impl Connection {
     /// Reads up to BindComplete; on an error reads to ReadyForQuery and returns it.
     async fn read_bind(&mut self) -> Result<(), Error> {
         loop {
-            let (tag, range) = self.recv().await?;
+            let (tag, range) = match self.try_recv()? {
+                Some(found) => found,
+                None => self.recv().await?,
+            };
             match tag {
                 b'2' => return Ok(()),
                 b'3' => {}
@@ -275,39 +333,48 @@ impl Connection {
         }
     }
 
-    /// Reads DataRows up to ReadyForQuery, handing each to `row`; returns the rows affected
+    /// Reads DataRows up to ReadyForQuery, handing each to `sink`; returns the rows affected
     /// when `counts` (0 otherwise: the command tag is then not parsed). After the first
-    /// error from `row`, the remaining rows are read and dropped.
+    /// error from the sink, the remaining rows are read and dropped. Before the first row the
+    /// sink learns how many rows are already buffered ([`RowSink::expect`]).
     pub(crate) async fn read_rows(
         &mut self,
         statement: &Statement,
         counts: bool,
-        mut row: impl FnMut(DataRow<'_>, &Statement) -> Result<(), Error>,
+        mut sink: impl RowSink,
     ) -> Result<u64, Error> {
         let mut affected = 0;
         let mut error = None;
+        let mut first = true;
         loop {
-            let (tag, range) = self.recv().await?;
+            let (tag, range) = match self.try_recv()? {
+                Some(found) => found,
+                None => self.recv().await?,
+            };
             match tag {
                 b'D' => {
                     if error.is_some() {
                         continue;
                     }
+                    if first {
+                        first = false;
+                        sink.expect(1 + self.stream.buffered(b'D'));
+                    }
                     let data = match DataRow::decode(self.stream.body(range)) {
                         Ok(data) => data,
                         Err(e) => return Err(self.decode_error(e)),
                     };
-                    if let Err(e) = row(data, statement) {
+                    if let Err(e) = sink.row(data, statement) {
                         error = Some(e);
                     }
                 }
-                b'C' => {
+                b'C' if counts => {
                     match crate::proto::message::CommandComplete::decode(self.stream.body(range)) {
-                        Ok(done) if counts => affected = done.rows().unwrap_or(0),
-                        Ok(_) => {}
+                        Ok(done) => affected = done.rows().unwrap_or(0),
                         Err(e) => return Err(self.decode_error(e)),
                     }
                 }
+                b'C' => {}
                 b'I' | b's' | b'3' => {}
                 b'E' => error = Some(self.db_error(range)),
                 b'Z' => {
@@ -336,6 +403,23 @@ impl Connection {
     }
 }
 
+/// Where [`Connection::read_rows`] hands the rows; any `FnMut(DataRow, &Statement)` is one.
+pub(crate) trait RowSink {
+    /// Takes one row.
+    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error>;
+
+    /// Told before the first row: at least `rows` rows follow (counting that first one).
+    fn expect(&mut self, rows: usize) {
+        let _ = rows;
+    }
+}
+
+impl<F: FnMut(DataRow<'_>, &Statement) -> Result<(), Error>> RowSink for F {
+    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+        self(data, statement)
+    }
+}
+
 /// Whether `e` says a cached statement is gone (26000) or its result type changed (0A000).
 pub(crate) fn is_stale(e: &Error) -> bool {
     e.as_db_error().is_some_and(|db| {
@@ -356,6 +440,23 @@ pub(crate) fn stale_in_transaction(e: Error) -> Error {
         ),
         None => e,
     }
+}
+
+/// Refuses a template whose Bind prefix is not what [`Template::encode_bind_prefix`] makes of
+/// its name and parameter count (a template built by hand), before it is prepared and cached.
+fn check_bind_prefix(template: &Template) -> Result<(), Error> {
+    let expected = Template::encode_bind_prefix(template.name, template.param_oids.len());
+    if expected.is_ok_and(|prefix| prefix == template.bind_prefix()) {
+        return Ok(());
+    }
+    Err(Error::new(
+        Kind::Usage,
+        format!(
+            "the compiled query `{}` has an encoded Bind prefix that does not match its name \
+             and parameter count; build it with Template::encode or Template::leak",
+            template.name
+        ),
+    ))
 }
 
 fn check_count(template: &Template, params: &Params<'_>) -> Result<(), Error> {

@@ -62,7 +62,7 @@ pub use statement::Statement;
 pub use transaction::{IsolationLevel, Transaction, TransactionBuilder};
 
 use crate::error::{DbError, Error, Kind};
-use crate::proto::message::{Backend, ParameterStatus, TransactionStatus, error_response};
+use crate::proto::message::{ParameterStatus, ReadyForQuery, TransactionStatus, error_response};
 use cache::StatementCache;
 use config::Config;
 use stream::Stream;
@@ -193,6 +193,20 @@ impl Connection {
     /// interrupted flow left unsent, and reads the replies of interrupted flows up to their
     /// ReadyForQuery.
     pub(crate) async fn ready(&mut self) -> Result<(), Error> {
+        if !self.stream.is_broken()
+            && self.unconfirmed.is_empty()
+            && !self.has_interrupted_flow()
+            && (self.reset_syncs > 0 || self.stream.unsent() == 0)
+        {
+            // Note: the common case (nothing owed but a reset's replies, which the flow's
+            // recv reads first), decided without a future of its own.
+            return Ok(());
+        }
+        Box::pin(self.catch_up()).await
+    }
+
+    /// [`ready`](Self::ready) when something is owed: an error, unsent bytes, replies.
+    async fn catch_up(&mut self) -> Result<(), Error> {
         if self.stream.is_broken() {
             return Err(Error::new(
                 Kind::Closed,
@@ -238,13 +252,13 @@ impl Connection {
 
     /// Handles a ReadyForQuery body: the transaction status, one fewer pending Sync.
     pub(crate) fn on_ready(&mut self, body: std::ops::Range<usize>) -> Result<(), Error> {
-        match Backend::decode(b'Z', self.stream.body(body)) {
-            Ok(Backend::ReadyForQuery(r)) => {
+        match ReadyForQuery::decode(self.stream.body(body)) {
+            Ok(r) => {
                 self.transaction_status = r.status;
                 self.pending_syncs = self.pending_syncs.saturating_sub(1);
                 Ok(())
             }
-            _ => Err(self.protocol_error("a malformed ReadyForQuery")),
+            Err(_) => Err(self.protocol_error("a malformed ReadyForQuery")),
         }
     }
 
@@ -252,14 +266,30 @@ impl Connection {
     /// notifications, which the server may send at any time, are handled here.
     pub(crate) async fn recv(&mut self) -> Result<(u8, std::ops::Range<usize>), Error> {
         if self.reset_syncs > 0 {
-            self.finish_reset().await?;
+            Box::pin(self.finish_reset()).await?;
         }
         loop {
-            let (tag, range) = self.stream.next_frame().await?;
+            if let Some(found) = self.try_recv()? {
+                return Ok(found);
+            }
+            self.stream.fill().await?;
+        }
+    }
+
+    /// [`recv`](Self::recv) without waiting: the next message of the current flow if it is
+    /// already in the read buffer (and no reset's replies come first), else `None`. Lets a
+    /// flow read the messages that arrived together without awaiting once per message.
+    #[inline]
+    pub(crate) fn try_recv(&mut self) -> Result<Option<(u8, std::ops::Range<usize>)>, Error> {
+        if self.reset_syncs > 0 {
+            return Ok(None);
+        }
+        while let Some((tag, range)) = self.stream.try_frame()? {
             if !self.on_async_message(tag, range.clone())? {
-                return Ok((tag, range));
+                return Ok(Some((tag, range)));
             }
         }
+        Ok(None)
     }
 
     /// Whether `tag` is a message the server may send at any time, which
@@ -270,11 +300,22 @@ impl Connection {
 
     /// Handles a message the server may send at any time (notice, parameter report,
     /// notification); false for any other message.
+    #[inline]
     pub(crate) fn on_async_message(
         &mut self,
         tag: u8,
         range: std::ops::Range<usize>,
     ) -> Result<bool, Error> {
+        if !matches!(tag, b'N' | b'S' | b'A') {
+            return Ok(false);
+        }
+        self.on_unsolicited(tag, range)?;
+        Ok(true)
+    }
+
+    /// Handles a notice, parameter report or notification.
+    #[cold]
+    fn on_unsolicited(&mut self, tag: u8, range: std::ops::Range<usize>) -> Result<bool, Error> {
         match tag {
             b'N' => self.on_notice(range)?,
             b'S' => self.on_parameter_status(range)?,

@@ -172,7 +172,39 @@ impl Stream {
         }
     }
 
+    /// Waits until the socket delivers more bytes (at least one) into the read buffer.
+    pub(crate) async fn fill(&mut self) -> Result<(), Error> {
+        std::future::poll_fn(|cx| self.poll_fill(cx)).await
+    }
+
+    /// The complete message at the front of the received bytes, consumed, if there is one;
+    /// `None` when more bytes must be read first.
+    #[inline]
+    pub(crate) fn try_frame(&mut self) -> Result<Option<(u8, Range<usize>)>, Error> {
+        self.take_frame()
+    }
+
+    /// How many complete messages with tag `tag` follow one another at the front of the
+    /// received bytes (not consumed): a lower bound on the rows of a result still to read.
+    pub(crate) fn buffered(&self, tag: u8) -> usize {
+        let mut pending = self
+            .read_buf
+            .get(self.read_pos..self.read_end)
+            .unwrap_or_default();
+        let mut count = 0;
+        while pending.first() == Some(&tag) {
+            let len = message_len(pending);
+            let Some(rest) = pending.get(len..).filter(|_| len > 0) else {
+                break;
+            };
+            count += 1;
+            pending = rest;
+        }
+        count
+    }
+
     /// Consumes the complete message at the front of the received bytes, if there is one.
+    #[inline]
     fn take_frame(&mut self) -> Result<Option<(u8, Range<usize>)>, Error> {
         let pending = self
             .read_buf
@@ -295,6 +327,7 @@ impl Stream {
     }
 
     /// The body of the message [`Stream::next_frame`] returned.
+    #[inline]
     pub(crate) fn body(&self, range: Range<usize>) -> &[u8] {
         self.read_buf.get(range).unwrap_or_default()
     }
@@ -377,6 +410,33 @@ mod tests {
         drop(writer.await.unwrap());
         assert!(stream.next_frame().await.is_err());
         assert!(stream.is_broken());
+    }
+
+    #[tokio::test]
+    async fn buffered_counts_complete_messages_of_one_tag() {
+        let (client, mut server) = UnixStream::pair().unwrap();
+        let mut stream = Stream::new(Socket::Unix(client));
+        let rows: Vec<u8> = [
+            message(b'D', 3, 0),
+            message(b'D', 0, 0),
+            message(b'D', 40, 1),
+            message(b'C', 5, 0),
+            message(b'D', 1, 0),
+        ]
+        .concat();
+        server.write_all(&rows).await.unwrap();
+        let partial = message(b'D', 10, 0);
+        server.write_all(&partial[..7]).await.unwrap();
+        while stream.read_end < rows.len() + 7 {
+            stream.fill().await.unwrap();
+        }
+        assert_eq!(stream.buffered(b'D'), 3);
+        assert_eq!(stream.buffered(b'C'), 0);
+        for _ in 0..4 {
+            stream.next_frame().await.unwrap();
+        }
+        // A DataRow, then one whose body has not fully arrived.
+        assert_eq!(stream.buffered(b'D'), 1);
     }
 
     #[tokio::test]

@@ -1,71 +1,55 @@
 //! The methods that run a compiled [`Query`]: `fetch_all`, `fetch_one`, `fetch_optional`,
 //! `fetch` (a stream), `for_each` (no allocation per row) and `execute`.
+//!
+//! Every method hands its rows to one non-generic function, [`run`], through a
+//! `&mut dyn RowSink`: the I/O, the time-out and the tracing span are compiled once in qail-pg
+//! rather than once per row type, so what each `qail!` call site instantiates is a small
+//! future and a sink, which keeps the build cost of many queries low.
+
+use std::future::Future;
 
 use futures_core::Stream;
+use futures_util::FutureExt;
 
 use super::cancel::timed;
-use super::{Connection, Executor, trace};
+use super::compiled::RowSink;
+use super::{Connection, Executor, Statement, trace};
 use crate::error::{Error, Kind};
+use crate::proto::message::DataRow;
 use crate::template::{Decoder, Query, RawRow, Template};
 use crate::types::Oid;
-
-/// Receives each row of a compiled query, borrowed from the read buffer.
-///
-/// Every method below hands its per-row work to [`run`] through this one trait-object type,
-/// so the I/O, the time-out and the tracing span are compiled once in qail-pg rather than
-/// once per row type: the code a `qail!` call site instantiates is a closure and a small
-/// future, which keeps the build cost of many queries low.
-type Sink<'s> = &'s mut (dyn FnMut(&mut RawRow<'_>, &[Oid]) -> Result<(), Error> + Send);
 
 /// The row type must be `Send` (rows are handed over while the future is suspended in the
 /// middle of the result); every type `qail!` generates is.
 impl<D: Decoder<Row: Send>> Query<'_, D> {
     /// Runs the query and returns every row.
     pub async fn fetch_all(self, ex: &mut impl Executor) -> Result<Vec<D::Row>, Error> {
-        let mut rows = Vec::new();
-        run(
-            ex.connection(),
-            self.template(),
-            self.params(),
-            &mut |raw, columns| {
-                rows.push(D::decode(raw, columns)?);
-                Ok(())
-            },
-        )
-        .await?;
-        Ok(rows)
+        let mut rows = Collect::<D>(Vec::new());
+        run(ex.connection(), self.template(), self.params(), &mut rows).await?;
+        Ok(rows.0)
     }
 
     /// Runs the query and returns its only row; an error ([`Error::is_row_count`]) when it
     /// returns none or several.
-    pub async fn fetch_one(self, ex: &mut impl Executor) -> Result<D::Row, Error> {
-        match self.fetch_optional(ex).await? {
+    ///
+    /// Note: the future is [`fetch_optional`](Self::fetch_optional)'s, mapped: an `async fn`
+    /// awaiting it would hold the query twice.
+    pub fn fetch_one(self, ex: &mut impl Executor) -> impl Future<Output = Result<D::Row, Error>> {
+        self.fetch_optional(ex).map(|row| match row? {
             Some(row) => Ok(row),
             None => Err(Error::new(
                 Kind::RowCount,
                 "fetch_one expected exactly one row, but the query returned none; use \
                  fetch_optional when the row may be missing",
             )),
-        }
+        })
     }
 
     /// Runs the query and returns its row, if any; an error when it returns several.
     pub async fn fetch_optional(self, ex: &mut impl Executor) -> Result<Option<D::Row>, Error> {
-        let mut first = None;
-        run(
-            ex.connection(),
-            self.template(),
-            self.params(),
-            &mut |raw, columns| {
-                if first.is_some() {
-                    return Err(several_rows());
-                }
-                first = Some(D::decode(raw, columns)?);
-                Ok(())
-            },
-        )
-        .await?;
-        Ok(first)
+        let mut first = AtMostOne::<D>(None);
+        run(ex.connection(), self.template(), self.params(), &mut first).await?;
+        Ok(first.0)
     }
 
     /// Runs the query and calls `f` with each decoded row as it arrives, without collecting
@@ -76,11 +60,10 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
         ex: &mut impl Executor,
         mut f: impl FnMut(D::Row) -> Result<(), Error> + Send,
     ) -> Result<u64, Error> {
-        let (template, params) = (self.template(), self.params());
-        run(ex.connection(), template, params, &mut |raw, columns| {
-            f(D::decode(raw, columns)?)
-        })
-        .await
+        let mut sink = |data: DataRow<'_>, statement: &Statement| {
+            f(D::decode(&mut RawRow::new(data), statement.column_oids())?)
+        };
+        run(ex.connection(), self.template(), self.params(), &mut sink).await
     }
 
     /// Streams the rows: each is decoded as it is read from the socket, so the result is
@@ -100,8 +83,8 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
 impl<D> Query<'_, D> {
     /// Runs the query and returns the number of rows it affected (rows are not decoded).
     pub async fn execute(self, ex: &mut impl Executor) -> Result<u64, Error> {
-        let (template, params) = (self.template(), self.params());
-        run(ex.connection(), template, params, &mut |_, _| Ok(())).await
+        let mut sink = |_: DataRow<'_>, _: &Statement| Ok(());
+        run(ex.connection(), self.template(), self.params(), &mut sink).await
     }
 
     /// Runs the query and calls `f` with each row borrowed from the read buffer, with the
@@ -112,8 +95,10 @@ impl<D> Query<'_, D> {
         ex: &mut impl Executor,
         mut f: impl FnMut(&mut RawRow<'_>, &[Oid]) -> Result<(), Error> + Send,
     ) -> Result<u64, Error> {
-        let (template, params) = (self.template(), self.params());
-        run(ex.connection(), template, params, &mut f).await
+        let mut sink = |data: DataRow<'_>, statement: &Statement| {
+            f(&mut RawRow::new(data), statement.column_oids())
+        };
+        run(ex.connection(), self.template(), self.params(), &mut sink).await
     }
 }
 
@@ -124,24 +109,58 @@ async fn run(
     conn: &mut Connection,
     template: &'static Template,
     params: &[&(dyn crate::Encode + Sync)],
-    sink: Sink<'_>,
+    sink: &mut (dyn RowSink + Send),
 ) -> Result<u64, Error> {
     let visit = async {
         timed!(conn, async {
             let statement = conn.start_template(template, params).await?;
-            conn.read_rows(&statement, true, |data, statement| {
-                sink(&mut RawRow::new(data), statement.column_oids())
-            })
-            .await
+            conn.read_rows(&statement, true, Dyn(sink)).await
         })
     };
     trace::query(template.name, visit, |n| *n).await
 }
 
-fn several_rows() -> Error {
-    Error::new(
-        Kind::RowCount,
-        "expected at most one row, but the query returned several; add a WHERE or LIMIT 1, or \
-         use fetch_all",
-    )
+/// A `dyn RowSink` passed on to [`Connection::read_rows`].
+struct Dyn<'s>(&'s mut (dyn RowSink + Send));
+
+impl RowSink for Dyn<'_> {
+    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+        self.0.row(data, statement)
+    }
+
+    fn expect(&mut self, rows: usize) {
+        self.0.expect(rows);
+    }
+}
+
+/// The rows of `fetch_all`, reserved for the rows already received.
+struct Collect<D: Decoder>(Vec<D::Row>);
+
+impl<D: Decoder> RowSink for Collect<D> {
+    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+        self.0
+            .push(D::decode(&mut RawRow::new(data), statement.column_oids())?);
+        Ok(())
+    }
+
+    fn expect(&mut self, rows: usize) {
+        self.0.reserve(rows);
+    }
+}
+
+/// The row of `fetch_optional`; a second row is an error.
+struct AtMostOne<D: Decoder>(Option<D::Row>);
+
+impl<D: Decoder> RowSink for AtMostOne<D> {
+    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+        if self.0.is_some() {
+            return Err(Error::new(
+                Kind::RowCount,
+                "expected at most one row, but the query returned several; add a WHERE or \
+                 LIMIT 1, or use fetch_all",
+            ));
+        }
+        self.0 = Some(D::decode(&mut RawRow::new(data), statement.column_oids())?);
+        Ok(())
+    }
 }

@@ -127,6 +127,33 @@ fn raw_row_reports_null_and_bad_type_and_missing_column() {
 }
 
 #[test]
+fn raw_row_refuses_malformed_columns() {
+    // A column claiming 9 bytes where 2 follow.
+    let body = b"\0\x01\0\0\0\x09ab";
+    let err = RawRow::new(DataRow::decode(body).unwrap())
+        .get::<String>(0, 25)
+        .unwrap_err();
+    assert!(err.to_string().contains("truncated"), "{err}");
+    // A negative length other than -1 (NULL).
+    let body = b"\0\x01\xff\xff\xff\xfe";
+    let err = RawRow::new(DataRow::decode(body).unwrap())
+        .get::<Option<i32>>(0, 23)
+        .unwrap_err();
+    assert!(err.to_string().contains("negative length"), "{err}");
+    // A count larger than the columns present.
+    let body = b"\0\x02\0\0\0\x01a";
+    let mut row = RawRow::new(DataRow::decode(body).unwrap());
+    assert_eq!(row.get_next::<String>(&[25, 25]).unwrap(), "a");
+    assert!(row.get_next::<String>(&[25, 25]).is_err());
+    // More fields than the statement's columns.
+    let body = b"\0\x01\0\0\0\x01a";
+    let mut row = RawRow::new(DataRow::decode(body).unwrap());
+    assert_eq!(row.get_next::<String>(&[25]).unwrap(), "a");
+    let err = row.get_next::<String>(&[25]).unwrap_err();
+    assert!(err.to_string().contains("more columns"), "{err}");
+}
+
+#[test]
 fn params_inline_and_heap() {
     let values: Vec<i32> = (0..20).collect();
     let small = Params::new([&values[0] as &(dyn Encode + Sync), &values[1]]);

@@ -29,7 +29,12 @@ fn put<T: Serialize + ?Sized>(ty: Oid, value: &T, buf: &mut Vec<u8>) -> Result<I
 
 /// Reads `json` or `jsonb` into `T`.
 fn get<'r, T: Deserialize<'r>>(ty: Oid, raw: &'r [u8]) -> Result<T, BoxError> {
-    let text = if ty == oid::JSONB {
+    from_text(ty, text(ty, raw)?)
+}
+
+/// The JSON text of a `json` or `jsonb` value.
+fn text(ty: Oid, raw: &[u8]) -> Result<&[u8], BoxError> {
+    Ok(if ty == oid::JSONB {
         match raw.split_first() {
             Some((&JSONB_VERSION, text)) => text,
             Some((v, _)) => {
@@ -47,7 +52,11 @@ fn get<'r, T: Deserialize<'r>>(ty: Oid, raw: &'r [u8]) -> Result<T, BoxError> {
         }
     } else {
         raw
-    };
+    })
+}
+
+/// Deserializes JSON text into `T`.
+fn from_text<'r, T: Deserialize<'r>>(ty: Oid, text: &'r [u8]) -> Result<T, BoxError> {
     serde_json::from_slice(text).map_err(|e| {
         format!(
             "a PostgreSQL `{}` value does not deserialize into Rust `{}` ({e}): read it as \
@@ -81,7 +90,11 @@ impl Decode<'_> for Value {
         is_json(ty)
     }
     fn decode(ty: Oid, raw: &[u8]) -> Result<Self, BoxError> {
-        get(ty, raw)
+        let text = text(ty, raw)?;
+        match super::json_value::parse(text) {
+            Some(value) => Ok(value),
+            None => from_text(ty, text),
+        }
     }
 }
 

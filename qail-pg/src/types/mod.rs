@@ -38,6 +38,8 @@ mod int;
 mod interval;
 #[cfg(feature = "json")]
 mod json;
+#[cfg(feature = "json")]
+mod json_value;
 #[cfg(feature = "net")]
 mod net;
 #[cfg(feature = "decimal")]
@@ -128,6 +130,7 @@ pub trait Decode<'r>: Sized {
     }
 
     /// Reads a value that may be NULL (`None`).
+    #[inline]
     fn decode_nullable(ty: Oid, raw: Option<&'r [u8]>) -> Result<Self, BoxError> {
         match raw {
             Some(raw) => Self::decode(ty, raw),
@@ -209,16 +212,22 @@ pub(crate) fn rust_name<T: ?Sized>() -> String {
 }
 
 /// The value's bytes as a fixed-size array, or an error naming the PostgreSQL type.
+#[inline]
 pub(crate) fn fixed<const N: usize>(ty: Oid, raw: &[u8]) -> Result<[u8; N], BoxError> {
-    <[u8; N]>::try_from(raw).map_err(|_| {
-        format!(
-            "a PostgreSQL `{}` value has {} bytes where {N} were expected: the column is not in \
-             binary format or not of that type; check the query's result format",
-            oid::describe(ty),
-            raw.len()
-        )
-        .into()
-    })
+    match <[u8; N]>::try_from(raw) {
+        Ok(bytes) => Ok(bytes),
+        Err(_) => Err(wrong_width(ty, raw.len(), N)),
+    }
+}
+
+#[cold]
+fn wrong_width(ty: Oid, len: usize, expected: usize) -> BoxError {
+    format!(
+        "a PostgreSQL `{}` value has {len} bytes where {expected} were expected: the column is \
+         not in binary format or not of that type; check the query's result format",
+        oid::describe(ty),
+    )
+    .into()
 }
 
 /// Implements [`Encode::encode_checked`] as `accepts` then `encode`.
@@ -284,9 +293,11 @@ macro_rules! scalar_type {
         }
 
         impl<$($lt)?> $crate::types::Decode<$dlt> for $rust {
+            #[inline]
             fn accepts(ty: $crate::types::Oid) -> bool {
                 matches!(ty, $oid $(| $also)*)
             }
+            #[inline]
             fn decode(
                 $dty: $crate::types::Oid,
                 $raw: &$dlt [u8],

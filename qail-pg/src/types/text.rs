@@ -17,15 +17,22 @@ fn is_text(ty: Oid) -> bool {
 }
 
 /// Reads UTF-8, naming the PostgreSQL type on failure.
+#[inline]
 fn utf8(ty: Oid, raw: &[u8]) -> Result<&str, BoxError> {
-    std::str::from_utf8(raw).map_err(|e| {
-        format!(
-            "a PostgreSQL `{}` value is not valid UTF-8 ({e}): set the database or client \
-             encoding to UTF8, or read the column as `Vec<u8>` after casting it to bytea",
-            oid::describe(ty)
-        )
-        .into()
-    })
+    match std::str::from_utf8(raw) {
+        Ok(s) => Ok(s),
+        Err(e) => Err(not_utf8(ty, e)),
+    }
+}
+
+#[cold]
+fn not_utf8(ty: Oid, e: std::str::Utf8Error) -> BoxError {
+    format!(
+        "a PostgreSQL `{}` value is not valid UTF-8 ({e}): set the database or client \
+         encoding to UTF8, or read the column as `Vec<u8>` after casting it to bytea",
+        oid::describe(ty)
+    )
+    .into()
 }
 
 /// [`scalar_type!`] for a string container; a leading `<'r>` borrows from the row.

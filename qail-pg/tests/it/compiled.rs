@@ -97,6 +97,28 @@ fn series() -> &'static Template {
 }
 
 #[tokio::test]
+async fn an_encoded_bind_prefix_that_does_not_match_the_name_is_refused_before_sending() {
+    let mut conn = super::connect().await;
+    let good = series();
+    let bad: &'static Template = Box::leak(Box::new(Template {
+        name: "q_other",
+        ..*good
+    }));
+    let err = query::<Pair>(bad, &[&3i32])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("Bind prefix"), "{err}");
+    assert!(!is_prepared(&mut conn, bad.name).await);
+    // The connection is fine, and the template as `qail!` builds it runs.
+    let rows = query::<Pair>(good, &[&2i32])
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 2);
+}
+
+#[tokio::test]
 async fn first_use_prepares_later_uses_bind_only() {
     let mut conn = super::connect().await;
     let t = series();

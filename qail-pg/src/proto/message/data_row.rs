@@ -14,12 +14,14 @@ pub struct DataRow<'a> {
 
 impl<'a> DataRow<'a> {
     /// Decodes the header of the body of a `D` message; columns are checked as they are read.
+    #[inline]
     pub fn decode(body: &'a [u8]) -> Result<DataRow<'a>, DecodeError> {
         let count = Reader::new(body, "DataRow").count16()?;
         Ok(DataRow { count, body })
     }
 
     /// The number of columns.
+    #[inline]
     pub fn len(&self) -> usize {
         self.count
     }
@@ -30,6 +32,7 @@ impl<'a> DataRow<'a> {
     }
 
     /// The whole message body, which [`ranges`](DataRow::ranges) index into.
+    #[inline]
     pub fn body(&self) -> &'a [u8] {
         self.body
     }

@@ -10,21 +10,25 @@ pub(crate) struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     /// A reader over `buf`, the body of message `what` (named in errors).
+    #[inline]
     pub(crate) fn new(buf: &'a [u8], what: &'static str) -> Reader<'a> {
         Reader { buf, what }
     }
 
+    #[cold]
     fn short(&self) -> DecodeError {
         DecodeError::new(format!("{} is truncated", self.what))
     }
 
     /// Takes the next `n` bytes.
+    #[inline]
     pub(crate) fn bytes(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
         let (head, tail) = self.buf.split_at_checked(n).ok_or_else(|| self.short())?;
         self.buf = tail;
         Ok(head)
     }
 
+    #[inline]
     fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
         let bytes = self.bytes(N)?;
         <[u8; N]>::try_from(bytes).map_err(|_| self.short())
@@ -34,6 +38,7 @@ impl<'a> Reader<'a> {
         Ok(self.array::<1>()?[0])
     }
 
+    #[inline]
     pub(crate) fn i16(&mut self) -> Result<i16, DecodeError> {
         self.array().map(i16::from_be_bytes)
     }
@@ -47,6 +52,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A non-negative 16-bit count.
+    #[inline]
     pub(crate) fn count16(&mut self) -> Result<usize, DecodeError> {
         let n = self.i16()?;
         usize::try_from(n)
