@@ -207,14 +207,13 @@ fn record(input: &QueryInput, columns: &[Column<'_>], errors: &mut Errors) -> To
     let derive = all_debug.then(|| quote!(#[derive(Debug)]));
     let idents = reads.iter().map(|(ident, _)| ident);
     let body = if (1..=MAX_TUPLE).contains(&reads.len()) {
-        // One call and one `?` per row (see `Columns`): far less for rustc to check than a
-        // generic call and a `?` per column.
+        // One call per row (see `Columns`): far less for rustc to check than a generic call
+        // and a `?` per column.
         let types = reads.iter().map(|(_, ty)| ty);
         let pattern = idents.clone();
         quote! {
-            let (#(#pattern,)*) =
-                <(#(#types,)*) as ::qail::__private::Columns>::decode(row, columns)?;
-            ::core::result::Result::Ok(Record { #(#idents,)* })
+            <(#(#types,)*) as ::qail::__private::Columns>::decode(row, columns)
+                .map(|(#(#pattern,)*)| Record { #(#idents,)* })
         }
     } else {
         let reads = idents.map(|ident| quote!(#ident: row.get_next(columns)?));
