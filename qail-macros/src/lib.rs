@@ -30,8 +30,16 @@ use proc_macro::TokenStream;
 pub fn qail(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as ast::QueryInput);
     expand::query(&input)
-        .unwrap_or_else(syn::Error::into_compile_error)
+        .unwrap_or_else(|e| errors_in_expression(&e))
         .into()
+}
+
+/// Every error of `e` as `compile_error!`s in a block whose value is the last one, so several
+/// errors are reported where the macro stands for an expression.
+fn errors_in_expression(e: &syn::Error) -> proc_macro2::TokenStream {
+    let mut errors: Vec<_> = e.into_iter().map(|e| e.to_compile_error()).collect();
+    let last = errors.pop();
+    quote::quote!({ #(#errors)* (#last) })
 }
 
 /// Decodes a struct from a result row by column index, one field per column in order.
