@@ -17,8 +17,7 @@ use super::prepare::{close_statement, encode_error};
 use super::{Connection, Statement};
 use crate::error::{Error, Kind};
 use crate::proto::message::{
-    Bind, DataRow, Describe, Execute, Format, ParameterDescription, Parse, RowDescription, Target,
-    bind_execute_sync, sync,
+    Bind, DataRow, Describe, Execute, Format, Parse, Target, bind_execute_sync, sync,
 };
 use crate::row::Column;
 use crate::template::Template;
@@ -259,19 +258,9 @@ impl Connection {
             let (tag, range) = self.recv().await?;
             match tag {
                 b'1' | b'3' => {}
-                b't' => match ParameterDescription::decode(self.stream.body(range)) {
-                    Ok(p) => params = Some(p.types),
-                    Err(e) => return Err(self.decode_error(e)),
-                },
+                b't' => params = Some(self.described_params(range)?),
                 b'T' | b'n' => {
-                    let columns = if tag == b'T' {
-                        match RowDescription::decode(self.stream.body(range)) {
-                            Ok(d) => d.fields.iter().map(Column::from_field).collect(),
-                            Err(e) => return Err(self.decode_error(e)),
-                        }
-                    } else {
-                        Vec::new()
-                    };
+                    let columns = self.described_columns(tag, range)?;
                     let Some(params) = params.take() else {
                         return Err(self.protocol_error("a RowDescription before the parameters"));
                     };

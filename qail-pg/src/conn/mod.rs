@@ -379,6 +379,36 @@ impl Connection {
     }
 
     /// The error for an ErrorResponse body.
+    /// The parameter types of a ParameterDescription ('t') whose body is `body`.
+    pub(crate) fn described_params(
+        &mut self,
+        body: std::ops::Range<usize>,
+    ) -> Result<Vec<crate::types::Oid>, Error> {
+        match crate::proto::message::ParameterDescription::decode(self.stream.body(body)) {
+            Ok(p) => Ok(p.types),
+            Err(e) => Err(self.decode_error(e)),
+        }
+    }
+
+    /// The result columns of a RowDescription ('T'), or none for NoData ('n').
+    pub(crate) fn described_columns(
+        &mut self,
+        tag: u8,
+        body: std::ops::Range<usize>,
+    ) -> Result<Vec<crate::row::Column>, Error> {
+        if tag != b'T' {
+            return Ok(Vec::new());
+        }
+        match crate::proto::message::RowDescription::decode(self.stream.body(body)) {
+            Ok(d) => Ok(d
+                .fields
+                .iter()
+                .map(crate::row::Column::from_field)
+                .collect()),
+            Err(e) => Err(self.decode_error(e)),
+        }
+    }
+
     pub(crate) fn db_error(&mut self, body: std::ops::Range<usize>) -> Error {
         match error_response::decode_fields(self.stream.body(body)) {
             Ok(db) => Error::with_source(Kind::Db, "the server reported an error", db),

@@ -22,7 +22,7 @@ use super::compiled::{Params, check_drift, template_statement};
 use super::prepare::close_statement;
 use super::{Connection, Statement};
 use crate::error::{Error, Kind};
-use crate::proto::message::{DataRow, ParameterDescription, RowDescription, sync};
+use crate::proto::message::{DataRow, sync};
 use crate::row::Column;
 use crate::template::Template;
 
@@ -322,19 +322,9 @@ impl Connection {
         };
         match tag {
             b'1' | b'2' | b'3' | b'I' | b's' => {}
-            b't' => match ParameterDescription::decode(self.stream.body(range)) {
-                Ok(p) => slot.params = Some(p.types),
-                Err(e) => return Err(self.decode_error(e)),
-            },
+            b't' => slot.params = Some(self.described_params(range)?),
             b'T' | b'n' => {
-                let columns = if tag == b'T' {
-                    match RowDescription::decode(self.stream.body(range)) {
-                        Ok(d) => d.fields.iter().map(Column::from_field).collect(),
-                        Err(e) => return Err(self.decode_error(e)),
-                    }
-                } else {
-                    Vec::new()
-                };
+                let columns = self.described_columns(tag, range)?;
                 described(slot, &mut run.local, columns);
             }
             b'D' => {

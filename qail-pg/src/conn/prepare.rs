@@ -5,10 +5,7 @@
 use super::stream::Stream;
 use super::{Connection, Statement};
 use crate::error::{Error, Kind};
-use crate::proto::message::{
-    Close, Describe, EncodeError, ParameterDescription, Parse, RowDescription, Target, sync,
-};
-use crate::row::Column;
+use crate::proto::message::{Close, Describe, EncodeError, Parse, Target, sync};
 
 impl Connection {
     /// Prepares `sql` and returns its parameter and column types as the server describes them.
@@ -89,15 +86,8 @@ impl Connection {
             let (tag, range) = self.recv().await?;
             match tag {
                 b'1' | b'3' => {}
-                b't' => match ParameterDescription::decode(self.stream.body(range)) {
-                    Ok(p) => params = Some(p.types),
-                    Err(e) => return Err(self.decode_error(e)),
-                },
-                b'T' => match RowDescription::decode(self.stream.body(range)) {
-                    Ok(d) => columns = Some(d.fields.iter().map(Column::from_field).collect()),
-                    Err(e) => return Err(self.decode_error(e)),
-                },
-                b'n' => columns = Some(Vec::new()),
+                b't' => params = Some(self.described_params(range)?),
+                b'T' | b'n' => columns = Some(self.described_columns(tag, range)?),
                 b'E' => error = Some(self.db_error(range)),
                 b'Z' => {
                     self.on_ready(range)?;

@@ -18,10 +18,7 @@
 use super::{Local, Run, Sink, resolve, slot_result};
 use crate::conn::Connection;
 use crate::error::Error;
-use crate::proto::message::{
-    CommandComplete, DataRow, ParameterDescription, Parse, RowDescription, TransactionStatus, sync,
-};
-use crate::row::Column;
+use crate::proto::message::{CommandComplete, DataRow, Parse, TransactionStatus, sync};
 
 /// Not SQL: Parse fails with a syntax error, so the server rolls the batch back. The text
 /// shows up in the server's log next to the error.
@@ -101,19 +98,9 @@ impl Connection {
             return Err(self.protocol_error("a reply to no query"));
         };
         match tag {
-            b't' => match ParameterDescription::decode(self.stream.body(range)) {
-                Ok(p) => slot.params = Some(p.types),
-                Err(e) => return Err(self.decode_error(e)),
-            },
+            b't' => slot.params = Some(self.described_params(range)?),
             b'T' | b'n' => {
-                let columns = if tag == b'T' {
-                    match RowDescription::decode(self.stream.body(range)) {
-                        Ok(d) => d.fields.iter().map(Column::from_field).collect(),
-                        Err(e) => return Err(self.decode_error(e)),
-                    }
-                } else {
-                    Vec::new()
-                };
+                let columns = self.described_columns(tag, range)?;
                 super::described(slot, &mut run.local, columns);
             }
             b'D' => {
