@@ -295,15 +295,24 @@ fn field_type(input: &QueryInput, col: &Column<'_>, errors: &mut Errors) -> Opti
 /// wrong field type are rustc errors at `Type`.
 fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
     let span = target.span();
-    let reads = columns.iter().enumerate().map(|(i, col)| {
+    let tuple = (1..=MAX_TUPLE).contains(&columns.len());
+    let values: Vec<Ident> = (1..=columns.len())
+        .map(|i| Ident::new(&format!("__qail_col{i}"), Span::mixed_site()))
+        .collect();
+    let reads = columns.iter().zip(&values).enumerate().map(|(i, (col, value))| {
         let ident = &col.ident;
         let c = Literal::usize_unsuffixed(i + 1);
+        let value = if tuple {
+            quote!(#value)
+        } else {
+            quote_spanned!(span=> row.get_next(columns)?)
+        };
         let read = match &col.mapped {
             Some(m) => {
                 let marker = &m.marker;
-                quote_spanned!(span=> ::qail::__private::check::field::<_, #marker, #c>(row.get_next(columns)?))
+                quote_spanned!(span=> ::qail::__private::check::field::<_, #marker, #c>(#value))
             }
-            None => quote_spanned!(span=> row.get_next(columns)?),
+            None => value,
         };
         if col.out.nullable {
             quote_spanned!(span=> #ident: ::qail::__private::check::nullable_field::<_, #c>(#read))
@@ -311,6 +320,16 @@ fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
             quote_spanned!(span=> #ident: #read)
         }
     });
+    let body = if tuple {
+        // One call per row, as for the generated row types; the tuple's types are the fields'.
+        let holes = values.iter().map(|_| quote!(_));
+        quote_spanned! {span=>
+            <(#(#holes,)*) as ::qail::__private::Columns>::decode(row, columns)
+                .map(|(#(#values,)*)| #target { #(#reads,)* })
+        }
+    } else {
+        quote_spanned!(span=> ::core::result::Result::Ok(#target { #(#reads,)* }))
+    };
     let decode = format_ident!("__QailDecode", span = Span::call_site());
     quote! {
         struct #decode;
@@ -322,7 +341,7 @@ fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
                 row: &mut ::qail::__private::RawRow<'_>,
                 columns: &[::qail::__private::Oid],
             ) -> ::core::result::Result<#target, ::qail::__private::Error> {
-                ::core::result::Result::Ok(#target { #(#reads,)* })
+                #body
             }
         }
     }
