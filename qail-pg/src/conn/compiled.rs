@@ -125,7 +125,13 @@ impl Connection {
         }
         let named = self.cache.is_enabled();
         let name = if named { template.name } else { "" };
-        if template.param_oids.contains(&0) {
+        // Note: a statement that will be cached is described and checked before it runs, so
+        // a statement whose tables changed under it (schema drift) never executes — a drifted
+        // INSERT must not have inserted when SchemaDrift is reported. That costs one round
+        // trip once per connection. Without a cache (every call prepares afresh) Parse,
+        // Describe, Bind and Execute go in one write, and the drift is found after the
+        // statement ran; `set_statement_cache_size(0)` documents this.
+        if named || template.param_oids.contains(&0) {
             let statement = self.describe_template(template, name).await?;
             self.bind_prepared(&statement, params).await?;
             return Ok(statement);
@@ -151,7 +157,8 @@ impl Connection {
         Ok(statement)
     }
 
-    /// Parse + Describe + Sync alone, for templates with user-type parameters.
+    /// Parse + Describe + Sync alone: the first use of a cached template (checked before it
+    /// runs), and templates with user-type parameters.
     async fn describe_template(
         &mut self,
         template: &'static Template,

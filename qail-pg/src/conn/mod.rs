@@ -178,6 +178,12 @@ impl Connection {
 
     /// Sets how many prepared statements the run-time statement cache keeps (default 256).
     /// Statements evicted are closed on the server with the next message sent.
+    ///
+    /// With a cache, a compiled query is described and checked against the server once per
+    /// connection before it first runs, so a query whose tables changed (schema drift) is
+    /// reported without having run. Size 0 prepares every call afresh in the same write as
+    /// its execution: faster for one-off statements, but a drifted statement has already run
+    /// when the drift is reported.
     pub fn set_statement_cache_size(&mut self, size: usize) {
         for name in self.cache.resize(size) {
             prepare::close_statement(&mut self.stream, &name);

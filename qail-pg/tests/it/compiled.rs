@@ -420,3 +420,56 @@ async fn the_cache_bounds_prepared_statements() {
     }
     assert!(prepared(&mut conn).await <= 8);
 }
+
+#[tokio::test]
+async fn a_drifted_write_is_reported_before_it_runs() {
+    let mut admin = super::connect().await;
+    admin
+        .batch_execute(
+            "DROP SCHEMA IF EXISTS qail_it_drift_write CASCADE; CREATE SCHEMA qail_it_drift_write;
+             CREATE TABLE qail_it_drift_write.t (id int4 NOT NULL, name text)",
+        )
+        .await
+        .unwrap();
+    let count = "SELECT count(*) FROM qail_it_drift_write.t";
+    // Compiled while `id` was int8: the INSERT … RETURNING id no longer matches.
+    let insert = template(
+        "INSERT INTO qail_it_drift_write.t (id, name) VALUES (7, $1) RETURNING id",
+        &[25],
+        &[col("id", 20, "int8")],
+    );
+    let mut conn = super::connect().await;
+    let err = query::<NoRows>(insert, &[&"drifted"])
+        .execute(&mut conn)
+        .await
+        .unwrap_err();
+    assert!(err.is_schema_drift(), "{err}");
+    let rows = admin.query_one(count, &[]).await.unwrap().get::<i64>(0);
+    assert_eq!(rows, 0, "the drifted INSERT must not have run");
+    // Matching the table again, it runs; a later ALTER is caught on the re-prepare, again
+    // before the statement runs.
+    admin
+        .batch_execute("ALTER TABLE qail_it_drift_write.t ALTER COLUMN id TYPE int8")
+        .await
+        .unwrap();
+    let n = query::<NoRows>(insert, &[&"first"])
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(n, 1);
+    admin
+        .batch_execute("ALTER TABLE qail_it_drift_write.t ALTER COLUMN id TYPE int4")
+        .await
+        .unwrap();
+    let err = query::<NoRows>(insert, &[&"second"])
+        .execute(&mut conn)
+        .await
+        .unwrap_err();
+    assert!(err.is_schema_drift(), "{err}");
+    let rows = admin.query_one(count, &[]).await.unwrap().get::<i64>(0);
+    assert_eq!(rows, 1, "only the matching INSERT ran");
+    admin
+        .batch_execute("DROP SCHEMA qail_it_drift_write CASCADE")
+        .await
+        .unwrap();
+}
