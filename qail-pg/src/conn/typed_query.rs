@@ -25,7 +25,14 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
     /// Runs the query and returns every row.
     pub async fn fetch_all(self, ex: &mut impl Executor) -> Result<Vec<D::Row>, Error> {
         let mut rows = Collect::<D>(Vec::new());
-        run(ex.connection(), self.template(), self.params(), &mut rows).await?;
+        run(
+            ex.connection(),
+            self.template(),
+            self.params(),
+            false,
+            &mut rows,
+        )
+        .await?;
         Ok(rows.0)
     }
 
@@ -48,7 +55,14 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
     /// Runs the query and returns its row, if any; an error when it returns several.
     pub async fn fetch_optional(self, ex: &mut impl Executor) -> Result<Option<D::Row>, Error> {
         let mut first = AtMostOne::<D>(None);
-        run(ex.connection(), self.template(), self.params(), &mut first).await?;
+        run(
+            ex.connection(),
+            self.template(),
+            self.params(),
+            false,
+            &mut first,
+        )
+        .await?;
         Ok(first.0)
     }
 
@@ -63,7 +77,14 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
         let mut sink = |data: DataRow<'_>, statement: &Statement| {
             f(D::decode(&mut RawRow::new(data), statement.column_oids())?)
         };
-        run(ex.connection(), self.template(), self.params(), &mut sink).await
+        run(
+            ex.connection(),
+            self.template(),
+            self.params(),
+            false,
+            &mut sink,
+        )
+        .await
     }
 
     /// Streams the rows: each is decoded as it is read from the socket, so the result is
@@ -84,7 +105,14 @@ impl<D> Query<'_, D> {
     /// Runs the query and returns the number of rows it affected (rows are not decoded).
     pub async fn execute(self, ex: &mut impl Executor) -> Result<u64, Error> {
         let mut sink = |_: DataRow<'_>, _: &Statement| Ok(());
-        run(ex.connection(), self.template(), self.params(), &mut sink).await
+        run(
+            ex.connection(),
+            self.template(),
+            self.params(),
+            true,
+            &mut sink,
+        )
+        .await
     }
 
     /// Runs the query and calls `f` with each row borrowed from the read buffer, with the
@@ -98,38 +126,53 @@ impl<D> Query<'_, D> {
         let mut sink = |data: DataRow<'_>, statement: &Statement| {
             f(&mut RawRow::new(data), statement.column_oids())
         };
-        run(ex.connection(), self.template(), self.params(), &mut sink).await
+        run(
+            ex.connection(),
+            self.template(),
+            self.params(),
+            false,
+            &mut sink,
+        )
+        .await
     }
 }
 
 /// Runs `template` with `params` under the connection's time-out and the query's tracing
-/// span, handing each row to `sink`. Returns the row count the server reported (rows
-/// affected, or rows returned).
+/// span, handing each row to `sink`. Returns the number of rows handed to `sink`, or with
+/// `affected` the count in the command tag (rows inserted, updated or deleted), which is only
+/// parsed then.
 async fn run(
     conn: &mut Connection,
     template: &'static Template,
     params: &[&(dyn crate::Encode + Sync)],
+    affected: bool,
     sink: &mut (dyn RowSink + Send),
 ) -> Result<u64, Error> {
     let visit = async {
         timed!(conn, async {
             let statement = conn.start_template(template, params).await?;
-            conn.read_rows(&statement, true, Dyn(sink)).await
+            let mut rows = Dyn { sink, rows: 0 };
+            let tagged = conn.read_rows(&statement, affected, &mut rows).await?;
+            Ok(if affected { tagged } else { rows.rows })
         })
     };
     trace::query(template.name, visit, |n| *n).await
 }
 
-/// A `dyn RowSink` passed on to [`Connection::read_rows`].
-struct Dyn<'s>(&'s mut (dyn RowSink + Send));
+/// A `dyn RowSink` passed on to [`Connection::read_rows`], counting the rows.
+struct Dyn<'s> {
+    sink: &'s mut (dyn RowSink + Send),
+    rows: u64,
+}
 
-impl RowSink for Dyn<'_> {
+impl RowSink for &mut Dyn<'_> {
     fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
-        self.0.row(data, statement)
+        self.rows += 1;
+        self.sink.row(data, statement)
     }
 
     fn expect(&mut self, rows: usize) {
-        self.0.expect(rows);
+        self.sink.expect(rows);
     }
 }
 
