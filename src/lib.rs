@@ -44,8 +44,6 @@ pub use qail_pg::{
     Row, Statement, Template, Transaction,
 };
 
-mod require;
-
 /// PostgreSQL type markers, named here so compile errors print them briefly (`qail::pg::int4`).
 #[doc(hidden)]
 pub use qail_pg::typed::pg;
@@ -79,38 +77,21 @@ pub mod __private {
     pub use qail_pg::types::{BoxError, IsNull, Text};
     pub use qail_pg::{Decode, Encode, Error, Oid};
 
-    pub use crate::require::*;
-
-    /// Rust types of the PostgreSQL types whose mapping depends on a feature. When the feature
-    /// is off the name is [`FeatureDisabled`] and the `require_*` macro has already reported
-    /// which feature to enable.
+    /// Rust types of the PostgreSQL types whose mapping depends on a feature. `qail!` names
+    /// one only when its feature is on; otherwise it reports which feature to enable.
     pub mod types {
         pub use qail_pg::types::Interval;
         #[cfg(feature = "json")]
         pub use qail_pg::types::Json;
         #[cfg(feature = "net")]
         pub use qail_pg::types::{Cidr, Inet, MacAddr};
-        #[cfg(not(feature = "json"))]
-        pub type Json<T> = (super::FeatureDisabled, ::core::marker::PhantomData<T>);
-        #[cfg(not(feature = "net"))]
-        pub use super::FeatureDisabled as Inet;
-        #[cfg(not(feature = "net"))]
-        pub use super::FeatureDisabled as Cidr;
-        #[cfg(not(feature = "net"))]
-        pub use super::FeatureDisabled as MacAddr;
 
-        #[cfg(not(feature = "uuid"))]
-        pub use super::FeatureDisabled as Uuid;
         #[cfg(feature = "uuid")]
         pub use qail_pg::typed::ext::uuid::Uuid;
 
-        #[cfg(not(feature = "json"))]
-        pub use super::FeatureDisabled as JsonValue;
         #[cfg(feature = "json")]
         pub use qail_pg::typed::ext::serde_json::Value as JsonValue;
 
-        #[cfg(not(feature = "decimal"))]
-        pub use super::FeatureDisabled as Decimal;
         #[cfg(feature = "decimal")]
         pub use qail_pg::typed::ext::rust_decimal::Decimal;
 
@@ -127,69 +108,6 @@ pub mod __private {
         pub use qail_pg::typed::ext::time::{
             Date, OffsetDateTime as Timestamptz, PrimitiveDateTime as Timestamp, Time,
         };
-
-        #[cfg(not(any(feature = "chrono", feature = "time")))]
-        pub use super::FeatureDisabled as Timestamptz;
-        #[cfg(not(any(feature = "chrono", feature = "time")))]
-        pub use super::FeatureDisabled as Timestamp;
-        #[cfg(not(any(feature = "chrono", feature = "time")))]
-        pub use super::FeatureDisabled as Date;
-        #[cfg(not(any(feature = "chrono", feature = "time")))]
-        pub use super::FeatureDisabled as Time;
-    }
-
-    /// Stands in for a type whose Cargo feature is off, so the only error is the one naming
-    /// the feature. It has no values.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum FeatureDisabled {}
-
-    impl<'r> Decode<'r> for FeatureDisabled {
-        fn accepts(_: Oid) -> bool {
-            false
-        }
-        fn decode(_: Oid, _: &'r [u8]) -> Result<Self, BoxError> {
-            Err("this type needs a qail feature that is off: enable it".into())
-        }
-    }
-
-    impl<P, const C: usize> FromPg<P, C> for FeatureDisabled {}
-
-    impl Encode for FeatureDisabled {
-        fn encode(&self, _: Oid, _: &mut Vec<u8>) -> Result<IsNull, BoxError> {
-            match *self {}
-        }
-        fn accepts(_: Oid) -> bool {
-            false
-        }
-        fn type_oid(&self) -> Oid {
-            match *self {}
-        }
-        fn encode_checked(&self, _: Oid, _: &mut Vec<u8>) -> Result<IsNull, BoxError> {
-            match *self {}
-        }
-    }
-
-    /// The parameter a `require_*!` macro stands in when its feature is off (the compile error
-    /// names the feature; this only keeps the rest of the expansion well-typed).
-    pub fn disabled_param() -> &'static (dyn Encode + Sync) {
-        &DisabledParam
-    }
-
-    struct DisabledParam;
-
-    impl Encode for DisabledParam {
-        fn encode(&self, _: Oid, _: &mut Vec<u8>) -> Result<IsNull, BoxError> {
-            Err("this parameter's type needs a qail feature that is off: enable it".into())
-        }
-        fn accepts(_: Oid) -> bool {
-            false
-        }
-        fn type_oid(&self) -> Oid {
-            0
-        }
-        fn encode_checked(&self, ty: Oid, buf: &mut Vec<u8>) -> Result<IsNull, BoxError> {
-            self.encode(ty, buf)
-        }
     }
 
     /// Builds a query from the template block `qail!` emits and the checked parameters.

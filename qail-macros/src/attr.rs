@@ -1,6 +1,6 @@
 //! `#[qail(…)]` attributes of the derives, and the error collector they report into.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, LitStr, Type};
 
@@ -29,6 +29,22 @@ impl Errors {
             first.combine(e);
         }
         Err(first)
+    }
+}
+
+/// A derive's output, or on bad input its errors followed by `stub()` (impls with
+/// unreachable bodies), so code using the type reports nothing but those errors.
+pub(crate) fn or_stub(
+    result: syn::Result<TokenStream>,
+    stub: impl FnOnce() -> TokenStream,
+) -> TokenStream {
+    match result {
+        Ok(tokens) => tokens,
+        Err(e) => {
+            let error = e.to_compile_error();
+            let stub = stub();
+            quote::quote!(#error #stub)
+        }
     }
 }
 

@@ -13,14 +13,7 @@ use crate::{naming, snapshot, types};
 
 /// Expands the derive; on bad input, the errors plus a stub impl so nothing else cascades.
 pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
-    match expand(input) {
-        Ok(tokens) => tokens,
-        Err(e) => {
-            let error = e.to_compile_error();
-            let stub = stub(input);
-            quote!(#error #stub)
-        }
-    }
+    attr::or_stub(expand(input), || stub(input))
 }
 
 fn stub(input: &DeriveInput) -> TokenStream {
@@ -78,6 +71,14 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 ),
             );
         }
+        if attrs.json
+            && let Some(feature) = types::missing_feature("require_json")
+        {
+            errors.at(
+                field.span(),
+                feature.message("a #[qail(json)] field", "json"),
+            );
+        }
         reads.push(read(field, &attrs));
         parsed.push((field, attrs));
     }
@@ -117,10 +118,7 @@ fn read(field: &syn::Field, attrs: &attr::Field) -> TokenStream {
     } else if let Some(from) = &attrs.try_from {
         quote_spanned!(span=> #ident: row.get_next_as::<#from, #ty>(columns)?)
     } else if attrs.json {
-        quote_spanned!(span=> #ident: {
-            ::qail::__private::require_json!("a #[qail(json)] field", "json");
-            row.get_next::<::qail::__private::types::Json<#ty>>(columns)?.0
-        })
+        quote_spanned!(span=> #ident: row.get_next::<::qail::__private::types::Json<#ty>>(columns)?.0)
     } else {
         quote_spanned!(span=> #ident: row.get_next::<#ty>(columns)?)
     }

@@ -12,14 +12,7 @@ use crate::{naming, snapshot};
 
 /// Expands the derive; on bad input, the errors plus stub impls so nothing else cascades.
 pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
-    match expand(input) {
-        Ok(tokens) => tokens,
-        Err(e) => {
-            let error = e.to_compile_error();
-            let stub = stub(input);
-            quote!(#error #stub)
-        }
-    }
+    attr::or_stub(expand(input), || stub(input))
 }
 
 fn stub(input: &DeriveInput) -> TokenStream {

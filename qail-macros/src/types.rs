@@ -142,7 +142,7 @@ impl Feature {
 
 /// The feature a requirement names, if it is off. qail's features switch on the same
 /// features of this crate, so `cfg!` here sees what the user enabled.
-fn missing_feature(require: &str) -> Option<Feature> {
+pub(crate) fn missing_feature(require: &str) -> Option<Feature> {
     let (on, name, plain) = match require {
         "require_uuid" => (cfg!(feature = "uuid"), "`uuid`", "uuid"),
         "require_json" => (cfg!(feature = "json"), "`json`", "json"),
