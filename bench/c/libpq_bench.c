@@ -6,9 +6,10 @@
  * Connects, prepares nothing before the clock starts (statement preparation is measured, as
  * for the Rust drivers), runs WORKLOAD, and prints one line:
  *
- *   queries=… rows=… wall_ns=… cpu_ns=… p50_ns=… p99_ns=… max_rss_kib=…
+ *   queries=… rows=… wall_ns=… cpu_ns=… sys_ns=… p50_ns=… p99_ns=… max_rss_kib=…
  *
- * cpu_ns is getrusage(RUSAGE_SELF) user+system time around the workload (all threads).
+ * cpu_ns is getrusage(RUSAGE_SELF) user+system time around the workload (all threads),
+ * sys_ns its system part.
  * Parameters and results are binary. Sequential workloads use PQexecPrepared; pipelined
  * ones use pipeline mode (PostgreSQL 14+ libpq). Values are decoded into C values: integers,
  * floats, bools, times and uuids by value, text copied into buffers, numeric into a scaled
@@ -54,6 +55,13 @@ static uint64_t cpu_ns(void) {
     getrusage(RUSAGE_SELF, &ru);
     return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
            ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
+}
+
+/* The system (kernel) part of cpu_ns. */
+static uint64_t sys_ns(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
 }
 
 #include "wire.h"
@@ -368,12 +376,12 @@ static long peak_rss_kib(void) {
     return kib;
 }
 
-static void report(counts_t c, uint64_t wall, uint64_t cpu) {
+static void report(counts_t c, uint64_t wall, uint64_t cpu, uint64_t sys) {
     qsort(lat, lat_n, sizeof *lat, cmp_u64);
-    printf("queries=%llu rows=%llu wall_ns=%llu cpu_ns=%llu p50_ns=%llu p99_ns=%llu "
+    printf("queries=%llu rows=%llu wall_ns=%llu cpu_ns=%llu sys_ns=%llu p50_ns=%llu p99_ns=%llu "
            "max_rss_kib=%ld\n",
            (unsigned long long)c.queries, (unsigned long long)c.rows,
-           (unsigned long long)wall, (unsigned long long)cpu,
+           (unsigned long long)wall, (unsigned long long)cpu, (unsigned long long)sys,
            (unsigned long long)percentile(50), (unsigned long long)percentile(99), peak_rss_kib());
 }
 
@@ -451,7 +459,7 @@ int main(int argc, char **argv) {
         build_inserts(n, &rows, &texts);
     }
 
-    uint64_t wall0 = now_ns(), cpu0 = cpu_ns();
+    uint64_t wall0 = now_ns(), cpu0 = cpu_ns(), sys0 = sys_ns();
     counts_t c = {0, 0};
     if (!strcmp(w, "point")) c = point(conn, n);
     else if (!strcmp(w, "pipeline")) c = pipeline(conn, n, batch);
@@ -478,7 +486,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "libpq_bench: unknown workload %s\n", w);
         return 2;
     }
-    uint64_t wall = now_ns() - wall0, cpu = cpu_ns() - cpu0;
-    report(c, wall, cpu);
+    uint64_t wall = now_ns() - wall0, cpu = cpu_ns() - cpu0, sys = sys_ns() - sys0;
+    report(c, wall, cpu, sys);
     return 0;
 }

@@ -32,7 +32,7 @@ pub(crate) fn run(mut cmd: Command) -> Result<Sample> {
     parse_report(line)
 }
 
-/// Parses `queries=… rows=… wall_ns=… cpu_ns=… [p50_ns=… p99_ns=…] [max_rss_kib=…]`.
+/// Parses `queries=… rows=… wall_ns=… cpu_ns=… [sys_ns=…] [p50_ns=… p99_ns=…] [max_rss_kib=…]`.
 pub(crate) fn parse_report(line: &str) -> Result<Sample> {
     let mut sample = Sample::default();
     let mut counts = Counts::default();
@@ -48,6 +48,7 @@ pub(crate) fn parse_report(line: &str) -> Result<Sample> {
             "rows" => counts.rows = n,
             "wall_ns" => sample.wall = Duration::from_nanos(n),
             "cpu_ns" => sample.cpu = Duration::from_nanos(n),
+            "sys_ns" => sample.sys = Duration::from_nanos(n),
             "p50_ns" if n > 0 => sample.p50 = Some(Duration::from_nanos(n)),
             "p99_ns" if n > 0 => sample.p99 = Some(Duration::from_nanos(n)),
             "max_rss_kib" => sample.max_rss_kib = Some(n),
@@ -62,11 +63,12 @@ pub(crate) fn parse_report(line: &str) -> Result<Sample> {
 pub(crate) fn format_report(s: &Sample) -> String {
     let ns = |d: Option<Duration>| d.map_or(0, |d| d.as_nanos());
     format!(
-        "queries={} rows={} wall_ns={} cpu_ns={} p50_ns={} p99_ns={} max_rss_kib={}",
+        "queries={} rows={} wall_ns={} cpu_ns={} sys_ns={} p50_ns={} p99_ns={} max_rss_kib={}",
         s.counts.queries,
         s.counts.rows,
         s.wall.as_nanos(),
         s.cpu.as_nanos(),
+        s.sys.as_nanos(),
         ns(s.p50),
         ns(s.p99),
         s.max_rss_kib.unwrap_or(0)
@@ -86,6 +88,7 @@ mod tests {
             },
             wall: Duration::from_nanos(1_000),
             cpu: Duration::from_nanos(500),
+            sys: Duration::from_nanos(200),
             p50: Some(Duration::from_nanos(30)),
             p99: None,
             max_rss_kib: Some(4096),
@@ -94,6 +97,7 @@ mod tests {
         assert_eq!(back.counts, s.counts);
         assert_eq!(back.wall, s.wall);
         assert_eq!(back.cpu, s.cpu);
+        assert_eq!(back.sys, s.sys);
         assert_eq!(back.p50, s.p50);
         assert_eq!(back.p99, None);
         assert_eq!(back.max_rss_kib, Some(4096));

@@ -35,6 +35,8 @@ pub(crate) struct Sample {
     pub(crate) counts: Counts,
     pub(crate) wall: Duration,
     pub(crate) cpu: Duration,
+    /// The system (kernel) part of `cpu`.
+    pub(crate) sys: Duration,
     /// Per-query latency percentiles, for sequential workloads.
     pub(crate) p50: Option<Duration>,
     pub(crate) p99: Option<Duration>,
@@ -44,8 +46,14 @@ pub(crate) struct Sample {
 
 /// CPU time (user + system) this thread has used so far.
 pub(crate) fn thread_cpu() -> Result<Duration> {
+    Ok(thread_cpu_split()?.0)
+}
+
+/// CPU time (user + system, system) this thread has used so far.
+fn thread_cpu_split() -> Result<(Duration, Duration)> {
     let usage = getrusage(UsageWho::RUSAGE_THREAD)?;
-    Ok(timeval(usage.user_time()) + timeval(usage.system_time()))
+    let sys = timeval(usage.system_time());
+    Ok((timeval(usage.user_time()) + sys, sys))
 }
 
 /// Peak resident set size of this process in KiB.
@@ -77,6 +85,7 @@ fn timeval(tv: nix::sys::time::TimeVal) -> Duration {
 pub(crate) struct Meter {
     started: Instant,
     cpu_at_start: Duration,
+    sys_at_start: Duration,
     /// Latencies of sequential queries, pushed by the workload.
     pub(crate) latencies: Latencies,
 }
@@ -84,8 +93,10 @@ pub(crate) struct Meter {
 impl Meter {
     /// Starts the clocks.
     pub(crate) fn start() -> Result<Meter> {
+        let (cpu_at_start, sys_at_start) = thread_cpu_split()?;
         Ok(Meter {
-            cpu_at_start: thread_cpu()?,
+            cpu_at_start,
+            sys_at_start,
             started: Instant::now(),
             latencies: Latencies::default(),
         })
@@ -94,12 +105,13 @@ impl Meter {
     /// Stops the clocks and turns the run into a [`Sample`].
     pub(crate) fn finish(self, counts: Counts) -> Result<Sample> {
         let wall = self.started.elapsed();
-        let cpu = thread_cpu()?.saturating_sub(self.cpu_at_start);
+        let (cpu, sys) = thread_cpu_split()?;
         let (p50, p99) = self.latencies.percentiles();
         Ok(Sample {
             counts,
             wall,
-            cpu,
+            cpu: cpu.saturating_sub(self.cpu_at_start),
+            sys: sys.saturating_sub(self.sys_at_start),
             p50,
             p99,
             max_rss_kib: None,

@@ -71,6 +71,11 @@ fn metrics(w: Workload) -> Vec<Metric> {
         higher_is_better: false,
     });
     m.push(Metric {
+        label: "of which system, µs/query",
+        value: |s| per(s.counts.queries, s.sys.as_secs_f64() * 1e6),
+        higher_is_better: false,
+    });
+    m.push(Metric {
         label: "client CPU, ns/row",
         value: |s| per(s.counts.rows, s.cpu.as_secs_f64() * 1e9),
         higher_is_better: false,
