@@ -44,13 +44,8 @@ pub(crate) struct Sample {
     pub(crate) max_rss_kib: Option<u64>,
 }
 
-/// CPU time (user + system) this thread has used so far.
-pub(crate) fn thread_cpu() -> Result<Duration> {
-    Ok(thread_cpu_split()?.0)
-}
-
-/// CPU time (user + system, system) this thread has used so far.
-fn thread_cpu_split() -> Result<(Duration, Duration)> {
+/// CPU time this thread has used so far: (user + system, system).
+fn thread_cpu() -> Result<(Duration, Duration)> {
     let usage = getrusage(UsageWho::RUSAGE_THREAD)?;
     let sys = timeval(usage.system_time());
     Ok((timeval(usage.user_time()) + sys, sys))
@@ -93,7 +88,7 @@ pub(crate) struct Meter {
 impl Meter {
     /// Starts the clocks.
     pub(crate) fn start() -> Result<Meter> {
-        let (cpu_at_start, sys_at_start) = thread_cpu_split()?;
+        let (cpu_at_start, sys_at_start) = thread_cpu()?;
         Ok(Meter {
             cpu_at_start,
             sys_at_start,
@@ -105,7 +100,7 @@ impl Meter {
     /// Stops the clocks and turns the run into a [`Sample`].
     pub(crate) fn finish(self, counts: Counts) -> Result<Sample> {
         let wall = self.started.elapsed();
-        let (cpu, sys) = thread_cpu_split()?;
+        let (cpu, sys) = thread_cpu()?;
         let (p50, p99) = self.latencies.percentiles();
         Ok(Sample {
             counts,
@@ -193,12 +188,12 @@ mod tests {
 
     #[test]
     fn thread_cpu_advances_with_work() {
-        let before = thread_cpu().expect("getrusage works on Linux");
+        let before = thread_cpu().expect("getrusage works on Linux").0;
         let mut x = 0u64;
         for i in 0..20_000_000u64 {
             x = std::hint::black_box(x.wrapping_add(i * i));
         }
         std::hint::black_box(x);
-        assert!(thread_cpu().expect("getrusage works on Linux") > before);
+        assert!(thread_cpu().expect("getrusage works on Linux").0 > before);
     }
 }

@@ -1,15 +1,12 @@
 //! Running compiled queries ([`Template`]s).
 //!
-//! The first use on a connection writes Parse + Describe(statement) + Bind + Execute + Sync
-//! in one write and compares the server's ParameterDescription and RowDescription with the
-//! template's expectations; later uses write Bind + Execute + Sync only. A template whose
-//! parameter types include a user type (OID 0) is described in a round trip of its own
-//! first, so the server's types for those parameters are checked before it runs; it is then
-//! bound with OID 0 for them (see [`template_statement`]).
-//!
-//! Note: on the first use the server runs the statement in the same round trip as the
-//! Describe, so when a schema drift is reported the statement has already run (its rows are
-//! discarded); inside a transaction, roll back to undo a write.
+//! The first use on a connection sends Parse + Describe(statement) + Sync and compares the
+//! server's ParameterDescription and RowDescription with the template's expectations before
+//! the statement runs, so a statement whose tables changed under it (schema drift) never
+//! executes; later uses write Bind + Execute + Sync only, with the template's pre-encoded Bind
+//! prefix. A template with a user-type parameter (OID 0) is bound with the server's OID for
+//! it (see [`template_statement`]). With the statement cache off, Parse, Describe, Bind,
+//! Execute and Sync go in one write (the drift is then found after the statement ran).
 
 use std::borrow::Cow;
 
@@ -440,7 +437,7 @@ pub(crate) fn stale_in_transaction(e: Error) -> Error {
 
 /// Refuses a template whose Bind prefix is not what [`Template::encode_bind_prefix`] makes of
 /// its name and parameter count (a template built by hand), before it is prepared and cached.
-fn check_bind_prefix(template: &Template) -> Result<(), Error> {
+pub(crate) fn check_bind_prefix(template: &Template) -> Result<(), Error> {
     let expected = Template::encode_bind_prefix(template.name, template.param_oids.len());
     if expected.is_ok_and(|prefix| prefix == template.bind_prefix()) {
         return Ok(());

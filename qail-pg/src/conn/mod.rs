@@ -104,6 +104,8 @@ pub struct Connection {
     query_timeout: Option<Duration>,
     /// Where and how to send a CancelRequest for this session.
     cancel_target: Option<std::sync::Arc<cancel::Target>>,
+    /// The queue of the last pipeline, empty, kept for its memory.
+    spare_slots: VecDeque<pipeline::Slot>,
 }
 
 impl fmt::Debug for Connection {
@@ -146,6 +148,7 @@ impl Connection {
             notifications: VecDeque::new(),
             query_timeout: None,
             cancel_target: None,
+            spare_slots: VecDeque::new(),
         }
     }
 

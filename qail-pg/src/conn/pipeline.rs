@@ -18,11 +18,11 @@
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::compiled::{Params, check_drift, template_statement};
+use super::compiled::{Params, check_bind_prefix, check_drift, template_statement};
 use super::prepare::close_statement;
 use super::{Connection, Statement};
 use crate::error::{Error, Kind};
-use crate::proto::message::{DataRow, sync};
+use crate::proto::message::{DataRow, bind_execute, sync};
 use crate::row::Column;
 use crate::template::Template;
 
@@ -79,8 +79,9 @@ pub(crate) trait Sink {
 
 /// A template's state within one pipeline.
 enum Local {
-    /// Prepared: from the cache, or described earlier in this pipeline.
-    Ready(Statement),
+    /// Prepared (from the cache, or described earlier in this pipeline): its statement is
+    /// `Run::statements[i]`.
+    Ready(u32),
     /// Parse + Describe sent, description not read yet.
     Describing,
     /// Described, but its types differ from the template's (the message).
@@ -89,15 +90,18 @@ enum Local {
     Failed,
 }
 
-/// A query whose replies are awaited.
-struct Slot {
+/// `Slot::statement` of a query whose template is being described in this pipeline.
+const UNRESOLVED: u32 = u32::MAX;
+
+/// A query whose replies are awaited. Kept small: a pipeline queues one per query.
+pub(crate) struct Slot {
     index: usize,
-    /// The statement, or the template whose description this slot or an earlier one reads.
-    statement: Option<Statement>,
+    /// The statement its rows decode with (`Run::statements[i]`), or [`UNRESOLVED`] while
+    /// the template whose description this slot or an earlier one reads is described.
+    statement: u32,
     template: Option<&'static Template>,
     /// Whether this slot carries the template's Parse + Describe.
     describes: bool,
-    params: Option<Vec<crate::Oid>>,
     error: Option<Error>,
     affected: u64,
 }
@@ -130,6 +134,13 @@ impl Hasher for NameHasher {
 struct Run {
     mode: Mode,
     queue: VecDeque<Slot>,
+    /// The statements the queries run, each once (slots refer to them by index).
+    statements: Vec<Statement>,
+    /// The template of the previous query and its statement, when ready: consecutive
+    /// queries of one template skip the lookup in `local`.
+    last: Option<(&'static Template, u32)>,
+    /// The ParameterDescription of the template being described, until its RowDescription.
+    described_params: Option<Vec<crate::Oid>>,
     local: Locals,
     /// Templates described by this pipeline, to cache (or close) at the end.
     described: Vec<&'static Template>,
@@ -143,10 +154,13 @@ struct Run {
 }
 
 impl Run {
-    fn new(mode: Mode) -> Run {
+    fn new(mode: Mode, queue: VecDeque<Slot>) -> Run {
         Run {
             mode,
-            queue: VecDeque::new(),
+            queue,
+            statements: Vec::new(),
+            last: None,
+            described_params: None,
             local: Locals::default(),
             described: Vec::new(),
             next_index: 0,
@@ -170,7 +184,10 @@ impl Connection {
         let mut jobs = jobs.into_iter();
         sink.reserve(jobs.size_hint().0.min(RESERVE_LIMIT));
         let mut more = true;
-        let mut run = Run::new(mode);
+        // Note: the queue's memory is the connection's, reused by the next pipeline.
+        let mut queue = std::mem::take(&mut self.spare_slots);
+        queue.clear();
+        let mut run = Run::new(mode, queue);
         loop {
             while more && run.failure.is_none() && self.stream.unsent() < CHUNK {
                 match jobs.next() {
@@ -191,7 +208,11 @@ impl Connection {
                 }
                 break;
             }
-            let (tag, range) = self.stream.next_frame_sending().await?;
+            // Note: the replies already received are taken without going through a future.
+            let (tag, range) = match self.stream.try_frame()? {
+                Some(frame) => frame,
+                None => self.stream.next_frame_sending().await?,
+            };
             if Connection::is_async_message(tag) {
                 self.on_async_message(tag, range)?;
                 continue;
@@ -202,6 +223,9 @@ impl Connection {
             }
         }
         self.finish_pipeline(&run);
+        if run.queue.capacity() <= RESERVE_LIMIT {
+            self.spare_slots = std::mem::take(&mut run.queue);
+        }
         match run.failure {
             Some((index, e)) => Err(self.batch_error(index, e, run.rolled_back)),
             None => Ok(()),
@@ -212,17 +236,16 @@ impl Connection {
     fn encode_job<J: Job>(&mut self, job: &J, run: &mut Run) {
         let mut slot = Slot {
             index: run.next_index,
-            statement: None,
+            statement: UNRESOLVED,
             template: None,
             describes: false,
-            params: None,
             error: None,
             affected: 0,
         };
         run.next_index += 1;
         let bound = match job.source() {
             Source::Statement(statement) => {
-                slot.statement = Some(statement.clone());
+                slot.statement = run.intern(statement);
                 self.encode_bind(statement.name(), statement.params(), job.params())
             }
             Source::Template(template) => self.encode_template(template, job, run, &mut slot),
@@ -258,19 +281,26 @@ impl Connection {
         slot: &mut Slot,
     ) -> Result<(), Error> {
         slot.template = Some(template);
-        if let Some(Local::Ready(statement)) = run.local.get(template.name) {
-            let statement = statement.clone();
-            let bound = self.encode_bind(statement.name(), statement.params(), job.params());
-            slot.statement = Some(statement);
-            return bound;
+        if let Some((last, i)) = run.last
+            && std::ptr::eq(last, template)
+        {
+            slot.statement = i;
+            return self.bind_ready(template, &run.statements[i as usize], job.params());
+        }
+        if let Some(Local::Ready(i)) = run.local.get(template.name) {
+            let i = *i;
+            slot.statement = i;
+            run.last = Some((template, i));
+            return self.bind_ready(template, &run.statements[i as usize], job.params());
         }
         if !run.local.contains_key(template.name) {
+            check_bind_prefix(template)?;
             if let Some(statement) = self.cache.get_template(template.name) {
-                let bound = self.encode_bind(statement.name(), statement.params(), job.params());
-                run.local
-                    .insert(template.name, Local::Ready(statement.clone()));
-                slot.statement = Some(statement);
-                return bound;
+                let i = run.intern(&statement);
+                run.local.insert(template.name, Local::Ready(i));
+                run.last = Some((template, i));
+                slot.statement = i;
+                return self.bind_ready(template, &statement, job.params());
             } else if template.param_oids.contains(&0) || !self.cache.is_enabled() {
                 return Err(Error::new(
                     Kind::Usage,
@@ -286,6 +316,27 @@ impl Connection {
             slot.describes = true;
         }
         self.encode_bind(template.name, template.param_oids, job.params())
+    }
+
+    /// Queues Bind + Execute (without Sync) of a template prepared on this connection: with
+    /// its pre-encoded Bind prefix when the statement has the template's name (checked by
+    /// `check_bind_prefix` when the pipeline first met the template).
+    fn bind_ready(
+        &mut self,
+        template: &'static Template,
+        statement: &Statement,
+        params: &Params<'_>,
+    ) -> Result<(), Error> {
+        if statement.name() != template.name || statement.params().len() != params.len() {
+            return self.encode_bind(statement.name(), statement.params(), params);
+        }
+        bind_execute(
+            self.stream.write_buf(),
+            template.bind_prefix(),
+            params,
+            statement.params(),
+        )
+        .map_err(super::prepare::encode_error)
     }
 
     /// Queues Bind + Execute (without Sync).
@@ -322,16 +373,17 @@ impl Connection {
         };
         match tag {
             b'1' | b'2' | b'3' | b'I' | b's' => {}
-            b't' => slot.params = Some(self.described_params(range)?),
+            b't' => run.described_params = Some(self.described_params(range)?),
             b'T' | b'n' => {
                 let columns = self.described_columns(tag, range)?;
-                described(slot, &mut run.local, columns);
+                let params = run.described_params.take();
+                described(slot, params, &mut run.local, &mut run.statements, columns);
             }
             b'D' => {
                 if slot.error.is_some() {
                     return Ok(());
                 }
-                let Some(statement) = resolve(slot, &run.local) else {
+                let Some(statement) = resolve(slot, &run.local, &run.statements) else {
                     return Ok(());
                 };
                 let result = match DataRow::decode(self.stream.body(range)) {
@@ -372,8 +424,9 @@ impl Connection {
         for template in &run.described {
             self.unconfirmed.retain(|n| n != template.name);
             match run.local.get(template.name) {
-                Some(Local::Ready(statement)) => {
-                    let evicted = self.cache.insert_template(template.name, statement.clone());
+                Some(Local::Ready(i)) => {
+                    let statement = run.statements[*i as usize].clone();
+                    let evicted = self.cache.insert_template(template.name, statement);
                     for name in evicted {
                         close_statement(&mut self.stream, &name);
                     }
@@ -390,7 +443,7 @@ fn slot_result(slot: Slot, local: &Locals) -> Result<u64, Error> {
     match slot.error {
         Some(e) => Err(e),
         // Note: a slot bound to a ready statement cannot have drifted.
-        None if slot.statement.is_some() => Ok(slot.affected),
+        None if slot.statement != UNRESOLVED => Ok(slot.affected),
         None => match slot.template.map(|t| local.get(t.name)) {
             Some(Some(Local::Drift(message))) => {
                 Err(Error::new(Kind::SchemaDrift, message.clone()))
@@ -401,24 +454,56 @@ fn slot_result(slot: Slot, local: &Locals) -> Result<u64, Error> {
 }
 
 /// The statement a slot's rows are decoded with.
-fn resolve<'s>(slot: &'s Slot, local: &'s Locals) -> Option<&'s Statement> {
-    if let Some(statement) = &slot.statement {
-        return Some(statement);
-    }
-    match local.get(slot.template?.name) {
-        Some(Local::Ready(statement)) => Some(statement),
-        _ => None,
-    }
+#[inline]
+fn resolve<'s>(slot: &Slot, local: &Locals, statements: &'s [Statement]) -> Option<&'s Statement> {
+    let i = match slot.statement {
+        UNRESOLVED => match local.get(slot.template?.name) {
+            Some(Local::Ready(i)) => *i,
+            _ => return None,
+        },
+        i => i,
+    };
+    statements.get(i as usize)
 }
 
-/// Records a template's description, checked against its expectations.
-fn described(slot: &mut Slot, local: &mut Locals, columns: Vec<Column>) {
-    let (Some(template), Some(params)) = (slot.template, slot.params.take()) else {
+/// Records a template's description (`params` from its ParameterDescription), checked
+/// against its expectations.
+fn described(
+    slot: &Slot,
+    params: Option<Vec<crate::Oid>>,
+    local: &mut Locals,
+    statements: &mut Vec<Statement>,
+    columns: Vec<Column>,
+) {
+    let (Some(template), Some(params)) = (slot.template, params) else {
         return;
     };
     let state = match check_drift(template, &params, &columns) {
-        Ok(()) => Local::Ready(template_statement(template, template.name, params, columns)),
+        Ok(()) => {
+            statements.push(template_statement(template, template.name, params, columns));
+            Local::Ready(index_of_last(statements))
+        }
         Err(e) => Local::Drift(e.to_string()),
     };
     local.insert(template.name, state);
+}
+
+/// The index of the last statement, as a slot stores it.
+fn index_of_last(statements: &[Statement]) -> u32 {
+    // Note: a pipeline has at most one statement per query, and its queries are counted in
+    // `usize`; more than `u32::MAX - 1` distinct statements cannot be prepared on one server.
+    u32::try_from(statements.len() - 1).unwrap_or(UNRESOLVED - 1)
+}
+
+impl Run {
+    /// The index of `statement` in `statements`, added unless it is the last one added.
+    fn intern(&mut self, statement: &Statement) -> u32 {
+        if let Some(last) = self.statements.last()
+            && last.same(statement)
+        {
+            return index_of_last(&self.statements);
+        }
+        self.statements.push(statement.clone());
+        index_of_last(&self.statements)
+    }
 }

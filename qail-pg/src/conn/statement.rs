@@ -54,6 +54,11 @@ impl Statement {
         &self.0.columns
     }
 
+    /// Whether `other` is this very statement (a clone of it), not one with equal contents.
+    pub(crate) fn same(&self, other: &Statement) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// The result columns' type OIDs, in order.
     pub(crate) fn column_oids(&self) -> &[Oid] {
         &self.0.column_oids

@@ -238,3 +238,108 @@ async fn a_drifted_template_fails_the_batch_and_names_the_first_query_using_it()
         .unwrap();
     assert_eq!(rows, [[Int8(7)]]);
 }
+
+#[tokio::test]
+async fn rows_are_visited_borrowed_in_order_with_their_query_index() {
+    let mut conn = super::connect().await;
+    let t = template(
+        "SELECT g AS id, 'n' || g AS name FROM generate_series(1, $1::int8) g",
+        &[20],
+        &[col("id", 20, "int8"), col("name", 25, "text")],
+    );
+    // Query i returns i rows: 0, 1, …, 299 (the first template use is described inside).
+    let limits: Vec<i64> = (0..300).collect();
+    let mut seen: Vec<(usize, i64, String)> = Vec::new();
+    let counts = conn
+        .pipeline_atomic_for_each(
+            limits.iter().map(|n| query::<Pair>(t, &[n])),
+            |index, row, columns| {
+                let id: i64 = row.get_next(columns)?;
+                let name: &str = row.get_next(columns)?;
+                seen.push((index, id, name.to_owned()));
+                Ok(())
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(counts, (0..300).collect::<Vec<u64>>());
+    let expected: Vec<(usize, i64, String)> = (0..300usize)
+        .flat_map(|q| (1..=i64::try_from(q).unwrap()).map(move |g| (q, g, format!("n{g}"))))
+        .collect();
+    assert_eq!(seen, expected);
+
+    // Per-query mode: the same rows, and each query's count.
+    let mut names = 0;
+    let results = conn
+        .pipeline_for_each(
+            limits.iter().map(|n| query::<Pair>(t, &[n])),
+            |_, row, c| {
+                row.get_next::<i64>(c)?;
+                names += row.get_next::<&str>(c)?.len();
+                Ok(())
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(results.len(), 300);
+    assert!(
+        results
+            .iter()
+            .enumerate()
+            .all(|(i, r)| r.as_ref().ok() == Some(&(i as u64)))
+    );
+    assert_eq!(
+        names,
+        expected.iter().map(|(_, _, n)| n.len()).sum::<usize>()
+    );
+}
+
+#[tokio::test]
+async fn an_error_from_the_visitor_fails_the_batch_and_says_what_became_of_it() {
+    let mut conn = super::connect().await;
+    table(&mut conn, "atomic_visit").await;
+    let t = template(
+        "INSERT INTO qail_it_atomic_visit.t VALUES ($1::int8) RETURNING v",
+        &[20],
+        &[col("v", 20, "int8")],
+    );
+    let refuse_row_7 = |i: usize, row: &mut qail_pg::RawRow<'_>, c: &[qail_pg::Oid]| {
+        if i == 7 {
+            // Not a bool: a decode error, which fails the batch.
+            row.get_next::<bool>(c)?;
+        }
+        Ok(())
+    };
+    // A large batch: the error is found while the batch is still being sent, so the client
+    // ends it without committing.
+    let many: Vec<i64> = (0..20_000).collect();
+    let err = conn
+        .pipeline_atomic_for_each(many.iter().map(|v| query::<Int8>(t, &[v])), refuse_row_7)
+        .await
+        .unwrap_err();
+    assert_eq!(err.pipeline_index(), Some(7), "{err}");
+    assert!(err.to_string().contains("rolled back every query"), "{err}");
+    assert_eq!(
+        count(&mut conn, "atomic_visit").await,
+        0,
+        "nothing was inserted"
+    );
+    assert_eq!(conn.transaction_status(), TransactionStatus::Idle);
+    // A small batch is sent whole, Sync included, before its first row is read: the error
+    // says that it committed.
+    let few: Vec<i64> = (0..50).collect();
+    let err = conn
+        .pipeline_atomic_for_each(few.iter().map(|v| query::<Int8>(t, &[v])), refuse_row_7)
+        .await
+        .unwrap_err();
+    assert_eq!(err.pipeline_index(), Some(7), "{err}");
+    assert!(err.to_string().contains("already committed"), "{err}");
+    assert_eq!(count(&mut conn, "atomic_visit").await, 50);
+    // The connection is usable afterwards.
+    let counts = conn
+        .pipeline_atomic_for_each(few.iter().map(|v| query::<Int8>(t, &[v])), |_, _, _| Ok(()))
+        .await
+        .unwrap();
+    assert_eq!(counts, vec![1; 50]);
+    assert_eq!(count(&mut conn, "atomic_visit").await, 100);
+}

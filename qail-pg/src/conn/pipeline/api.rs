@@ -8,7 +8,7 @@ use crate::error::{Error, Kind};
 use crate::proto::message::DataRow;
 use crate::row::Row;
 use crate::template::{Decoder, Query, RawRow};
-use crate::types::Encode;
+use crate::types::{Encode, Oid};
 
 impl<D> Job for Query<'_, D> {
     fn source(&self) -> Source<'_> {
@@ -133,6 +133,34 @@ impl<R: Results<u64>> Sink for Counts<R> {
     }
 }
 
+/// Hands each row, borrowed, to a closure; keeps the row counts.
+struct Visit<F, R> {
+    f: F,
+    rows: u64,
+    results: R,
+}
+
+impl<F, R> Sink for Visit<F, R>
+where
+    F: FnMut(usize, &mut RawRow<'_>, &[Oid]) -> Result<(), Error>,
+    R: Results<u64>,
+{
+    fn row(&mut self, index: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+        self.rows += 1;
+        (self.f)(index, &mut RawRow::new(data), statement.column_oids())
+    }
+    fn done(&mut self, _: usize, result: Result<u64, Error>) {
+        let rows = std::mem::take(&mut self.rows);
+        self.results.push(result.map(|_| rows));
+    }
+    fn wants_counts(&self) -> bool {
+        false
+    }
+    fn reserve(&mut self, queries: usize) {
+        self.results.reserve(queries);
+    }
+}
+
 /// Collects run-time rows per query.
 struct Rows<R> {
     /// The current query's rows; the buffer is reused (see [`take_rows`]).
@@ -230,6 +258,62 @@ impl Connection {
         queries: impl IntoIterator<Item = Query<'q, D>>,
     ) -> Result<Vec<Vec<D::Row>>, Error> {
         let mut sink = Typed::<D, _>::new(All(Vec::new()));
+        self.run_pipeline(queries, &mut sink, Mode::Atomic).await?;
+        Ok(sink.results.0)
+    }
+
+    /// Runs compiled queries in one round trip and calls `f` with each row as it is read,
+    /// borrowed from the read buffer: `f(query_index, row, column_types)`, where the query
+    /// index counts from 0 in the order given. Nothing is allocated per row or per query
+    /// (read columns in order with [`RawRow::get_next`]; `&str` and `&[u8]` borrow).
+    /// Returns each query's number of rows, or its error.
+    ///
+    /// Per-query semantics as [`Connection::pipeline`]; an error returned by `f` becomes that
+    /// query's error (the rest of its rows are skipped).
+    pub async fn pipeline_for_each<'q, D>(
+        &mut self,
+        queries: impl IntoIterator<Item = Query<'q, D>>,
+        f: impl FnMut(usize, &mut RawRow<'_>, &[Oid]) -> Result<(), Error>,
+    ) -> Result<Vec<Result<u64, Error>>, Error> {
+        let mut sink = Visit {
+            f,
+            rows: 0,
+            results: Each(Vec::new()),
+        };
+        self.run_pipeline(queries, &mut sink, Mode::PerQuery)
+            .await?;
+        Ok(sink.results.0)
+    }
+
+    /// [`Connection::pipeline_for_each`] as one transaction, all or nothing, with the
+    /// semantics of [`Connection::pipeline_atomic`]: rows are handed to `f` borrowed, as they
+    /// are read; returns each query's number of rows. An error returned by `f` fails the
+    /// batch (rolled back unless its Sync was already sent, as the error then says).
+    ///
+    /// ```no_run
+    /// # async fn run(conn: &mut qail_pg::Connection,
+    /// #     lookups: Vec<qail_pg::Query<'_, qail_pg::NoRows>>) -> Result<(), qail_pg::Error> {
+    /// // Each query returns (id int8, name text); copy the names out without a String per row.
+    /// let mut names = vec![String::new(); lookups.len()];
+    /// conn.pipeline_atomic_for_each(lookups, |query, row, columns| {
+    ///     let _id: i64 = row.get_next(columns)?;
+    ///     let name: &str = row.get_next(columns)?;
+    ///     names[query].push_str(name);
+    ///     Ok(())
+    /// })
+    /// .await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn pipeline_atomic_for_each<'q, D>(
+        &mut self,
+        queries: impl IntoIterator<Item = Query<'q, D>>,
+        f: impl FnMut(usize, &mut RawRow<'_>, &[Oid]) -> Result<(), Error>,
+    ) -> Result<Vec<u64>, Error> {
+        let mut sink = Visit {
+            f,
+            rows: 0,
+            results: All(Vec::new()),
+        };
         self.run_pipeline(queries, &mut sink, Mode::Atomic).await?;
         Ok(sink.results.0)
     }

@@ -98,16 +98,17 @@ impl Connection {
             return Err(self.protocol_error("a reply to no query"));
         };
         match tag {
-            b't' => slot.params = Some(self.described_params(range)?),
+            b't' => run.described_params = Some(self.described_params(range)?),
             b'T' | b'n' => {
                 let columns = self.described_columns(tag, range)?;
-                super::described(slot, &mut run.local, columns);
+                let params = run.described_params.take();
+                super::described(slot, params, &mut run.local, &mut run.statements, columns);
             }
             b'D' => {
                 if slot.error.is_some() || run.failure.is_some() {
                     return Ok(());
                 }
-                let Some(statement) = resolve(slot, &run.local) else {
+                let Some(statement) = resolve(slot, &run.local, &run.statements) else {
                     return Ok(());
                 };
                 let result = match DataRow::decode(self.stream.body(range)) {

@@ -96,8 +96,31 @@ pub fn bind_execute_sync(
     params: &[&(dyn Encode + Sync)],
     param_types: &[Oid],
 ) -> Result<(), EncodeError> {
+    bind_execute_tail(buf, prefix, params, param_types, true)
+}
+
+/// [`bind_execute_sync`] without the Sync: a query of a pipeline.
+pub fn bind_execute(
+    buf: &mut Vec<u8>,
+    prefix: &[u8],
+    params: &[&(dyn Encode + Sync)],
+    param_types: &[Oid],
+) -> Result<(), EncodeError> {
+    bind_execute_tail(buf, prefix, params, param_types, false)
+}
+
+#[inline(always)]
+fn bind_execute_tail(
+    buf: &mut Vec<u8>,
+    prefix: &[u8],
+    params: &[&(dyn Encode + Sync)],
+    param_types: &[Oid],
+    with_sync: bool,
+) -> Result<(), EncodeError> {
     /// Binary results (one format code), then Execute "" 0 and Sync.
     const TAIL: &[u8] = b"\0\x01\0\x01E\0\0\0\x09\0\0\0\0\0S\0\0\0\x04";
+    /// The same without the Sync.
+    const TAIL_NO_SYNC: &[u8] = TAIL.split_at(TAIL.len() - 5).0;
     let count = params.len();
     let Ok(count16) = u16::try_from(count) else {
         return Err(EncodeError::TooMany {
@@ -129,7 +152,7 @@ pub fn bind_execute_sync(
         return Err(EncodeError::TooLong { field: "message" });
     };
     buf[start + 1..start + 5].copy_from_slice(&len.to_be_bytes());
-    buf.extend_from_slice(TAIL);
+    buf.extend_from_slice(if with_sync { TAIL } else { TAIL_NO_SYNC });
     Ok(())
 }
 
@@ -237,10 +260,13 @@ mod tests {
             }
             .encode(&mut expected)
             .unwrap();
+            let mut buf = b"x".to_vec();
+            bind_execute(&mut buf, &prefix, params, &types).unwrap();
+            assert_eq!(buf, expected, "without Sync");
             super::super::sync(&mut expected);
             let mut buf = b"x".to_vec();
             bind_execute_sync(&mut buf, &prefix, params, &types).unwrap();
-            assert_eq!(buf, expected);
+            assert_eq!(buf, expected, "with Sync");
         }
     }
 
