@@ -1,10 +1,16 @@
 //! Pipelining: many queries in one round trip.
 //!
-//! By default ([`Mode::PerQuery`]) every query is its own Bind + Execute + Sync cycle (with
-//! Parse + Describe before the first use of a template), so an error affects only the query
-//! that caused it: the server skips to that query's Sync and runs the next ones. Outside a
-//! transaction block each query commits on its own; inside one, an error aborts the block and
-//! the following queries fail with SQLSTATE 25P02 until it is rolled back.
+//! By default ([`Mode::PerQuery`]) every query is its own Bind + Execute + Sync cycle, so an
+//! error affects only the query that caused it: the server skips to that query's Sync and
+//! runs the next ones. Outside a transaction block each query commits on its own; inside one,
+//! an error aborts the block and the following queries fail with SQLSTATE 25P02 until it is
+//! rolled back.
+//!
+//! A template not yet prepared on the connection is described before its first query is
+//! bound: Parse + Describe + Flush go out, the encoding of further queries pauses until the
+//! description is read and checked against the template (replies of earlier queries are read
+//! meanwhile), and only then is the query bound, or failed with the drift without running.
+//! A drifted write never executes, in either mode.
 //!
 //! An atomic pipeline ([`Mode::Atomic`], see [`atomic`]) writes one Sync after the last query:
 //! the whole batch is one implicit transaction, and the server flushes its replies once per
@@ -22,7 +28,7 @@ use super::compiled::{Params, check_bind_prefix, check_drift, template_statement
 use super::prepare::close_statement;
 use super::{Connection, Statement};
 use crate::error::{Error, Kind};
-use crate::proto::message::{DataRow, bind_execute, sync};
+use crate::proto::message::{DataRow, bind_execute, flush, sync};
 use crate::row::Column;
 use crate::template::Template;
 
@@ -93,6 +99,14 @@ enum Local {
 /// `Slot::statement` of a query whose template is being described in this pipeline.
 const UNRESOLVED: u32 = u32::MAX;
 
+/// What [`Connection::encode_template`] queued.
+enum Encoded {
+    /// Bind + Execute.
+    Bound,
+    /// Parse + Describe + Flush of the template: the job waits for the description.
+    Describing,
+}
+
 /// A query whose replies are awaited. Kept small: a pipeline queues one per query.
 pub(crate) struct Slot {
     index: usize,
@@ -141,6 +155,9 @@ struct Run {
     last: Option<(&'static Template, u32)>,
     /// The ParameterDescription of the template being described, until its RowDescription.
     described_params: Option<Vec<crate::Oid>>,
+    /// The template being described for the job that waits to be bound: no other job is
+    /// encoded until its description is read and checked.
+    waiting: Option<&'static Template>,
     local: Locals,
     /// Templates described by this pipeline, to cache (or close) at the end.
     described: Vec<&'static Template>,
@@ -161,6 +178,7 @@ impl Run {
             statements: Vec::new(),
             last: None,
             described_params: None,
+            waiting: None,
             local: Locals::default(),
             described: Vec::new(),
             next_index: 0,
@@ -188,18 +206,33 @@ impl Connection {
         let mut queue = std::mem::take(&mut self.spare_slots);
         queue.clear();
         let mut run = Run::new(mode, queue);
+        // The job waiting for its template's description.
+        let mut pending: Option<J> = None;
         loop {
-            while more && run.failure.is_none() && self.stream.unsent() < CHUNK {
+            if let Some(template) = run.waiting
+                && !matches!(run.local.get(template.name), Some(Local::Describing))
+                && let Some(job) = pending.take()
+            {
+                self.finish_described(&job, &mut run);
+            }
+            while more && pending.is_none() && run.failure.is_none() && self.stream.unsent() < CHUNK
+            {
                 match jobs.next() {
-                    Some(job) => self.encode_job(&job, &mut run),
+                    Some(job) => {
+                        if !self.encode_job(&job, &mut run) {
+                            pending = Some(job);
+                        }
+                    }
                     None => more = false,
                 }
             }
             if run.failure.is_some() {
                 // Note: atomic, and the batch is lost: send no more of it.
                 more = false;
+                pending = None;
+                run.waiting = None;
             }
-            if !more && self.open_batch {
+            if !more && pending.is_none() && self.open_batch {
                 self.end_batch(&mut run);
             }
             if run.queue.is_empty() && !run.syncing {
@@ -232,8 +265,11 @@ impl Connection {
         }
     }
 
-    /// Queues one job's messages, ending with a Sync unless the pipeline is atomic.
-    fn encode_job<J: Job>(&mut self, job: &J, run: &mut Run) {
+    /// Queues one job's messages, ending with a Sync unless the pipeline is atomic. Returns
+    /// false when the job's template is first described: its Parse + Describe + Flush are
+    /// queued, and the job waits (`Run::waiting`) until the description has been read and
+    /// checked, when [`Connection::finish_described`] binds it.
+    fn encode_job<J: Job>(&mut self, job: &J, run: &mut Run) -> bool {
         let mut slot = Slot {
             index: run.next_index,
             statement: UNRESOLVED,
@@ -248,25 +284,62 @@ impl Connection {
                 slot.statement = run.intern(statement);
                 self.encode_bind(statement.name(), statement.params(), job.params())
             }
-            Source::Template(template) => self.encode_template(template, job, run, &mut slot),
+            Source::Template(template) => {
+                match self.encode_template(template, job, run, &mut slot) {
+                    Ok(Encoded::Describing) => {
+                        if run.mode == Mode::Atomic {
+                            self.open_batch = true;
+                        }
+                        run.queue.push_back(slot);
+                        run.waiting = Some(template);
+                        return false;
+                    }
+                    Ok(Encoded::Bound) => Ok(()),
+                    Err(e) => Err(e),
+                }
+            }
         };
+        self.end_job(slot, bound, run);
+        true
+    }
+
+    /// Binds the job that waited for its template's description (its slot is the last in
+    /// the queue): a drifted template's query is not run but fails with the drift.
+    fn finish_described<J: Job>(&mut self, job: &J, run: &mut Run) {
+        let Some(template) = run.waiting.take() else {
+            return;
+        };
+        let Some(mut slot) = run.queue.pop_back() else {
+            // Note: an atomic batch whose error drained the queue; it is lost.
+            return;
+        };
+        let bound = match run.local.get(template.name) {
+            Some(Local::Ready(i)) => {
+                slot.statement = *i;
+                run.last = Some((template, *i));
+                self.bind_ready(template, &run.statements[*i as usize], job.params())
+            }
+            Some(Local::Drift(message)) => Err(Error::new(Kind::SchemaDrift, message.clone())),
+            // Note: the Parse failed; the slot has the server's error.
+            _ => Ok(()),
+        };
+        self.end_job(slot, bound, run);
+    }
+
+    /// Ends a job's messages (a Sync unless atomic) and queues its slot for the replies.
+    fn end_job(&mut self, mut slot: Slot, bound: Result<(), Error>, run: &mut Run) {
         if run.mode == Mode::Atomic {
             self.open_batch = true;
-            let queued = match bound {
-                Ok(()) => true,
+            match bound {
+                Ok(()) => run.queue.push_back(slot),
                 Err(e) => {
                     run.failure.get_or_insert((Some(slot.index), e));
-                    // Note: its Parse + Describe are queued even though the Bind failed.
-                    slot.describes
                 }
-            };
-            if queued {
-                run.queue.push_back(slot);
             }
             return;
         }
         if let Err(e) = bound {
-            slot.error = Some(e);
+            slot.error.get_or_insert(e);
         }
         sync(self.stream.write_buf());
         self.pending_syncs += 1;
@@ -279,43 +352,61 @@ impl Connection {
         job: &J,
         run: &mut Run,
         slot: &mut Slot,
-    ) -> Result<(), Error> {
+    ) -> Result<Encoded, Error> {
         slot.template = Some(template);
         if let Some((last, i)) = run.last
             && std::ptr::eq(last, template)
         {
             slot.statement = i;
-            return self.bind_ready(template, &run.statements[i as usize], job.params());
+            self.bind_ready(template, &run.statements[i as usize], job.params())?;
+            return Ok(Encoded::Bound);
         }
-        if let Some(Local::Ready(i)) = run.local.get(template.name) {
-            let i = *i;
-            slot.statement = i;
-            run.last = Some((template, i));
-            return self.bind_ready(template, &run.statements[i as usize], job.params());
-        }
-        if !run.local.contains_key(template.name) {
-            check_bind_prefix(template)?;
-            if let Some(statement) = self.cache.get_template(template.name) {
-                let i = run.intern(&statement);
-                run.local.insert(template.name, Local::Ready(i));
-                run.last = Some((template, i));
+        match run.local.get(template.name) {
+            Some(Local::Ready(i)) => {
+                let i = *i;
                 slot.statement = i;
-                return self.bind_ready(template, &statement, job.params());
-            } else if template.param_oids.contains(&0) || !self.cache.is_enabled() {
-                return Err(Error::new(
-                    Kind::Usage,
-                    "this compiled query has a parameter of a user type (or the statement cache \
-                     is off), so it cannot be prepared inside a pipeline; run it once outside \
-                     the pipeline first, or keep the statement cache on",
-                ));
+                run.last = Some((template, i));
+                self.bind_ready(template, &run.statements[i as usize], job.params())?;
+                return Ok(Encoded::Bound);
             }
-            self.write_parse_describe(template, template.name)?;
-            self.unconfirmed.push(template.name.to_owned());
-            run.local.insert(template.name, Local::Describing);
-            run.described.push(template);
-            slot.describes = true;
+            Some(Local::Drift(message)) => {
+                return Err(Error::new(Kind::SchemaDrift, message.clone()));
+            }
+            // Note: the server answers the Bind of a statement whose Parse failed with an
+            // error of its own (26000), the query's result.
+            Some(Local::Failed | Local::Describing) => {
+                self.encode_bind(template.name, template.param_oids, job.params())?;
+                return Ok(Encoded::Bound);
+            }
+            None => {}
         }
-        self.encode_bind(template.name, template.param_oids, job.params())
+        check_bind_prefix(template)?;
+        if let Some(statement) = self.cache.get_template(template.name) {
+            let i = run.intern(&statement);
+            run.local.insert(template.name, Local::Ready(i));
+            run.last = Some((template, i));
+            slot.statement = i;
+            self.bind_ready(template, &statement, job.params())?;
+            return Ok(Encoded::Bound);
+        } else if template.param_oids.contains(&0) || !self.cache.is_enabled() {
+            return Err(Error::new(
+                Kind::Usage,
+                "this compiled query has a parameter of a user type (or the statement cache is \
+                 off), so it cannot be prepared inside a pipeline; run it once outside the \
+                 pipeline first, or keep the statement cache on",
+            ));
+        }
+        if template.param_oids.len() != job.params().len() {
+            // Note: the same error the Bind would give, before anything is queued.
+            self.encode_bind(template.name, template.param_oids, job.params())?;
+        }
+        self.write_parse_describe(template, template.name)?;
+        flush(self.stream.write_buf());
+        self.unconfirmed.push(template.name.to_owned());
+        run.local.insert(template.name, Local::Describing);
+        run.described.push(template);
+        slot.describes = true;
+        Ok(Encoded::Describing)
     }
 
     /// Queues Bind + Execute (without Sync) of a template prepared on this connection: with

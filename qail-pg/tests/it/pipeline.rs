@@ -197,3 +197,93 @@ async fn inside_a_transaction_an_error_aborts_the_rest() {
     tx.rollback().await.unwrap();
     assert_eq!(conn.transaction_status(), qail_pg::TransactionStatus::Idle);
 }
+
+/// A fresh table `qail_it_<name>.t (v int8)`, an INSERT of it whose compiled expectation
+/// holds, and one whose RETURNING column the compiled query expects as int4 (drifted).
+async fn drift_table(
+    conn: &mut qail_pg::Connection,
+    name: &str,
+) -> (&'static qail_pg::Template, &'static qail_pg::Template) {
+    conn.batch_execute(&format!(
+        "DROP SCHEMA IF EXISTS qail_it_{name} CASCADE; CREATE SCHEMA qail_it_{name};
+         CREATE TABLE qail_it_{name}.t (v int8)"
+    ))
+    .await
+    .unwrap();
+    let leak = |sql: String| -> &'static str { Box::leak(sql.into_boxed_str()) };
+    let fine = template(
+        leak(format!("INSERT INTO qail_it_{name}.t VALUES ($1::int8)")),
+        &[20],
+        &[],
+    );
+    let drifted = template(
+        leak(format!(
+            "INSERT INTO qail_it_{name}.t VALUES ($1::int8) RETURNING v"
+        )),
+        &[20],
+        &[col("v", 23, "int4")],
+    );
+    (fine, drifted)
+}
+
+async fn rows_of(conn: &mut qail_pg::Connection, name: &str) -> Vec<i64> {
+    conn.query(&format!("SELECT v FROM qail_it_{name}.t ORDER BY v"), &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_drifted_write_in_a_pipeline_never_runs() {
+    let mut conn = super::connect().await;
+    let (fine, drifted) = drift_table(&mut conn, "pipe_drift").await;
+    let (a, b, c, d) = (1i64, 2i64, 3i64, 4i64);
+    let mut p = conn.pipeline_builder();
+    let first = p.add_count(query::<NoRows>(fine, &[&a]));
+    let bad = p.add(query::<Int8>(drifted, &[&b]));
+    let bad_again = p.add(query::<Int8>(drifted, &[&c]));
+    let last = p.add_count(query::<NoRows>(fine, &[&d]));
+    let mut results = p.run().await.unwrap();
+    assert_eq!(results.get(first).unwrap(), 1);
+    let e = results.get(bad).unwrap_err();
+    assert!(e.is_schema_drift(), "{e}");
+    let e = results.get(bad_again).unwrap_err();
+    assert!(e.is_schema_drift(), "{e}");
+    assert_eq!(results.get(last).unwrap(), 1);
+    assert_eq!(
+        rows_of(&mut conn, "pipe_drift").await,
+        [1, 4],
+        "the drifted INSERTs never ran"
+    );
+}
+
+#[tokio::test]
+async fn a_drifted_write_rolls_an_atomic_batch_back_even_when_it_is_small() {
+    let mut conn = super::connect().await;
+    let (fine, drifted) = drift_table(&mut conn, "atomic_drift").await;
+    let (a, b, c) = (1i64, 2i64, 3i64);
+    let mut p = conn.pipeline_builder().atomic();
+    p.add_count(query::<NoRows>(fine, &[&a]));
+    p.add(query::<Int8>(drifted, &[&b]));
+    p.add_count(query::<NoRows>(fine, &[&c]));
+    let err = p.run().await.unwrap_err();
+    assert!(err.is_schema_drift(), "{err}");
+    assert_eq!(err.pipeline_index(), Some(1), "{err}");
+    assert!(err.to_string().contains("rolled back"), "{err}");
+    assert!(
+        rows_of(&mut conn, "atomic_drift").await.is_empty(),
+        "nothing committed"
+    );
+    assert_eq!(conn.transaction_status(), qail_pg::TransactionStatus::Idle);
+    // A template first described inside a batch, and fine, runs in the same call.
+    let (fresh, _) = drift_table(&mut conn, "atomic_fresh").await;
+    let values: Vec<i64> = (0..100).collect();
+    let counts = conn
+        .pipeline_atomic_count(values.iter().map(|v| query::<NoRows>(fresh, &[v])))
+        .await
+        .unwrap();
+    assert_eq!(counts, vec![1; 100]);
+    assert_eq!(rows_of(&mut conn, "atomic_fresh").await.len(), 100);
+}

@@ -228,13 +228,16 @@ impl Connection {
     /// commits with it; an error aborts the block like any failed statement, so roll it
     /// back.
     ///
-    /// The client ends the batch itself, so that it is rolled back, when a parameter cannot
-    /// be encoded, a row cannot be decoded or the server's types drifted from the compiled
-    /// query's, provided the Sync has not been sent yet (it goes out with the last query);
-    /// if it has, the error says that the batch took effect. A drift can only be found the
-    /// first time a connection runs a compiled query: run it once outside the batch to
-    /// rule it out. Dropping the future before it finishes rolls the batch back too (unless
-    /// the Sync was sent, in which case it commits); the connection stays usable.
+    /// A compiled query whose statement is new on this connection is described first
+    /// (Parse + Describe + Flush, its types checked before any of its queries is bound), so
+    /// when the server's types drifted from the compiled query's, no query of that template
+    /// runs and the whole batch is rolled back ([`Error::is_schema_drift`]).
+    ///
+    /// The client also ends the batch itself, so that it is rolled back, when a parameter
+    /// cannot be encoded or a row cannot be decoded, provided the Sync has not been sent yet
+    /// (it goes out with the last query); if it has, the error says that the batch took
+    /// effect. Dropping the future before it finishes rolls the batch back too (unless the
+    /// Sync was sent, in which case it commits); the connection stays usable.
     ///
     /// Compared with [`Connection::pipeline`], the server flushes its replies once per batch
     /// instead of once per query, which saves client and server CPU on large batches.

@@ -11,7 +11,7 @@
 //!
 //! The Sync is written only after the last query is encoded; until then
 //! `Connection::open_batch` is set. When the client gives up on a batch (an encoding error,
-//! a row it cannot decode, a schema drift seen before the Sync went out, or the future was
+//! a row it cannot decode, a drifted template (always found before the Sync), or the future was
 //! dropped), it ends the batch with a Parse of text that is not SQL, whose syntax error makes
 //! the server roll the batch back, and then the Sync.
 
