@@ -134,6 +134,13 @@ impl Connection {
     /// Sets a time-out for each query (`None`, the default: no time-out). A query that runs
     /// longer is cancelled on the server, its replies are drained, and it fails with an
     /// error for which [`Error::is_timeout`] is true; the connection stays usable.
+    ///
+    /// It covers each call that runs SQL and returns when it is done: run-time queries,
+    /// compiled queries (`fetch_*`, `for_each*`, `execute`), [`Connection::batch_execute`]
+    /// and every pipeline (the time-out applies to the whole pipeline; an atomic batch is
+    /// rolled back, a per-query pipeline's queries that finished before stay done). It does
+    /// not cover calls whose pace the caller sets: a row stream (`fetch`), which the caller
+    /// can wrap in `tokio::time::timeout`, and COPY.
     pub fn set_query_timeout(&mut self, timeout: Option<Duration>) {
         self.query_timeout = timeout;
     }

@@ -192,7 +192,19 @@ impl Run {
 impl Connection {
     /// Runs `jobs` as one pipeline, handing the results to `sink`. In [`Mode::Atomic`] the
     /// sink sees only successful queries, and any failure is the returned error.
+    ///
+    /// The connection's query time-out ([`Connection::set_query_timeout`]) applies to the
+    /// whole pipeline.
     pub(crate) async fn run_pipeline<J: Job>(
+        &mut self,
+        jobs: impl IntoIterator<Item = J>,
+        sink: &mut impl Sink,
+        mode: Mode,
+    ) -> Result<(), Error> {
+        super::cancel::timed!(self, self.run_pipeline_untimed(jobs, sink, mode))
+    }
+
+    async fn run_pipeline_untimed<J: Job>(
         &mut self,
         jobs: impl IntoIterator<Item = J>,
         sink: &mut impl Sink,

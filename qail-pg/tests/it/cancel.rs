@@ -99,6 +99,63 @@ async fn a_query_timeout_cancels_and_keeps_the_connection() {
 }
 
 #[tokio::test]
+async fn the_time_out_covers_batch_execute_and_pipelines() {
+    let mut conn = super::connect().await;
+    conn.batch_execute(
+        "DROP SCHEMA IF EXISTS qail_it_timeout CASCADE; CREATE SCHEMA qail_it_timeout;
+         CREATE TABLE qail_it_timeout.t (v int8)",
+    )
+    .await
+    .unwrap();
+    conn.set_query_timeout(Some(Duration::from_millis(300)));
+    let err = conn
+        .batch_execute("INSERT INTO qail_it_timeout.t VALUES (1); SELECT pg_sleep(30)")
+        .await
+        .unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    assert!(!conn.is_closed());
+
+    // An atomic batch whose last query sleeps: cancelled, and nothing of it committed.
+    let insert = template(
+        "INSERT INTO qail_it_timeout.t VALUES ($1::int8) RETURNING v",
+        &[20],
+        &[col("v", 20, "int8")],
+    );
+    let slow = template(
+        "SELECT pg_sleep(30)::text::int8 AS v",
+        &[],
+        &[col("v", 20, "int8")],
+    );
+    let (a, b) = (2i64, 3i64);
+    let mut p = conn.pipeline_builder().atomic();
+    p.add(query::<Int8>(insert, &[&a]));
+    p.add(query::<Int8>(insert, &[&b]));
+    p.add(query::<Int8>(slow, &[]));
+    let err = p.run().await.unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    assert!(!conn.is_closed());
+    // A per-query pipeline times out too.
+    let err = conn.pipeline([query::<Int8>(slow, &[])]).await.unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    conn.set_query_timeout(None);
+    let n: i64 = conn
+        .query_one("SELECT count(*) FROM qail_it_timeout.t", &[])
+        .await
+        .unwrap()
+        .get(0);
+    // Note: the statements of one batch_execute are one implicit transaction, cancelled whole.
+    assert_eq!(
+        n, 0,
+        "neither the batch_execute INSERT nor the atomic batch committed"
+    );
+    let rows = conn
+        .pipeline_atomic([query::<Int8>(insert, &[&a])])
+        .await
+        .unwrap();
+    assert_eq!(rows, [[Int8(2)]]);
+}
+
+#[tokio::test]
 async fn a_terminated_backend_is_a_closed_error() {
     let mut conn = super::connect().await;
     let mut admin = super::connect().await;
