@@ -137,8 +137,10 @@ impl Connection {
     ///
     /// It covers each call that runs SQL and returns when it is done: run-time queries,
     /// compiled queries (`fetch_*`, `for_each*`, `execute`), [`Connection::batch_execute`]
-    /// and every pipeline (the time-out applies to the whole pipeline; an atomic batch is
-    /// rolled back, a per-query pipeline's queries that finished before stay done). It does
+    /// and every pipeline (the time-out applies to the whole pipeline: an atomic batch is
+    /// rolled back; in a per-query pipeline only the query running is cancelled, and those
+    /// already sent after it still run, their results dropped — use an atomic pipeline when
+    /// a time-out must leave nothing behind). It does
     /// not cover calls whose pace the caller sets: a row stream (`fetch`), which the caller
     /// can wrap in `tokio::time::timeout`, and COPY.
     pub fn set_query_timeout(&mut self, timeout: Option<Duration>) {
