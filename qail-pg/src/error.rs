@@ -78,6 +78,18 @@ impl Error {
         }))
     }
 
+    /// An authentication error with `note` appended (why a password file was not used).
+    #[cfg_attr(
+        not(feature = "runtime"),
+        allow(dead_code, reason = "used by the connection layer")
+    )]
+    pub(crate) fn with_auth_note(mut self, note: &str) -> Error {
+        if self.0.kind == Kind::Auth {
+            self.0.message = format!("{}; {note}", self.0.message);
+        }
+        self
+    }
+
     /// The same error, as the failure of an atomic pipeline: `context` says what happened to
     /// the batch; the kind, the server's fields and `index` stay queryable.
     #[cfg_attr(

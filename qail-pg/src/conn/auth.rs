@@ -178,7 +178,8 @@ fn password(config: &Config) -> Result<&str, Error> {
         Error::new(
             Kind::Auth,
             "the server asks for a password but none was given; set password in the \
-             connection string or PGPASSWORD",
+             connection string or PGPASSWORD, or add a line for this server to the password \
+             file (~/.pgpass, or the file named by passfile or PGPASSFILE)",
         )
     })
 }

@@ -3,6 +3,7 @@
 //! See <https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING>.
 
 mod connstr;
+pub(crate) mod passfile;
 mod raw;
 #[cfg(test)]
 mod tests;
@@ -28,8 +29,12 @@ pub struct Config {
     pub ports: Vec<u16>,
     /// User name (default: `PGUSER`, then the OS user).
     pub user: String,
-    /// Password, if any. Never printed by `Debug`.
+    /// Password, if any. Never printed by `Debug`. When `None` and the server asks for one,
+    /// it is looked up in the password file.
     pub password: Option<String>,
+    /// `passfile`: the password file (default: `PGPASSFILE`, then `~/.pgpass`), read as
+    /// libpq reads it when no password is given; `None` when there is no home directory.
+    pub passfile: Option<PathBuf>,
     /// Database name (default: the user name).
     pub dbname: String,
     /// `sslmode`.
@@ -181,6 +186,9 @@ impl Config {
             dbname: raw.non_empty("dbname").unwrap_or(&user).to_owned(),
             user,
             password: raw.non_empty("password").map(str::to_owned),
+            passfile: raw
+                .path("passfile")
+                .or_else(|| (env.var)("HOME").map(|home| Path::new(&home).join(".pgpass"))),
             sslmode: raw.sslmode(sslrootcert.as_deref())?,
             sslrootcert,
             sslcert: raw.path("sslcert"),
@@ -222,6 +230,7 @@ impl fmt::Debug for Config {
             .field("ports", &self.ports)
             .field("user", &self.user)
             .field("password", &self.password.as_ref().map(|_| "<hidden>"))
+            .field("passfile", &self.passfile)
             .field("dbname", &self.dbname)
             .field("sslmode", &self.sslmode)
             .field("sslrootcert", &self.sslrootcert)

@@ -9,6 +9,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 use super::cancel::Target;
+use super::config::passfile::{self, Lookup};
 use super::config::{Config, Host, SslMode};
 use super::stream::{Socket, Stream};
 use super::{Connection, startup};
@@ -19,7 +20,15 @@ use crate::error::{Error, Kind};
 pub(crate) async fn connect(config: &Config) -> Result<Connection, Error> {
     let mut last = None;
     for (host, addr, port) in config.targets() {
-        let attempt = connect_host(config, host, addr, port);
+        let (with_password, note) = with_passfile_password(config, host, port);
+        let config = with_password.as_ref().unwrap_or(config);
+        let attempt = async {
+            let result = connect_host(config, host, addr, port).await;
+            match &note {
+                Some(note) => result.map_err(|e| e.with_auth_note(note)),
+                None => result,
+            }
+        };
         let result = match config.connect_timeout {
             Some(limit) => tokio::time::timeout(limit, attempt)
                 .await
@@ -46,6 +55,27 @@ pub(crate) async fn connect(config: &Config) -> Result<Connection, Error> {
             "no host to connect to; set host in the connection string or PGHOST",
         )
     }))
+}
+
+/// When no password is given: the configuration with the password file's password for this
+/// host, if it has one, or why the file was not used.
+fn with_passfile_password(
+    config: &Config,
+    host: &Host,
+    port: u16,
+) -> (Option<Config>, Option<String>) {
+    let (None, Some(path)) = (&config.password, &config.passfile) else {
+        return (None, None);
+    };
+    match passfile::lookup(path, host, port, &config.dbname, &config.user) {
+        Lookup::Found(password) => {
+            let mut with = config.clone();
+            with.password = Some(password);
+            (Some(with), None)
+        }
+        Lookup::None => (None, None),
+        Lookup::Ignored(why) => (None, Some(why)),
+    }
 }
 
 fn describe(host: &Host, port: u16) -> String {

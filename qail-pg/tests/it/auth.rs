@@ -227,3 +227,58 @@ async fn verify_full_checks_the_host_name_not_the_hostaddr() {
         "{err}"
     );
 }
+
+/// A password file at a fresh path holding `lines`, with Unix mode `mode`.
+fn passfile(name: &str, lines: &str, mode: u32) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("qail-it-pgpass-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, lines).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+    path
+}
+
+#[tokio::test]
+async fn the_password_comes_from_the_password_file() {
+    let (host, port) = (var("QAIL_AUTH_HOST"), var("QAIL_AUTH_PORT"));
+    let lines = format!(
+        "# a comment\n{host}:{port}:postgres:{}:wrong\n{host}:{port}:*:{}:{}\n*:*:*:{}:{}\n",
+        var("QAIL_MD5_USER"),
+        var("QAIL_SCRAM_USER"),
+        var("QAIL_SCRAM_PASSWORD").replace(':', "\\:"),
+        var("QAIL_MD5_USER"),
+        var("QAIL_MD5_PASSWORD"),
+    );
+    let file = passfile("good", &lines, 0o600);
+    let connect = |user: &str, file: &std::path::Path| {
+        format!(
+            "host={host} port={port} user={} dbname=postgres passfile='{}'",
+            var(user),
+            file.display()
+        )
+    };
+    let mut scram = Connection::connect(&connect("QAIL_SCRAM_USER", &file))
+        .await
+        .expect("the SCRAM password comes from the file");
+    assert_eq!(whoami(&mut scram).await, var("QAIL_SCRAM_USER"));
+    // The first matching line wins: md5_user's own line has the wrong password.
+    let err = Connection::connect(&connect("QAIL_MD5_USER", &file))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("28P01"), "{err}");
+    // A file others may read is ignored, and the error says why.
+    let open = passfile("open", &lines, 0o644);
+    let err = Connection::connect(&connect("QAIL_SCRAM_USER", &open))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("chmod 0600"), "{err}");
+    // A password in the connection string wins over the file.
+    let with_password = format!(
+        "{} password='{}'",
+        connect("QAIL_MD5_USER", &file),
+        var("QAIL_MD5_PASSWORD")
+    );
+    let mut md5 = Connection::connect(&with_password).await.unwrap();
+    assert_eq!(whoami(&mut md5).await, var("QAIL_MD5_USER"));
+}

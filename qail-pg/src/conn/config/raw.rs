@@ -18,6 +18,7 @@ const KEYS: &[(&str, Option<&str>)] = &[
     ("port", Some("PGPORT")),
     ("user", Some("PGUSER")),
     ("password", Some("PGPASSWORD")),
+    ("passfile", Some("PGPASSFILE")),
     ("dbname", Some("PGDATABASE")),
     ("sslmode", Some("PGSSLMODE")),
     ("sslrootcert", Some("PGSSLROOTCERT")),
