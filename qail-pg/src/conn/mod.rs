@@ -89,9 +89,10 @@ pub struct Connection {
     pending_syncs: usize,
     /// How many of `pending_syncs` belong to a reset queued by the pool (see [`reset`]).
     reset_syncs: usize,
-    /// An atomic pipeline's messages are queued or sent but not its Sync: the server holds
-    /// the batch's implicit transaction open. A flow that finds it set (the pipeline was
-    /// dropped) abandons the batch first, so it is rolled back (see [`pipeline`]).
+    /// An atomic pipeline's messages, or a pipeline's Parse + Describe of a new template,
+    /// are queued or sent but not their Sync: the server holds an implicit transaction open.
+    /// A flow that finds it set (the pipeline was dropped) abandons the batch first, so it is
+    /// rolled back and its replies are read (see [`pipeline`]).
     open_batch: bool,
     cache: StatementCache,
     notice_handler: Option<NoticeHandler>,

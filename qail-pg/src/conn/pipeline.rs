@@ -225,7 +225,7 @@ impl Connection {
                 && !matches!(run.local.get(template.name), Some(Local::Describing))
                 && let Some(job) = pending.take()
             {
-                self.finish_described(&job, &mut run);
+                self.finish_described(&job, &mut run)?;
             }
             while more && pending.is_none() && run.failure.is_none() && self.stream.unsent() < CHUNK
             {
@@ -244,7 +244,7 @@ impl Connection {
                 pending = None;
                 run.waiting = None;
             }
-            if !more && pending.is_none() && self.open_batch {
+            if mode == Mode::Atomic && !more && pending.is_none() && self.open_batch {
                 self.end_batch(&mut run);
             }
             if run.queue.is_empty() && !run.syncing {
@@ -299,9 +299,10 @@ impl Connection {
             Source::Template(template) => {
                 match self.encode_template(template, job, run, &mut slot) {
                     Ok(Encoded::Describing) => {
-                        if run.mode == Mode::Atomic {
-                            self.open_batch = true;
-                        }
+                        // Note: in either mode the Parse + Describe wait for a Sync; should
+                        // the pipeline be dropped now, the next flow ends them (a Sync after
+                        // a Parse that fails, so nothing of an atomic batch commits).
+                        self.open_batch = true;
                         run.queue.push_back(slot);
                         run.waiting = Some(template);
                         return false;
@@ -317,14 +318,21 @@ impl Connection {
 
     /// Binds the job that waited for its template's description (its slot is the last in
     /// the queue): a drifted template's query is not run but fails with the drift.
-    fn finish_described<J: Job>(&mut self, job: &J, run: &mut Run) {
+    fn finish_described<J: Job>(&mut self, job: &J, run: &mut Run) -> Result<(), Error> {
         let Some(template) = run.waiting.take() else {
-            return;
+            return Ok(());
         };
-        let Some(mut slot) = run.queue.pop_back() else {
-            // Note: an atomic batch whose error drained the queue; it is lost.
-            return;
+        let slot = match run.queue.pop_back() {
+            Some(slot)
+                if slot.describes && slot.template.is_some_and(|t| std::ptr::eq(t, template)) =>
+            {
+                slot
+            }
+            // Note: an atomic batch whose error drained the queue is lost.
+            None if run.failure.is_some() => return Ok(()),
+            _ => return Err(self.protocol_error("a reply ended a query that was not bound yet")),
         };
+        let mut slot = slot;
         let bound = match run.local.get(template.name) {
             Some(Local::Ready(i)) => {
                 slot.statement = *i;
@@ -336,6 +344,7 @@ impl Connection {
             _ => Ok(()),
         };
         self.end_job(slot, bound, run);
+        Ok(())
     }
 
     /// Ends a job's messages (a Sync unless atomic) and queues its slot for the replies.
@@ -355,6 +364,8 @@ impl Connection {
         }
         sync(self.stream.write_buf());
         self.pending_syncs += 1;
+        // Note: per query, a batch is open only while a template is described.
+        self.open_batch = false;
         run.queue.push_back(slot);
     }
 

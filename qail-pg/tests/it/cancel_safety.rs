@@ -134,7 +134,13 @@ async fn run_time_query() {
 #[tokio::test]
 async fn pipeline() {
     let (mut conn, mut observer) = setup().await;
-    let t = template("SELECT $1::int8 AS v", &[20], &[col("v", 20, "int8")]);
+    // Note: a shape unlike the sentinel's (`SELECT $1::int8`), so that replies of a dropped
+    // pipeline read by the sentinel as its own would fail it.
+    let t = template(
+        "SELECT $1::int8 AS id, 'n' || $1::int8 AS name",
+        &[20],
+        &[col("id", 20, "int8"), col("name", 25, "text")],
+    );
     let ids: Vec<i64> = (0..2000).collect();
     every_n!(
         conn,
@@ -143,7 +149,7 @@ async fn pipeline() {
             conn.set_statement_cache_size(0);
             conn.set_statement_cache_size(CACHE);
         },
-        conn.pipeline(ids.iter().map(|id| query::<Int8>(t, &[id])))
+        conn.pipeline(ids.iter().map(|id| query::<Pair>(t, &[id])))
     );
 }
 
@@ -339,4 +345,61 @@ async fn atomic_pipeline() {
         .unwrap()
         .get(0);
     assert_eq!(before, after);
+}
+
+#[tokio::test]
+async fn a_pipeline_dropped_while_its_new_template_is_described() {
+    let (mut conn, mut observer) = setup().await;
+    let t = template(
+        "SELECT $1::int8 AS id, 'n' || $1::int8 AS name",
+        &[20],
+        &[col("id", 20, "int8"), col("name", 25, "text")],
+    );
+    let ids: Vec<i64> = (0..10).collect();
+    let sentinel = template("SELECT $1::int8 + 1 AS v", &[20], &[col("v", 20, "int8")]);
+    for mode in ["per query", "atomic"] {
+        conn.set_statement_cache_size(0);
+        conn.set_statement_cache_size(CACHE);
+        // Cached before the drop: afterwards it sends only Bind + Execute + Sync.
+        let one = 1i64;
+        let v = query::<Int8>(sentinel, &[&one])
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(v, Int8(2));
+        let queries = ids.iter().map(|id| query::<Pair>(t, &[id]));
+        // One poll sends the template's Parse + Describe; the queries wait for its
+        // description, which is never read here.
+        let done = match mode {
+            "atomic" => poll_n_then_drop(conn.pipeline_atomic(queries), 1).await,
+            _ => poll_n_then_drop(conn.pipeline(queries), 1).await,
+        };
+        assert!(!done, "{mode}: the pipeline needs a reply to go on");
+        let v = query::<Int8>(sentinel, &[&one])
+            .fetch_one(&mut conn)
+            .await
+            .unwrap_or_else(|e| panic!("{mode}: {e}"));
+        assert_eq!(v, Int8(2), "{mode}");
+        // A statement of another shape reads its own replies, not the dropped ones.
+        let rows = conn
+            .query("SELECT 'x'::text AS a, 2::int4 AS b, 3::int2 AS c", &[])
+            .await
+            .unwrap_or_else(|e| panic!("{mode}: {e}"));
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].get::<String>(0), "x", "{mode}");
+        assert_eq!(rows[0].get::<i32>(1), 2, "{mode}");
+        assert_eq!(rows[0].get::<i16>(2), 3, "{mode}");
+        let v = query::<Int8>(sentinel, &[&one])
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(v, Int8(2), "{mode}");
+        check(&mut conn, &mut observer, 1).await;
+        // The template still runs.
+        let rows = conn
+            .pipeline_atomic(ids.iter().map(|id| query::<Pair>(t, &[id])))
+            .await
+            .unwrap();
+        assert_eq!(rows.len(), 10, "{mode}");
+    }
 }
