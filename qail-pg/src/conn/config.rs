@@ -5,6 +5,7 @@
 mod connstr;
 pub(crate) mod passfile;
 mod raw;
+mod service;
 #[cfg(test)]
 mod tests;
 

@@ -30,7 +30,11 @@ const KEYS: &[(&str, Option<&str>)] = &[
     ("fallback_application_name", None),
     ("connect_timeout", Some("PGCONNECT_TIMEOUT")),
     ("options", Some("PGOPTIONS")),
+    ("service", Some("PGSERVICE")),
 ];
+
+/// The origin of an option that came from the service file, in error messages.
+const SERVICE_FILE: &str = "the service file";
 
 /// The raw option values, each with the environment variable it came from, if any.
 pub(super) struct Raw(HashMap<&'static str, (String, Option<&'static str>)>);
@@ -51,6 +55,24 @@ impl Raw {
                 ));
             };
             map.insert(known, (value, None));
+        }
+        let service = match map.get("service") {
+            Some((name, _)) => Some(name.clone()),
+            None => (env.var)("PGSERVICE"),
+        };
+        if let Some(name) = service.filter(|name| !name.is_empty()) {
+            for (key, value) in super::service::options(&name, env)? {
+                let Some(&(known, _)) = KEYS.iter().find(|(k, _)| *k == key) else {
+                    return Err(Error::new(
+                        Kind::Config,
+                        format!(
+                            "invalid connection option \"{key}\" in service \"{name}\" of the \
+                             service file: qail-pg does not know it"
+                        ),
+                    ));
+                };
+                map.entry(known).or_insert((value, Some(SERVICE_FILE)));
+            }
         }
         for &(key, var) in KEYS {
             if let Some(var) = var

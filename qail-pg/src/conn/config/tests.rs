@@ -381,3 +381,51 @@ fn from_str_and_from_env_use_the_process() {
     let config: Config = "host=h user=u".parse().expect("valid");
     assert_eq!(config.user, "u");
 }
+
+#[test]
+fn a_service_fills_in_what_the_connection_string_leaves_unset() {
+    let dir = std::env::temp_dir().join(format!("qail-service-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("pg_service.conf");
+    std::fs::write(
+        &file,
+        "[shop]\nhost=db.example.com\nport=6432\ndbname=shop\n[bad]\nport=x\n[odd]\nnope=1\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let config = parse_env(
+        "service=shop",
+        &[("PGSERVICEFILE", file), ("PGPORT", "7000")],
+    )
+    .unwrap();
+    assert_eq!(config.hosts, [tcp("db.example.com")]);
+    assert_eq!(config.ports, [6432], "the service wins over PGPORT");
+    assert_eq!(config.dbname, "shop");
+    let config = parse_env(
+        "port=5999",
+        &[("PGSERVICEFILE", file), ("PGSERVICE", "shop")],
+    )
+    .unwrap();
+    assert_eq!(
+        config.ports,
+        [5999],
+        "the connection string wins over the service"
+    );
+    assert_eq!(config.dbname, "shop");
+    let e = parse_env("service=missing", &[("PGSERVICEFILE", file)])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("service \"missing\" not found"), "{e}");
+    let e = parse_env("service=bad", &[("PGSERVICEFILE", file)])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("invalid port \"x\" (from the service file)"),
+        "{e}"
+    );
+    let e = parse_env("service=odd", &[("PGSERVICEFILE", file)])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("\"nope\""), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
