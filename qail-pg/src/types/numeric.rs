@@ -84,38 +84,105 @@ impl Decode<'_> for Decimal {
         ty == oid::NUMERIC
     }
     fn decode(ty: Oid, raw: &[u8]) -> Result<Self, BoxError> {
-        let mut r = Reader::new(ty, raw);
-        let ndigits = r.u16()?;
-        let weight = i32::from(r.i16()?);
-        let sign = r.u16()?;
-        let dscale = u32::from(r.u16()?);
-        let negative = match sign {
-            POSITIVE => false,
-            NEGATIVE => true,
-            NAN => return Err(unrepresentable("is NaN")),
-            POS_INFINITY => return Err(unrepresentable("is +infinity")),
-            NEG_INFINITY => return Err(unrepresentable("is -infinity")),
-            _ => {
-                return Err(format!(
-                    "a PostgreSQL `numeric` value has the unknown sign word {sign:#06x}"
-                )
-                .into());
-            }
-        };
-        let mut m: u128 = 0;
-        for _ in 0..ndigits {
-            let d = r.u16()?;
-            if u128::from(d) >= BASE {
-                return Err(format!("a PostgreSQL `numeric` digit is {d}, not below 10000").into());
-            }
-            m = m
-                .checked_mul(BASE)
-                .and_then(|m| m.checked_add(u128::from(d)))
-                .ok_or_else(|| unrepresentable("has too many digits"))?;
+        match small(raw) {
+            Some(d) => Ok(d),
+            None => decode_any(ty, raw),
         }
-        r.finish()?;
-        assemble(m, 4 * (weight + 1 - i32::from(ndigits)), dscale, negative)
     }
+}
+
+/// The `Decimal` of a well-formed `numeric` of at most four base-10000 digits whose value
+/// fits a `u64` mantissa with at most 28 decimal places (every `numeric(p, s)` with
+/// `p ≤ 16`, `s ≤ 28`): the same value and scale as [`decode_any`], in `u64` arithmetic.
+/// `None` for everything else, which `decode_any` then reads or refuses.
+#[inline]
+fn small(raw: &[u8]) -> Option<Decimal> {
+    let (header, digits) = raw.split_first_chunk::<8>()?;
+    let [n0, n1, w0, w1, s0, s1, d0, d1] = *header;
+    let ndigits = u16::from_be_bytes([n0, n1]);
+    let weight = i32::from(i16::from_be_bytes([w0, w1]));
+    let dscale = u32::from(u16::from_be_bytes([d0, d1]));
+    let negative = match u16::from_be_bytes([s0, s1]) {
+        POSITIVE => false,
+        NEGATIVE => true,
+        _ => return None,
+    };
+    if ndigits > 4 || digits.len() != 2 * usize::from(ndigits) || dscale > Decimal::MAX_SCALE {
+        return None;
+    }
+    let mut m: u64 = 0;
+    for d in digits.chunks_exact(2) {
+        let d = u16::from_be_bytes([d[0], d[1]]);
+        if d >= 10_000 {
+            return None;
+        }
+        // Note: four digits are below 10^16.
+        m = m * 10_000 + u64::from(d);
+    }
+    // The value is m × 10^exp; as in `assemble`, shown with `dscale` places.
+    let exp = 4 * (weight + 1 - i32::from(ndigits));
+    let (m, scale) = match u32::try_from(exp) {
+        Ok(exp) => (
+            m.checked_mul(10u64.checked_pow(exp.checked_add(dscale)?)?)?,
+            dscale,
+        ),
+        Err(_) => {
+            let frac = exp.unsigned_abs();
+            if frac >= dscale {
+                // Drop zeros beyond the display scale.
+                let (mut m, mut scale) = (m, frac);
+                while scale > dscale && m % 10 == 0 {
+                    m /= 10;
+                    scale -= 1;
+                }
+                if scale > Decimal::MAX_SCALE {
+                    return None;
+                }
+                (m, scale)
+            } else {
+                (m.checked_mul(10u64.checked_pow(dscale - frac)?)?, dscale)
+            }
+        }
+    };
+    let lo = u32::try_from(m & u64::from(u32::MAX)).ok()?;
+    let mid = u32::try_from(m >> 32).ok()?;
+    // Note: `from_parts` clears the sign of zero, as `assemble` does.
+    Some(Decimal::from_parts(lo, mid, 0, negative, scale))
+}
+
+/// Reads any `numeric`: the general form of [`small`], with every error.
+fn decode_any(ty: Oid, raw: &[u8]) -> Result<Decimal, BoxError> {
+    let mut r = Reader::new(ty, raw);
+    let ndigits = r.u16()?;
+    let weight = i32::from(r.i16()?);
+    let sign = r.u16()?;
+    let dscale = u32::from(r.u16()?);
+    let negative = match sign {
+        POSITIVE => false,
+        NEGATIVE => true,
+        NAN => return Err(unrepresentable("is NaN")),
+        POS_INFINITY => return Err(unrepresentable("is +infinity")),
+        NEG_INFINITY => return Err(unrepresentable("is -infinity")),
+        _ => {
+            return Err(format!(
+                "a PostgreSQL `numeric` value has the unknown sign word {sign:#06x}"
+            )
+            .into());
+        }
+    };
+    let mut m: u128 = 0;
+    for _ in 0..ndigits {
+        let d = r.u16()?;
+        if u128::from(d) >= BASE {
+            return Err(format!("a PostgreSQL `numeric` digit is {d}, not below 10000").into());
+        }
+        m = m
+            .checked_mul(BASE)
+            .and_then(|m| m.checked_add(u128::from(d)))
+            .ok_or_else(|| unrepresentable("has too many digits"))?;
+    }
+    r.finish()?;
+    assemble(m, 4 * (weight + 1 - i32::from(ndigits)), dscale, negative)
 }
 
 /// The `Decimal` for `m × 10^exp` shown with `dscale` decimal places.
@@ -242,6 +309,71 @@ mod tests {
         huge.extend(std::iter::repeat_n([0x27, 0x0f], 1000).flatten());
         assert!(dec::<Decimal>(oid::NUMERIC, &huge).is_err());
         assert!(dec::<Decimal>(oid::NUMERIC, &hex("00010000000000002710")).is_err());
+    }
+
+    #[test]
+    fn the_small_path_agrees_with_the_general_one() {
+        // A fixed xorshift sequence: the same values on every run.
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        let mut taken = 0;
+        for _ in 0..200_000 {
+            let ndigits = u16::try_from(next(6)).unwrap();
+            let weight = i16::try_from(next(24)).unwrap() - 12;
+            let sign =
+                [POSITIVE, NEGATIVE, NAN, POS_INFINITY, 0x1234][usize::try_from(next(5)).unwrap()];
+            let dscale = u16::try_from(next(34)).unwrap();
+            let mut raw = Vec::new();
+            for word in [ndigits, weight.cast_unsigned(), sign, dscale] {
+                raw.extend_from_slice(&word.to_be_bytes());
+            }
+            for _ in 0..ndigits {
+                let d = match next(8) {
+                    0 => 0,
+                    1 => 9_999,
+                    2 => 10_000 + u16::try_from(next(100)).unwrap(),
+                    3 => 1_000 * u16::try_from(next(10)).unwrap(),
+                    _ => u16::try_from(next(10_000)).unwrap(),
+                };
+                raw.extend_from_slice(&d.to_be_bytes());
+            }
+            if next(50) == 0 {
+                raw.pop();
+            }
+            let general = decode_any(oid::NUMERIC, &raw);
+            if let Some(fast) = small(&raw) {
+                taken += 1;
+                let general = general.expect("the general path reads what the small one does");
+                assert_eq!(
+                    (fast, fast.scale(), fast.is_sign_negative()),
+                    (general, general.scale(), general.is_sign_negative()),
+                    "{raw:02x?}"
+                );
+            }
+        }
+        assert!(taken > 10_000, "{taken}");
+    }
+
+    #[test]
+    fn typical_columns_take_the_small_path() {
+        for text in [
+            "1234.50",
+            "-0.01",
+            "0",
+            "0.00",
+            "9999999999.99",
+            "12",
+            "-100000000",
+        ] {
+            let raw = enc(&d(text), oid::NUMERIC).expect("not null");
+            let v = small(&raw).expect("small");
+            assert_eq!((v, v.to_string()), (d(text), text.to_owned()));
+        }
     }
 
     #[test]
