@@ -84,38 +84,109 @@ impl Decode<'_> for Decimal {
         ty == oid::NUMERIC
     }
     fn decode(ty: Oid, raw: &[u8]) -> Result<Self, BoxError> {
-        let mut r = Reader::new(ty, raw);
-        let ndigits = r.u16()?;
-        let weight = i32::from(r.i16()?);
-        let sign = r.u16()?;
-        let dscale = u32::from(r.u16()?);
-        let negative = match sign {
-            POSITIVE => false,
-            NEGATIVE => true,
-            NAN => return Err(unrepresentable("is NaN")),
-            POS_INFINITY => return Err(unrepresentable("is +infinity")),
-            NEG_INFINITY => return Err(unrepresentable("is -infinity")),
-            _ => {
-                return Err(format!(
-                    "a PostgreSQL `numeric` value has the unknown sign word {sign:#06x}"
-                )
-                .into());
-            }
-        };
-        let mut m: u128 = 0;
-        for _ in 0..ndigits {
-            let d = r.u16()?;
-            if u128::from(d) >= BASE {
-                return Err(format!("a PostgreSQL `numeric` digit is {d}, not below 10000").into());
-            }
-            m = m
-                .checked_mul(BASE)
-                .and_then(|m| m.checked_add(u128::from(d)))
-                .ok_or_else(|| unrepresentable("has too many digits"))?;
+        match small(raw) {
+            Some(d) => Ok(d),
+            None => decode_any(ty, raw),
         }
-        r.finish()?;
-        assemble(m, 4 * (weight + 1 - i32::from(ndigits)), dscale, negative)
     }
+}
+
+/// The `Decimal` of a well-formed `numeric` of at most four base-10000 digits (up to eight
+/// decimal digits on each side of the point, or `numeric(12, 2)`) that fits a `u64`
+/// mantissa with at most 28 decimal places, as the server sends it (no nonzero digit past
+/// the display scale): the same value and scale as [`decode_any`], in `u64` arithmetic.
+/// `None` for everything else, which `decode_any` then reads or refuses.
+#[inline]
+fn small(raw: &[u8]) -> Option<Decimal> {
+    let (header, digits) = raw.split_first_chunk::<8>()?;
+    let [n0, n1, w0, w1, s0, s1, d0, d1] = *header;
+    let ndigits = u16::from_be_bytes([n0, n1]);
+    let weight = i32::from(i16::from_be_bytes([w0, w1]));
+    let dscale = u32::from(u16::from_be_bytes([d0, d1]));
+    let negative = match u16::from_be_bytes([s0, s1]) {
+        POSITIVE => false,
+        NEGATIVE => true,
+        _ => return None,
+    };
+    if ndigits > 4 || digits.len() != 2 * usize::from(ndigits) || dscale > Decimal::MAX_SCALE {
+        return None;
+    }
+    let mut m: u64 = 0;
+    for d in digits.chunks_exact(2) {
+        let d = u16::from_be_bytes([d[0], d[1]]);
+        if d >= 10_000 {
+            return None;
+        }
+        // Note: four digits are below 10^16.
+        m = m * 10_000 + u64::from(d);
+    }
+    // The value is m × 10^exp; as in `assemble`, shown with `dscale` places.
+    let exp = 4 * (weight + 1 - i32::from(ndigits));
+    let (m, scale) = match u32::try_from(exp) {
+        Ok(exp) => (
+            m.checked_mul(10u64.checked_pow(exp.checked_add(dscale)?)?)?,
+            dscale,
+        ),
+        Err(_) => {
+            let frac = exp.unsigned_abs();
+            if frac >= dscale {
+                // Drop the zeros beyond the display scale: the server rounds to it, so the
+                // last digit holds at most three, and dividing by a constant is cheap.
+                let unit = match frac - dscale {
+                    0 => 1,
+                    1 => 10,
+                    2 => 100,
+                    3 => 1_000,
+                    _ => return None,
+                };
+                if !m.is_multiple_of(unit) {
+                    return None;
+                }
+                (m / unit, dscale)
+            } else {
+                (m.checked_mul(10u64.checked_pow(dscale - frac)?)?, dscale)
+            }
+        }
+    };
+    let lo = u32::try_from(m & u64::from(u32::MAX)).ok()?;
+    let mid = u32::try_from(m >> 32).ok()?;
+    // Note: `from_parts` clears the sign of zero, as `assemble` does.
+    Some(Decimal::from_parts(lo, mid, 0, negative, scale))
+}
+
+/// Reads any `numeric`: the general form of [`small`], with every error.
+fn decode_any(ty: Oid, raw: &[u8]) -> Result<Decimal, BoxError> {
+    let mut r = Reader::new(ty, raw);
+    let ndigits = r.u16()?;
+    let weight = i32::from(r.i16()?);
+    let sign = r.u16()?;
+    let dscale = u32::from(r.u16()?);
+    let negative = match sign {
+        POSITIVE => false,
+        NEGATIVE => true,
+        NAN => return Err(unrepresentable("is NaN")),
+        POS_INFINITY => return Err(unrepresentable("is +infinity")),
+        NEG_INFINITY => return Err(unrepresentable("is -infinity")),
+        _ => {
+            return Err(format!(
+                "a PostgreSQL `numeric` value has the unknown sign word {sign:#06x}"
+            )
+            .into());
+        }
+    };
+    let mut m: u128 = 0;
+    for _ in 0..ndigits {
+        let d = r.u16()?;
+        if u128::from(d) >= BASE {
+            return Err(format!("a PostgreSQL `numeric` digit is {d}, not below 10000").into());
+        }
+        m = m
+            .checked_mul(BASE)
+            .and_then(|m| m.checked_add(u128::from(d)))
+            .ok_or_else(|| unrepresentable("has too many digits"))?;
+    }
+    r.finish()?;
+    assemble(m, 4 * (weight + 1 - i32::from(ndigits)), dscale, negative)
 }
 
 /// The `Decimal` for `m × 10^exp` shown with `dscale` decimal places.
@@ -242,6 +313,96 @@ mod tests {
         huge.extend(std::iter::repeat_n([0x27, 0x0f], 1000).flatten());
         assert!(dec::<Decimal>(oid::NUMERIC, &huge).is_err());
         assert!(dec::<Decimal>(oid::NUMERIC, &hex("00010000000000002710")).is_err());
+    }
+
+    #[test]
+    fn the_small_path_agrees_with_the_general_one() {
+        // A fixed xorshift sequence: the same values on every run.
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        let mut taken = 0;
+        for _ in 0..200_000 {
+            let ndigits = u16::try_from(next(6)).unwrap();
+            let weight = i16::try_from(next(24)).unwrap() - 12;
+            let sign =
+                [POSITIVE, NEGATIVE, NAN, POS_INFINITY, 0x1234][usize::try_from(next(5)).unwrap()];
+            let dscale = u16::try_from(next(34)).unwrap();
+            let mut raw = Vec::new();
+            for word in [ndigits, weight.cast_unsigned(), sign, dscale] {
+                raw.extend_from_slice(&word.to_be_bytes());
+            }
+            for _ in 0..ndigits {
+                let d = match next(8) {
+                    0 => 0,
+                    1 => 9_999,
+                    2 => 10_000 + u16::try_from(next(100)).unwrap(),
+                    3 => 1_000 * u16::try_from(next(10)).unwrap(),
+                    _ => u16::try_from(next(10_000)).unwrap(),
+                };
+                raw.extend_from_slice(&d.to_be_bytes());
+            }
+            if next(50) == 0 {
+                raw.pop();
+            }
+            let general = decode_any(oid::NUMERIC, &raw);
+            if let Some(fast) = small(&raw) {
+                taken += 1;
+                let general = general.expect("the general path reads what the small one does");
+                assert_eq!(
+                    (fast, fast.scale(), fast.is_sign_negative()),
+                    (general, general.scale(), general.is_sign_negative()),
+                    "{raw:02x?}"
+                );
+            }
+        }
+        assert!(taken > 5_000, "{taken}");
+    }
+
+    #[test]
+    fn encoded_decimals_take_the_small_path() {
+        // What the server sends is what `encode` writes (`bytes_match_the_server_both_ways`).
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        for _ in 0..100_000 {
+            // Up to eight digits before the point and eight after it: at most four
+            // base-10000 digits.
+            let scale = u32::try_from(next(9)).unwrap();
+            let digits = scale + u32::try_from(next(9)).unwrap();
+            let mantissa = i64::try_from(next(10u64.pow(digits))).unwrap();
+            let sign = if next(2) == 0 { 1 } else { -1 };
+            let v = Decimal::new(sign * mantissa, scale);
+            let raw = enc(&v, oid::NUMERIC).expect("not null");
+            let back = small(&raw).unwrap_or_else(|| panic!("{v}: {raw:02x?}"));
+            assert_eq!((back, back.scale()), (v, v.scale()), "{raw:02x?}");
+            assert_eq!(back.to_string(), v.to_string());
+        }
+    }
+
+    #[test]
+    fn typical_columns_take_the_small_path() {
+        for text in [
+            "1234.50",
+            "-0.01",
+            "0",
+            "0.00",
+            "9999999999.99",
+            "12",
+            "-100000000",
+        ] {
+            let raw = enc(&d(text), oid::NUMERIC).expect("not null");
+            let v = small(&raw).expect("small");
+            assert_eq!((v, v.to_string()), (d(text), text.to_owned()));
+        }
     }
 
     #[test]

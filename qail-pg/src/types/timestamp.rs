@@ -48,8 +48,11 @@ enum Sign {
     allow(dead_code, reason = "used by the chrono and time features")
 )]
 pub(crate) fn micros<T>(ty: Oid, raw: &[u8]) -> Result<i64, BoxError> {
-    infinite::<T>(ty, raw)?;
-    Ok(i64::from_be_bytes(fixed(ty, raw)?))
+    match i64::from_be_bytes(fixed(ty, raw)?) {
+        i64::MAX => Err(infinite::<T>(ty, Sign::Pos)),
+        i64::MIN => Err(infinite::<T>(ty, Sign::Neg)),
+        us => Ok(us),
+    }
 }
 
 /// Days since 2000-01-01 of a `date`, or an error for ±infinity.
@@ -58,26 +61,27 @@ pub(crate) fn micros<T>(ty: Oid, raw: &[u8]) -> Result<i64, BoxError> {
     allow(dead_code, reason = "used by the chrono and time features")
 )]
 pub(crate) fn days<T>(ty: Oid, raw: &[u8]) -> Result<i32, BoxError> {
-    infinite::<T>(ty, raw)?;
-    Ok(i32::from_be_bytes(fixed(ty, raw)?))
+    match i32::from_be_bytes(fixed(ty, raw)?) {
+        i32::MAX => Err(infinite::<T>(ty, Sign::Pos)),
+        i32::MIN => Err(infinite::<T>(ty, Sign::Neg)),
+        days => Ok(days),
+    }
 }
 
-/// An error if `raw` is an infinity.
-fn infinite<T>(ty: Oid, raw: &[u8]) -> Result<(), BoxError> {
-    let Some(sign) = infinity(ty, raw) else {
-        return Ok(());
-    };
+/// The error for an infinity read as a type without one.
+#[cold]
+fn infinite<T>(ty: Oid, sign: Sign) -> BoxError {
     let rust = super::rust_name::<T>();
     let sign = match sign {
         Sign::Pos => "+infinity",
         Sign::Neg => "-infinity",
     };
-    Err(format!(
+    format!(
         "a PostgreSQL `{}` value is {sign}, which Rust `{rust}` cannot hold: read it as \
          `qail::types::Timestamp<{rust}>`, or filter it in SQL (`WHERE isfinite(col)`)",
         oid::describe(ty)
     )
-    .into())
+    .into()
 }
 
 /// The error for a date or time outside what the Rust type can hold.
