@@ -351,7 +351,8 @@ impl Connection {
                     }
                     if first {
                         first = false;
-                        sink.expect(1 + self.stream.buffered(b'D'));
+                        let buffered = 1 + self.stream.buffered(b'D');
+                        sink.expect(buffered.max(statement.rows_hint()));
                     }
                     let data = match DataRow::decode(self.stream.body(range)) {
                         Ok(data) => data,
@@ -377,6 +378,9 @@ impl Connection {
                 _ => return Err(self.protocol_error("an unexpected message in query results")),
             }
         }
+        if let (None, Some(rows)) = (&error, sink.rows()) {
+            statement.set_rows_hint(rows);
+        }
         error.map_or(Ok(affected), Err)
     }
 
@@ -401,9 +405,16 @@ pub(crate) trait RowSink {
     /// Takes one row.
     fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error>;
 
-    /// Told before the first row: at least `rows` rows follow (counting that first one).
+    /// Told before the first row: about `rows` rows follow (counting that first one): the
+    /// rows already received, or as many as the statement's last result had, if more. A
+    /// guess, for reserving room.
     fn expect(&mut self, rows: usize) {
         let _ = rows;
+    }
+
+    /// How many rows were handed over, when the sink counts them.
+    fn rows(&self) -> Option<u64> {
+        None
     }
 }
 

@@ -1,6 +1,7 @@
 //! Prepared statements as the server described them.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::row::Column;
 use crate::types::Oid;
@@ -15,7 +16,12 @@ struct Inner {
     columns: Arc<[Column]>,
     /// The columns' type OIDs, for row decoders that read by index.
     column_oids: Box<[Oid]>,
+    /// How many rows its last result had: what a collecting reader reserves room for.
+    rows_hint: AtomicU32,
 }
+
+/// The largest row count remembered as [`Statement::rows_hint`].
+const MAX_ROWS_HINT: u32 = 1 << 16;
 
 impl Statement {
     pub(crate) fn new(name: String, params: Vec<Oid>, columns: Vec<Column>) -> Statement {
@@ -36,6 +42,7 @@ impl Statement {
             params,
             columns: columns.into(),
             column_oids,
+            rows_hint: AtomicU32::new(0),
         }))
     }
 
@@ -52,6 +59,18 @@ impl Statement {
     /// The result columns; empty for statements that return no rows.
     pub fn columns(&self) -> &[Column] {
         &self.0.columns
+    }
+
+    /// How many rows the last result of this statement had (at most 65,536): a guess at the
+    /// next one's, for reserving room.
+    pub(crate) fn rows_hint(&self) -> usize {
+        self.0.rows_hint.load(Ordering::Relaxed) as usize
+    }
+
+    /// Remembers how many rows a result had.
+    pub(crate) fn set_rows_hint(&self, rows: u64) {
+        let rows = u32::try_from(rows).unwrap_or(u32::MAX).min(MAX_ROWS_HINT);
+        self.0.rows_hint.store(rows, Ordering::Relaxed);
     }
 
     /// Whether `other` is this very statement (a clone of it), not one with equal contents.

@@ -33,7 +33,12 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
             &mut rows,
         )
         .await?;
-        Ok(rows.0)
+        let mut rows = rows.0;
+        // Note: room was reserved for as many rows as the statement's last result had.
+        if rows.capacity() > 2 * rows.len().max(16) {
+            rows.shrink_to_fit();
+        }
+        Ok(rows)
     }
 
     /// Runs the query and returns its only row; an error ([`Error::is_row_count`]) when it
@@ -174,9 +179,13 @@ impl RowSink for &mut Dyn<'_> {
     fn expect(&mut self, rows: usize) {
         self.sink.expect(rows);
     }
+
+    fn rows(&self) -> Option<u64> {
+        Some(self.rows)
+    }
 }
 
-/// The rows of `fetch_all`, reserved for the rows already received.
+/// The rows of `fetch_all`, with room reserved for the rows expected.
 struct Collect<D: Decoder>(Vec<D::Row>);
 
 impl<D: Decoder> RowSink for Collect<D> {

@@ -473,3 +473,23 @@ async fn a_drifted_write_is_reported_before_it_runs() {
         .await
         .unwrap();
 }
+
+#[tokio::test]
+async fn fetch_all_reserves_from_the_last_result_and_gives_back_what_it_did_not_use() {
+    let mut conn = super::connect().await;
+    let t = template(
+        "SELECT g AS v FROM generate_series(1, $1::int8) g",
+        &[20],
+        &[col("v", 20, "int8")],
+    );
+    for n in [5000i64, 3, 0, 5000, 40] {
+        let rows = query::<Int8>(t, &[&n]).fetch_all(&mut conn).await.unwrap();
+        assert_eq!(rows.len(), usize::try_from(n).unwrap());
+        assert_eq!(rows.last(), (n > 0).then_some(&Int8(n)));
+        assert!(
+            rows.capacity() <= 2 * rows.len().max(16),
+            "{n} rows in a vector of capacity {}",
+            rows.capacity()
+        );
+    }
+}
