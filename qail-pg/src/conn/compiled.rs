@@ -39,12 +39,24 @@ impl Connection {
         template: &'static Template,
         params: &Params<'_>,
     ) -> Result<Statement, Error> {
+        self.start_template_then(template, params, &mut |_| {}).await
+    }
+
+    /// [`Connection::start_template`], calling `sent` with the statement once a prepared
+    /// template's Bind is sent and before its reply is awaited: work done there (reserving
+    /// room for the rows) overlaps with the server running the query.
+    pub(crate) async fn start_template_then(
+        &mut self,
+        template: &'static Template,
+        params: &Params<'_>,
+        sent: &mut (dyn FnMut(&Statement) + Send),
+    ) -> Result<Statement, Error> {
         self.ready().await?;
         check_count(template, params)?;
         let Some(statement) = self.cache.get_template(template.name) else {
             return Box::pin(self.start_template_slow(template, params, None)).await;
         };
-        match self.bind_template(template, &statement, params).await {
+        match self.bind_template(template, &statement, params, sent).await {
             Ok(()) => Ok(statement),
             Err(e) if is_stale(&e) => {
                 Box::pin(self.start_template_slow(template, params, Some(e))).await
@@ -86,6 +98,7 @@ impl Connection {
         template: &Template,
         statement: &Statement,
         params: &Params<'_>,
+        sent: &mut (dyn FnMut(&Statement) + Send),
     ) -> Result<(), Error> {
         bind_execute_sync(
             self.stream.write_buf(),
@@ -96,6 +109,7 @@ impl Connection {
         .map_err(encode_error)?;
         self.pending_syncs += 1;
         self.stream.flush().await?;
+        sent(statement);
         self.read_bind().await
     }
 

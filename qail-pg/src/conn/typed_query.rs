@@ -155,8 +155,14 @@ async fn run(
 ) -> Result<u64, Error> {
     let visit = async {
         timed!(conn, async {
-            let statement = conn.start_template(template, params).await?;
             let mut rows = Dyn { sink, rows: 0 };
+            // Note: room for as many rows as last time is reserved while the server runs the
+            // query, not after its rows arrived.
+            let statement = conn
+                .start_template_then(template, params, &mut |statement| {
+                    rows.sink.expect(statement.rows_hint());
+                })
+                .await?;
             let tagged = conn.read_rows(&statement, affected, &mut rows).await?;
             Ok(if affected { tagged } else { rows.rows })
         })
