@@ -39,7 +39,8 @@ impl Connection {
         template: &'static Template,
         params: &Params<'_>,
     ) -> Result<Statement, Error> {
-        self.start_template_then(template, params, &mut |_| {}).await
+        self.start_template_then(template, params, &mut |_| {})
+            .await
     }
 
     /// [`Connection::start_template`], calling `sent` with the statement once a prepared

@@ -386,13 +386,9 @@ mod tests {
     #[test]
     fn agrees_with_serde_json_on_generated_documents() {
         // A fixed xorshift sequence: the same documents on every run.
-        let mut state: u64 = 0x853c_49e6_748f_ea9b;
-        let mut next = |bound: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            usize::try_from(state % u64::try_from(bound).unwrap()).unwrap()
-        };
+        let mut next64 = crate::types::tests::xorshift(0x853c_49e6_748f_ea9b);
+        let mut next =
+            |bound: usize| usize::try_from(next64(u64::try_from(bound).unwrap())).unwrap();
         fn space(next: &mut impl FnMut(usize) -> usize, out: &mut Vec<u8>) {
             for _ in 0..next(3).saturating_sub(1) {
                 out.push(b" \t\n\r"[next(4)]);
@@ -480,13 +476,9 @@ mod tests {
         ];
         let alphabet = b" {}[]\":,\\-+.0123456789eEtrufalsn\x01\xc3\xa9u";
         // A fixed xorshift sequence: the same mutations on every run.
-        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |bound: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            usize::try_from(state % u64::try_from(bound).unwrap()).unwrap()
-        };
+        let mut next64 = crate::types::tests::xorshift(0x2545_f491_4f6c_dd1d);
+        let mut next =
+            |bound: usize| usize::try_from(next64(u64::try_from(bound).unwrap())).unwrap();
         for seed in seeds {
             assert!(parse(seed).is_some());
             for _ in 0..20_000 {

@@ -383,6 +383,17 @@ impl<T: ArrayElement> ArrayElement for &T {
 pub(crate) mod tests {
     use super::*;
 
+    /// A fixed xorshift sequence from `seed`: each call gives a number below `bound`, the same
+    /// ones on every run.
+    pub(crate) fn xorshift(mut state: u64) -> impl FnMut(u64) -> u64 {
+        move |bound| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        }
+    }
+
     /// Encodes through `encode_checked` and returns the bytes (None for NULL).
     pub(crate) fn enc<T: Encode + ?Sized>(v: &T, ty: Oid) -> Option<Vec<u8>> {
         let mut buf = Vec::new();

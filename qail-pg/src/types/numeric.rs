@@ -318,13 +318,7 @@ mod tests {
     #[test]
     fn the_small_path_agrees_with_the_general_one() {
         // A fixed xorshift sequence: the same values on every run.
-        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % bound
-        };
+        let mut next = crate::types::tests::xorshift(0x9e37_79b9_7f4a_7c15);
         let mut taken = 0;
         for _ in 0..200_000 {
             let ndigits = u16::try_from(next(6)).unwrap();
@@ -366,13 +360,7 @@ mod tests {
     #[test]
     fn encoded_decimals_take_the_small_path() {
         // What the server sends is what `encode` writes (`bytes_match_the_server_both_ways`).
-        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % bound
-        };
+        let mut next = crate::types::tests::xorshift(0x2545_f491_4f6c_dd1d);
         for _ in 0..100_000 {
             // Up to eight digits before the point and eight after it: at most four
             // base-10000 digits.
