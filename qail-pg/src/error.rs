@@ -49,6 +49,8 @@ pub(crate) enum Kind {
     Usage,
     /// `query_one` / `query_opt` got a number of rows they do not accept.
     RowCount,
+    /// The caller's own code (a row callback) failed; the source is its error.
+    Caller,
 }
 
 impl Error {
@@ -150,6 +152,31 @@ impl Error {
     /// when the batch failed as it committed (a deferred constraint, a serialization failure).
     pub fn pipeline_index(&self) -> Option<usize> {
         self.0.pipeline_index
+    }
+
+    /// Wraps an error of the caller's own, for a row callback (`for_each`,
+    /// `pipeline_atomic_for_each`, …) to stop with: the call stops reading rows (an atomic
+    /// pipeline is rolled back if its Sync was not sent yet) and returns this error, whose
+    /// [`source`](std::error::Error::source) is `error` (downcast it to get it back).
+    ///
+    /// ```
+    /// use std::error::Error as _;
+    /// let e = qail_pg::Error::caller("quota exceeded");
+    /// assert!(e.is_caller());
+    /// assert_eq!(e.source().unwrap().to_string(), "quota exceeded");
+    /// ```
+    pub fn caller(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
+        Error(Box::new(Inner {
+            kind: Kind::Caller,
+            message: "the row callback stopped the query".to_owned(),
+            source: Some(error.into()),
+            pipeline_index: None,
+        }))
+    }
+
+    /// Whether this is an error of the caller's own code, made by [`Error::caller`].
+    pub fn is_caller(&self) -> bool {
+        self.0.kind == Kind::Caller
     }
 }
 

@@ -73,7 +73,7 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
 
     /// Runs the query and calls `f` with each decoded row as it arrives, without collecting
     /// them; returns the number of rows. An error from `f` stops the calls (the remaining rows
-    /// are read and dropped) and is returned.
+    /// are read and dropped) and is returned; [`Error::caller`] wraps an error of your own.
     pub async fn for_each_row(
         self,
         ex: &mut impl Executor,
@@ -122,7 +122,8 @@ impl<D> Query<'_, D> {
 
     /// Runs the query and calls `f` with each row borrowed from the read buffer, with the
     /// result column type OIDs: nothing is allocated per row. Read columns in order with
-    /// [`RawRow::get_next`]. Returns the number of rows.
+    /// [`RawRow::get_next`]. Returns the number of rows. An error from `f` stops the calls and
+    /// is returned; [`Error::caller`] wraps an error of your own.
     pub async fn for_each(
         self,
         ex: &mut impl Executor,

@@ -187,6 +187,40 @@ async fn visitors_and_streams_do_not_collect() {
         .await
         .unwrap();
     assert_eq!(longest, 3);
+    // A callback stops the query with its own error; the connection goes on.
+    #[derive(Debug)]
+    struct TooBig(i64);
+    impl std::fmt::Display for TooBig {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "{} is too big", self.0)
+        }
+    }
+    impl std::error::Error for TooBig {}
+    let mut seen = 0;
+    let err = query::<Pair>(t, &[&100i32])
+        .for_each(&mut conn, |row, columns| {
+            let id: i64 = row.get_next(columns)?;
+            seen += 1;
+            if id == 3 {
+                return Err(qail_pg::Error::caller(TooBig(id)));
+            }
+            Ok(())
+        })
+        .await
+        .unwrap_err();
+    assert!(err.is_caller(), "{err}");
+    assert_eq!(seen, 3, "no row is handed over after the error");
+    let too_big = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<TooBig>());
+    assert_eq!(too_big.map(|e| e.0), Some(3));
+    assert!(err.to_string().contains("3 is too big"), "{err}");
+    assert_eq!(
+        query::<Pair>(t, &[&2i32])
+            .fetch_all(&mut conn)
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
     {
         let mut stream = std::pin::pin!(query::<Pair>(t, &[&200_000i32]).fetch(&mut conn));
         let mut count = 0;

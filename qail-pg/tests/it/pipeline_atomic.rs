@@ -304,9 +304,9 @@ async fn an_error_from_the_visitor_fails_the_batch_and_says_what_became_of_it() 
         &[col("v", 20, "int8")],
     );
     let refuse_row_7 = |i: usize, row: &mut qail_pg::RawRow<'_>, c: &[qail_pg::Oid]| {
+        let v: i64 = row.get_next(c)?;
         if i == 7 {
-            // Not a bool: a decode error, which fails the batch.
-            row.get_next::<bool>(c)?;
+            return Err(qail_pg::Error::caller(format!("refusing {v}")));
         }
         Ok(())
     };
@@ -318,6 +318,11 @@ async fn an_error_from_the_visitor_fails_the_batch_and_says_what_became_of_it() 
         .await
         .unwrap_err();
     assert_eq!(err.pipeline_index(), Some(7), "{err}");
+    assert!(err.is_caller(), "{err}");
+    assert_eq!(
+        std::error::Error::source(&err).map(ToString::to_string),
+        Some("refusing 7".to_owned())
+    );
     assert!(err.to_string().contains("rolled back every query"), "{err}");
     assert_eq!(
         count(&mut conn, "atomic_visit").await,

@@ -272,7 +272,8 @@ impl Connection {
     /// Returns each query's number of rows, or its error.
     ///
     /// Per-query semantics as [`Connection::pipeline`]; an error returned by `f` becomes that
-    /// query's error (the rest of its rows are skipped).
+    /// query's error (the rest of its rows are skipped). [`Error::caller`] wraps an error of
+    /// your own.
     pub async fn pipeline_for_each<'q, D>(
         &mut self,
         queries: impl IntoIterator<Item = Query<'q, D>>,
