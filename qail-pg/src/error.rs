@@ -166,12 +166,7 @@ impl Error {
     /// assert_eq!(e.source().unwrap().to_string(), "quota exceeded");
     /// ```
     pub fn caller(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
-        Error(Box::new(Inner {
-            kind: Kind::Caller,
-            message: "the row callback stopped the query".to_owned(),
-            source: Some(error.into()),
-            pipeline_index: None,
-        }))
+        Error::with_source(Kind::Caller, "the row callback stopped the query", error)
     }
 
     /// Whether this is an error of the caller's own code, made by [`Error::caller`].

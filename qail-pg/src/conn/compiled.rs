@@ -478,7 +478,7 @@ pub(crate) fn check_bind_prefix(template: &Template) -> Result<(), Error> {
     ))
 }
 
-fn check_count(template: &Template, params: &Params<'_>) -> Result<(), Error> {
+pub(crate) fn check_count(template: &Template, params: &Params<'_>) -> Result<(), Error> {
     let expected = template.param_oids.len();
     if params.len() == expected {
         return Ok(());

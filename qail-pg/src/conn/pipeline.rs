@@ -24,7 +24,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::compiled::{Params, check_bind_prefix, check_drift, template_statement};
+use super::compiled::{Params, check_bind_prefix, check_count, check_drift, template_statement};
 use super::prepare::close_statement;
 use super::{Connection, Statement};
 use crate::error::{Error, Kind};
@@ -419,10 +419,7 @@ impl Connection {
                  pipeline first, or keep the statement cache on",
             ));
         }
-        if template.param_oids.len() != job.params().len() {
-            // Note: the same error the Bind would give, before anything is queued.
-            self.encode_bind(template.name, template.param_oids, job.params())?;
-        }
+        check_count(template, job.params())?;
         self.write_parse_describe(template, template.name)?;
         flush(self.stream.write_buf());
         self.unconfirmed.push(template.name.to_owned());
@@ -432,18 +429,17 @@ impl Connection {
         Ok(Encoded::Describing)
     }
 
-    /// Queues Bind + Execute (without Sync) of a template prepared on this connection: with
-    /// its pre-encoded Bind prefix when the statement has the template's name (checked by
-    /// `check_bind_prefix` when the pipeline first met the template).
+    /// Queues Bind + Execute (without Sync) of a template prepared on this connection, with
+    /// its pre-encoded Bind prefix (checked by `check_bind_prefix` when the pipeline first met
+    /// the template): a template's statement is always prepared under the template's name.
     fn bind_ready(
         &mut self,
         template: &'static Template,
         statement: &Statement,
         params: &Params<'_>,
     ) -> Result<(), Error> {
-        if statement.name() != template.name || statement.params().len() != params.len() {
-            return self.encode_bind(statement.name(), statement.params(), params);
-        }
+        debug_assert_eq!(statement.name(), template.name);
+        check_count(template, params)?;
         bind_execute(
             self.stream.write_buf(),
             template.bind_prefix(),
