@@ -479,6 +479,13 @@ pub static TYPES: &[Type] = &[
     Type { name: "xml", oid: 142, array_oid: 143, array_name: "_xml", category: 'U', preferred: false, display: "xml", range_subtype: "", aliases: &[], column_aliases: &[], rust: None },
 ];
 
+/// Calls `$callback! { bool, bytea, … }` with the `typname` of every built-in type `qail!`
+/// maps to a Rust field type ([`Rust::field`](crate::Rust::field) not empty).
+#[macro_export]
+macro_rules! mapped_types {
+    ($callback:ident) => { $callback! { bool, bpchar, bytea, cidr, date, float4, float8, inet, int2, int4, int8, interval, json, jsonb, macaddr, name, numeric, oid, text, time, timestamp, timestamptz, uuid, varchar } };
+}
+
 /// Casts between built-in types, sorted by source and target.
 pub static CASTS: &[Cast] = &[
     Cast { from: "bit", to: "bit", context: Implicit, method: 'f' },

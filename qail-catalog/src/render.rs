@@ -101,6 +101,7 @@ pub fn render(rows: &Rows) -> Result<String, String> {
     }
     render_oids(&mut out, &types);
     render_types(&mut out, &types, &spellings);
+    render_mapped(&mut out, &types, &spellings);
     render_casts(&mut out, &rows.casts);
     let mut used = Vec::new();
     render_functions(&mut out, &rows.functions, &overlay, &mut used);
@@ -217,6 +218,24 @@ fn render_types(out: &mut String, types: &[Vec<String>], spellings: &BTreeMap<&s
         );
     }
     out.push_str("];\n\n");
+}
+
+fn render_mapped(
+    out: &mut String,
+    types: &[Vec<String>],
+    spellings: &BTreeMap<&str, Spelling<'_>>,
+) {
+    let mapped: Vec<&str> = types
+        .iter()
+        .map(|r| col(r, 0))
+        .filter(|name| spellings.get(name).is_some_and(|s| !s.field.is_empty()))
+        .collect();
+    out.push_str("/// Calls `$callback! { bool, bytea, … }` with the `typname` of every built-in type `qail!`\n/// maps to a Rust field type ([`Rust::field`](crate::Rust::field) not empty).\n#[macro_export]\nmacro_rules! mapped_types {\n");
+    let _ = writeln!(
+        out,
+        "    ($callback:ident) => {{ $callback! {{ {} }} }};\n}}\n",
+        mapped.join(", ")
+    );
 }
 
 fn render_casts(out: &mut String, casts: &[Vec<String>]) {

@@ -23,9 +23,6 @@ use crate::types::{Encode, Oid, oid};
 /// A parameter list.
 pub(crate) type Params<'a> = [&'a (dyn Encode + Sync)];
 
-/// The first OID of objects created by users (`FirstNormalObjectId`): user types are above.
-const FIRST_USER_OID: Oid = 16384;
-
 impl Connection {
     /// Starts `template` with `params`: everything up to BindComplete. The caller reads the
     /// rows with [`Connection::read_rows`]. Retries once after a stale statement outside a
@@ -532,7 +529,7 @@ pub(crate) fn check_drift(
     let fix = "run `cargo qail schema pull` and rebuild, or change the query";
     for (i, (&expected, &actual)) in template.param_oids.iter().zip(params).enumerate() {
         let matches = match expected {
-            0 => actual >= FIRST_USER_OID,
+            0 => actual >= oid::FIRST_USER_OID,
             oid => oid == actual,
         };
         if !matches {
@@ -559,7 +556,7 @@ pub(crate) fn check_drift(
     for (expected, column) in template.columns().zip(columns) {
         let actual = column.type_oid();
         let matches = match expected.type_oid {
-            0 => actual >= FIRST_USER_OID,
+            0 => actual >= oid::FIRST_USER_OID,
             oid => oid == actual,
         };
         if !matches {
