@@ -3,6 +3,9 @@
 //! The data mirrors PostgreSQL 15's `pg_type` and `pg_cast` for the built-in types the
 //! analyzer reasons about.
 
+pub(crate) mod overload;
+pub(crate) mod written;
+
 use crate::snapshot::{Snapshot, TypeRef, UserTypeKind};
 
 /// (typname, oid, array oid, category, preferred, display name)

@@ -1,12 +1,21 @@
-//! The built-in operator catalog (a subset of PostgreSQL 15's `pg_operator`) and binary
-//! operator resolution, including the polymorphic cases (enums, arrays, `anynonarray || text`).
+//! Operators: the built-in operator catalog (a subset of PostgreSQL 15's `pg_operator`),
+//! binary operator resolution including the polymorphic cases (enums, arrays,
+//! `anynonarray || text`), and the typing of operator expressions (`a op b`, `op a`,
+//! AND/OR/NOT).
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::OnceLock;
 
-use super::resolve::{Pick, pick};
-use super::types::{
-    base, builtin, category, element_of, implicit, is_enum, range_subtype, scalar_name,
+use sqlparser::ast::{BinaryOperator, Expr, UnaryOperator};
+
+use crate::check::ctx::Ctx;
+use crate::check::expr::{Ty, Typed, condition, expr, predicate, settle};
+use crate::check::scope::Scope;
+use crate::check::types::overload::{Pick, pick};
+use crate::check::types::{
+    base, builtin, category, display, element_of, implicit, is_enum, range_subtype, scalar_name,
+    sql_name,
 };
 use crate::snapshot::{Snapshot, TypeRef};
 
@@ -14,8 +23,11 @@ use crate::snapshot::{Snapshot, TypeRef};
 type Row = (&'static str, &'static str, &'static str, &'static str);
 
 const COMPARE: &[&str] = &["=", "<>", "<", ">", "<=", ">="];
+
 const ARITH: &[&str] = &["+", "-", "*", "/"];
+
 const INTS: &[&str] = &["int2", "int4", "int8"];
+
 const ORDERED: &[&str] = &[
     "int2",
     "int4",
@@ -238,7 +250,7 @@ pub(crate) fn is_comparison(op: &str) -> bool {
 }
 
 /// Resolves `left op right`; `None` operands are unknown. `Err(true)` when ambiguous.
-pub(crate) fn binary(
+pub(crate) fn resolve_binary(
     op: &str,
     l: Option<&TypeRef>,
     r: Option<&TypeRef>,
@@ -389,13 +401,173 @@ fn range_op(op: &str, lt: &TypeRef, rt: &TypeRef, snap: &Snapshot) -> Option<Typ
 }
 
 /// Resolves a prefix operator (`-x`, `+x`, `~x`).
-pub(crate) fn prefix(op: &str, t: &TypeRef) -> Option<TypeRef> {
+pub(crate) fn resolve_prefix(op: &str, t: &TypeRef) -> Option<TypeRef> {
     let name = scalar_name(t)?;
     let numeric = ["int2", "int4", "int8", "float4", "float8", "numeric"].contains(&name);
     match op {
         "-" | "+" if numeric || name == "interval" => Some(t.clone()),
         "~" if INTS.contains(&name) => Some(t.clone()),
         _ => None,
+    }
+}
+
+pub(crate) fn binary(
+    cx: &mut Ctx,
+    sc: &Scope,
+    l: &Expr,
+    op: &BinaryOperator,
+    r: &Expr,
+    range: Range<usize>,
+) -> Typed {
+    if matches!(op, BinaryOperator::And | BinaryOperator::Or) {
+        let word = if *op == BinaryOperator::And {
+            "AND"
+        } else {
+            "OR"
+        };
+        let a = condition(cx, sc, l, word);
+        let b = condition(cx, sc, r, word);
+        let mut t = Typed::known(builtin("bool"), range);
+        if a.is_error() || b.is_error() {
+            t.ty = Ty::Error;
+        }
+        t.absorb(&a);
+        t.absorb(&b);
+        return t;
+    }
+    if let (Expr::Tuple(ls), Expr::Tuple(rs)) = (l, r) {
+        return predicate::row_compare(cx, sc, ls, &op.to_string(), rs, range);
+    }
+    let a = expr(cx, sc, l);
+    let b = expr(cx, sc, r);
+    apply(cx, &op.to_string(), a, b, range)
+}
+
+/// Resolves `a op b` on typed operands and fixes pending parameters.
+pub(crate) fn apply(
+    cx: &mut Ctx,
+    op: &str,
+    mut a: Typed,
+    mut b: Typed,
+    range: Range<usize>,
+) -> Typed {
+    if a.is_error() || b.is_error() {
+        return Typed::error(range);
+    }
+    match resolve_binary(op, a.arg(), b.arg(), cx.snap) {
+        Ok(sig) => {
+            settle(cx, &mut a, &sig.left);
+            settle(cx, &mut b, &sig.right);
+            let mut t = Typed::known(sig.result, range);
+            t.absorb(&a);
+            t.absorb(&b);
+            if matches!(op, "->" | "->>" | "#>" | "#>>") {
+                t.nullable = true;
+                t.why
+                    .push(format!("{op} yields NULL for a missing key or index"));
+            }
+            t
+        }
+        Err(ambiguous) => {
+            operator_error(cx, op, &a, &b, range.clone(), ambiguous);
+            Typed::error(range)
+        }
+    }
+}
+
+fn operator_error(
+    cx: &mut Ctx,
+    op: &str,
+    a: &Typed,
+    b: &Typed,
+    range: Range<usize>,
+    ambiguous: bool,
+) {
+    let show = |t: &Typed| t.arg().map_or_else(|| "unknown".to_string(), display);
+    let reused = [a, b]
+        .into_iter()
+        .find(|t| t.param.is_some() && t.arg().is_some());
+    let other = if reused.is_some_and(|r| std::ptr::eq(r, a)) {
+        b
+    } else {
+        a
+    };
+    if let (Some(p), Some(want)) = (reused, other.arg()) {
+        let n = p.param.unwrap_or(0);
+        let msg = format!(
+            "parameter ${n} is used as {} here but as {} elsewhere",
+            display(want),
+            show(p)
+        );
+        cx.error(
+            p.range.clone(),
+            msg,
+            Some(format!(
+                "use a separate parameter, or cast: ${n}::{}",
+                sql_name(want)
+            )),
+        );
+        return;
+    }
+    let (msg, hint) = if ambiguous {
+        (
+            format!("operator is not unique: {} {op} {}", show(a), show(b)),
+            "add a cast to the unknown operand, e.g. $1::int4".to_string(),
+        )
+    } else {
+        let hint = match (a.arg(), cx.sql.get(b.range.clone())) {
+            (Some(l), Some(text)) if !text.is_empty() => {
+                format!(
+                    "add a cast so both sides have the same type, e.g. {text}::{}",
+                    sql_name(l)
+                )
+            }
+            _ => "add a cast so both sides have the same type".to_string(),
+        };
+        (
+            format!("operator does not exist: {} {op} {}", show(a), show(b)),
+            hint,
+        )
+    };
+    cx.error(range, msg, Some(hint));
+}
+
+pub(crate) fn unary(
+    cx: &mut Ctx,
+    sc: &Scope,
+    op: UnaryOperator,
+    inner: &Expr,
+    range: Range<usize>,
+) -> Typed {
+    if op == UnaryOperator::Not {
+        let a = condition(cx, sc, inner, "NOT");
+        let mut t = Typed::known(builtin("bool"), range);
+        t.ty = if a.is_error() { Ty::Error } else { t.ty };
+        t.absorb(&a);
+        return t;
+    }
+    let a = expr(cx, sc, inner);
+    let sym = op.to_string();
+    let result = match &a.ty {
+        Ty::Error => return Typed::error(range),
+        Ty::Known(t) => resolve_prefix(&sym, t),
+        _ => None,
+    };
+    match result {
+        Some(ty) => {
+            let mut t = Typed::known(ty, range);
+            t.absorb(&a);
+            t
+        }
+        None => {
+            let have = a.arg().map_or_else(|| "unknown".into(), display);
+            cx.error(
+                range.clone(),
+                format!("operator does not exist: {sym} {have}"),
+                Some("add a cast to a numeric type, e.g. -$1::int4".into()),
+            );
+            Typed::error(range)
+        }
     }
 }
 
@@ -406,7 +578,7 @@ mod tests {
     fn resolve(op: &str, l: &str, r: &str) -> Option<String> {
         let s = Snapshot::default();
         let (l, r) = (builtin(l), builtin(r));
-        binary(op, Some(&l), Some(&r), &s)
+        resolve_binary(op, Some(&l), Some(&r), &s)
             .ok()
             .map(|sig| sig.result.name)
     }
@@ -444,7 +616,7 @@ mod tests {
     fn unknown_operand_takes_other_type() {
         let s = Snapshot::default();
         let tz = builtin("timestamptz");
-        let sig = binary("-", Some(&tz), None, &s).expect("resolves");
+        let sig = resolve_binary("-", Some(&tz), None, &s).expect("resolves");
         assert_eq!(sig.right, tz);
         assert_eq!(sig.result, builtin("interval"));
     }
@@ -458,10 +630,10 @@ mod tests {
             oid: None,
             array_dims: 0,
         };
-        let sig = binary("=", Some(&citext), None, &s).expect("resolves");
+        let sig = resolve_binary("=", Some(&citext), None, &s).expect("resolves");
         assert_eq!((&sig.right, sig.result.name.as_str()), (&citext, "bool"));
-        assert!(binary("<", Some(&citext), Some(&citext), &s).is_ok());
-        assert!(binary("=", Some(&citext), Some(&builtin("int4")), &s).is_err());
+        assert!(resolve_binary("<", Some(&citext), Some(&citext), &s).is_ok());
+        assert!(resolve_binary("=", Some(&citext), Some(&builtin("int4")), &s).is_err());
     }
 
     #[test]
@@ -469,7 +641,7 @@ mod tests {
         assert_eq!(resolve("#>>", "jsonb", "text").as_deref(), None);
         let s = Snapshot::default();
         let jsonb = builtin("jsonb");
-        let sig = binary("#>>", Some(&jsonb), None, &s).expect("resolves");
+        let sig = resolve_binary("#>>", Some(&jsonb), None, &s).expect("resolves");
         assert_eq!(
             (sig.right.array_dims, sig.result.name.as_str()),
             (1, "text")
@@ -485,7 +657,7 @@ mod tests {
         );
         assert_eq!(resolve("=", "xid", "int4").as_deref(), Some("bool"));
         let i8 = builtin("int8");
-        let sig = binary("||", None, Some(&i8), &s).expect("text || anynonarray");
+        let sig = resolve_binary("||", None, Some(&i8), &s).expect("text || anynonarray");
         assert_eq!(
             (sig.left.name.as_str(), sig.result.name.as_str()),
             ("text", "text")

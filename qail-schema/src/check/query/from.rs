@@ -5,15 +5,14 @@ use sqlparser::ast::{
     Ident, JoinConstraint, JoinOperator, ObjectName, Query, TableAlias, TableFactor, TableWithJoins,
 };
 
-use super::ColumnSource;
-use super::ctx::Ctx;
-use super::expr::condition;
-use super::names::{find_relation, relation_suggestion};
-use super::nullability;
-use super::scope::{Col, Merged, Rel, Scope, Star, norm, parts};
-use super::select;
-use super::srf;
-use super::types::{common_type, display, not_null_domain};
+use crate::check::call::srf;
+use crate::check::ctx::Ctx;
+use crate::check::expr::condition;
+use crate::check::names::{find_relation, relation_suggestion};
+use crate::check::query::select;
+use crate::check::scope::{Col, Merged, Rel, Scope, Star, norm, parts};
+use crate::check::types::{common_type, display, not_null_domain};
+use crate::check::{ColumnSource, nullability};
 use crate::snapshot::{Relation, RelationKind, Snapshot, TypeRef};
 
 #[derive(Clone, Copy, PartialEq, Eq)]

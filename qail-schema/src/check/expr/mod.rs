@@ -1,18 +1,26 @@
-//! Expression typing: literals, parameters, column references, operators.
-//! Function calls, CASE and the other special forms live in `exprs`.
+//! Expression typing: the typed-expression model, literals, parameters and column references,
+//! and the dispatch of every other form to its module (operators, predicates, casts,
+//! subqueries, constructors, conditional expressions, subscripts, function calls).
+
+pub(crate) mod cast;
+pub(crate) mod conditional;
+pub(crate) mod constructor;
+pub(crate) mod literal;
+pub(crate) mod operator;
+pub(crate) mod predicate;
+pub(crate) mod subquery;
+pub(crate) mod subscript;
 
 use std::ops::Range;
 
-use sqlparser::ast::{BinaryOperator, Expr, Ident, UnaryOperator, Value};
+use sqlparser::ast::{Expr, Ident, Value};
 
-use super::ColumnSource;
-use super::ctx::Ctx;
-use super::exprs;
-use super::literal;
-use super::names::report_lookup;
-use super::ops;
-use super::scope::{LookupError, Scope, norm};
-use super::types::{assignable, builtin, display, implicit, sql_name};
+use crate::check::call::syntax;
+use crate::check::ctx::Ctx;
+use crate::check::names::report_lookup;
+use crate::check::scope::{LookupError, Scope, norm};
+use crate::check::types::{assignable, builtin, display, implicit};
+use crate::check::{ColumnSource, call};
 use crate::snapshot::TypeRef;
 
 /// The type of an expression, as far as it is known.
@@ -101,10 +109,95 @@ pub(crate) fn expr(cx: &mut Ctx, sc: &Scope, e: &Expr) -> Typed {
         },
         Expr::Value(v) => value(cx, &v.value, range),
         Expr::Nested(inner) => expr(cx, sc, inner),
-        Expr::BinaryOp { left, op, right } => binary(cx, sc, left, op, right, range),
-        Expr::UnaryOp { op, expr: inner } => unary(cx, sc, *op, inner, range),
-        _ => exprs::special(cx, sc, e, range),
+        Expr::BinaryOp { left, op, right } => operator::binary(cx, sc, left, op, right, range),
+        Expr::UnaryOp { op, expr: inner } => operator::unary(cx, sc, *op, inner, range),
+        Expr::IsNull(x) | Expr::IsNotNull(x) => predicate::null_test(cx, sc, x, range),
+        Expr::IsTrue(x) | Expr::IsFalse(x) | Expr::IsNotTrue(x) | Expr::IsNotFalse(x) => {
+            let t = condition(cx, sc, x, "IS TRUE");
+            predicate::non_null_bool(&t, range)
+        }
+        Expr::IsDistinctFrom(a, b) | Expr::IsNotDistinctFrom(a, b) => {
+            predicate::distinct(cx, sc, a, b, range)
+        }
+        Expr::InList { expr: x, list, .. } => predicate::in_list(cx, sc, x, list, range),
+        Expr::InSubquery {
+            expr: x, subquery, ..
+        } => predicate::in_subquery(cx, sc, x, subquery, range),
+        Expr::AnyOp {
+            left,
+            compare_op,
+            right,
+            ..
+        }
+        | Expr::AllOp {
+            left,
+            compare_op,
+            right,
+        } => predicate::any_op(cx, sc, left, &compare_op.to_string(), right, range),
+        Expr::Between {
+            expr: x, low, high, ..
+        } => predicate::between(cx, sc, x, low, high, range),
+        Expr::Like {
+            expr: x,
+            pattern,
+            any,
+            ..
+        } => predicate::like(cx, sc, x, pattern, "~~", *any, range),
+        Expr::ILike {
+            expr: x,
+            pattern,
+            any,
+            ..
+        } => predicate::like(cx, sc, x, pattern, "~~*", *any, range),
+        Expr::SimilarTo {
+            expr: x, pattern, ..
+        } => predicate::like(cx, sc, x, pattern, "~", false, range),
+        Expr::Cast {
+            expr: x, data_type, ..
+        } => cast::cast(cx, sc, x, data_type, range),
+        Expr::TypedString(ts) => cast::typed_string(cx, &ts.data_type, range),
+        Expr::Interval(_) => cast::interval(range),
+        Expr::Exists { subquery, .. } => subquery::exists(cx, sc, subquery, range),
+        Expr::Subquery(q) => subquery::scalar_subquery(cx, sc, q, range),
+        Expr::Function(_) => call::call(cx, sc, e, range),
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => conditional::case(
+            cx,
+            sc,
+            operand.as_deref(),
+            conditions,
+            else_result.as_deref(),
+            range,
+        ),
+        Expr::Collate { expr: x, .. } => expr(cx, sc, x),
+        Expr::Extract { .. }
+        | Expr::Ceil { .. }
+        | Expr::Floor { .. }
+        | Expr::Substring { .. }
+        | Expr::Position { .. }
+        | Expr::Trim { .. }
+        | Expr::Overlay { .. }
+        | Expr::AtTimeZone { .. } => syntax::form(cx, sc, e, range),
+        Expr::Array(arr) => constructor::array(cx, sc, &arr.elem, range),
+        Expr::CompoundFieldAccess { root, access_chain } => {
+            subscript::subscript(cx, sc, root, access_chain, range)
+        }
+        _ => unsupported(cx, range),
     }
+}
+
+/// An expression the analyzer does not type yet.
+pub(crate) fn unsupported(cx: &mut Ctx, range: Range<usize>) -> Typed {
+    cx.error(
+        range.clone(),
+        "this expression is not supported by the analyzer yet",
+        Some("rewrite it with standard operators and functions, or add an explicit cast".into()),
+    );
+    Typed::error(range)
 }
 
 fn value(cx: &mut Ctx, v: &Value, range: Range<usize>) -> Typed {
@@ -241,7 +334,7 @@ pub(crate) fn expect(
     what: &str,
 ) -> Typed {
     if fit == Fit::Assign
-        && let Some(t) = super::callforms::row_into(cx, sc, e, target)
+        && let Some(t) = constructor::row_into(cx, sc, e, target)
     {
         return t;
     }
@@ -291,160 +384,6 @@ pub(crate) fn condition(cx: &mut Ctx, sc: &Scope, e: &Expr, clause: &str) -> Typ
     }
     settle(cx, &mut t, &builtin("bool"));
     t
-}
-
-fn binary(
-    cx: &mut Ctx,
-    sc: &Scope,
-    l: &Expr,
-    op: &BinaryOperator,
-    r: &Expr,
-    range: Range<usize>,
-) -> Typed {
-    if matches!(op, BinaryOperator::And | BinaryOperator::Or) {
-        let word = if *op == BinaryOperator::And {
-            "AND"
-        } else {
-            "OR"
-        };
-        let a = condition(cx, sc, l, word);
-        let b = condition(cx, sc, r, word);
-        let mut t = Typed::known(builtin("bool"), range);
-        if a.is_error() || b.is_error() {
-            t.ty = Ty::Error;
-        }
-        t.absorb(&a);
-        t.absorb(&b);
-        return t;
-    }
-    if let (Expr::Tuple(ls), Expr::Tuple(rs)) = (l, r) {
-        return exprs::row_compare(cx, sc, ls, &op.to_string(), rs, range);
-    }
-    let a = expr(cx, sc, l);
-    let b = expr(cx, sc, r);
-    apply(cx, &op.to_string(), a, b, range)
-}
-
-/// Resolves `a op b` on typed operands and fixes pending parameters.
-pub(crate) fn apply(
-    cx: &mut Ctx,
-    op: &str,
-    mut a: Typed,
-    mut b: Typed,
-    range: Range<usize>,
-) -> Typed {
-    if a.is_error() || b.is_error() {
-        return Typed::error(range);
-    }
-    match ops::binary(op, a.arg(), b.arg(), cx.snap) {
-        Ok(sig) => {
-            settle(cx, &mut a, &sig.left);
-            settle(cx, &mut b, &sig.right);
-            let mut t = Typed::known(sig.result, range);
-            t.absorb(&a);
-            t.absorb(&b);
-            if matches!(op, "->" | "->>" | "#>" | "#>>") {
-                t.nullable = true;
-                t.why
-                    .push(format!("{op} yields NULL for a missing key or index"));
-            }
-            t
-        }
-        Err(ambiguous) => {
-            operator_error(cx, op, &a, &b, range.clone(), ambiguous);
-            Typed::error(range)
-        }
-    }
-}
-
-fn operator_error(
-    cx: &mut Ctx,
-    op: &str,
-    a: &Typed,
-    b: &Typed,
-    range: Range<usize>,
-    ambiguous: bool,
-) {
-    let show = |t: &Typed| t.arg().map_or_else(|| "unknown".to_string(), display);
-    let reused = [a, b]
-        .into_iter()
-        .find(|t| t.param.is_some() && t.arg().is_some());
-    let other = if reused.is_some_and(|r| std::ptr::eq(r, a)) {
-        b
-    } else {
-        a
-    };
-    if let (Some(p), Some(want)) = (reused, other.arg()) {
-        let n = p.param.unwrap_or(0);
-        let msg = format!(
-            "parameter ${n} is used as {} here but as {} elsewhere",
-            display(want),
-            show(p)
-        );
-        cx.error(
-            p.range.clone(),
-            msg,
-            Some(format!(
-                "use a separate parameter, or cast: ${n}::{}",
-                sql_name(want)
-            )),
-        );
-        return;
-    }
-    let (msg, hint) = if ambiguous {
-        (
-            format!("operator is not unique: {} {op} {}", show(a), show(b)),
-            "add a cast to the unknown operand, e.g. $1::int4".to_string(),
-        )
-    } else {
-        let hint = match (a.arg(), cx.sql.get(b.range.clone())) {
-            (Some(l), Some(text)) if !text.is_empty() => {
-                format!(
-                    "add a cast so both sides have the same type, e.g. {text}::{}",
-                    sql_name(l)
-                )
-            }
-            _ => "add a cast so both sides have the same type".to_string(),
-        };
-        (
-            format!("operator does not exist: {} {op} {}", show(a), show(b)),
-            hint,
-        )
-    };
-    cx.error(range, msg, Some(hint));
-}
-
-fn unary(cx: &mut Ctx, sc: &Scope, op: UnaryOperator, inner: &Expr, range: Range<usize>) -> Typed {
-    if op == UnaryOperator::Not {
-        let a = condition(cx, sc, inner, "NOT");
-        let mut t = Typed::known(builtin("bool"), range);
-        t.ty = if a.is_error() { Ty::Error } else { t.ty };
-        t.absorb(&a);
-        return t;
-    }
-    let a = expr(cx, sc, inner);
-    let sym = op.to_string();
-    let result = match &a.ty {
-        Ty::Error => return Typed::error(range),
-        Ty::Known(t) => ops::prefix(&sym, t),
-        _ => None,
-    };
-    match result {
-        Some(ty) => {
-            let mut t = Typed::known(ty, range);
-            t.absorb(&a);
-            t
-        }
-        None => {
-            let have = a.arg().map_or_else(|| "unknown".into(), display);
-            cx.error(
-                range.clone(),
-                format!("operator does not exist: {sym} {have}"),
-                Some("add a cast to a numeric type, e.g. -$1::int4".into()),
-            );
-            Typed::error(range)
-        }
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! applied to a list of candidate signatures. `None` in the arguments is an `unknown`
 //! (a string literal, NULL, or a parameter whose type is not fixed yet).
 
-use super::types::{category, implicit, is_preferred};
+use crate::check::types::{category, implicit, is_preferred};
 use crate::snapshot::{Snapshot, TypeRef};
 
 /// Outcome of resolution.

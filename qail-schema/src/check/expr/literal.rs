@@ -2,8 +2,8 @@
 //! `'…'` when it parses the statement, so `uuid_col = 'abc'` or an unknown enum label fails
 //! before any row is read. The analyzer reports the same mistakes at compile time.
 
-use super::diag::did_you_mean;
-use super::types::scalar_name;
+use crate::check::diag::did_you_mean;
+use crate::check::types::scalar_name;
 use crate::snapshot::{Snapshot, TypeRef, UserTypeKind};
 
 /// Why `text` is not a valid literal of type `ty` (message, hint), if it is not.
@@ -46,7 +46,7 @@ pub(crate) fn invalid(text: &str, ty: &TypeRef, snap: &Snapshot) -> Option<(Stri
         _ => true,
     };
     (!ok).then(|| {
-        let name = super::types::display(ty);
+        let name = crate::check::types::display(ty);
         (
             format!("invalid input syntax for type {name}: \"{text}\""),
             format!("write a valid {name} literal, or pass it as a parameter"),

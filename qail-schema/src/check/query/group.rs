@@ -5,9 +5,9 @@ use sqlparser::ast::{
     Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Select, SelectItem, Value,
 };
 
-use super::ctx::Ctx;
-use super::functions;
-use super::scope::{Scope, norm, parts};
+use crate::check::call::builtins;
+use crate::check::ctx::Ctx;
+use crate::check::scope::{Scope, norm, parts};
 
 /// The grouping expressions of GROUP BY with GROUPING SETS, ROLLUP and CUBE flattened, and
 /// those among them that are absent from some grouping set (they are NULL in its rows).
@@ -185,7 +185,7 @@ fn column_at(sc: &Scope, e: &Expr) -> Option<(usize, usize)> {
 
 fn is_aggregate(f: &sqlparser::ast::Function) -> bool {
     let name = parts(&f.name).last().map(|i| norm(i)).unwrap_or_default();
-    functions::is_aggregate(&name)
+    builtins::is_aggregate(&name)
 }
 
 /// Whether `e` calls an aggregate outside any subquery.

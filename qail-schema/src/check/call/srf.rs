@@ -6,12 +6,11 @@ use std::ops::Range;
 
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, ObjectName, TableAlias, TableFactor};
 
-use super::calls;
-use super::ctx::Ctx;
-use super::datatype;
-use super::expr::{Fit, Ty, Typed, conform, expr};
-use super::scope::{Col, Rel, Scope, norm, parts};
-use super::types::{builtin, element_of, user_kind};
+use crate::check::call;
+use crate::check::ctx::Ctx;
+use crate::check::expr::{Fit, Ty, Typed, conform, expr};
+use crate::check::scope::{Col, Rel, Scope, norm, parts};
+use crate::check::types::{builtin, element_of, user_kind, written};
 use crate::snapshot::{TypeRef, UserTypeKind};
 
 /// What a FROM-clause function call looks like.
@@ -150,7 +149,7 @@ fn function_columns(
 ) -> Option<Vec<Col>> {
     let typed = typed_args(cx, sc, args)?;
     let argc = typed.len();
-    let t = calls::resolve_call(cx, schema, fname, typed, call.range.clone());
+    let t = call::resolve_call(cx, schema, fname, typed, call.range.clone());
     let Ty::Known(ty) = t.ty else {
         return None;
     };
@@ -218,7 +217,7 @@ fn record_columns(
     }
     let mut cols = Vec::with_capacity(defs.len());
     for d in defs {
-        let ty = datatype::resolve(cx, d.data_type.as_ref()?)?;
+        let ty = written::resolve(cx, d.data_type.as_ref()?)?;
         cols.push(nullable_col(&norm(&d.name), ty, "a JSON record"));
     }
     Some(cols)

@@ -1,12 +1,12 @@
-//! Function overload resolution over the built-in catalog (`catalog.rs`) and PostgreSQL's
-//! polymorphic pseudo-types.
+//! The built-in functions: lookup in the catalog (`catalog`), overload resolution, and
+//! PostgreSQL's polymorphic pseudo-types.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::catalog::CATALOG;
-use super::resolve::{Pick, pick};
-use super::types::{array_of, builtin, common_type, element_of, is_enum, range_subtype};
+use crate::check::call::catalog::CATALOG;
+use crate::check::types::overload::{Pick, pick};
+use crate::check::types::{array_of, builtin, common_type, element_of, is_enum, range_subtype};
 use crate::snapshot::{Snapshot, TypeRef};
 
 /// One catalog signature.
@@ -200,7 +200,7 @@ pub(crate) fn resolve(
 }
 
 fn base(t: &TypeRef, snap: &Snapshot) -> TypeRef {
-    super::types::base(t, snap)
+    crate::check::types::base(t, snap)
 }
 
 /// What the polymorphic arguments of one call bind.

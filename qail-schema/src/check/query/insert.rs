@@ -5,15 +5,14 @@ use sqlparser::ast::{
     SetExpr, TableObject, Value,
 };
 
-use super::StatementKind;
-use super::ctx::{Ctx, Shape};
-use super::diag::did_you_mean;
-use super::dml::{finish, is_default, scope_in, set_list};
-use super::expr::{Fit, Typed, condition, conform, expr};
-use super::from;
-use super::scope::{Col, Rel, Scope, Star, norm};
-use super::select;
-use super::types::{assignable, display, sql_name};
+use crate::check::StatementKind;
+use crate::check::ctx::{Ctx, Shape};
+use crate::check::diag::did_you_mean;
+use crate::check::expr::{Fit, Typed, condition, conform, constructor, expr};
+use crate::check::query::update::{is_default, set_list};
+use crate::check::query::{finish, from, scope_in, select};
+use crate::check::scope::{Col, Rel, Scope, Star, norm};
+use crate::check::types::{assignable, display, sql_name};
 
 pub(crate) fn insert(cx: &mut Ctx, ins: &Insert, outer: Option<&Scope>) -> Option<Shape> {
     let TableObject::TableName(name) = &ins.table else {
@@ -156,7 +155,7 @@ fn source(cx: &mut Ctx, q: &Query, targets: &[Col], outer: Option<&Scope>) -> Op
             .zip(targets)
             .map(|(e, col)| {
                 (!is_default(e)).then(|| {
-                    super::callforms::row_into(cx, &empty, e, &col.ty)
+                    constructor::row_into(cx, &empty, e, &col.ty)
                         .unwrap_or_else(|| expr(cx, &empty, e))
                 })
             })
@@ -208,7 +207,7 @@ fn bare_params(cx: &mut Ctx, q: &Query, targets: &[Col]) {
 fn select_source(
     cx: &mut Ctx,
     q: &Query,
-    cols: &[super::OutputColumn],
+    cols: &[crate::check::OutputColumn],
     targets: &[Col],
 ) -> Option<()> {
     if cols.len() != targets.len() {

@@ -2,10 +2,10 @@
 
 use sqlparser::ast::{ArrayElemTypeDef, DataType, ObjectName, TimezoneInfo};
 
-use super::ctx::Ctx;
-use super::diag::closest;
-use super::scope::{norm, parts};
-use super::types::{array_of, builtin};
+use crate::check::ctx::Ctx;
+use crate::check::diag::closest;
+use crate::check::scope::{norm, parts};
+use crate::check::types::{array_of, builtin};
 use crate::snapshot::TypeRef;
 
 /// Built-in type names and aliases accepted in casts, with their `typname`.

@@ -7,15 +7,13 @@ use sqlparser::ast::{
     Value,
 };
 
-use super::OutputColumn;
-use super::ctx::Ctx;
-use super::dml;
-use super::expr::{Fit, Ty, Typed, condition, expect, expr, settle};
-use super::from;
-use super::group;
-use super::nullability::{self, output};
-use super::scope::{Col, Scope, norm, parts};
-use super::types::{builtin, common_type, display, scalar_name, sql_name};
+use crate::check::ctx::Ctx;
+use crate::check::expr::{Fit, Ty, Typed, condition, expect, expr, settle};
+use crate::check::nullability::output;
+use crate::check::query::{from, group, statement_in};
+use crate::check::scope::{Col, Scope, norm, parts};
+use crate::check::types::{builtin, common_type, display, scalar_name, sql_name};
+use crate::check::{OutputColumn, nullability};
 use crate::snapshot::TypeRef;
 
 /// A subquery, seeing `outer`'s relations (correlation).
@@ -197,7 +195,7 @@ fn body(
         }
         SetExpr::Values(v) => values(cx, &v.rows, sc),
         SetExpr::Insert(stmt) | SetExpr::Update(stmt) | SetExpr::Delete(stmt) => {
-            dml::statement_in(cx, stmt, Some(sc)).map(|s| s.columns)
+            statement_in(cx, stmt, Some(sc)).map(|s| s.columns)
         }
         other => {
             let r = cx.range(other);

@@ -1,5 +1,14 @@
-//! Function calls (catalog and snapshot functions), aggregates and window functions, CASE,
-//! COALESCE, NULLIF, GREATEST/LEAST and ARRAY[…].
+//! Function calls: catalog and snapshot functions, aggregates and window functions, their
+//! ORDER BY/FILTER/OVER clauses, and the errors for calls that do not resolve. Functions
+//! written with SQL syntax, ordered-set aggregates, named arguments and functions in FROM
+//! have modules of their own.
+
+pub(crate) mod builtins;
+pub(crate) mod catalog;
+pub(crate) mod named;
+pub(crate) mod ordered_set;
+pub(crate) mod srf;
+pub(crate) mod syntax;
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -9,59 +18,22 @@ use sqlparser::ast::{
     WindowType,
 };
 
-use super::callforms;
-use super::ctx::Ctx;
-use super::diag::closest;
-use super::expr::{Fit, Ty, Typed, apply, condition, conform, expr, settle};
-use super::functions::{self, CallError, NullRule};
-use super::resolve::{Pick, pick};
-use super::scope::{Scope, norm, parts};
-use super::types::{array_of, base, builtin, common_type, display};
+use crate::check::call::builtins::{CallError, NullRule};
+use crate::check::ctx::Ctx;
+use crate::check::diag::closest;
+use crate::check::expr::{Typed, condition, conditional, constructor, expr, settle, subquery};
+use crate::check::scope::{Scope, norm, parts};
+use crate::check::types::overload::{Pick, pick};
+use crate::check::types::{base, builtin, display};
 use crate::snapshot::TypeRef;
 
-/// A function call or CASE expression.
+/// A function call.
 pub(crate) fn call(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> Typed {
     match e {
-        Expr::Function(f) => match callforms::row(cx, sc, e, range.clone()) {
+        Expr::Function(f) => match constructor::row(cx, sc, e, range.clone()) {
             Some(t) => t,
             None => function(cx, sc, f, range),
         },
-        Expr::Case {
-            operand,
-            conditions,
-            else_result,
-            ..
-        } => {
-            let mut results = Vec::with_capacity(conditions.len() + 1);
-            let subject = operand.as_ref().map(|o| expr(cx, sc, o));
-            for when in conditions {
-                let test = match &subject {
-                    Some(s) => {
-                        let v = expr(cx, sc, &when.condition);
-                        apply(cx, "=", s.clone(), v, cx.range(&when.condition))
-                    }
-                    None => condition(cx, sc, &when.condition, "CASE/WHEN"),
-                };
-                if test.is_error() {
-                    return Typed::error(range);
-                }
-                results.push(expr(cx, sc, &when.result));
-            }
-            let has_else = else_result.is_some();
-            if let Some(e) = else_result {
-                results.push(expr(cx, sc, e));
-            }
-            let mut t = unify(cx, results, "CASE", range, |parts| {
-                parts.iter().any(|p| p.nullable)
-            });
-            if !has_else {
-                t.nullable = true;
-                t.why
-                    .push("CASE without ELSE yields NULL when no branch matches".into());
-            }
-            t.name = Some("case".into());
-            t
-        }
         _ => Typed::error(range),
     }
 }
@@ -83,14 +55,14 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     let name = ids.last().map(|i| norm(i)).unwrap_or_default();
     let schema = (ids.len() == 2).then(|| norm(ids[0]));
     if let (FunctionArguments::Subquery(q), "array") = (&f.args, name.as_str()) {
-        return super::exprs::array_subquery(cx, sc, q, range);
+        return subquery::array_subquery(cx, sc, q, range);
     }
-    if schema.is_none() && functions::ORDERED_SET.contains(&name.as_str()) {
+    if schema.is_none() && builtins::ORDERED_SET.contains(&name.as_str()) {
         side_clauses(cx, sc, f);
-        return callforms::ordered_set(cx, sc, f, &name, range);
+        return ordered_set::ordered_set(cx, sc, f, &name, range);
     }
-    if callforms::has_named(f) {
-        return callforms::named_call(cx, sc, f, &name, range);
+    if named::has_named(f) {
+        return named::named_call(cx, sc, f, &name, range);
     }
     let Some((args, star)) = arguments(cx, f, range.clone()) else {
         return Typed::error(range);
@@ -106,8 +78,10 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
         return Typed::error(range);
     }
     match name.as_str() {
-        "coalesce" | "greatest" | "least" if schema.is_none() => coalesce(cx, name, typed, range),
-        "nullif" if schema.is_none() && typed.len() == 2 => nullif(cx, typed, range),
+        "coalesce" | "greatest" | "least" if schema.is_none() => {
+            conditional::coalesce(cx, name, typed, range)
+        }
+        "nullif" if schema.is_none() && typed.len() == 2 => conditional::nullif(cx, typed, range),
         _ => {
             let inputs: Vec<Typed> = typed.clone();
             let mut t = resolve_call(cx, schema.as_deref(), &name, typed, range);
@@ -224,113 +198,6 @@ fn side_clauses(cx: &mut Ctx, sc: &Scope, f: &Function) {
     }
 }
 
-/// COALESCE, GREATEST, LEAST: NULL only when every argument is NULL; NULL is a meaningful
-/// parameter value here.
-fn coalesce(cx: &mut Ctx, name: String, mut typed: Vec<Typed>, range: Range<usize>) -> Typed {
-    for t in &mut typed {
-        if let Some(n) = t.param {
-            cx.param_nullable(n);
-            t.nullable = true;
-            t.why.push(format!("parameter ${n} may be NULL"));
-        }
-    }
-    let mut t = unify(cx, typed, &name.to_uppercase(), range, |ps| {
-        ps.iter().all(|p| p.nullable)
-    });
-    t.name = Some(name);
-    t
-}
-
-fn nullif(cx: &mut Ctx, mut typed: Vec<Typed>, range: Range<usize>) -> Typed {
-    let b = typed.pop().unwrap_or_else(|| Typed::error(range.clone()));
-    let a = typed.pop().unwrap_or_else(|| Typed::error(range.clone()));
-    let eq = apply(cx, "=", a.clone(), b, range.clone());
-    if eq.is_error() {
-        return Typed::error(range);
-    }
-    let ty = match (&a.ty, a.param) {
-        (Ty::Known(t), _) => t.clone(),
-        (_, Some(n)) => cx
-            .params
-            .get(n - 1)
-            .and_then(|s| s.ty.clone())
-            .unwrap_or_else(|| builtin("text")),
-        _ => builtin("text"),
-    };
-    let mut t = Typed::known(ty, range);
-    t.nullable = true;
-    t.why
-        .push("NULLIF yields NULL when its arguments are equal".into());
-    t.name = Some("nullif".into());
-    t
-}
-
-/// Unifies branch types (PostgreSQL's select_common_type) and fixes pending parameters.
-fn unify(
-    cx: &mut Ctx,
-    mut parts: Vec<Typed>,
-    what: &str,
-    range: Range<usize>,
-    nullable: impl Fn(&[Typed]) -> bool,
-) -> Typed {
-    if parts.iter().any(Typed::is_error) {
-        return Typed::error(range);
-    }
-    let known: Vec<TypeRef> = parts.iter().filter_map(|p| p.arg().cloned()).collect();
-    let ty = match common_type(&known, cx.snap) {
-        Ok(t) => t,
-        Err(pair) => {
-            let (a, b) = *pair;
-            let msg = format!(
-                "{what} types {} and {} cannot be matched",
-                display(&a),
-                display(&b)
-            );
-            cx.error(
-                range.clone(),
-                msg,
-                Some("cast the branches to one type".into()),
-            );
-            return Typed::error(range);
-        }
-    };
-    for p in &mut parts {
-        conform(cx, p, &ty, Fit::Implicit, what);
-    }
-    let mut t = Typed::known(ty, range);
-    if nullable(&parts) {
-        for p in &parts {
-            t.absorb(p);
-        }
-    }
-    t
-}
-
-/// `ARRAY[…]`.
-pub(crate) fn array(cx: &mut Ctx, sc: &Scope, elems: &[Expr], range: Range<usize>) -> Typed {
-    let parts: Vec<Typed> = elems.iter().map(|e| expr(cx, sc, e)).collect();
-    if parts.is_empty()
-        || (parts.iter().any(|p| matches!(p.ty, Ty::Param(_)))
-            && parts.iter().all(|p| p.arg().is_none()))
-    {
-        cx.error(
-            range.clone(),
-            "cannot determine the type of an empty or untyped array",
-            Some("add a cast, e.g. ARRAY[]::text[]".into()),
-        );
-        return Typed::error(range);
-    }
-    let elem = unify(cx, parts, "ARRAY", range.clone(), |_| false);
-    match elem.ty {
-        Ty::Known(t) => {
-            let mut out = Typed::known(array_of(&t), range);
-            out.name = Some("array".into());
-            out
-        }
-        _ => Typed::error(range),
-    }
-}
-
 /// Resolves a call of `name` on typed arguments (catalog, then snapshot functions).
 pub(crate) fn resolve_call(
     cx: &mut Ctx,
@@ -345,7 +212,7 @@ pub(crate) fn resolve_call(
     let types: Vec<Option<&TypeRef>> = args.iter().map(Typed::arg).collect();
     let builtin_schema = schema.is_none_or(|s| s == "pg_catalog");
     let resolved = if builtin_schema {
-        functions::resolve(name, &types, cx.snap)
+        builtins::resolve(name, &types, cx.snap)
     } else {
         Err(CallError::UnknownName)
     };
@@ -445,7 +312,7 @@ fn user_function(
     schema: Option<&str>,
     name: &str,
     args: &[Option<&TypeRef>],
-) -> Result<functions::Resolved, CallError> {
+) -> Result<builtins::Resolved, CallError> {
     let snap = cx.snap;
     let fns: Vec<_> = snap
         .functions
@@ -466,7 +333,7 @@ fn user_function(
     let based: Vec<Option<TypeRef>> = args.iter().map(|a| a.map(|t| base(t, snap))).collect();
     let args: Vec<Option<&TypeRef>> = based.iter().map(Option::as_ref).collect();
     match pick(&args, &cands, false, snap) {
-        Pick::One(i) => Ok(functions::Resolved {
+        Pick::One(i) => Ok(builtins::Resolved {
             params: cands[i].clone(),
             result: if fns[i].returns_set || fns[i].out_columns.is_empty() {
                 fns[i].returns.clone()
