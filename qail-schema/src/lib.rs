@@ -5,7 +5,7 @@
 //! - [`ddl`]: DDL scripts → a snapshot, without a database.
 //! - [`diff`]: the semantic difference between two snapshots.
 //! - [`check`]: the offline analyzer, SQL → typed parameters and columns.
-//! - [`analyze`]: `cargo qail analyze`, the analyzer over SQL files (text and JSON reports).
+//! - [`report`]: `cargo qail analyze`, the analyzer over SQL files (text and JSON reports).
 //! - [`introspect`]: a live catalog → a snapshot (`pull` needs feature `introspect`).
 //!
 //! ```
@@ -27,12 +27,12 @@
 //! | `introspect` | yes     | `introspect::pull`: read a live database through qail-pg |
 //! | `cli`        | yes     | the `cargo-qail` binary |
 
-pub mod analyze;
 pub mod builtin;
 pub mod check;
 pub mod ddl;
 pub mod diff;
 pub mod introspect;
+pub mod report;
 pub mod snapshot;
 
 pub use snapshot::Snapshot;
