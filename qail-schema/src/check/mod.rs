@@ -155,3 +155,19 @@ fn whole(sql: &str, message: &str, hint: &str) -> Diagnostic {
         hint: Some(hint.into()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_nesting_is_a_diagnostic_not_a_crash() {
+        let sql = format!("SELECT {}1{}", "(".repeat(500), ")".repeat(500));
+        let errors = check(&sql, &Snapshot::new()).unwrap_err();
+        assert!(
+            errors[0].message.contains("recursion limit"),
+            "{:?}",
+            errors[0]
+        );
+    }
+}

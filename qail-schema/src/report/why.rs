@@ -178,7 +178,7 @@ fn join_line(st: &Statement, label: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::analyze_file;
+    use crate::report::analyze_file;
 
     fn fixture() -> Snapshot {
         serde_json::from_str(include_str!("../../tests/fixtures/app.schema.json"))

@@ -1,16 +1,13 @@
 //! Running `cargo qail analyze`: reading the files, finding the snapshot, printing, and the
 //! exit status.
 
-use std::ffi::OsString;
 use std::io::{Read as _, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::{Statement, analyze_file, to_json, to_text, why_text};
 use crate::Snapshot;
-
-/// The snapshot's file name.
-const FILE_NAME: &str = "qail.schema.json";
+use crate::snapshot;
 
 /// The output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -25,7 +22,8 @@ pub enum Format {
 /// What `cargo qail analyze` was asked to do.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// `--snapshot PATH`; when `None`, [`find_snapshot`] looks for it.
+    /// `--snapshot PATH`; when `None`, [`snapshot::discover`] looks for it from the current
+    /// directory.
     pub snapshot: Option<PathBuf>,
     /// `--format`.
     pub format: Format,
@@ -63,11 +61,11 @@ fn run_checked(options: &Options, out: &mut dyn Write, err: &mut dyn Write) -> R
     let started = Instant::now();
     let cwd =
         std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
-    let path = find_snapshot(
-        options.snapshot.as_deref(),
-        std::env::var_os("QAIL_SCHEMA"),
-        &cwd,
-    )?;
+    let path = match &options.snapshot {
+        Some(path) => path.clone(),
+        None => snapshot::discover(std::env::var_os(snapshot::ENV_VAR).as_deref(), &cwd)
+            .map_err(|e| format!("{e}; or pass --snapshot PATH"))?,
+    };
     let snapshot = Snapshot::load(&path).map_err(|e| e.to_string())?;
     let loaded = started.elapsed();
     let sources = read_files(&options.files)?;
@@ -148,86 +146,9 @@ fn read_files(files: &[PathBuf]) -> Result<Vec<(String, String)>, String> {
         .collect()
 }
 
-/// The snapshot to use: `explicit` (`--snapshot`) if given, else `env` (`QAIL_SCHEMA`,
-/// relative to `cwd`), else the nearest `qail.schema.json` in `cwd` or one of its parents —
-/// how the `qail!` macro finds it, starting from the current directory instead of the
-/// crate's manifest directory.
-pub fn find_snapshot(
-    explicit: Option<&Path>,
-    env: Option<OsString>,
-    cwd: &Path,
-) -> Result<PathBuf, String> {
-    if let Some(path) = explicit {
-        return Ok(path.to_owned());
-    }
-    if let Some(path) = env.map(PathBuf::from).filter(|p| !p.as_os_str().is_empty()) {
-        let path = cwd.join(path);
-        if path.is_file() {
-            return Ok(path);
-        }
-        return Err(format!(
-            "QAIL_SCHEMA is set to {}, but there is no file there: run `cargo qail schema pull` \
-             to write it, or point QAIL_SCHEMA (or --snapshot) at your {FILE_NAME}",
-            path.display()
-        ));
-    }
-    cwd.ancestors()
-        .map(|dir| dir.join(FILE_NAME))
-        .find(|p| p.is_file())
-        .ok_or_else(|| {
-            format!(
-                "no schema snapshot: there is no {FILE_NAME} in {} or any parent directory; pass \
-                 --snapshot PATH, set QAIL_SCHEMA, or run `cargo qail schema pull` (with \
-                 DATABASE_URL set) to create it",
-                cwd.display()
-            )
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn temp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("qail-analyze-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        dir
-    }
-
-    #[test]
-    fn snapshot_discovery_order() {
-        let root = temp("discover");
-        let deep = root.join("a/b");
-        std::fs::create_dir_all(&deep).expect("dirs");
-        std::fs::write(root.join(FILE_NAME), "{}").expect("write");
-        let explicit = Path::new("/x/y.json");
-        assert_eq!(
-            find_snapshot(Some(explicit), None, &deep),
-            Ok(explicit.to_owned())
-        );
-        assert_eq!(find_snapshot(None, None, &deep), Ok(root.join(FILE_NAME)));
-        assert_eq!(
-            find_snapshot(None, Some("".into()), &deep),
-            Ok(root.join(FILE_NAME))
-        );
-        std::fs::write(deep.join("s.json"), "{}").expect("write");
-        assert_eq!(
-            find_snapshot(None, Some("s.json".into()), &deep),
-            Ok(deep.join("s.json"))
-        );
-        let err = find_snapshot(None, Some("nope.json".into()), &deep).unwrap_err();
-        assert!(
-            err.contains("QAIL_SCHEMA is set to") && err.contains("schema pull"),
-            "{err}"
-        );
-        std::fs::remove_file(root.join(FILE_NAME)).expect("remove");
-        let err = find_snapshot(None, None, &deep).unwrap_err();
-        assert!(
-            err.contains("--snapshot") && err.contains("schema pull"),
-            "{err}"
-        );
-        let _ = std::fs::remove_dir_all(&root);
-    }
 
     #[test]
     fn usage_errors_exit_2() {

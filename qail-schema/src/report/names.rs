@@ -16,7 +16,7 @@ use crate::snapshot::{Snapshot, TypeRef};
 /// the server prints it.
 ///
 /// ```
-/// use qail_schema::{Snapshot, analyze::format_type, snapshot::TypeRef};
+/// use qail_schema::{Snapshot, report::format_type, snapshot::TypeRef};
 /// let snap = Snapshot::new();
 /// assert_eq!(format_type(&TypeRef::builtin("int4"), &snap), "integer");
 /// assert_eq!(format_type(&TypeRef::builtin("timestamptz").with_array_dims(1), &snap),

@@ -145,7 +145,7 @@ fn error<'a>(st: &Statement, d: &'a Diagnostic) -> Error<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::analyze_file;
+    use crate::report::analyze_file;
     use serde_json::{Value, json};
 
     #[test]

@@ -136,7 +136,7 @@ fn errors(out: &mut String, st: &Statement, diags: &[Diagnostic]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::analyze_file;
+    use crate::report::analyze_file;
 
     fn fixture() -> Snapshot {
         serde_json::from_str(include_str!("../../tests/fixtures/app.schema.json"))

@@ -147,7 +147,7 @@ fn bad_snapshots_exit_2() {
 fn snapshot_found_through_env_or_the_directory_tree() {
     let sql = "SELECT name FROM harbors";
     let env = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-qail"))
-        .args(["analyze", "tests/analyze/golden/ferry.sql"])
+        .args(["analyze", "tests/report/golden/ferry.sql"])
         .current_dir(crate_dir())
         .env("QAIL_SCHEMA", SNAPSHOT)
         .output()
@@ -177,7 +177,7 @@ fn snapshot_found_through_env_or_the_directory_tree() {
         .expect("run");
     assert_eq!(wrong.status.code(), Some(2));
     assert!(
-        stderr(&wrong).contains("QAIL_SCHEMA is set to"),
+        stderr(&wrong).contains("QAIL_SCHEMA is set to") && stderr(&wrong).contains("--snapshot"),
         "{}",
         stderr(&wrong)
     );

@@ -9,7 +9,8 @@
 //! statement names it (and ends the statement before it). Every statement is checked with
 //! [`check::check`](crate::check::check()) against the snapshot: `--snapshot PATH`, else env
 //! `QAIL_SCHEMA`, else the nearest `qail.schema.json` in the current directory or a parent —
-//! the same file the `qail!` macro would use ([`find_snapshot`]).
+//! the same file the `qail!` macro would use
+//! ([`snapshot::discover`](crate::snapshot::discover)).
 //!
 //! Exit status: 0 when every statement checks, 1 when any fails, 2 on a usage error (an
 //! unknown flag, a file that cannot be read, no snapshot or a broken one). A rejected
@@ -101,7 +102,7 @@ mod split;
 mod text;
 mod why;
 
-pub use cli::{Format, Options, find_snapshot, run};
+pub use cli::{Format, Options, run};
 pub use json::to_json;
 pub use names::format_type;
 pub use split::{Piece, split};

@@ -1,12 +1,12 @@
 //! The text and JSON reports of a small file of queries, compared with committed expected
-//! output. Regenerate the expected files with `QAIL_BLESS=1 cargo test --test analyze` and
-//! review the diff.
+//! output. Regenerate the expected files with
+//! `QAIL_BLESS=1 cargo test -p qail-schema --test report` and review the diff.
 
 use std::path::Path;
 
 use crate::util::{analyze, crate_dir, stderr, stdout};
 
-const SQL: &str = "tests/analyze/golden/ferry.sql";
+const SQL: &str = "tests/report/golden/ferry.sql";
 
 /// Compares `actual` with the file `expected` (relative to the crate), or writes it when
 /// `QAIL_BLESS` is set.
@@ -32,21 +32,21 @@ fn compare(actual: &str, expected: &str) {
 fn text_report() {
     let out = analyze(&[SQL]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    compare(&stdout(&out), "tests/analyze/golden/ferry.txt");
+    compare(&stdout(&out), "tests/report/golden/ferry.txt");
 }
 
 #[test]
 fn why_report() {
     let out = analyze(&["--why", "origin", SQL]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    compare(&stdout(&out), "tests/analyze/golden/ferry.why-origin.txt");
+    compare(&stdout(&out), "tests/report/golden/ferry.why-origin.txt");
     let out = analyze(&["--why", "destination", SQL]);
     compare(
         &stdout(&out),
-        "tests/analyze/golden/ferry.why-destination.txt",
+        "tests/report/golden/ferry.why-destination.txt",
     );
     let out = analyze(&["--why", "spent", SQL]);
-    compare(&stdout(&out), "tests/analyze/golden/ferry.why-spent.txt");
+    compare(&stdout(&out), "tests/report/golden/ferry.why-spent.txt");
     let out = analyze(&["--why", "nonesuch", SQL]);
     assert!(stderr(&out).contains("no statement has a result column named \"nonesuch\""));
 }
@@ -55,5 +55,5 @@ fn why_report() {
 fn json_report() {
     let out = analyze(&["--format", "json", SQL]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    compare(&stdout(&out), "tests/analyze/golden/ferry.json");
+    compare(&stdout(&out), "tests/report/golden/ferry.json");
 }
