@@ -120,6 +120,9 @@ pub enum Null {
     First,
     /// Never NULL, whatever the arguments (`count`, `concat`).
     Never,
+    /// NULL when an argument is NULL or the last argument, a format, is an empty string
+    /// (`to_char(timestamptz, '')`); otherwise never.
+    Format,
     /// May be NULL on any input: everything the overlay does not list.
     Maybe,
 }
