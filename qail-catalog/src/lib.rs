@@ -18,7 +18,7 @@
 //!
 //! | feature | what it adds |
 //! |---|---|
-//! | `render` | [`render`]: the queries and the renderer that write the generated table |
+//! | `render` | the `render` module: the queries and the renderer that write the generated table |
 
 #![no_std]
 
