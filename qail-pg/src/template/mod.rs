@@ -8,6 +8,14 @@
 //!
 //! This module is sans-IO: it builds without the `runtime` feature.
 
+#[cfg_attr(
+    not(feature = "runtime"),
+    allow(
+        dead_code,
+        reason = "the connection (feature `runtime`) runs these checks"
+    )
+)]
+pub(crate) mod check;
 mod encoding;
 mod query;
 mod row;
