@@ -1,7 +1,7 @@
 //! The [`Template`]: a statement's Parse message, Bind prefix and expected result columns,
 //! pre-encoded as one byte string, and the stable statement name.
 
-use crate::proto::message::{EncodeError, Parse};
+use crate::proto::message::{EncodeError, Parse, bind_prefix};
 use crate::types::Oid;
 
 /// A compiled statement: what `qail!` emits as a `static`; also buildable at run time with
@@ -176,24 +176,12 @@ impl Template {
         Ok(buf)
     }
 
-    /// The Bind message after its length, up to the parameter count: the unnamed portal,
-    /// statement `name` and the parameter format codes (one code, binary, when there are
-    /// parameters; none otherwise) — the bytes the run-time Bind encoder writes there.
+    /// The Bind message after its length, up to the parameter count, for statement `name`:
+    /// the unnamed portal, the name and the parameter format codes, as
+    /// [`proto::message::bind_prefix`](crate::proto::message::bind_prefix) encodes them.
     pub fn encode_bind_prefix(name: &str, param_count: usize) -> Result<Vec<u8>, EncodeError> {
-        if name.contains('\0') {
-            return Err(EncodeError::Nul {
-                field: "the statement name",
-            });
-        }
         let mut buf = Vec::with_capacity(name.len() + 6);
-        buf.push(0);
-        buf.extend_from_slice(name.as_bytes());
-        buf.push(0);
-        if param_count == 0 {
-            buf.extend_from_slice(&[0, 0]);
-        } else {
-            buf.extend_from_slice(&[0, 1, 0, 1]);
-        }
+        bind_prefix(&mut buf, "", name, param_count)?;
         Ok(buf)
     }
 }
