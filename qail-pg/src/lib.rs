@@ -46,5 +46,5 @@ pub use pool::{Builder as PoolBuilder, Pool, PooledConnection, Stats as PoolStat
 pub use proto::message::TransactionStatus;
 #[cfg(feature = "runtime")]
 pub use row::{Column, Row};
-pub use template::{FromRow, NoRows, Query, RawRow, Template};
+pub use template::{Decoder, FromRow, NoRows, Query, RawRow, Template};
 pub use types::{Decode, Encode, Oid};
