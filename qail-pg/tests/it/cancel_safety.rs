@@ -232,9 +232,8 @@ async fn copy_in_and_out() {
 /// opens a second backend, and the connection it hands out is clean and in sync.
 #[tokio::test]
 async fn pool_acquire_and_pooled_query() {
-    let mut config = super::config();
     let app = format!("qail_it_cancel_pool_{}", std::process::id());
-    config.application_name = Some(app.clone());
+    let config = super::config().application_name(&app);
     let pool = qail_pg::Pool::builder()
         .max_size(1)
         .acquire_timeout(Some(Duration::from_secs(10)))

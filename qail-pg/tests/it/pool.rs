@@ -17,9 +17,7 @@ fn app_name(test: &str) -> String {
 }
 
 fn config(app: &str) -> Config {
-    let mut config = super::config();
-    config.application_name = Some(app.to_owned());
-    config
+    super::config().application_name(app)
 }
 
 /// How many server backends carry `app` as their application_name.

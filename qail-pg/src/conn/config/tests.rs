@@ -429,3 +429,34 @@ fn a_service_fills_in_what_the_connection_string_leaves_unset() {
     assert!(e.contains("\"nope\""), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn setters_give_what_the_keywords_give() {
+    let parsed = parse(
+        "host=db1,db2 hostaddr=10.0.0.1, port=5433,5434 user=app password=secret \
+         passfile=/p dbname=shop sslmode=verify-full sslrootcert=/ca sslcert=/c sslkey=/k \
+         channel_binding=require require_auth=!md5 application_name=reports \
+         connect_timeout=7 options=-cx=1",
+    );
+    let set = parse("")
+        .hosts([tcp("db1"), tcp("db2")])
+        .hostaddrs([Some("10.0.0.1".parse().unwrap()), None])
+        .ports([5433, 5434])
+        .user("app")
+        .password("secret")
+        .passfile("/p")
+        .dbname("shop")
+        .sslmode(SslMode::VerifyFull)
+        .sslrootcert("/ca")
+        .sslcert("/c")
+        .sslkey("/k")
+        .channel_binding(ChannelBinding::Require)
+        .require_auth(RequireAuth {
+            negated: true,
+            methods: vec![AuthMethod::Md5],
+        })
+        .application_name("reports")
+        .connect_timeout(Duration::from_secs(7))
+        .options("-cx=1");
+    assert_eq!(set, parsed);
+}
