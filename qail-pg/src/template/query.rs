@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::types::{BoxError, Encode, IsNull, Oid};
 
 /// The row type of a statement that returns no rows (INSERT/UPDATE/DELETE without RETURNING).
-/// It is no [`Decoder`]: fetching is a compile error ([`ReturnsRows`]); run it with `execute`.
+/// It is no [`Decoder`](super::Decoder): fetching is a compile error ([`ReturnsRows`]); run it with `execute`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoRows {}
 
@@ -116,7 +116,7 @@ impl std::fmt::Debug for Params<'_> {
     }
 }
 
-/// A compiled statement with its parameters; `D` decodes its rows (see [`Decoder`]), or is
+/// A compiled statement with its parameters; `D` decodes its rows (see [`Decoder`](super::Decoder)), or is
 /// [`NoRows`]. Built by `qail!`; run it on a connection.
 pub struct Query<'a, D> {
     template: &'static Template,

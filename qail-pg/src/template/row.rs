@@ -222,7 +222,7 @@ tuple_columns!(A B C D E F G H I J K L M N);
 tuple_columns!(A B C D E F G H I J K L M N O);
 tuple_columns!(A B C D E F G H I J K L M N O P);
 
-/// How a [`Query`]'s rows are decoded. Every [`FromRow`] type decodes itself; `qail!(Type =>
+/// How a [`Query`](super::Query)'s rows are decoded. Every [`FromRow`] type decodes itself; `qail!(Type =>
 /// …)` generates a decoder building the user's struct by column name.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not decode result rows",
