@@ -311,7 +311,7 @@ mod tests {
         bind_prefix(&mut buf, "p", "q1", 0).unwrap();
         assert_eq!(buf, b"xp\0q1\0\0\0");
         let mut buf = b"x".to_vec();
-        assert!(bind_prefix(&mut buf, "", "q\01", 1).is_err());
+        assert!(bind_prefix(&mut buf, "", "q\0x", 1).is_err());
         assert_eq!(buf, b"x", "a refused name leaves the buffer as it was");
     }
 
