@@ -49,11 +49,11 @@ pub use qail_pg::proto;
 #[doc(inline)]
 pub use qail_pg::template;
 pub use qail_pg::{
-    AuthMethod, CancelToken, ChannelBinding, Column, Config, Connection, CopyIn, DbError, Decode,
-    Decoder, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel, Listener, NoRows,
-    Notification, Oid, PipelineBuilder, PipelineResults, Pool, PoolBuilder, PoolStats,
-    PooledConnection, Query, RawRow, RequireAuth, Row, SslMode, Statement, Template, Transaction,
-    TransactionBuilder, TransactionStatus,
+    Atomic, AuthMethod, CancelToken, ChannelBinding, Column, Config, Connection, CopyIn, DbError,
+    Decode, Decoder, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel, Listener,
+    NoRows, Notification, Oid, PerQuery, Pipeline, PipelineBuilder, PipelineResults, Pool,
+    PoolBuilder, PoolStats, PooledConnection, Query, RawRow, RequireAuth, Row, SqlQueries, SslMode,
+    Statement, Template, Transaction, TransactionBuilder, TransactionStatus,
 };
 
 /// PostgreSQL type markers, named here so compile errors print them briefly (`qail::pg::int4`).

@@ -147,15 +147,16 @@ impl Error {
         self.0.kind == Kind::Timeout
     }
 
-    /// For the error of an atomic pipeline (`Connection::pipeline_atomic` and friends), the
+    /// For the error of an atomic pipeline (`Connection::pipeline_atomic`, or any pipeline
+    /// built with `.atomic()`), the
     /// position, counted from 0, of the query that failed; `None` for any other error, and
     /// when the batch failed as it committed (a deferred constraint, a serialization failure).
     pub fn pipeline_index(&self) -> Option<usize> {
         self.0.pipeline_index
     }
 
-    /// Wraps an error of the caller's own, for a row callback (`for_each`,
-    /// `pipeline_atomic_for_each`, …) to stop with: the call stops reading rows (an atomic
+    /// Wraps an error of the caller's own, for a row callback (`for_each` of a query or of a
+    /// pipeline, …) to stop with: the call stops reading rows (an atomic
     /// pipeline is rolled back if its Sync was not sent yet) and returns this error, whose
     /// [`source`](std::error::Error::source) is `error` (downcast it to get it back).
     ///

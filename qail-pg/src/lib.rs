@@ -37,8 +37,9 @@ pub mod types;
 pub use conn::config::{AuthMethod, ChannelBinding, Config, Host, RequireAuth, SslMode};
 #[cfg(feature = "runtime")]
 pub use conn::{
-    CancelToken, Connection, CopyIn, Executor, Handle, IsolationLevel, Listener, Notification,
-    PipelineBuilder, PipelineResults, Statement, Transaction, TransactionBuilder,
+    Atomic, CancelToken, Connection, CopyIn, Executor, Handle, IsolationLevel, Listener,
+    Notification, PerQuery, Pipeline, PipelineBuilder, PipelineResults, SqlQueries, Statement,
+    Transaction, TransactionBuilder,
 };
 pub use error::{DbError, Error};
 #[cfg(feature = "runtime")]

@@ -40,6 +40,9 @@ fn every_public_type_is_named_through_qail() {
         name::<qail::proto::message::EncodeError>(),
         // Pipelines.
         name::<qail::PipelineBuilder<'static, 'static>>(),
+        name::<qail::PipelineBuilder<'static, 'static, qail::Atomic>>(),
+        name::<qail::Pipeline<'static, Vec<qail::Query<'static, qail::NoRows>>>>(),
+        name::<qail::Pipeline<'static, qail::SqlQueries<'static>, qail::PerQuery>>(),
         name::<qail::PipelineResults>(),
         name::<qail::Handle<u64>>(),
         // COPY, LISTEN/NOTIFY.

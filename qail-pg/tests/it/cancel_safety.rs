@@ -306,7 +306,11 @@ async fn atomic_pipeline() {
     let values: Vec<i64> = (0..2000).collect();
     let mut n = 0;
     loop {
-        let batch = conn.pipeline_atomic_count(values.iter().map(|v| query::<NoRows>(t, &[v])));
+        let batch = conn
+            .pipeline_builder()
+            .atomic()
+            .queries(values.iter().map(|v| query::<NoRows>(t, &[v])))
+            .count();
         let done = poll_n_then_drop(batch, n).await;
         check(&mut conn, &mut observer, n).await;
         let rows: i64 = conn
@@ -333,7 +337,11 @@ async fn atomic_pipeline() {
         .get(0);
     for n in [1, 2, 3, 5, 8] {
         let mut tx = conn.begin().await.unwrap();
-        let batch = tx.pipeline_atomic_count(values.iter().map(|v| query::<NoRows>(t, &[v])));
+        let batch = tx
+            .pipeline_builder()
+            .atomic()
+            .queries(values.iter().map(|v| query::<NoRows>(t, &[v])))
+            .count();
         poll_n_then_drop(batch, n).await;
         drop(tx);
         check(&mut conn, &mut observer, n).await;

@@ -344,10 +344,12 @@ async fn pipeline_on_a_reused_connection_reads_its_own_replies() {
         let mut conn = pool.acquire().await.unwrap();
         let (a, b) = (round, round + 10);
         let results = conn
-            .pipeline_sql(&[
+            .pipeline_builder()
+            .sql(&[
                 ("SELECT $1::int4, 'a'::text", &[&a]),
                 ("SELECT $1::int4, 'b'::text", &[&b]),
             ])
+            .rows()
             .await
             .unwrap();
         let got: Vec<(i32, String)> = results
