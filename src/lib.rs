@@ -53,7 +53,7 @@ pub use qail_pg::{
     Decode, Decoder, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel, Listener,
     NoRows, Notification, Oid, PerQuery, Pipeline, PipelineBuilder, PipelineResults, Pool,
     PoolBuilder, PoolStats, PooledConnection, Query, RawRow, RequireAuth, Row, SqlQueries, SslMode,
-    Statement, Template, Transaction, TransactionBuilder, TransactionStatus,
+    Statement, TcpOptions, Template, Transaction, TransactionBuilder, TransactionStatus,
 };
 
 /// PostgreSQL type markers, named here so compile errors print them briefly (`qail::pg::int4`).

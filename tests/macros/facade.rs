@@ -18,6 +18,7 @@ fn every_public_type_is_named_through_qail() {
         name::<qail::ChannelBinding>(),
         name::<qail::RequireAuth>(),
         name::<qail::AuthMethod>(),
+        name::<qail::TcpOptions>(),
         name::<qail::Connection>(),
         name::<qail::CancelToken>(),
         name::<qail::TransactionStatus>(),

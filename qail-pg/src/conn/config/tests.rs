@@ -436,7 +436,7 @@ fn setters_give_what_the_keywords_give() {
         "host=db1,db2 hostaddr=10.0.0.1, port=5433,5434 user=app password=secret \
          passfile=/p dbname=shop sslmode=verify-full sslrootcert=/ca sslcert=/c sslkey=/k \
          channel_binding=require require_auth=!md5 application_name=reports \
-         connect_timeout=7 options=-cx=1",
+         connect_timeout=7 options=-cx=1 keepalives_idle=30 tcp_user_timeout=9000",
     );
     let set = parse("")
         .hosts([tcp("db1"), tcp("db2")])
@@ -457,6 +457,34 @@ fn setters_give_what_the_keywords_give() {
         })
         .application_name("reports")
         .connect_timeout(Duration::from_secs(7))
-        .options("-cx=1");
+        .options("-cx=1")
+        .tcp(TcpOptions {
+            keepalives_idle: Some(Duration::from_secs(30)),
+            tcp_user_timeout: Some(Duration::from_millis(9000)),
+            ..TcpOptions::default()
+        });
     assert_eq!(set, parsed);
+}
+
+#[test]
+fn tcp_options_like_libpq() {
+    let default = parse("host=h");
+    assert_eq!(default.tcp, TcpOptions::default());
+    assert!(default.tcp.keepalives);
+    let set = parse(
+        "host=h keepalives=1 keepalives_idle=30 keepalives_interval=5 keepalives_count=3 tcp_user_timeout=9000",
+    );
+    assert_eq!(set.tcp.keepalives_idle, Some(Duration::from_secs(30)));
+    assert_eq!(set.tcp.keepalives_interval, Some(Duration::from_secs(5)));
+    assert_eq!(set.tcp.keepalives_count, Some(3));
+    assert_eq!(set.tcp.tcp_user_timeout, Some(Duration::from_millis(9000)));
+    // Zero means the operating system's default, as in libpq.
+    let zero = parse("host=h keepalives_idle=0 tcp_user_timeout=0");
+    assert_eq!(zero.tcp.keepalives_idle, None);
+    assert_eq!(zero.tcp.tcp_user_timeout, None);
+    assert!(!parse("host=h keepalives=0").tcp.keepalives);
+    let err = error("keepalives_idle=soon");
+    assert!(err.contains("keepalives_idle"), "{err}");
+    let err = error("keepalives=yes");
+    assert!(err.contains("keepalives"), "{err}");
 }
