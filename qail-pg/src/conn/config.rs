@@ -91,6 +91,7 @@ pub struct Config {
 /// how long sent data may stay unacknowledged. Neither bounds a query: set
 /// [`Connection::set_query_timeout`](crate::Connection::set_query_timeout) for that.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TcpOptions {
     /// `keepalives`: `0` turns keepalives off (default on).
     pub keepalives: bool,
