@@ -58,7 +58,7 @@ const PSEUDO: &[&str] = &[
 
 /// The analyzer's spelling of a catalog type (`_text` → `text[]`), or `None` for a type no
 /// SQL expression can have here (`internal`, `cstring`, multiranges' pseudo-types, …).
-fn spelled(typname: &str) -> Option<String> {
+pub(crate) fn spelled(typname: &str) -> Option<String> {
     if PSEUDO.contains(&typname) || typname == "record" {
         return Some(typname.to_owned());
     }
@@ -76,6 +76,11 @@ fn spelled(typname: &str) -> Option<String> {
     } else {
         format!("{}[]", row.name)
     })
+}
+
+/// Whether an analyzer type spelling is a pseudo-type (`anyelement`, `record`).
+pub(crate) fn is_pseudo(spelled: &str) -> bool {
+    PSEUDO.contains(&spelled) || spelled == "record"
 }
 
 /// A `pg_proc` row as the analyzer's [`Row`], or `None` when a type in it cannot occur.
