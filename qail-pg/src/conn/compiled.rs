@@ -11,6 +11,7 @@
 use std::borrow::Cow;
 
 use super::prepare::{close_statement, encode_error};
+use super::stream::release;
 use super::{Connection, Statement, described_columns, server_error};
 use crate::error::{Error, Kind};
 use crate::proto::message::{
@@ -330,17 +331,21 @@ impl Connection {
                 Some(found) => found,
                 None => self.recv().await?,
             };
-            match self.stream.decode(message) {
-                Ok(Backend::BindComplete) => return Ok(()),
-                Ok(Backend::CloseComplete) => {}
-                Ok(Backend::ErrorResponse(db)) => {
+            let reply = match self.stream.decode(message) {
+                Ok(reply) => reply,
+                Err(e) => return Err(self.decode_error(e)),
+            };
+            match reply {
+                Backend::BindComplete => {
+                    release(reply);
+                    return Ok(());
+                }
+                Backend::CloseComplete => {}
+                Backend::ErrorResponse(db) => {
                     self.skip_to_ready().await?;
                     return Err(server_error(db));
                 }
-                Ok(_) => {
-                    return Err(self.protocol_error("an unexpected message before BindComplete"));
-                }
-                Err(e) => return Err(self.decode_error(e)),
+                _ => return Err(self.protocol_error("an unexpected message before BindComplete")),
             }
         }
     }
@@ -363,8 +368,13 @@ impl Connection {
                 Some(found) => found,
                 None => self.recv().await?,
             };
-            match self.stream.decode(message) {
-                Ok(Backend::DataRow(data)) => {
+            let reply = match self.stream.decode(message) {
+                Ok(reply) => reply,
+                Err(e) => return Err(self.decode_error(e)),
+            };
+            match reply {
+                Backend::DataRow(data) => {
+                    release(reply);
                     if error.is_some() {
                         continue;
                     }
@@ -377,22 +387,21 @@ impl Connection {
                         error = Some(e);
                     }
                 }
-                Ok(Backend::CommandComplete(done)) if counts => {
-                    affected = done.rows().unwrap_or(0);
+                Backend::CommandComplete(done) => {
+                    release(reply);
+                    if counts {
+                        affected = done.rows().unwrap_or(0);
+                    }
                 }
-                Ok(
-                    Backend::CommandComplete(_)
-                    | Backend::EmptyQueryResponse
-                    | Backend::PortalSuspended
-                    | Backend::CloseComplete,
-                ) => {}
-                Ok(Backend::ErrorResponse(db)) => error = Some(server_error(db)),
-                Ok(Backend::ReadyForQuery(r)) => {
+                Backend::EmptyQueryResponse | Backend::PortalSuspended | Backend::CloseComplete => {
+                }
+                Backend::ErrorResponse(db) => error = Some(server_error(db)),
+                Backend::ReadyForQuery(r) => {
+                    release(reply);
                     self.on_ready(r);
                     break;
                 }
-                Ok(_) => return Err(self.protocol_error("an unexpected message in query results")),
-                Err(e) => return Err(self.decode_error(e)),
+                _ => return Err(self.protocol_error("an unexpected message in query results")),
             }
         }
         if let (None, Some(rows)) = (&error, sink.rows()) {

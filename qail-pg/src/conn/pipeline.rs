@@ -26,7 +26,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::compiled::{Params, check_bind_prefix, check_count, check_drift, template_statement};
 use super::prepare::close_statement;
-use super::stream::Received;
+use super::stream::{Received, release};
 use super::{Connection, Statement, described_columns, server_error};
 use crate::error::{Error, Kind};
 use crate::proto::message::{Backend, DataRow, bind_execute, flush, sync};
@@ -483,51 +483,21 @@ impl Connection {
             Ok(reply) => reply,
             Err(e) => return Err(self.decode_error(e)),
         };
+        // Note: one match that consumes the reply in every arm, so no arm of the hot path
+        // (DataRow, BindComplete, CommandComplete) drops a message.
         match reply {
             Backend::ParseComplete
             | Backend::BindComplete
             | Backend::CloseComplete
-            | Backend::PortalSuspended => return Ok(()),
-            Backend::ErrorResponse(db) => {
-                let e = server_error(db);
-                return match run.mode {
-                    Mode::PerQuery => self.fail_query(e, run),
-                    Mode::Atomic => {
-                        fail_batch(e, run);
-                        Ok(())
-                    }
-                };
-            }
-            Backend::ReadyForQuery(r) => {
-                self.on_ready(r);
-                return match run.mode {
-                    Mode::PerQuery => self.end_query(run, sink),
-                    Mode::Atomic => self.end_batch_cycle(run),
-                };
-            }
-            _ => {}
-        }
-        let Some(slot) = run.queue.front_mut() else {
-            return Err(self.protocol_error("a reply to no query"));
-        };
-        match reply {
-            Backend::ParameterDescription(p) => run.described_params = Some(p.types),
-            Backend::RowDescription(d) => {
-                let params = run.described_params.take();
-                let columns = described_columns(&d);
-                described(slot, params, &mut run.local, &mut run.statements, columns);
-            }
-            Backend::NoData => {
-                let params = run.described_params.take();
-                described(
-                    slot,
-                    params,
-                    &mut run.local,
-                    &mut run.statements,
-                    Vec::new(),
-                );
+            | Backend::PortalSuspended => {
+                release(reply);
+                Ok(())
             }
             Backend::DataRow(data) => {
+                release(reply);
+                let Some(slot) = run.queue.front_mut() else {
+                    return Err(self.reply_to_no_query());
+                };
                 // Note: `failure` is only ever set in an atomic batch, which is then lost.
                 if slot.error.is_some() || run.failure.is_some() {
                     return Ok(());
@@ -538,30 +508,83 @@ impl Connection {
                 if let Err(e) = sink.row(slot.index, data, statement) {
                     slot.error = Some(e);
                 }
+                Ok(())
             }
             Backend::CommandComplete(done) => {
+                release(reply);
+                let Some(slot) = run.queue.front_mut() else {
+                    return Err(self.reply_to_no_query());
+                };
                 if sink.wants_counts() {
                     slot.affected = done.rows().unwrap_or(0);
                 }
                 if run.mode == Mode::Atomic {
                     end_batch_query(run, sink);
                 }
+                Ok(())
             }
             Backend::EmptyQueryResponse => {
+                if run.queue.is_empty() {
+                    return Err(self.reply_to_no_query());
+                }
                 if run.mode == Mode::Atomic {
                     end_batch_query(run, sink);
                 }
+                Ok(())
             }
-            _ => return Err(self.protocol_error("an unexpected message in pipeline results")),
+            Backend::ReadyForQuery(r) => {
+                self.on_ready(r);
+                match run.mode {
+                    Mode::PerQuery => self.end_query(run, sink),
+                    Mode::Atomic => self.end_batch_cycle(run),
+                }
+            }
+            Backend::ErrorResponse(db) => {
+                let e = server_error(db);
+                match run.mode {
+                    Mode::PerQuery => self.fail_query(e, run),
+                    Mode::Atomic => {
+                        fail_batch(e, run);
+                        Ok(())
+                    }
+                }
+            }
+            Backend::ParameterDescription(p) => {
+                if run.queue.is_empty() {
+                    return Err(self.reply_to_no_query());
+                }
+                run.described_params = Some(p.types);
+                Ok(())
+            }
+            Backend::RowDescription(d) => {
+                let columns = described_columns(&d);
+                self.on_described(run, columns)
+            }
+            Backend::NoData => self.on_described(run, Vec::new()),
+            _ => Err(self.protocol_error("an unexpected message in pipeline results")),
         }
+    }
+
+    /// The RowDescription (`columns`) or NoData that ends a template's description.
+    fn on_described(&mut self, run: &mut Run, columns: Vec<Column>) -> Result<(), Error> {
+        let Some(slot) = run.queue.front_mut() else {
+            return Err(self.reply_to_no_query());
+        };
+        let params = run.described_params.take();
+        described(slot, params, &mut run.local, &mut run.statements, columns);
         Ok(())
+    }
+
+    #[cold]
+    fn reply_to_no_query(&mut self) -> Error {
+        self.protocol_error("a reply to no query")
     }
 
     /// An error fails the query at the front of the queue (per query); the server skips the
     /// rest of its messages up to its Sync.
     fn fail_query(&mut self, e: Error, run: &mut Run) -> Result<(), Error> {
         let Some(slot) = run.queue.front_mut() else {
-            return Err(self.protocol_error("a reply to no query"));
+            return Err(self.reply_to_no_query());
         };
         parse_failed(slot, &mut run.local);
         slot.error.get_or_insert(e);
@@ -571,7 +594,7 @@ impl Connection {
     /// A ReadyForQuery ends the query at the front of the queue (per query).
     fn end_query(&mut self, run: &mut Run, sink: &mut impl Sink) -> Result<(), Error> {
         let Some(slot) = run.queue.pop_front() else {
-            return Err(self.protocol_error("a reply to no query"));
+            return Err(self.reply_to_no_query());
         };
         let index = slot.index;
         sink.done(index, slot_result(slot, &run.local));

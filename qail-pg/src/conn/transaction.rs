@@ -154,7 +154,10 @@ impl Connection {
         loop {
             let message = self.recv().await?;
             match self.stream.decode(message) {
-                Ok(Backend::CommandComplete(done)) => tag_seen = done.tag.to_owned(),
+                Ok(Backend::CommandComplete(done)) => match done.tag() {
+                    Ok(done) => tag_seen = done.to_owned(),
+                    Err(e) => return Err(self.decode_error(e)),
+                },
                 Ok(Backend::ErrorResponse(db)) => error = Some(server_error(db)),
                 Ok(Backend::ReadyForQuery(r)) => {
                     self.on_ready(r);

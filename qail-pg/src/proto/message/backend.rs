@@ -61,15 +61,20 @@ pub enum Backend<'a> {
 impl<'a> Backend<'a> {
     /// Decodes a message from its tag and body (as cut by [`frame`](super::frame)).
     ///
-    /// A DataRow, by far the most frequent message, takes a path of its own that inlines
-    /// into the caller: it costs what [`DataRow::decode`] costs (reading the column count),
-    /// and a caller matching on the result can branch straight to its row code.
-    #[inline]
+    /// The messages every query's replies carry (DataRow, BindComplete, CommandComplete)
+    /// take a path that inlines into the caller: a DataRow costs what [`DataRow::decode`]
+    /// costs (reading the column count), a CommandComplete checks only its framing, and a
+    /// caller matching on the result branches straight to its code.
+    // Note: always inlined: a reply loop is large enough that the compiler would otherwise
+    // call it once per DataRow and pass the message through memory.
+    #[inline(always)]
     pub fn decode(tag: u8, body: &'a [u8]) -> Result<Backend<'a>, DecodeError> {
-        if tag == DataRow::TAG {
-            return DataRow::decode(body).map(Backend::DataRow);
+        match tag {
+            DataRow::TAG => DataRow::decode(body).map(Backend::DataRow),
+            b'2' if body.is_empty() => Ok(Backend::BindComplete),
+            b'C' => CommandComplete::decode(body).map(Backend::CommandComplete),
+            _ => Backend::decode_other(tag, body),
         }
-        Backend::decode_other(tag, body)
     }
 
     /// Whether a message with tag `tag` is one the server may send at any time, between or
@@ -81,14 +86,14 @@ impl<'a> Backend<'a> {
         matches!(tag, b'N' | b'S' | b'A')
     }
 
-    /// [`Backend::decode`] of every message but DataRow.
+    /// [`Backend::decode`] of the other messages.
+    #[inline(never)]
     fn decode_other(tag: u8, body: &'a [u8]) -> Result<Backend<'a>, DecodeError> {
         let msg = match tag {
             b'R' => Backend::Authentication(Authentication::decode(body)?),
             b'K' => Backend::BackendKeyData(BackendKeyData::decode(body)?),
             b'2' => empty(body, Backend::BindComplete)?,
             b'3' => empty(body, Backend::CloseComplete)?,
-            b'C' => Backend::CommandComplete(CommandComplete::decode(body)?),
             b'G' => Backend::CopyInResponse(CopyResponse::decode(body)?),
             b'H' => Backend::CopyOutResponse(CopyResponse::decode(body)?),
             b'W' => Backend::CopyBothResponse(CopyResponse::decode(body)?),
@@ -102,9 +107,9 @@ impl<'a> Backend<'a> {
             b'A' => Backend::NotificationResponse(NotificationResponse::decode(body)?),
             b't' => Backend::ParameterDescription(ParameterDescription::decode(body)?),
             b'S' => Backend::ParameterStatus(ParameterStatus::decode(body)?),
+            b'Z' => Backend::ReadyForQuery(ReadyForQuery::decode(body)?),
             b'1' => empty(body, Backend::ParseComplete)?,
             b's' => empty(body, Backend::PortalSuspended)?,
-            b'Z' => Backend::ReadyForQuery(ReadyForQuery::decode(body)?),
             b'T' => Backend::RowDescription(RowDescription::decode(body)?),
             other => {
                 return Err(DecodeError::new(format!(
