@@ -114,8 +114,7 @@ pub(super) fn fail_batch(e: Error, run: &mut Run) {
 /// A query of the batch completed (its CommandComplete or EmptyQueryResponse): its result
 /// goes to the sink, unless the batch is already lost; a result that is an error (a row the
 /// sink refused, a drifted template) loses the batch.
-// Note: once per query of an atomic batch; inlined into the pipeline's reply dispatch, where
-// this code was before the modes shared it.
+// Note: once per query of an atomic batch, on the hot path of the reply dispatch.
 #[inline(always)]
 pub(super) fn end_batch_query(run: &mut Run, sink: &mut impl Sink) {
     let slot = run.queue.pop_front().expect("the queue has a front slot");
