@@ -34,7 +34,9 @@ pub mod typed;
 pub mod types;
 
 #[cfg(feature = "runtime")]
-pub use conn::config::{AuthMethod, ChannelBinding, Config, Host, RequireAuth, SslMode};
+pub use conn::config::{
+    AuthMethod, ChannelBinding, Config, Host, RequireAuth, SslMode, TcpOptions,
+};
 #[cfg(feature = "runtime")]
 pub use conn::{
     CancelToken, Connection, CopyIn, Executor, Handle, IsolationLevel, Listener, Notification,

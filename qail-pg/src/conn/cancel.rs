@@ -157,20 +157,42 @@ impl Connection {
         self.cancel_target = Some(Arc::new(target));
     }
 
-    /// After a time-out: cancels the query on the server and drains its replies.
+    /// After a time-out: cancels the query on the server and drains its replies, for at most
+    /// [`cancel_grace`] (a server that vanished answers neither); when that fails, the
+    /// connection is closed.
     pub(crate) async fn timed_out(&mut self, token: CancelToken, limit: Duration) -> Error {
-        let cancelled = token.cancel().await;
-        let drained = self.ready().await;
+        let grace = cancel_grace(limit);
+        let cancel_and_drain = async {
+            token.cancel().await?;
+            self.ready().await
+        };
+        let outcome = tokio::time::timeout(grace, cancel_and_drain).await;
         let mut message = format!(
             "the query did not finish within the time-out of {limit:?} and was cancelled; raise \
              the time-out with set_query_timeout or make the query faster"
         );
-        if cancelled.is_err() || drained.is_err() {
-            self.stream.set_broken();
-            message.push_str("; the cancel failed, so the connection is closed");
+        match outcome {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => {
+                self.stream.set_broken();
+                message.push_str("; the cancel failed, so the connection is closed");
+            }
+            Err(_) => {
+                self.stream.set_broken();
+                message.push_str(&format!(
+                    "; the server did not answer the cancel within {grace:?} either (is the \
+                     network or the server down?), so the connection is closed"
+                ));
+            }
         }
         Error::new(Kind::Timeout, message)
     }
+}
+
+/// How long the cancel-and-drain after a time-out of `limit` may take: half the time-out,
+/// between 100 ms and 500 ms. A healthy server answers a cancel within milliseconds.
+pub(crate) fn cancel_grace(limit: Duration) -> Duration {
+    (limit / 2).clamp(Duration::from_millis(100), Duration::from_millis(500))
 }
 
 /// Runs `$fut` (which borrows `$conn`) under the connection's query time-out.

@@ -56,6 +56,45 @@ pub struct Config {
     pub connect_timeout: Option<Duration>,
     /// `options`: command-line options sent to the server (`-c search_path=…`).
     pub options: Option<String>,
+    /// TCP keepalives (`keepalives`, `keepalives_idle`, `keepalives_interval`,
+    /// `keepalives_count`) and `tcp_user_timeout`, for TCP connections.
+    pub tcp: TcpOptions,
+}
+
+/// How the TCP socket of a connection detects a peer that vanished, with libpq's keys and
+/// defaults: keepalives on, every other value the operating system's own (on Linux: the first
+/// probe after 7,200 s idle, then every 75 s, 9 unanswered probes drop the connection, and
+/// unacknowledged data is retransmitted for about 15 minutes).
+///
+/// Keepalives find a dead peer of an idle or waiting connection; `tcp_user_timeout` bounds
+/// how long sent data may stay unacknowledged. Neither bounds a query: set
+/// [`Connection::set_query_timeout`](crate::Connection::set_query_timeout) for that.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TcpOptions {
+    /// `keepalives`: `0` turns keepalives off (default on).
+    pub keepalives: bool,
+    /// `keepalives_idle`: seconds of silence before the first probe (`0` or absent: the OS's).
+    pub keepalives_idle: Option<Duration>,
+    /// `keepalives_interval`: seconds between probes (`0` or absent: the OS's).
+    pub keepalives_interval: Option<Duration>,
+    /// `keepalives_count`: unanswered probes before the connection is dropped (`0` or absent:
+    /// the OS's).
+    pub keepalives_count: Option<u32>,
+    /// `tcp_user_timeout`: milliseconds sent data may stay unacknowledged before the
+    /// connection is dropped (`0` or absent: the OS's). Linux only; ignored elsewhere.
+    pub tcp_user_timeout: Option<Duration>,
+}
+
+impl Default for TcpOptions {
+    fn default() -> TcpOptions {
+        TcpOptions {
+            keepalives: true,
+            keepalives_idle: None,
+            keepalives_interval: None,
+            keepalives_count: None,
+            tcp_user_timeout: None,
+        }
+    }
 }
 
 /// Where to connect.
@@ -202,6 +241,7 @@ impl Config {
                 .map(str::to_owned),
             connect_timeout: raw.connect_timeout()?,
             options: raw.non_empty("options").map(str::to_owned),
+            tcp: raw.tcp_options()?,
         })
     }
 
@@ -241,6 +281,7 @@ impl fmt::Debug for Config {
             .field("require_auth", &self.require_auth)
             .field("application_name", &self.application_name)
             .field("connect_timeout", &self.connect_timeout)
+            .field("tcp", &self.tcp)
             .field("options", &self.options)
             .finish()
     }

@@ -10,7 +10,7 @@ use tokio::net::TcpStream;
 
 use super::cancel::Target;
 use super::config::passfile::{self, Lookup};
-use super::config::{Config, Host, SslMode};
+use super::config::{Config, Host, SslMode, TcpOptions};
 use super::stream::{Socket, Stream};
 use super::{Connection, startup};
 use crate::error::{Error, Kind};
@@ -149,6 +149,14 @@ async fn connect_tcp(
     .map_err(|e| connect_error(&host, port, e))?;
     tcp.set_nodelay(true)
         .map_err(|e| connect_error(&host, port, e))?;
+    apply_tcp_options(&tcp, &config.tcp).map_err(|e| {
+        Error::with_source(
+            Kind::Config,
+            "could not set the TCP keepalive options on the socket; check keepalives_idle, \
+             keepalives_interval, keepalives_count and tcp_user_timeout",
+            e,
+        )
+    })?;
     let (mut conn, tls) = if !tls {
         let conn = startup::startup(Stream::new(Socket::Tcp(tcp)), config, None).await?;
         (conn, false)
@@ -172,6 +180,39 @@ async fn connect_tcp(
         tls,
     });
     Ok(conn)
+}
+
+/// Sets keepalives and `tcp_user_timeout` on the socket as the options say; what is not set
+/// keeps the operating system's default.
+pub(crate) fn apply_tcp_options(tcp: &TcpStream, options: &TcpOptions) -> std::io::Result<()> {
+    let socket = socket2::SockRef::from(tcp);
+    socket.set_keepalive(options.keepalives)?;
+    if options.keepalives {
+        let mut keepalive = socket2::TcpKeepalive::new();
+        if let Some(idle) = options.keepalives_idle {
+            keepalive = keepalive.with_time(idle);
+        }
+        #[cfg(any(target_os = "linux", target_os = "macos", target_os = "freebsd"))]
+        {
+            if let Some(interval) = options.keepalives_interval {
+                keepalive = keepalive.with_interval(interval);
+            }
+            if let Some(count) = options.keepalives_count {
+                keepalive = keepalive.with_retries(count);
+            }
+        }
+        if options.keepalives_idle.is_some()
+            || options.keepalives_interval.is_some()
+            || options.keepalives_count.is_some()
+        {
+            socket.set_tcp_keepalive(&keepalive)?;
+        }
+    }
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if let Some(limit) = options.tcp_user_timeout {
+        socket.set_tcp_user_timeout(Some(limit))?;
+    }
+    Ok(())
 }
 
 fn connect_error(host: &Host, port: u16, e: std::io::Error) -> Error {
@@ -255,4 +296,83 @@ async fn tls_handshake(
     let tls = super::tls::handshake(tcp, config, host).await?;
     let cert = super::tls::peer_certificate(&tls);
     Ok((Socket::Tls(Box::new(tls)), cert))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::Connection;
+
+    /// The test server (`DATABASE_URL`, else the local default) with `options` appended.
+    fn url(options: &str) -> String {
+        let base = std::env::var("DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+        let sep = if base.contains('?') { '&' } else { '?' };
+        format!("{base}{sep}{options}")
+    }
+
+    #[tokio::test]
+    async fn keepalives_are_on_by_default_with_the_systems_timings() {
+        let conn = Connection::connect(&url("sslmode=disable")).await.unwrap();
+        let tcp = conn
+            .stream
+            .tcp()
+            .expect("the test server is reached over TCP");
+        let socket = socket2::SockRef::from(tcp);
+        assert!(socket.keepalive().unwrap());
+        #[cfg(target_os = "linux")]
+        {
+            let system: u64 = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_keepalive_time")
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap();
+            assert_eq!(
+                socket.tcp_keepalive_time().unwrap(),
+                Duration::from_secs(system)
+            );
+            assert_eq!(socket.tcp_user_timeout().unwrap(), None);
+        }
+    }
+
+    #[tokio::test]
+    async fn the_keepalive_keys_are_set_on_the_socket() {
+        let conn = Connection::connect(&url(
+            "sslmode=disable&keepalives_idle=11&keepalives_interval=3&keepalives_count=4&tcp_user_timeout=2500",
+        ))
+        .await
+        .unwrap();
+        let tcp = conn
+            .stream
+            .tcp()
+            .expect("the test server is reached over TCP");
+        let socket = socket2::SockRef::from(tcp);
+        assert!(socket.keepalive().unwrap());
+        assert_eq!(
+            socket.tcp_keepalive_time().unwrap(),
+            Duration::from_secs(11)
+        );
+        #[cfg(target_os = "linux")]
+        {
+            assert_eq!(
+                socket.tcp_keepalive_interval().unwrap(),
+                Duration::from_secs(3)
+            );
+            assert_eq!(socket.tcp_keepalive_retries().unwrap(), 4);
+            assert_eq!(
+                socket.tcp_user_timeout().unwrap(),
+                Some(Duration::from_millis(2500))
+            );
+        }
+
+        let off = Connection::connect(&url("sslmode=disable&keepalives=0"))
+            .await
+            .unwrap();
+        let tcp = off
+            .stream
+            .tcp()
+            .expect("the test server is reached over TCP");
+        assert!(!socket2::SockRef::from(tcp).keepalive().unwrap());
+    }
 }

@@ -157,6 +157,17 @@ impl Stream {
         }
     }
 
+    /// The TCP socket underneath, if the connection is over TCP (with or without TLS).
+    #[cfg(test)]
+    pub(crate) fn tcp(&self) -> Option<&TcpStream> {
+        match &self.socket {
+            Socket::Tcp(tcp) => Some(tcp),
+            Socket::Tls(tls) => Some(tls.get_ref().0),
+            #[cfg(unix)]
+            Socket::Unix(_) => None,
+        }
+    }
+
     /// Whether a read or write failed; the connection cannot be used again.
     pub(crate) fn is_broken(&self) -> bool {
         self.broken

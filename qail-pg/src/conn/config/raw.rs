@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::{
     AuthMethod, ChannelBinding, DEFAULT_PORT, DEFAULT_SOCKET_DIR, Env, Host, RequireAuth, SslMode,
-    connstr,
+    TcpOptions, connstr,
 };
 use crate::error::{Error, Kind};
 
@@ -30,6 +30,11 @@ const KEYS: &[(&str, Option<&str>)] = &[
     ("fallback_application_name", None),
     ("connect_timeout", Some("PGCONNECT_TIMEOUT")),
     ("options", Some("PGOPTIONS")),
+    ("keepalives", None),
+    ("keepalives_idle", None),
+    ("keepalives_interval", None),
+    ("keepalives_count", None),
+    ("tcp_user_timeout", None),
     ("service", Some("PGSERVICE")),
 ];
 
@@ -320,6 +325,43 @@ impl Raw {
             .ok()
             .filter(|&s| s > 0)
             .map(|s| Duration::from_secs(s.max(2))))
+    }
+}
+
+impl Raw {
+    /// The keepalive keys and `tcp_user_timeout`, read like libpq: whole numbers, zero for the
+    /// operating system's default.
+    pub(super) fn tcp_options(&self) -> Result<TcpOptions, Error> {
+        let number = |key: &str, unit: &str| -> Result<Option<u64>, Error> {
+            let Some(value) = self.non_empty(key) else {
+                return Ok(None);
+            };
+            let n: i64 = value.trim().parse().map_err(|_| {
+                self.invalid(
+                    key,
+                    &format!("expected a whole number of {unit} (0 for the default)"),
+                )
+            })?;
+            u64::try_from(n)
+                .map(|n| Some(n).filter(|&n| n > 0))
+                .map_err(|_| self.invalid(key, &format!("expected 0 or more {unit}")))
+        };
+        Ok(TcpOptions {
+            keepalives: match self.non_empty("keepalives") {
+                None => true,
+                Some(flag) => {
+                    flag.trim().parse::<i64>().map_err(|_| {
+                        self.invalid("keepalives", "expected 1 (on, the default) or 0 (off)")
+                    })? != 0
+                }
+            },
+            keepalives_idle: number("keepalives_idle", "seconds")?.map(Duration::from_secs),
+            keepalives_interval: number("keepalives_interval", "seconds")?.map(Duration::from_secs),
+            keepalives_count: number("keepalives_count", "probes")?
+                .map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
+            tcp_user_timeout: number("tcp_user_timeout", "milliseconds")?
+                .map(Duration::from_millis),
+        })
     }
 }
 

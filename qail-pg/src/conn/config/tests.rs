@@ -429,3 +429,26 @@ fn a_service_fills_in_what_the_connection_string_leaves_unset() {
     assert!(e.contains("\"nope\""), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn tcp_options_like_libpq() {
+    let default = parse("host=h");
+    assert_eq!(default.tcp, TcpOptions::default());
+    assert!(default.tcp.keepalives);
+    let set = parse(
+        "host=h keepalives=1 keepalives_idle=30 keepalives_interval=5 keepalives_count=3 tcp_user_timeout=9000",
+    );
+    assert_eq!(set.tcp.keepalives_idle, Some(Duration::from_secs(30)));
+    assert_eq!(set.tcp.keepalives_interval, Some(Duration::from_secs(5)));
+    assert_eq!(set.tcp.keepalives_count, Some(3));
+    assert_eq!(set.tcp.tcp_user_timeout, Some(Duration::from_millis(9000)));
+    // Zero means the operating system's default, as in libpq.
+    let zero = parse("host=h keepalives_idle=0 tcp_user_timeout=0");
+    assert_eq!(zero.tcp.keepalives_idle, None);
+    assert_eq!(zero.tcp.tcp_user_timeout, None);
+    assert!(!parse("host=h keepalives=0").tcp.keepalives);
+    let err = error("keepalives_idle=soon");
+    assert!(err.contains("keepalives_idle"), "{err}");
+    let err = error("keepalives=yes");
+    assert!(err.contains("keepalives"), "{err}");
+}
