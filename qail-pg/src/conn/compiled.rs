@@ -331,21 +331,22 @@ impl Connection {
                 Some(found) => found,
                 None => self.recv().await?,
             };
-            let reply = match self.stream.decode(message) {
-                Ok(reply) => reply,
-                Err(e) => return Err(self.decode_error(e)),
-            };
-            match reply {
-                Backend::BindComplete => {
+            // Note: matched in place and consumed by every arm (see `read_rows`).
+            match self.stream.decode(message) {
+                Ok(reply @ Backend::BindComplete) => {
                     release(reply);
                     return Ok(());
                 }
-                Backend::CloseComplete => {}
-                Backend::ErrorResponse(db) => {
+                Ok(reply @ Backend::CloseComplete) => release(reply),
+                Ok(Backend::ErrorResponse(db)) => {
                     self.skip_to_ready().await?;
                     return Err(server_error(db));
                 }
-                _ => return Err(self.protocol_error("an unexpected message before BindComplete")),
+                Ok(other) => {
+                    drop(other);
+                    return Err(self.protocol_error("an unexpected message before BindComplete"));
+                }
+                Err(e) => return Err(self.decode_error(e)),
             }
         }
     }
@@ -368,12 +369,10 @@ impl Connection {
                 Some(found) => found,
                 None => self.recv().await?,
             };
-            let reply = match self.stream.decode(message) {
-                Ok(reply) => reply,
-                Err(e) => return Err(self.decode_error(e)),
-            };
-            match reply {
-                Backend::DataRow(data) => {
+            // Note: the decoded reply is matched in place, and every arm consumes it, so no
+            // arm copies the message or calls its drop glue on the hot path (DataRow).
+            match self.stream.decode(message) {
+                Ok(reply @ Backend::DataRow(data)) => {
                     release(reply);
                     if error.is_some() {
                         continue;
@@ -387,21 +386,28 @@ impl Connection {
                         error = Some(e);
                     }
                 }
-                Backend::CommandComplete(done) => {
+                Ok(reply @ Backend::CommandComplete(done)) => {
                     release(reply);
                     if counts {
                         affected = done.rows().unwrap_or(0);
                     }
                 }
-                Backend::EmptyQueryResponse | Backend::PortalSuspended | Backend::CloseComplete => {
-                }
-                Backend::ErrorResponse(db) => error = Some(server_error(db)),
-                Backend::ReadyForQuery(r) => {
+                Ok(
+                    reply @ (Backend::EmptyQueryResponse
+                    | Backend::PortalSuspended
+                    | Backend::CloseComplete),
+                ) => release(reply),
+                Ok(Backend::ErrorResponse(db)) => error = Some(server_error(db)),
+                Ok(reply @ Backend::ReadyForQuery(r)) => {
                     release(reply);
                     self.on_ready(r);
                     break;
                 }
-                _ => return Err(self.protocol_error("an unexpected message in query results")),
+                Ok(other) => {
+                    drop(other);
+                    return Err(self.protocol_error("an unexpected message in query results"));
+                }
+                Err(e) => return Err(self.decode_error(e)),
             }
         }
         if let (None, Some(rows)) = (&error, sink.rows()) {

@@ -479,21 +479,20 @@ impl Connection {
         run: &mut Run,
         sink: &mut impl Sink,
     ) -> Result<(), Error> {
-        let reply = match self.stream.decode(message) {
-            Ok(reply) => reply,
-            Err(e) => return Err(self.decode_error(e)),
-        };
-        // Note: one match that consumes the reply in every arm, so no arm of the hot path
-        // (DataRow, BindComplete, CommandComplete) drops a message.
-        match reply {
-            Backend::ParseComplete
-            | Backend::BindComplete
-            | Backend::CloseComplete
-            | Backend::PortalSuspended => {
+        // Note: the decoded reply is matched in place, and every arm consumes it, so no arm
+        // copies the message or calls its drop glue on the hot path (DataRow, BindComplete,
+        // CommandComplete).
+        match self.stream.decode(message) {
+            Ok(
+                reply @ (Backend::ParseComplete
+                | Backend::BindComplete
+                | Backend::CloseComplete
+                | Backend::PortalSuspended),
+            ) => {
                 release(reply);
                 Ok(())
             }
-            Backend::DataRow(data) => {
+            Ok(reply @ Backend::DataRow(data)) => {
                 release(reply);
                 let Some(slot) = run.queue.front_mut() else {
                     return Err(self.reply_to_no_query());
@@ -510,7 +509,7 @@ impl Connection {
                 }
                 Ok(())
             }
-            Backend::CommandComplete(done) => {
+            Ok(reply @ Backend::CommandComplete(done)) => {
                 release(reply);
                 let Some(slot) = run.queue.front_mut() else {
                     return Err(self.reply_to_no_query());
@@ -523,7 +522,8 @@ impl Connection {
                 }
                 Ok(())
             }
-            Backend::EmptyQueryResponse => {
+            Ok(reply @ Backend::EmptyQueryResponse) => {
+                release(reply);
                 if run.queue.is_empty() {
                     return Err(self.reply_to_no_query());
                 }
@@ -532,14 +532,15 @@ impl Connection {
                 }
                 Ok(())
             }
-            Backend::ReadyForQuery(r) => {
+            Ok(reply @ Backend::ReadyForQuery(r)) => {
+                release(reply);
                 self.on_ready(r);
                 match run.mode {
                     Mode::PerQuery => self.end_query(run, sink),
                     Mode::Atomic => self.end_batch_cycle(run),
                 }
             }
-            Backend::ErrorResponse(db) => {
+            Ok(Backend::ErrorResponse(db)) => {
                 let e = server_error(db);
                 match run.mode {
                     Mode::PerQuery => self.fail_query(e, run),
@@ -549,19 +550,27 @@ impl Connection {
                     }
                 }
             }
-            Backend::ParameterDescription(p) => {
+            Ok(Backend::ParameterDescription(p)) => {
                 if run.queue.is_empty() {
                     return Err(self.reply_to_no_query());
                 }
                 run.described_params = Some(p.types);
                 Ok(())
             }
-            Backend::RowDescription(d) => {
+            Ok(Backend::RowDescription(d)) => {
                 let columns = described_columns(&d);
+                drop(d);
                 self.on_described(run, columns)
             }
-            Backend::NoData => self.on_described(run, Vec::new()),
-            _ => Err(self.protocol_error("an unexpected message in pipeline results")),
+            Ok(reply @ Backend::NoData) => {
+                release(reply);
+                self.on_described(run, Vec::new())
+            }
+            Ok(other) => {
+                drop(other);
+                Err(self.protocol_error("an unexpected message in pipeline results"))
+            }
+            Err(e) => Err(self.decode_error(e)),
         }
     }
 

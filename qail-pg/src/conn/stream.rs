@@ -107,6 +107,7 @@ pub(crate) fn release(reply: Backend<'_>) {
             | Backend::CloseComplete
             | Backend::PortalSuspended
             | Backend::EmptyQueryResponse
+            | Backend::NoData
             | Backend::ReadyForQuery(_)
     ));
     // Note: these variants hold only borrowed or Copy data: forgetting one frees nothing.
