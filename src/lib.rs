@@ -38,10 +38,22 @@
 pub use qail_macros::{QailRow, QailType, qail};
 #[doc(inline)]
 pub use qail_pg::types;
+// Note: every public item of qail-pg's root, so that every type a method of these takes or
+// returns can be named as `qail::…`; tests/macros/facade.rs names each of them.
+/// The sans-IO PostgreSQL wire protocol qail-pg speaks; [`Template::encode`] reports its
+/// [`EncodeError`](proto::message::EncodeError).
+#[doc(inline)]
+pub use qail_pg::proto;
+/// Compiled queries and by-index row decoding: the parts of [`Template`] and [`Query`]
+/// ([`Params`](template::Params), [`ExpectedColumn`](template::ExpectedColumn), …).
+#[doc(inline)]
+pub use qail_pg::template;
 pub use qail_pg::{
-    CancelToken, Column, Config, Connection, DbError, Decode, Encode, Error, Executor, FromRow,
-    IsolationLevel, NoRows, Oid, Pool, PoolBuilder, PoolStats, PooledConnection, Query, RawRow,
-    Row, Statement, Template, Transaction,
+    Atomic, AuthMethod, CancelToken, ChannelBinding, Column, Config, Connection, CopyIn, DbError,
+    Decode, Decoder, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel, Listener,
+    NoRows, Notification, Oid, PerQuery, Pipeline, PipelineBuilder, PipelineResults, Pool,
+    PoolBuilder, PoolStats, PooledConnection, Query, RawRow, RequireAuth, Row, SqlQueries, SslMode,
+    Statement, TcpOptions, Template, Transaction, TransactionBuilder, TransactionStatus,
 };
 
 /// PostgreSQL type markers, named here so compile errors print them briefly (`qail::pg::int4`).

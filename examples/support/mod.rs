@@ -26,15 +26,15 @@ pub(crate) fn url() -> String {
 /// The configuration of `DATABASE_URL` with `search_path` set to `schema`, so the unqualified
 /// table names of the queries resolve to the example's own tables.
 pub(crate) fn config_in(schema: &str) -> Result<Config> {
-    let mut config = Config::parse(&url()).map_err(|e| {
+    let config = Config::parse(&url()).map_err(|e| {
         format!("DATABASE_URL is not a valid connection string ({e}); set it to e.g. postgres://postgres@127.0.0.1:5432/postgres")
     })?;
     let search_path = format!("-c search_path={schema}");
-    config.options = Some(match config.options.take() {
+    let options = match &config.options {
         Some(options) => format!("{options} {search_path}"),
         None => search_path,
-    });
-    Ok(config)
+    };
+    Ok(config.options(options))
 }
 
 /// Connects with `search_path` = `schema`.

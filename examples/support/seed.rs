@@ -125,7 +125,8 @@ pub(crate) async fn ferry(conn: &mut Connection, size: &Ferry) -> Result<()> {
 
     let mut tx = conn.begin().await?;
     let inserted = tx
-        .pipeline_count(harbors.iter().map(|h| {
+        .pipeline_builder()
+        .queries(harbors.iter().map(|h| {
             qail!(
                 "INSERT INTO harbors (id, name, country, code) VALUES ($1, $2, $3, $4)",
                 h.id,
@@ -134,20 +135,24 @@ pub(crate) async fn ferry(conn: &mut Connection, size: &Ferry) -> Result<()> {
                 h.code
             )
         }))
+        .count()
         .await?;
     check(inserted, "harbors")?;
     let inserted = tx
-        .pipeline_count(operators.iter().map(|(id, name)| {
+        .pipeline_builder()
+        .queries(operators.iter().map(|(id, name)| {
             qail!(
                 "INSERT INTO operators (id, name) VALUES ($1, $2)",
                 *id,
                 *name
             )
         }))
+        .count()
         .await?;
     check(inserted, "operators")?;
     let inserted = tx
-        .pipeline_count(lines.iter().map(|l| {
+        .pipeline_builder()
+        .queries(lines.iter().map(|l| {
             qail!(
                 "INSERT INTO odyssey_connections
                      (id, name, origin_harbor_id, destination_harbor_id, operator_id, is_enabled)
@@ -160,6 +165,7 @@ pub(crate) async fn ferry(conn: &mut Connection, size: &Ferry) -> Result<()> {
                 l.enabled
             )
         }))
+        .count()
         .await?;
     check(inserted, "odyssey_connections")?;
     tx.commit().await?;

@@ -1,18 +1,18 @@
 //! Finding and loading the schema snapshot: env `QAIL_SCHEMA`, else the nearest
-//! `qail.schema.json` walking up from `CARGO_MANIFEST_DIR`. Loaded once per compiler process
+//! `qail.schema.json` walking up from `CARGO_MANIFEST_DIR` (the rule is
+//! `qail_schema::snapshot::discover`, shared with `cargo qail analyze`). Loaded once per compiler process
 //! and file version (a cache keyed by path and modification time).
 
 use std::collections::{HashMap, HashSet};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
 use proc_macro2::TokenStream;
 use qail_schema::Snapshot;
+use qail_schema::snapshot;
 use quote::quote;
-
-/// The snapshot's file name.
-pub(crate) const FILE_NAME: &str = "qail.schema.json";
 
 /// A loaded snapshot and the file it came from (emitted in `include_bytes!`).
 #[derive(Clone)]
@@ -47,44 +47,30 @@ impl Loaded {
     }
 }
 
-/// Finds and loads the snapshot for the crate being compiled.
+/// Finds and loads the snapshot for the crate being compiled: [`snapshot::discover`] from
+/// `CARGO_MANIFEST_DIR`.
 pub(crate) fn load() -> Result<Loaded, String> {
     let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
-    let env = std::env::var_os("QAIL_SCHEMA").map(PathBuf::from);
-    let path = discover(env, manifest_dir.as_deref())?;
+    let env = std::env::var_os(snapshot::ENV_VAR);
+    let path = discover(env.as_deref(), manifest_dir.as_deref())?;
     load_path(&path)
 }
 
-/// Where the snapshot is: `env` (relative to the manifest dir) if set, else the nearest
-/// `qail.schema.json` in `start` or one of its parents.
-pub(crate) fn discover(env: Option<PathBuf>, start: Option<&Path>) -> Result<PathBuf, String> {
-    if let Some(path) = env.filter(|p| !p.as_os_str().is_empty()) {
-        let path = match start {
-            Some(dir) if path.is_relative() => dir.join(path),
-            _ => path,
-        };
-        if path.is_file() {
-            return Ok(path);
+/// Where the snapshot is, from `start` (the manifest directory). Without one, only
+/// `QAIL_SCHEMA` can say, relative to the current directory.
+fn discover(env: Option<&OsStr>, start: Option<&Path>) -> Result<PathBuf, String> {
+    let start = match start {
+        Some(dir) => dir,
+        None if env.is_some_and(|e| !e.is_empty()) => Path::new(""),
+        None => {
+            return Err(
+                "CARGO_MANIFEST_DIR is not set: build with cargo, or set QAIL_SCHEMA to \
+                        the path of your qail.schema.json"
+                    .into(),
+            );
         }
-        return Err(format!(
-            "QAIL_SCHEMA is set to {}, but there is no file there: run `cargo qail schema pull` \
-             to write it, or point QAIL_SCHEMA at your {FILE_NAME}",
-            path.display()
-        ));
-    }
-    let start = start.ok_or("CARGO_MANIFEST_DIR is not set: build with cargo, or set QAIL_SCHEMA to the path of your qail.schema.json")?;
-    start
-        .ancestors()
-        .map(|dir| dir.join(FILE_NAME))
-        .find(|p| p.is_file())
-        .ok_or_else(|| {
-            format!(
-                "no schema snapshot: there is no {FILE_NAME} in {} or any parent directory; \
-                 run `cargo qail schema pull` (with DATABASE_URL set) to create it, or set \
-                 QAIL_SCHEMA to its path",
-                start.display()
-            )
-        })
+    };
+    snapshot::discover(env, start).map_err(|e| e.to_string())
 }
 
 /// Loads `path`, from the cache when the file has not changed since.
@@ -115,6 +101,7 @@ pub(crate) fn load_path(path: &Path) -> Result<Loaded, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use qail_schema::snapshot::FILE_NAME;
 
     fn temp_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("qail-macros-{name}-{}", std::process::id()));
@@ -123,27 +110,23 @@ mod tests {
     }
 
     #[test]
-    fn walks_up_to_the_nearest_snapshot() {
+    fn the_manifest_dir_is_where_the_search_starts() {
         let dir = temp_dir("walk");
         std::fs::write(dir.join(FILE_NAME), "{}").unwrap();
         let found = discover(None, Some(&dir.join("a/b"))).unwrap();
         assert_eq!(found, dir.join(FILE_NAME));
-        std::fs::write(dir.join("a").join(FILE_NAME), "{}").unwrap();
-        let found = discover(None, Some(&dir.join("a/b"))).unwrap();
-        assert_eq!(found, dir.join("a").join(FILE_NAME));
+        let found = discover(Some(OsStr::new("a/b/../../qail.schema.json")), Some(&dir)).unwrap();
+        assert_eq!(found, dir.join("a/b/../../qail.schema.json"));
     }
 
     #[test]
-    fn env_wins_and_is_relative_to_the_manifest() {
-        let dir = temp_dir("env");
-        std::fs::write(dir.join("a/custom.json"), "{}").unwrap();
-        let found = discover(Some("custom.json".into()), Some(&dir.join("a"))).unwrap();
-        assert_eq!(found, dir.join("a/custom.json"));
-        let err = discover(Some("missing.json".into()), Some(&dir)).unwrap_err();
-        assert!(
-            err.contains("QAIL_SCHEMA") && err.contains("cargo qail schema pull"),
-            "{err}"
-        );
+    fn without_a_manifest_dir_only_the_env_var_can_say() {
+        let err = discover(None, None).unwrap_err();
+        assert!(err.contains("CARGO_MANIFEST_DIR is not set"), "{err}");
+        let dir = temp_dir("no-manifest");
+        let path = dir.join(FILE_NAME);
+        std::fs::write(&path, "{}").unwrap();
+        assert_eq!(discover(Some(path.as_os_str()), None), Ok(path));
     }
 
     #[test]
@@ -165,7 +148,7 @@ mod tests {
 
     #[test]
     fn missing_snapshot_says_to_pull() {
-        let err = discover(None, Some(Path::new("/"))).unwrap_err();
+        let err = discover(Some(OsStr::new("missing.json")), Some(Path::new("/"))).unwrap_err();
         assert!(err.contains("cargo qail schema pull"), "{err}");
         assert!(err.contains("QAIL_SCHEMA"), "{err}");
     }

@@ -147,15 +147,16 @@ impl Error {
         self.0.kind == Kind::Timeout
     }
 
-    /// For the error of an atomic pipeline (`Connection::pipeline_atomic` and friends), the
+    /// For the error of an atomic pipeline (`Connection::pipeline_atomic`, or any pipeline
+    /// built with `.atomic()`), the
     /// position, counted from 0, of the query that failed; `None` for any other error, and
     /// when the batch failed as it committed (a deferred constraint, a serialization failure).
     pub fn pipeline_index(&self) -> Option<usize> {
         self.0.pipeline_index
     }
 
-    /// Wraps an error of the caller's own, for a row callback (`for_each`,
-    /// `pipeline_atomic_for_each`, …) to stop with: the call stops reading rows (an atomic
+    /// Wraps an error of the caller's own, for a row callback (`for_each` of a query or of a
+    /// pipeline, …) to stop with: the call stops reading rows (an atomic
     /// pipeline is rolled back if its Sync was not sent yet) and returns this error, whose
     /// [`source`](std::error::Error::source) is `error` (downcast it to get it back).
     ///
@@ -216,6 +217,36 @@ impl From<crate::proto::message::EncodeError> for Error {
 impl From<crate::proto::message::DecodeError> for Error {
     fn from(e: crate::proto::message::DecodeError) -> Error {
         Error::with_source(Kind::Protocol, "the server sent an invalid message", e)
+    }
+}
+
+/// Whether `e` says a cached statement is gone (26000) or its result type changed (0A000).
+#[cfg_attr(
+    not(feature = "runtime"),
+    allow(dead_code, reason = "used by the connection layer")
+)]
+pub(crate) fn is_stale(e: &Error) -> bool {
+    e.as_db_error().is_some_and(|db| {
+        db.code == "26000"
+            || (db.code == "0A000" && db.message.contains("cached plan must not change"))
+    })
+}
+
+/// The error for a stale statement inside a transaction, which cannot be retried.
+#[cfg_attr(
+    not(feature = "runtime"),
+    allow(dead_code, reason = "used by the connection layer")
+)]
+pub(crate) fn stale_in_transaction(e: Error) -> Error {
+    match e.as_db_error() {
+        Some(db) => Error::with_source(
+            Kind::Db,
+            "a cached statement became invalid inside a transaction because the schema changed \
+             (or the statement was deallocated); the transaction is aborted: roll it back and \
+             run it again, the statement is prepared afresh",
+            db.clone(),
+        ),
+        None => e,
     }
 }
 
@@ -283,3 +314,41 @@ impl fmt::Display for DbError {
 }
 
 impl std::error::Error for DbError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db(code: &str, message: &str) -> Error {
+        let db = DbError {
+            code: code.to_owned(),
+            message: message.to_owned(),
+            ..DbError::default()
+        };
+        Error::with_source(Kind::Db, "the server reported an error", db)
+    }
+
+    #[test]
+    fn stale_statements_are_recognised() {
+        assert!(is_stale(&db(
+            "26000",
+            "prepared statement \"q1\" does not exist"
+        )));
+        assert!(is_stale(&db(
+            "0A000",
+            "cached plan must not change result type"
+        )));
+        assert!(!is_stale(&db("0A000", "feature not supported")));
+        assert!(!is_stale(&db("23505", "duplicate key")));
+        assert!(!is_stale(&Error::new(Kind::Usage, "26000")));
+    }
+
+    #[test]
+    fn a_stale_statement_in_a_transaction_keeps_the_server_error() {
+        let e = stale_in_transaction(db("26000", "gone"));
+        assert_eq!(e.code(), Some("26000"));
+        assert!(e.to_string().contains("roll it back"), "{e}");
+        let usage = stale_in_transaction(Error::new(Kind::Usage, "x"));
+        assert_eq!(usage.to_string(), "x");
+    }
+}

@@ -39,8 +39,9 @@ pub use conn::config::{
 };
 #[cfg(feature = "runtime")]
 pub use conn::{
-    CancelToken, Connection, CopyIn, Executor, Handle, IsolationLevel, Listener, Notification,
-    PipelineBuilder, PipelineResults, Statement, Transaction, TransactionBuilder,
+    Atomic, CancelToken, Connection, CopyIn, Executor, Handle, IsolationLevel, Listener,
+    Notification, PerQuery, Pipeline, PipelineBuilder, PipelineResults, SqlQueries, Statement,
+    Transaction, TransactionBuilder,
 };
 pub use error::{DbError, Error};
 #[cfg(feature = "runtime")]
@@ -48,5 +49,5 @@ pub use pool::{Builder as PoolBuilder, Pool, PooledConnection, Stats as PoolStat
 pub use proto::message::TransactionStatus;
 #[cfg(feature = "runtime")]
 pub use row::{Column, Row};
-pub use template::{FromRow, NoRows, Query, RawRow, Template};
+pub use template::{Decoder, FromRow, NoRows, Query, RawRow, Template};
 pub use types::{Decode, Encode, Oid};

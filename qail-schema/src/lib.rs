@@ -2,11 +2,13 @@
 //!
 //! - [`snapshot`]: the model and its JSON file format.
 //! - [`builtin`]: PostgreSQL's built-in types (names, OIDs, SQL spellings).
-//! - [`ddl`]: DDL scripts → a snapshot, without a database.
-//! - [`diff`]: the semantic difference between two snapshots.
+//! - [`ddl`]: DDL scripts → a snapshot, without a database (feature `ddl`).
+//! - [`diff`]: the semantic difference between two snapshots (feature `diff`).
 //! - [`check`]: the offline analyzer, SQL → typed parameters and columns.
-//! - [`analyze`]: `cargo qail analyze`, the analyzer over SQL files (text and JSON reports).
-//! - [`introspect`]: a live catalog → a snapshot (`pull` needs feature `introspect`).
+//! - [`report`]: `cargo qail analyze`, the analyzer over SQL files (text and JSON reports;
+//!   feature `report`).
+//! - [`introspect`]: a live catalog → a snapshot (feature `ddl`; `pull` needs feature
+//!   `introspect`).
 //!
 //! ```
 //! use qail_schema::Snapshot;
@@ -22,17 +24,27 @@
 //!
 //! # Features
 //!
-//! | feature      | default | what it adds |
-//! |--------------|---------|--------------|
-//! | `introspect` | yes     | `introspect::pull`: read a live database through qail-pg |
-//! | `cli`        | yes     | the `cargo-qail` binary |
+//! The analyzer ([`check`]) and the snapshot model are always built; the `qail!` macro uses
+//! only them and builds this crate without default features.
+//!
+//! | feature      | default   | what it adds |
+//! |--------------|-----------|--------------|
+//! | `ddl`        | via `cli` | [`ddl`]: DDL scripts → a snapshot; [`introspect`] without `pull` |
+//! | `diff`       | via `cli` | [`diff`]: the difference between two snapshots |
+//! | `report`     | via `cli` | [`report`]: the `cargo qail analyze` report |
+//! | `introspect` | yes       | `introspect::pull`: read a live database through qail-pg; enables `ddl` |
+//! | `cli`        | yes       | the `cargo-qail` binary; enables all of the above |
 
-pub mod analyze;
 pub mod builtin;
 pub mod check;
+#[cfg(feature = "ddl")]
 pub mod ddl;
+#[cfg(feature = "diff")]
 pub mod diff;
+#[cfg(feature = "ddl")]
 pub mod introspect;
+#[cfg(feature = "report")]
+pub mod report;
 pub mod snapshot;
 
 pub use snapshot::Snapshot;

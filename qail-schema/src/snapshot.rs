@@ -2,13 +2,16 @@
 //!
 //! The snapshot holds what the analyzer needs to type queries offline. It is written sorted
 //! and stable (the same database gives a byte-identical file) so it reviews well in a diff.
+//! [`discover`] finds the file the way the `qail!` macro and `cargo qail analyze` do.
 
 use serde::{Deserialize, Serialize};
 
 mod file;
+mod find;
 mod lookup;
 
 pub use file::FileError;
+pub use find::{DiscoverError, ENV_VAR, FILE_NAME, discover};
 
 /// The snapshot file format version this crate reads and writes.
 pub const FORMAT_VERSION: u32 = 1;

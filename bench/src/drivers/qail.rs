@@ -186,7 +186,7 @@ async fn point(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Coun
 }
 
 /// One pipelined batch of id/name queries; returns (queries, rows). The rows are visited
-/// borrowed (`pipeline_atomic_for_each`): the id decoded, the name checked as UTF-8 and
+/// borrowed (`pipeline_builder().atomic().queries(…).for_each`): the id decoded, the name checked as UTF-8 and
 /// copied into a reused buffer, as the C program copies it into a C buffer.
 async fn id_name_batch(
     c: &mut Connection,
@@ -202,7 +202,10 @@ async fn id_name_batch(
     let mut name = String::new();
     let mut ids = 0i64;
     let counts = c
-        .pipeline_atomic_for_each(queries, |_, row, columns| {
+        .pipeline_builder()
+        .atomic()
+        .queries(queries)
+        .for_each(|_, row, columns| {
             ids = ids.wrapping_add(row.get_next::<i64>(columns)?);
             name.clear();
             name.push_str(row.get_next::<&str>(columns)?);
@@ -316,7 +319,13 @@ async fn insert(c: &mut Connection, batches: &[Vec<w::InsertRow>]) -> Result<Cou
                 )
             })
             .collect();
-        for done in c.pipeline_atomic_count(queries).await? {
+        for done in c
+            .pipeline_builder()
+            .atomic()
+            .queries(queries)
+            .count()
+            .await?
+        {
             counts.add(1, done);
         }
     }

@@ -1,6 +1,6 @@
 //! qail-pg from this repository (`../qail-pg`), through its run-time SQL API: `query`
 //! (prepared once per connection, binary parameters and results), `Row::try_get` by index,
-//! `pipeline_sql_atomic` (one Sync per batch, as libpq and qail-pg 3.0.2 do here), `Pool`,
+//! `pipeline_builder().atomic().sql(…).rows()` (one Sync per batch, as libpq and qail-pg 3.0.2 do here), `Pool`,
 //! `copy_in`.
 //!
 //! One function per workload. A workload whose API does not exist yet returns `None` from
@@ -65,7 +65,7 @@ async fn point(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Coun
     Ok(counts)
 }
 
-/// One parameter as a slice item of `pipeline_sql_atomic`.
+/// One parameter as a slice item of `PipelineBuilder::sql`.
 type Param<'a> = [&'a (dyn Encode + Sync); 1];
 
 async fn pipeline(c: &mut Connection, n: usize, batch: usize) -> Result<Counts> {
@@ -76,7 +76,7 @@ async fn pipeline(c: &mut Connection, n: usize, batch: usize) -> Result<Counts> 
             .collect();
         let params: Vec<Param<'_>> = limits.iter().map(|l| [l as _]).collect();
         let queries: Vec<_> = params.iter().map(|p| (w::PIPELINE_SQL, &p[..])).collect();
-        for rows in c.pipeline_sql_atomic(&queries).await? {
+        for rows in c.pipeline_builder().atomic().sql(&queries).rows().await? {
             let decoded = rows.iter().map(id_name).collect::<Result<Vec<_>>>()?;
             counts.add(1, w::consume(decoded));
         }
@@ -104,7 +104,7 @@ async fn pool10(url: &str, n: usize) -> Result<Sample> {
                 let ids: Vec<i64> = (first..first + w::POOL_BATCH).map(w::point_id).collect();
                 let params: Vec<Param<'_>> = ids.iter().map(|id| [id as _]).collect();
                 let queries: Vec<_> = params.iter().map(|p| (w::POINT_SQL, &p[..])).collect();
-                for rows in c.pipeline_sql_atomic(&queries).await? {
+                for rows in c.pipeline_builder().atomic().sql(&queries).rows().await? {
                     let decoded = rows.iter().map(id_name).collect::<Result<Vec<_>>>()?;
                     counts.add(1, w::consume(decoded));
                 }
@@ -130,7 +130,7 @@ async fn insert(c: &mut Connection, batches: &[Vec<w::InsertRow>]) -> Result<Cou
             .map(|r| [&r.id as _, &r.name as _, &r.qty as _, &r.price as _])
             .collect();
         let queries: Vec<_> = params.iter().map(|p| (w::INSERT_SQL, &p[..])).collect();
-        for _ in c.pipeline_sql_atomic(&queries).await? {
+        for _ in c.pipeline_builder().atomic().sql(&queries).rows().await? {
             counts.add(1, 1);
         }
     }

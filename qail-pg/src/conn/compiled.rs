@@ -13,19 +13,19 @@ use std::borrow::Cow;
 use super::prepare::{close_statement, encode_error};
 use super::stream::release;
 use super::{Connection, Statement, described_columns, server_error};
-use crate::error::{Error, Kind};
+use crate::error::Error;
+pub(crate) use crate::error::{is_stale, stale_in_transaction};
 use crate::proto::message::{
     Backend, Bind, DataRow, Describe, Execute, Format, Parse, Target, bind_execute_sync, sync,
 };
 use crate::row::Column;
 use crate::template::Template;
-use crate::types::{Encode, Oid, oid};
+use crate::template::check::{bound_types, check_description, decoding_types};
+pub(crate) use crate::template::check::{check_bind_prefix, check_count};
+use crate::types::{Encode, Oid};
 
 /// A parameter list.
 pub(crate) type Params<'a> = [&'a (dyn Encode + Sync)];
-
-/// The first OID of objects created by users (`FirstNormalObjectId`): user types are above.
-const FIRST_USER_OID: Oid = 16384;
 
 impl Connection {
     /// Starts `template` with `params`: everything up to BindComplete. The caller reads the
@@ -456,141 +456,28 @@ impl<F: FnMut(DataRow<'_>, &Statement) -> Result<(), Error>> RowSink for F {
     }
 }
 
-/// Whether `e` says a cached statement is gone (26000) or its result type changed (0A000).
-pub(crate) fn is_stale(e: &Error) -> bool {
-    e.as_db_error().is_some_and(|db| {
-        db.code == "26000"
-            || (db.code == "0A000" && db.message.contains("cached plan must not change"))
-    })
-}
-
-/// The error for a stale statement inside a transaction, which cannot be retried.
-pub(crate) fn stale_in_transaction(e: Error) -> Error {
-    match e.as_db_error() {
-        Some(db) => Error::with_source(
-            Kind::Db,
-            "a cached statement became invalid inside a transaction because the schema changed \
-             (or the statement was deallocated); the transaction is aborted: roll it back and \
-             run it again, the statement is prepared afresh",
-            db.clone(),
-        ),
-        None => e,
-    }
-}
-
-/// Refuses a template whose Bind prefix is not what [`Template::encode_bind_prefix`] makes of
-/// its name and parameter count (a template built by hand), before it is prepared and cached.
-pub(crate) fn check_bind_prefix(template: &Template) -> Result<(), Error> {
-    let expected = Template::encode_bind_prefix(template.name, template.param_oids.len());
-    if expected.is_ok_and(|prefix| prefix == template.bind_prefix()) {
-        return Ok(());
-    }
-    Err(Error::new(
-        Kind::Usage,
-        format!(
-            "the compiled query `{}` has an encoded Bind prefix that does not match its name \
-             and parameter count; build it with Template::encode or Template::leak",
-            template.name
-        ),
-    ))
-}
-
-pub(crate) fn check_count(template: &Template, params: &Params<'_>) -> Result<(), Error> {
-    let expected = template.param_oids.len();
-    if params.len() == expected {
-        return Ok(());
-    }
-    Err(Error::new(
-        Kind::Usage,
-        format!(
-            "the compiled query has {expected} parameters but {} values were given; pass one \
-             value per $n placeholder",
-            params.len()
-        ),
-    ))
-}
-
-/// The statement of a described template, once [`check_drift`] accepted it. A parameter the
-/// template leaves to the server (OID 0, a user type) was type-checked when the query was
-/// compiled, so it is bound as OID 0: the value's own binary form, without the run-time check
-/// that would refuse a `String` for citext. A citext column is read as `text`, whose binary
-/// form it shares, so that it decodes into `String`.
+/// The statement of a described template, once [`check_description`] accepted it: bound
+/// and decoded with the types [`bound_types`] and [`decoding_types`] give.
 pub(crate) fn template_statement(
     template: &Template,
     name: &str,
-    mut params: Vec<Oid>,
+    params: Vec<Oid>,
     columns: Vec<Column>,
 ) -> Statement {
-    for (param, &expected) in params.iter_mut().zip(template.param_oids) {
-        if expected == 0 {
-            *param = 0;
-        }
-    }
-    let column_oids = columns
-        .iter()
-        .zip(template.columns())
-        .map(|(column, expected)| {
-            if expected.type_oid == 0 && expected.type_name == "citext" {
-                oid::TEXT
-            } else {
-                column.type_oid()
-            }
-        })
-        .collect();
-    Statement::decoding_as(name.to_owned(), params, columns, column_oids)
+    let column_oids = decoding_types(template, columns.iter().map(Column::type_oid));
+    Statement::decoding_as(
+        name.to_owned(),
+        bound_types(template, params),
+        columns,
+        column_oids,
+    )
 }
 
-/// Compares the server's description with the template's expectations.
+/// [`check_description`] of a description read by the connection.
 pub(crate) fn check_drift(
     template: &Template,
     params: &[Oid],
     columns: &[Column],
 ) -> Result<(), Error> {
-    let fix = "run `cargo qail schema pull` and rebuild, or change the query";
-    for (i, (&expected, &actual)) in template.param_oids.iter().zip(params).enumerate() {
-        let matches = match expected {
-            0 => actual >= FIRST_USER_OID,
-            oid => oid == actual,
-        };
-        if !matches {
-            let wanted = match expected {
-                0 => "a user-defined type".to_owned(),
-                oid => oid::describe(oid),
-            };
-            return Err(drift(format!(
-                "parameter ${} of `{}` is {} on the server but the compiled query expects {wanted}; {fix}",
-                i + 1,
-                template.sql(),
-                oid::describe(actual),
-            )));
-        }
-    }
-    let expected_count = template.columns().count();
-    if columns.len() != expected_count {
-        return Err(drift(format!(
-            "`{}` returns {} columns on the server but the compiled query expects {expected_count}; {fix}",
-            template.sql(),
-            columns.len(),
-        )));
-    }
-    for (expected, column) in template.columns().zip(columns) {
-        let actual = column.type_oid();
-        let matches = match expected.type_oid {
-            0 => actual >= FIRST_USER_OID,
-            oid => oid == actual,
-        };
-        if !matches {
-            return Err(drift(format!(
-                "column \"{}\" is {} on the server but the compiled query expects {}; {fix}",
-                expected.name,
-                oid::describe(actual),
-                expected.type_name
-            )));
-        }
-    }
-    Ok(())
-}
-
-fn drift(message: String) -> Error {
-    Error::new(Kind::SchemaDrift, message)
+    check_description(template, params, columns.iter().map(Column::type_oid))
 }

@@ -19,7 +19,28 @@ use crate::error::{Error, Kind};
 use raw::Raw;
 
 /// Everything needed to open a connection.
+///
+/// Start from a connection string ([`Config::parse`]) or the environment alone
+/// ([`Config::from_env`]), which fill in libpq's defaults, then change options with the
+/// setters, each named after its libpq keyword and chained by value. The fields can be read
+/// (and assigned); new options may be added in a minor release, so a `Config` cannot be built
+/// as a struct literal.
+///
+/// ```
+/// use std::time::Duration;
+/// use qail_pg::{Config, SslMode};
+///
+/// let config = Config::parse("postgres://app@db.example.com/shop")?
+///     .application_name("reports")
+///     .sslmode(SslMode::Require)
+///     .connect_timeout(Duration::from_secs(5))
+///     .options("-c search_path=reporting");
+/// assert_eq!(config.application_name.as_deref(), Some("reports"));
+/// assert_eq!(config.dbname, "shop");
+/// # Ok::<(), qail_pg::Error>(())
+/// ```
 #[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Config {
     /// Hosts to try in order; a Unix socket directory is a [`Host::Unix`].
     pub hosts: Vec<Host>,
@@ -70,6 +91,7 @@ pub struct Config {
 /// how long sent data may stay unacknowledged. Neither bounds a query: set
 /// [`Connection::set_query_timeout`](crate::Connection::set_query_timeout) for that.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TcpOptions {
     /// `keepalives`: `0` turns keepalives off (default on).
     pub keepalives: bool,
@@ -252,6 +274,112 @@ impl Config {
             let port = self.ports.get(i).copied().unwrap_or(DEFAULT_PORT);
             (host, addr, port)
         })
+    }
+}
+
+/// Setters: each replaces one option and returns the configuration.
+impl Config {
+    /// `host`: the hosts to try, in order (a Unix socket directory is a [`Host::Unix`]).
+    pub fn hosts(mut self, hosts: impl IntoIterator<Item = Host>) -> Config {
+        self.hosts = hosts.into_iter().collect();
+        self
+    }
+
+    /// `hostaddr`: numeric addresses, one per host, used instead of resolving its name.
+    pub fn hostaddrs(mut self, addrs: impl IntoIterator<Item = Option<IpAddr>>) -> Config {
+        self.hostaddrs = addrs.into_iter().collect();
+        self
+    }
+
+    /// `port`: one per host, or one for all of them.
+    pub fn ports(mut self, ports: impl IntoIterator<Item = u16>) -> Config {
+        self.ports = ports.into_iter().collect();
+        self
+    }
+
+    /// `user`.
+    pub fn user(mut self, user: impl Into<String>) -> Config {
+        self.user = user.into();
+        self
+    }
+
+    /// `password`.
+    pub fn password(mut self, password: impl Into<String>) -> Config {
+        self.password = Some(password.into());
+        self
+    }
+
+    /// `passfile`: the password file read when no password is given.
+    pub fn passfile(mut self, path: impl Into<PathBuf>) -> Config {
+        self.passfile = Some(path.into());
+        self
+    }
+
+    /// `dbname`.
+    pub fn dbname(mut self, dbname: impl Into<String>) -> Config {
+        self.dbname = dbname.into();
+        self
+    }
+
+    /// `sslmode`.
+    pub fn sslmode(mut self, mode: SslMode) -> Config {
+        self.sslmode = mode;
+        self
+    }
+
+    /// `sslrootcert`: the CA bundle (PEM) for verify-ca and verify-full.
+    pub fn sslrootcert(mut self, path: impl Into<PathBuf>) -> Config {
+        self.sslrootcert = Some(path.into());
+        self
+    }
+
+    /// `sslcert`: the client certificate (PEM).
+    pub fn sslcert(mut self, path: impl Into<PathBuf>) -> Config {
+        self.sslcert = Some(path.into());
+        self
+    }
+
+    /// `sslkey`: the client private key (PEM).
+    pub fn sslkey(mut self, path: impl Into<PathBuf>) -> Config {
+        self.sslkey = Some(path.into());
+        self
+    }
+
+    /// `channel_binding`.
+    pub fn channel_binding(mut self, binding: ChannelBinding) -> Config {
+        self.channel_binding = binding;
+        self
+    }
+
+    /// `require_auth`: the authentication methods accepted (or, negated, refused).
+    pub fn require_auth(mut self, require: RequireAuth) -> Config {
+        self.require_auth = Some(require);
+        self
+    }
+
+    /// `application_name`.
+    pub fn application_name(mut self, name: impl Into<String>) -> Config {
+        self.application_name = Some(name.into());
+        self
+    }
+
+    /// `connect_timeout`, per host attempt.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Config {
+        self.connect_timeout = Some(timeout);
+        self
+    }
+
+    /// `options`: command-line options sent to the server (`-c search_path=…`), replacing
+    /// any given before.
+    pub fn options(mut self, options: impl Into<String>) -> Config {
+        self.options = Some(options.into());
+        self
+    }
+
+    /// TCP keepalives and `tcp_user_timeout` ([`TcpOptions`]).
+    pub fn tcp(mut self, options: TcpOptions) -> Config {
+        self.tcp = options;
+        self
     }
 }
 

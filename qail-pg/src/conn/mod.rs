@@ -58,7 +58,9 @@ pub use cancel::CancelToken;
 pub use copy::CopyIn;
 pub use executor::Executor;
 pub use notify::{Listener, Notification};
-pub use pipeline::{Handle, PipelineBuilder, PipelineResults};
+pub use pipeline::{
+    Atomic, Handle, PerQuery, Pipeline, PipelineBuilder, PipelineResults, SqlQueries,
+};
 pub use statement::Statement;
 pub use transaction::{IsolationLevel, Transaction, TransactionBuilder};
 

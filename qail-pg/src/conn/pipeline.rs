@@ -38,7 +38,8 @@ mod api;
 mod atomic;
 mod builder;
 
-pub use builder::{Handle, PipelineBuilder, PipelineResults};
+pub use api::{Pipeline, SqlQueries};
+pub use builder::{Atomic, Handle, PerQuery, PipelineBuilder, PipelineResults};
 
 /// How many unsent bytes to encode ahead of the socket.
 const CHUNK: usize = 64 * 1024;

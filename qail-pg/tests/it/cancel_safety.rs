@@ -232,9 +232,8 @@ async fn copy_in_and_out() {
 /// opens a second backend, and the connection it hands out is clean and in sync.
 #[tokio::test]
 async fn pool_acquire_and_pooled_query() {
-    let mut config = super::config();
     let app = format!("qail_it_cancel_pool_{}", std::process::id());
-    config.application_name = Some(app.clone());
+    let config = super::config().application_name(&app);
     let pool = qail_pg::Pool::builder()
         .max_size(1)
         .acquire_timeout(Some(Duration::from_secs(10)))
@@ -307,7 +306,11 @@ async fn atomic_pipeline() {
     let values: Vec<i64> = (0..2000).collect();
     let mut n = 0;
     loop {
-        let batch = conn.pipeline_atomic_count(values.iter().map(|v| query::<NoRows>(t, &[v])));
+        let batch = conn
+            .pipeline_builder()
+            .atomic()
+            .queries(values.iter().map(|v| query::<NoRows>(t, &[v])))
+            .count();
         let done = poll_n_then_drop(batch, n).await;
         check(&mut conn, &mut observer, n).await;
         let rows: i64 = conn
@@ -334,7 +337,11 @@ async fn atomic_pipeline() {
         .get(0);
     for n in [1, 2, 3, 5, 8] {
         let mut tx = conn.begin().await.unwrap();
-        let batch = tx.pipeline_atomic_count(values.iter().map(|v| query::<NoRows>(t, &[v])));
+        let batch = tx
+            .pipeline_builder()
+            .atomic()
+            .queries(values.iter().map(|v| query::<NoRows>(t, &[v])))
+            .count();
         poll_n_then_drop(batch, n).await;
         drop(tx);
         check(&mut conn, &mut observer, n).await;

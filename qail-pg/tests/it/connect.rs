@@ -63,8 +63,7 @@ async fn tries_hosts_in_order() {
 
 #[tokio::test]
 async fn options_are_sent_at_startup() {
-    let mut config = super::config();
-    config.options = Some("-c search_path=qail_opt_schema".to_owned());
+    let config = super::config().options("-c search_path=qail_opt_schema");
     let mut conn = Connection::connect_with(&config).await.unwrap();
     let stmt = conn.prepare("SHOW search_path").await.unwrap();
     assert_eq!(stmt.columns()[0].name(), "search_path");

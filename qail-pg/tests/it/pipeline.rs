@@ -66,7 +66,9 @@ async fn a_hundred_thousand_queries_in_one_call() {
         assert_eq!(rows.as_ref().unwrap()[0].id, *id);
     }
     let counts = conn
-        .pipeline_count(ids.iter().map(|id| query::<Pair>(t, &[id])))
+        .pipeline_builder()
+        .queries(ids.iter().map(|id| query::<Pair>(t, &[id])))
+        .count()
         .await
         .unwrap();
     assert!(counts.iter().all(|c| matches!(c, Ok(1))));
@@ -82,7 +84,9 @@ async fn large_results_and_large_batches_do_not_deadlock() {
     );
     let n = 5000i32;
     let results = conn
-        .pipeline_count((0..200).map(|_| query::<Pair>(t, &[&n])))
+        .pipeline_builder()
+        .queries((0..200).map(|_| query::<Pair>(t, &[&n])))
+        .count()
         .await
         .unwrap();
     assert!(results.iter().all(|c| matches!(c, Ok(5000))));
@@ -133,11 +137,13 @@ async fn run_time_sql_pipelines() {
     let a = 1i32;
     let b = 2i32;
     let results = conn
-        .pipeline_sql(&[
+        .pipeline_builder()
+        .sql(&[
             ("SELECT $1::int4 + 1", &[&a]),
             ("SELECT $1::int4 * 10", &[&b]),
             ("SELECT $1::int4 + 1", &[&b]),
         ])
+        .rows()
         .await
         .unwrap();
     let values: Vec<i32> = results
@@ -147,7 +153,9 @@ async fn run_time_sql_pipelines() {
     assert_eq!(values, [2, 20, 3]);
     conn.set_statement_cache_size(1);
     let err = conn
-        .pipeline_sql(&[("SELECT 1", &[]), ("SELECT 2", &[])])
+        .pipeline_builder()
+        .sql(&[("SELECT 1", &[]), ("SELECT 2", &[])])
+        .rows()
         .await
         .unwrap_err();
     assert!(
@@ -155,6 +163,74 @@ async fn run_time_sql_pipelines() {
         "{err}"
     );
     assert_eq!(conn.query("SELECT 3", &[]).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn run_time_sql_counts_and_borrowed_rows_in_either_mode() {
+    let mut conn = super::connect().await;
+    let (three, zero) = (3i64, 0i64);
+    let sql: [(&str, &[&(dyn qail_pg::Encode + Sync)]); 3] = [
+        ("SELECT generate_series(1, $1::int8)", &[&three]),
+        ("SELECT 1 / $1::int8", &[&zero]),
+        ("SELECT 'x'::text WHERE false", &[]),
+    ];
+    let counts = conn.pipeline_builder().sql(&sql).count().await.unwrap();
+    assert_eq!(counts[0].as_ref().unwrap(), &3);
+    assert_eq!(counts[1].as_ref().unwrap_err().code(), Some("22012"));
+    assert_eq!(counts[2].as_ref().unwrap(), &0);
+
+    let mut seen = Vec::new();
+    let rows = conn
+        .pipeline_builder()
+        .sql(&sql[..1])
+        .for_each(|query, row, columns| {
+            seen.push((query, row.get_next::<i64>(columns)?));
+            Ok(())
+        })
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(*rows[0].as_ref().unwrap(), 3);
+    assert_eq!(seen, [(0, 1), (0, 2), (0, 3)]);
+
+    let err = conn
+        .pipeline_builder()
+        .atomic()
+        .sql(&sql)
+        .count()
+        .await
+        .unwrap_err();
+    assert_eq!(err.pipeline_index(), Some(1), "{err}");
+    let mut total = 0;
+    let counts = conn
+        .pipeline_builder()
+        .atomic()
+        .sql(&[sql[0], sql[2]])
+        .for_each(|_, row, columns| {
+            total += row.get_next::<i64>(columns)?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    assert_eq!((counts, total), (vec![3, 0], 6));
+}
+
+#[tokio::test]
+async fn a_batch_refuses_queries_added_one_by_one() {
+    let mut conn = super::connect().await;
+    let t = div();
+    let one = 1i64;
+    let mut p = conn.pipeline_builder();
+    let _ = p.add_count(query::<NoRows>(t, &[&one]));
+    let err = p
+        .queries([query::<Int8>(t, &[&one])])
+        .rows()
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("one or the other"), "{err}");
+    // Nothing was sent: the connection runs the next pipeline.
+    let rows = conn.pipeline([query::<Int8>(t, &[&one])]).await.unwrap();
+    assert_eq!(rows.len(), 1);
 }
 
 #[tokio::test]
@@ -281,7 +357,10 @@ async fn a_drifted_write_rolls_an_atomic_batch_back_even_when_it_is_small() {
     let (fresh, _) = drift_table(&mut conn, "atomic_fresh").await;
     let values: Vec<i64> = (0..100).collect();
     let counts = conn
-        .pipeline_atomic_count(values.iter().map(|v| query::<NoRows>(fresh, &[v])))
+        .pipeline_builder()
+        .atomic()
+        .queries(values.iter().map(|v| query::<NoRows>(fresh, &[v])))
+        .count()
         .await
         .unwrap();
     assert_eq!(counts, vec![1; 100]);

@@ -53,7 +53,10 @@ async fn ten_thousand_queries_in_one_atomic_batch() {
         );
     }
     let counts = conn
-        .pipeline_atomic_count(ids.iter().map(|id| query::<Pair>(t, &[id])))
+        .pipeline_builder()
+        .atomic()
+        .queries(ids.iter().map(|id| query::<Pair>(t, &[id])))
+        .count()
         .await
         .unwrap();
     assert_eq!(counts, vec![1; 10_000]);
@@ -72,7 +75,10 @@ async fn an_error_in_query_500_of_1000_rolls_back_the_whole_batch() {
     let t = insert_div("atomic_err");
     let divisors: Vec<i64> = (0..1000).map(|i| if i == 499 { 0 } else { 1 }).collect();
     let err = conn
-        .pipeline_atomic_count(divisors.iter().map(|d| query::<NoRows>(t, &[d])))
+        .pipeline_builder()
+        .atomic()
+        .queries(divisors.iter().map(|d| query::<NoRows>(t, &[d])))
+        .count()
         .await
         .unwrap_err();
     assert_eq!(err.pipeline_index(), Some(499), "{err}");
@@ -85,7 +91,10 @@ async fn an_error_in_query_500_of_1000_rolls_back_the_whole_batch() {
     assert_eq!(conn.transaction_status(), TransactionStatus::Idle);
     // The statement prepared inside the failed batch is still usable.
     let ok = conn
-        .pipeline_atomic_count((0..1000).map(|_| query::<NoRows>(t, &[&2i64])))
+        .pipeline_builder()
+        .atomic()
+        .queries((0..1000).map(|_| query::<NoRows>(t, &[&2i64])))
+        .count()
         .await
         .unwrap();
     assert_eq!(ok, vec![1; 1000]);
@@ -106,7 +115,13 @@ async fn an_error_the_client_finds_before_the_sync_rolls_back_too() {
             query::<NoRows>(t, &[&one])
         }
     });
-    let err = conn.pipeline_atomic_count(queries).await.unwrap_err();
+    let err = conn
+        .pipeline_builder()
+        .atomic()
+        .queries(queries)
+        .count()
+        .await
+        .unwrap_err();
     assert_eq!(err.pipeline_index(), Some(3), "{err}");
     assert!(err.to_string().contains("one value per $n"), "{err}");
     assert_eq!(count(&mut conn, "atomic_client").await, 0);
@@ -124,7 +139,10 @@ async fn a_failed_commit_has_no_query_index() {
     let t = insert_div("atomic_commit");
     // Both insert 1000 / 1: the unique check fails only when the batch commits.
     let err = conn
-        .pipeline_atomic_count([1i64, 1].iter().map(|d| query::<NoRows>(t, &[d])))
+        .pipeline_builder()
+        .atomic()
+        .queries([1i64, 1].iter().map(|d| query::<NoRows>(t, &[d])))
+        .count()
         .await
         .unwrap_err();
     assert_eq!(err.code(), Some("23505"), "{err}");
@@ -140,13 +158,19 @@ async fn inside_a_transaction_the_batch_joins_it_and_an_error_aborts_it() {
     let t = insert_div("atomic_tx");
     let mut tx = conn.begin().await.unwrap();
     let counts = tx
-        .pipeline_atomic_count([1i64, 2].iter().map(|d| query::<NoRows>(t, &[d])))
+        .pipeline_builder()
+        .atomic()
+        .queries([1i64, 2].iter().map(|d| query::<NoRows>(t, &[d])))
+        .count()
         .await
         .unwrap();
     assert_eq!(counts, [1, 1]);
     assert_eq!(tx.transaction_status(), TransactionStatus::InTransaction);
     let err = tx
-        .pipeline_atomic_count([1i64, 0, 2].iter().map(|d| query::<NoRows>(t, &[d])))
+        .pipeline_builder()
+        .atomic()
+        .queries([1i64, 0, 2].iter().map(|d| query::<NoRows>(t, &[d])))
+        .count()
         .await
         .unwrap_err();
     assert_eq!(err.pipeline_index(), Some(1));
@@ -159,7 +183,10 @@ async fn inside_a_transaction_the_batch_joins_it_and_an_error_aborts_it() {
     assert_eq!(count(&mut conn, "atomic_tx").await, 0);
 
     let mut tx = conn.begin().await.unwrap();
-    tx.pipeline_atomic_count([4i64, 5].iter().map(|d| query::<NoRows>(t, &[d])))
+    tx.pipeline_builder()
+        .atomic()
+        .queries([4i64, 5].iter().map(|d| query::<NoRows>(t, &[d])))
+        .count()
         .await
         .unwrap();
     tx.commit().await.unwrap();
@@ -200,19 +227,25 @@ async fn run_time_sql_batches_are_atomic_too() {
     table(&mut conn, "atomic_sql").await;
     let (one, zero) = (1i64, 0i64);
     let err = conn
-        .pipeline_sql_atomic(&[
+        .pipeline_builder()
+        .atomic()
+        .sql(&[
             ("INSERT INTO qail_it_atomic_sql.t VALUES ($1)", &[&one]),
             ("SELECT 1 / $1::int8", &[&zero]),
         ])
+        .rows()
         .await
         .unwrap_err();
     assert_eq!(err.pipeline_index(), Some(1));
     assert_eq!(count(&mut conn, "atomic_sql").await, 0);
     let rows = conn
-        .pipeline_sql_atomic(&[
+        .pipeline_builder()
+        .atomic()
+        .sql(&[
             ("INSERT INTO qail_it_atomic_sql.t VALUES ($1)", &[&one]),
             ("SELECT count(*) FROM qail_it_atomic_sql.t", &[]),
         ])
+        .rows()
         .await
         .unwrap();
     assert_eq!(rows[1][0].get::<i64>(0), 1);
@@ -251,15 +284,15 @@ async fn rows_are_visited_borrowed_in_order_with_their_query_index() {
     let limits: Vec<i64> = (0..300).collect();
     let mut seen: Vec<(usize, i64, String)> = Vec::new();
     let counts = conn
-        .pipeline_atomic_for_each(
-            limits.iter().map(|n| query::<Pair>(t, &[n])),
-            |index, row, columns| {
-                let id: i64 = row.get_next(columns)?;
-                let name: &str = row.get_next(columns)?;
-                seen.push((index, id, name.to_owned()));
-                Ok(())
-            },
-        )
+        .pipeline_builder()
+        .atomic()
+        .queries(limits.iter().map(|n| query::<Pair>(t, &[n])))
+        .for_each(|index, row, columns| {
+            let id: i64 = row.get_next(columns)?;
+            let name: &str = row.get_next(columns)?;
+            seen.push((index, id, name.to_owned()));
+            Ok(())
+        })
         .await
         .unwrap();
     assert_eq!(counts, (0..300).collect::<Vec<u64>>());
@@ -271,14 +304,13 @@ async fn rows_are_visited_borrowed_in_order_with_their_query_index() {
     // Per-query mode: the same rows, and each query's count.
     let mut names = 0;
     let results = conn
-        .pipeline_for_each(
-            limits.iter().map(|n| query::<Pair>(t, &[n])),
-            |_, row, c| {
-                row.get_next::<i64>(c)?;
-                names += row.get_next::<&str>(c)?.len();
-                Ok(())
-            },
-        )
+        .pipeline_builder()
+        .queries(limits.iter().map(|n| query::<Pair>(t, &[n])))
+        .for_each(|_, row, c| {
+            row.get_next::<i64>(c)?;
+            names += row.get_next::<&str>(c)?.len();
+            Ok(())
+        })
         .await
         .unwrap();
     assert_eq!(results.len(), 300);
@@ -314,7 +346,10 @@ async fn an_error_from_the_visitor_fails_the_batch_and_says_what_became_of_it() 
     // ends it without committing.
     let many: Vec<i64> = (0..20_000).collect();
     let err = conn
-        .pipeline_atomic_for_each(many.iter().map(|v| query::<Int8>(t, &[v])), refuse_row_7)
+        .pipeline_builder()
+        .atomic()
+        .queries(many.iter().map(|v| query::<Int8>(t, &[v])))
+        .for_each(refuse_row_7)
         .await
         .unwrap_err();
     assert_eq!(err.pipeline_index(), Some(7), "{err}");
@@ -334,7 +369,10 @@ async fn an_error_from_the_visitor_fails_the_batch_and_says_what_became_of_it() 
     // says that it committed.
     let few: Vec<i64> = (0..50).collect();
     let err = conn
-        .pipeline_atomic_for_each(few.iter().map(|v| query::<Int8>(t, &[v])), refuse_row_7)
+        .pipeline_builder()
+        .atomic()
+        .queries(few.iter().map(|v| query::<Int8>(t, &[v])))
+        .for_each(refuse_row_7)
         .await
         .unwrap_err();
     assert_eq!(err.pipeline_index(), Some(7), "{err}");
@@ -342,7 +380,10 @@ async fn an_error_from_the_visitor_fails_the_batch_and_says_what_became_of_it() 
     assert_eq!(count(&mut conn, "atomic_visit").await, 50);
     // The connection is usable afterwards.
     let counts = conn
-        .pipeline_atomic_for_each(few.iter().map(|v| query::<Int8>(t, &[v])), |_, _, _| Ok(()))
+        .pipeline_builder()
+        .atomic()
+        .queries(few.iter().map(|v| query::<Int8>(t, &[v])))
+        .for_each(|_, _, _| Ok(()))
         .await
         .unwrap();
     assert_eq!(counts, vec![1; 50]);

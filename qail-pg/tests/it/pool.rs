@@ -17,9 +17,7 @@ fn app_name(test: &str) -> String {
 }
 
 fn config(app: &str) -> Config {
-    let mut config = super::config();
-    config.application_name = Some(app.to_owned());
-    config
+    super::config().application_name(app)
 }
 
 /// How many server backends carry `app` as their application_name.
@@ -346,10 +344,12 @@ async fn pipeline_on_a_reused_connection_reads_its_own_replies() {
         let mut conn = pool.acquire().await.unwrap();
         let (a, b) = (round, round + 10);
         let results = conn
-            .pipeline_sql(&[
+            .pipeline_builder()
+            .sql(&[
                 ("SELECT $1::int4, 'a'::text", &[&a]),
                 ("SELECT $1::int4, 'b'::text", &[&b]),
             ])
+            .rows()
             .await
             .unwrap();
         let got: Vec<(i32, String)> = results

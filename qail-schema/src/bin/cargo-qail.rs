@@ -11,8 +11,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use qail_schema::Snapshot;
-use qail_schema::analyze;
 use qail_schema::diff::{self, DiffOptions};
+use qail_schema::report;
 
 /// Compile-time checked PostgreSQL: manage the schema snapshot (qail.schema.json).
 #[derive(Parser)]
@@ -56,13 +56,13 @@ enum FormatArg {
     Json,
 }
 
-impl From<AnalyzeArgs> for analyze::Options {
-    fn from(a: AnalyzeArgs) -> analyze::Options {
-        analyze::Options {
+impl From<AnalyzeArgs> for report::Options {
+    fn from(a: AnalyzeArgs) -> report::Options {
+        report::Options {
             snapshot: a.snapshot,
             format: match a.format {
-                FormatArg::Text => analyze::Format::Text,
-                FormatArg::Json => analyze::Format::Json,
+                FormatArg::Text => report::Format::Text,
+                FormatArg::Json => report::Format::Json,
             },
             why: a.why,
             timings: a.timings,
@@ -147,7 +147,7 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
         Command::Schema(cmd) => cmd,
         Command::Analyze(args) => {
             let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
-            let code = analyze::run(&args.into(), &mut out, &mut err);
+            let code = report::run(&args.into(), &mut out, &mut err);
             return Ok(ExitCode::from(code));
         }
     };

@@ -4,9 +4,9 @@ use std::ops::Range;
 
 use sqlparser::ast::{Ident, Spanned};
 
-use super::diag::{Diagnostic, LineIndex};
-use super::types::{display, sql_name};
-use super::{Analysis, OutputColumn, Param, StatementKind};
+use crate::check::diag::{Diagnostic, LineIndex};
+use crate::check::types::{display, sql_name};
+use crate::check::{Analysis, OutputColumn, Param, StatementKind};
 use crate::snapshot::{Snapshot, TypeRef};
 
 /// What is known about one `$n`.

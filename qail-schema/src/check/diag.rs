@@ -40,7 +40,9 @@ pub fn render(sql: &str, d: &Diagnostic) -> String {
     let line_start = sql[..start].rfind('\n').map_or(0, |i| i + 1);
     let line_end = sql[start..].find('\n').map_or(sql.len(), |i| start + i);
     let line = sql[line_start..line_end].trim_end_matches('\r');
-    let end = floor_char_boundary(sql, d.range.end.clamp(start, line_start + line.len()));
+    // Note: a range may start in the carriage returns trimmed off the line's end.
+    let line_end = (line_start + line.len()).max(start);
+    let end = floor_char_boundary(sql, d.range.end.clamp(start, line_end));
     let pad = sql[line_start..start]
         .chars()
         .map(|c| if c == '\t' { '\t' } else { ' ' });
@@ -194,6 +196,20 @@ fn parse_location(s: &str) -> Option<Location> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_range_in_trailing_carriage_returns_renders() {
+        let sql = "\r\r(\r";
+        let d = Diagnostic {
+            message: "syntax error at end of input".to_owned(),
+            range: 4..4,
+            hint: None,
+        };
+        assert_eq!(
+            render(sql, &d),
+            "error: syntax error at end of input\n  |  \r\r(\n  |      ^"
+        );
+    }
 
     #[test]
     fn renders_caret_under_range() {

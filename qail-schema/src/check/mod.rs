@@ -14,6 +14,12 @@
 //! composite types and their fields, ranges, arrays of all of these, and explicit casts,
 //! which must have a path in PostgreSQL.
 //!
+//! Layout: `query/` analyzes statements (SELECT, FROM, grouping, INSERT, UPDATE, DELETE);
+//! `expr/` types expressions (operators, predicates, casts, subqueries, constructors);
+//! `call/` types function calls against the built-in catalog and the snapshot's functions;
+//! `types/` holds the built-in types, casts, type names as written and overload resolution;
+//! `scope`, `names`, `nullability`, `ctx` and `diag` are shared by all of them.
+//!
 //! ```
 //! use qail_schema::{check, Snapshot};
 //! let snapshot: Snapshot = serde_json::from_str(include_str!("../../tests/fixtures/app.schema.json")).unwrap();
@@ -23,28 +29,14 @@
 //! assert!(!a.columns[1].nullable);
 //! ```
 
-mod callforms;
-mod calls;
-mod catalog;
+mod call;
 mod ctx;
-mod datatype;
 mod diag;
-mod dml;
 mod expr;
-mod exprs;
-mod from;
-mod functions;
-mod group;
-mod insert;
-mod literal;
 mod names;
 mod nullability;
-mod ops;
-mod resolve;
+mod query;
 mod scope;
-mod select;
-mod sqlfuncs;
-mod srf;
 mod types;
 
 use std::ops::Range;
@@ -152,7 +144,7 @@ pub fn check(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnostic>
         }
     };
     let mut cx = ctx::Ctx::new(sql, snapshot);
-    let out = dml::statement(&mut cx, statement);
+    let out = query::statement(&mut cx, statement);
     cx.finish(out)
 }
 
@@ -161,5 +153,21 @@ fn whole(sql: &str, message: &str, hint: &str) -> Diagnostic {
         message: message.into(),
         range: 0..sql.len(),
         hint: Some(hint.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_nesting_is_a_diagnostic_not_a_crash() {
+        let sql = format!("SELECT {}1{}", "(".repeat(500), ")".repeat(500));
+        let errors = check(&sql, &Snapshot::new()).unwrap_err();
+        assert!(
+            errors[0].message.contains("recursion limit"),
+            "{:?}",
+            errors[0]
+        );
     }
 }

@@ -3,9 +3,9 @@
 
 use sqlparser::ast::Ident;
 
-use super::ctx::Ctx;
-use super::diag::closest;
-use super::scope::LookupError;
+use crate::check::ctx::Ctx;
+use crate::check::diag::closest;
+use crate::check::scope::LookupError;
 use crate::snapshot::{Relation, Snapshot};
 
 /// Looks a table or view up by (optional schema, name) through the search_path.

@@ -3,10 +3,10 @@
 
 use sqlparser::ast::{BinaryOperator, Expr, SelectItem};
 
-use super::OutputColumn;
-use super::expr::{Ty, Typed};
-use super::scope::{Scope, norm};
-use super::types::{base, builtin};
+use crate::check::OutputColumn;
+use crate::check::expr::{Ty, Typed};
+use crate::check::scope::{Scope, norm};
+use crate::check::types::{base, builtin};
 use crate::snapshot::Snapshot;
 
 /// Applies the top-level AND conjuncts of `cond` that reject NULL for a column: the column is

@@ -2,8 +2,8 @@
 
 use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
 
-use super::ColumnSource;
-use super::diag::closest;
+use crate::check::ColumnSource;
+use crate::check::diag::closest;
 use crate::snapshot::TypeRef;
 
 /// A column as a relation in scope exposes it.

@@ -93,7 +93,8 @@ pub fn render(changes: &[Change]) -> String {
     changes.iter().map(|c| format!("  {c}\n")).collect()
 }
 
-#[cfg(test)]
+// Note: the samples are built from DDL, so these tests need feature `ddl` (on by default).
+#[cfg(all(test, feature = "ddl"))]
 mod tests {
     use super::*;
     use crate::ddl::from_sql;

@@ -336,7 +336,8 @@ fn push_indent(out: &mut String, n: usize) {
     out.extend(std::iter::repeat_n(' ', n));
 }
 
-#[cfg(test)]
+// Note: the samples are built from DDL, so these tests need feature `ddl` (on by default).
+#[cfg(all(test, feature = "ddl"))]
 mod tests {
     use super::*;
 

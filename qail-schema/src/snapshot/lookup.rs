@@ -81,7 +81,8 @@ impl Relation {
     }
 }
 
-#[cfg(test)]
+// Note: the samples are built from DDL, so these tests need feature `ddl` (on by default).
+#[cfg(all(test, feature = "ddl"))]
 mod tests {
     use crate::ddl::from_sql;
 

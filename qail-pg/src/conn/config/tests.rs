@@ -431,6 +431,42 @@ fn a_service_fills_in_what_the_connection_string_leaves_unset() {
 }
 
 #[test]
+fn setters_give_what_the_keywords_give() {
+    let parsed = parse(
+        "host=db1,db2 hostaddr=10.0.0.1, port=5433,5434 user=app password=secret \
+         passfile=/p dbname=shop sslmode=verify-full sslrootcert=/ca sslcert=/c sslkey=/k \
+         channel_binding=require require_auth=!md5 application_name=reports \
+         connect_timeout=7 options=-cx=1 keepalives_idle=30 tcp_user_timeout=9000",
+    );
+    let set = parse("")
+        .hosts([tcp("db1"), tcp("db2")])
+        .hostaddrs([Some("10.0.0.1".parse().unwrap()), None])
+        .ports([5433, 5434])
+        .user("app")
+        .password("secret")
+        .passfile("/p")
+        .dbname("shop")
+        .sslmode(SslMode::VerifyFull)
+        .sslrootcert("/ca")
+        .sslcert("/c")
+        .sslkey("/k")
+        .channel_binding(ChannelBinding::Require)
+        .require_auth(RequireAuth {
+            negated: true,
+            methods: vec![AuthMethod::Md5],
+        })
+        .application_name("reports")
+        .connect_timeout(Duration::from_secs(7))
+        .options("-cx=1")
+        .tcp(TcpOptions {
+            keepalives_idle: Some(Duration::from_secs(30)),
+            tcp_user_timeout: Some(Duration::from_millis(9000)),
+            ..TcpOptions::default()
+        });
+    assert_eq!(set, parsed);
+}
+
+#[test]
 fn tcp_options_like_libpq() {
     let default = parse("host=h");
     assert_eq!(default.tcp, TcpOptions::default());

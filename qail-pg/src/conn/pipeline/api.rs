@@ -1,6 +1,12 @@
-//! The public faces of the pipeline: typed queries, counts and run-time SQL, per query or
-//! atomic. The builder for queries of different row types is in [`super::builder`].
+//! [`Pipeline`]: a batch of queries of one kind — compiled queries of one row type, or
+//! run-time SQL — run per query or atomically, their results collected as rows, handed over
+//! borrowed, or counted. Started from [`Connection::pipeline_builder`] (see
+//! [`super::builder`]); [`Connection::pipeline`] and [`Connection::pipeline_atomic`] are its
+//! shorthands.
 
+use std::marker::PhantomData;
+
+use super::builder::{Atomic, PerQuery};
 use super::{Job, Mode, Sink, Source};
 use crate::conn::compiled::Params;
 use crate::conn::{Connection, Statement};
@@ -8,7 +14,7 @@ use crate::error::{Error, Kind};
 use crate::proto::message::DataRow;
 use crate::row::Row;
 use crate::template::{Decoder, Query, RawRow};
-use crate::types::{Encode, Oid};
+use crate::types::Oid;
 
 impl<D> Job for Query<'_, D> {
     fn source(&self) -> Source<'_> {
@@ -140,6 +146,16 @@ struct Visit<F, R> {
     results: R,
 }
 
+impl<F, R> Visit<F, R> {
+    fn new(f: F, results: R) -> Self {
+        Visit {
+            f,
+            rows: 0,
+            results,
+        }
+    }
+}
+
 impl<F, R> Sink for Visit<F, R>
 where
     F: FnMut(usize, &mut RawRow<'_>, &[Oid]) -> Result<(), Error>,
@@ -195,8 +211,289 @@ impl<R: Results<Vec<Row>>> Sink for Rows<R> {
     }
 }
 
+/// A pipeline of queries of one kind, from [`PipelineBuilder::queries`] (compiled queries:
+/// `S` is their iterator) or [`PipelineBuilder::sql`] (run-time SQL: `S` is
+/// [`SqlQueries`]); `M` is its mode, [`PerQuery`] or [`Atomic`]. Run it with what each query
+/// should give back:
+///
+/// | method | per query ([`PerQuery`]) | atomic ([`Atomic`]) |
+/// |---|---|---|
+/// | [`rows`](Pipeline::rows) | `Vec<Result<Vec<R>, Error>>` | `Vec<Vec<R>>` |
+/// | [`for_each`](Pipeline::for_each) | `Vec<Result<u64, Error>>` | `Vec<u64>` |
+/// | [`count`](Pipeline::count) | `Vec<Result<u64, Error>>` | `Vec<u64>` |
+///
+/// `R` is the compiled query's row type, or [`Row`] for run-time SQL. Nothing is allocated
+/// or boxed per query beyond the results themselves.
+///
+/// [`PipelineBuilder::queries`]: super::PipelineBuilder::queries
+/// [`PipelineBuilder::sql`]: super::PipelineBuilder::sql
+#[must_use = "a pipeline does nothing until it is run with rows, for_each or count"]
+pub struct Pipeline<'c, S, M = PerQuery> {
+    conn: &'c mut Connection,
+    queries: S,
+    /// How many queries were added to the builder with `add…` before: a batch cannot run them.
+    added: usize,
+    _mode: PhantomData<M>,
+}
+
+impl<S, M> std::fmt::Debug for Pipeline<'_, S, M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("mode", &std::any::type_name::<M>())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The run-time SQL queries of a [`Pipeline`] (from [`PipelineBuilder::sql`]): each an SQL
+/// text and its parameters.
+///
+/// [`PipelineBuilder::sql`]: super::PipelineBuilder::sql
+#[derive(Clone, Copy)]
+pub struct SqlQueries<'s>(&'s [(&'s str, &'s Params<'s>)]);
+
+impl std::fmt::Debug for SqlQueries<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqlQueries")
+            .field("queries", &self.0.len())
+            .finish()
+    }
+}
+
+impl<'c, S, M> Pipeline<'c, S, M> {
+    pub(super) fn new(conn: &'c mut Connection, queries: S, added: usize) -> Self {
+        Pipeline {
+            conn,
+            queries,
+            added,
+            _mode: PhantomData,
+        }
+    }
+
+    /// Refuses to run when queries were also added to the builder one by one.
+    fn check_alone(&self) -> Result<(), Error> {
+        if self.added == 0 {
+            return Ok(());
+        }
+        Err(Error::new(
+            Kind::Usage,
+            format!(
+                "{} queries were added to the pipeline builder with add…, and a batch was given \
+                 with queries or sql: run one or the other (add every query with add…, or pass \
+                 them all to queries)",
+                self.added
+            ),
+        ))
+    }
+}
+
+impl<'s> SqlQueries<'s> {
+    /// Wraps run-time SQL queries.
+    pub(super) fn new(queries: &'s [(&'s str, &'s Params<'s>)]) -> Self {
+        SqlQueries(queries)
+    }
+}
+
+impl<'q, D, I, M> Pipeline<'_, I, M>
+where
+    I: IntoIterator<Item = Query<'q, D>>,
+{
+    async fn run_compiled(self, sink: &mut impl Sink, mode: Mode) -> Result<(), Error> {
+        self.check_alone()?;
+        self.conn.run_pipeline(self.queries, sink, mode).await
+    }
+}
+
+impl<M> Pipeline<'_, SqlQueries<'_>, M> {
+    async fn run_sql(self, sink: &mut impl Sink, mode: Mode) -> Result<(), Error> {
+        self.check_alone()?;
+        let jobs = self
+            .conn
+            .prepare_all(self.queries.0.iter().copied())
+            .await?;
+        self.conn.run_pipeline(jobs, sink, mode).await
+    }
+}
+
+/// Compiled queries, each its own cycle.
+impl<'q, D, I> Pipeline<'_, I, PerQuery>
+where
+    I: IntoIterator<Item = Query<'q, D>>,
+{
+    /// Runs the queries in one round trip and returns each query's rows, or its error.
+    ///
+    /// Each query is a cycle of its own: an error is that query's result, and the others
+    /// still run; inside a transaction block an error aborts the block, so the queries after
+    /// it fail with SQLSTATE 25P02 until it is rolled back. The outer error means the
+    /// connection failed.
+    pub async fn rows(self) -> Result<Vec<Result<Vec<D::Row>, Error>>, Error>
+    where
+        D: Decoder,
+    {
+        let mut sink = Typed::<D, _>::new(Each(Vec::new()));
+        self.run_compiled(&mut sink, Mode::PerQuery).await?;
+        Ok(sink.results.0)
+    }
+
+    /// Runs the queries in one round trip and calls `f` with each row as it is read,
+    /// borrowed from the read buffer: `f(query_index, row, column_types)`, where the query
+    /// index counts from 0 in the order given. Nothing is allocated per row or per query
+    /// (read columns in order with [`RawRow::get_next`]; `&str` and `&[u8]` borrow).
+    /// Returns each query's number of rows, or its error; an error returned by `f` becomes
+    /// that query's error (the rest of its rows are skipped). [`Error::caller`] wraps an
+    /// error of your own.
+    pub async fn for_each(
+        self,
+        f: impl FnMut(usize, &mut RawRow<'_>, &[Oid]) -> Result<(), Error>,
+    ) -> Result<Vec<Result<u64, Error>>, Error> {
+        let mut sink = Visit::new(f, Each(Vec::new()));
+        self.run_compiled(&mut sink, Mode::PerQuery).await?;
+        Ok(sink.results.0)
+    }
+
+    /// Runs the queries in one round trip without decoding their rows; returns each query's
+    /// number of rows (returned or affected), or its error.
+    pub async fn count(self) -> Result<Vec<Result<u64, Error>>, Error> {
+        let mut sink = Counts(Each(Vec::new()));
+        self.run_compiled(&mut sink, Mode::PerQuery).await?;
+        Ok(sink.0.0)
+    }
+}
+
+/// Compiled queries, all or nothing.
+impl<'q, D, I> Pipeline<'_, I, Atomic>
+where
+    I: IntoIterator<Item = Query<'q, D>>,
+{
+    /// Runs the queries in one round trip as **one transaction** (see [`Atomic`]) and returns
+    /// each query's rows.
+    pub async fn rows(self) -> Result<Vec<Vec<D::Row>>, Error>
+    where
+        D: Decoder,
+    {
+        let mut sink = Typed::<D, _>::new(All(Vec::new()));
+        self.run_compiled(&mut sink, Mode::Atomic).await?;
+        Ok(sink.results.0)
+    }
+
+    /// Runs the queries as one transaction, handing each row to `f` borrowed, as it is read
+    /// (as [`Pipeline::for_each`] per query does); returns each query's number of rows. An
+    /// error returned by `f` fails the batch (rolled back unless its Sync was already sent,
+    /// as the error then says).
+    ///
+    /// ```no_run
+    /// # async fn run(conn: &mut qail_pg::Connection,
+    /// #     lookups: Vec<qail_pg::Query<'_, qail_pg::NoRows>>) -> Result<(), qail_pg::Error> {
+    /// // Each query returns (id int8, name text); copy the names out without a String per row.
+    /// let mut names = vec![String::new(); lookups.len()];
+    /// conn.pipeline_builder()
+    ///     .atomic()
+    ///     .queries(lookups)
+    ///     .for_each(|query, row, columns| {
+    ///         let _id: i64 = row.get_next(columns)?;
+    ///         let name: &str = row.get_next(columns)?;
+    ///         names[query].push_str(name);
+    ///         Ok(())
+    ///     })
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn for_each(
+        self,
+        f: impl FnMut(usize, &mut RawRow<'_>, &[Oid]) -> Result<(), Error>,
+    ) -> Result<Vec<u64>, Error> {
+        let mut sink = Visit::new(f, All(Vec::new()));
+        self.run_compiled(&mut sink, Mode::Atomic).await?;
+        Ok(sink.results.0)
+    }
+
+    /// Runs the queries as one transaction without decoding their rows; returns each query's
+    /// number of rows (returned or affected).
+    ///
+    /// ```no_run
+    /// # async fn run(conn: &mut qail_pg::Connection,
+    /// #     moves: Vec<qail_pg::Query<'_, qail_pg::NoRows>>) -> Result<(), qail_pg::Error> {
+    /// match conn.pipeline_builder().atomic().queries(moves).count().await {
+    ///     Ok(updated) => println!("{} queries committed", updated.len()),
+    ///     Err(e) => match e.pipeline_index() {
+    ///         // Nothing of the batch took effect.
+    ///         Some(i) => eprintln!("query {i} failed, batch rolled back: {e}"),
+    ///         None => return Err(e),
+    ///     },
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn count(self) -> Result<Vec<u64>, Error> {
+        let mut sink = Counts(All(Vec::new()));
+        self.run_compiled(&mut sink, Mode::Atomic).await?;
+        Ok(sink.0.0)
+    }
+}
+
+/// Run-time SQL, each query its own cycle. The statements not yet cached are prepared
+/// first, in a round trip of their own.
+impl Pipeline<'_, SqlQueries<'_>, PerQuery> {
+    /// Runs the queries in one round trip and returns each query's rows, or its error.
+    pub async fn rows(self) -> Result<Vec<Result<Vec<Row>, Error>>, Error> {
+        let mut sink = Rows::new(Each(Vec::new()));
+        self.run_sql(&mut sink, Mode::PerQuery).await?;
+        Ok(sink.results.0)
+    }
+
+    /// Runs the queries in one round trip, handing each row to `f` borrowed, as it is read
+    /// (see the compiled queries' [`for_each`](Pipeline::for_each)); returns each query's
+    /// number of rows, or its error.
+    pub async fn for_each(
+        self,
+        f: impl FnMut(usize, &mut RawRow<'_>, &[Oid]) -> Result<(), Error>,
+    ) -> Result<Vec<Result<u64, Error>>, Error> {
+        let mut sink = Visit::new(f, Each(Vec::new()));
+        self.run_sql(&mut sink, Mode::PerQuery).await?;
+        Ok(sink.results.0)
+    }
+
+    /// Runs the queries in one round trip without decoding their rows; returns each query's
+    /// number of rows (returned or affected), or its error.
+    pub async fn count(self) -> Result<Vec<Result<u64, Error>>, Error> {
+        let mut sink = Counts(Each(Vec::new()));
+        self.run_sql(&mut sink, Mode::PerQuery).await?;
+        Ok(sink.0.0)
+    }
+}
+
+/// Run-time SQL, all or nothing. The statements not yet cached are prepared first, in a
+/// round trip of their own.
+impl Pipeline<'_, SqlQueries<'_>, Atomic> {
+    /// Runs the queries as one transaction (see [`Atomic`]) and returns each query's rows.
+    pub async fn rows(self) -> Result<Vec<Vec<Row>>, Error> {
+        let mut sink = Rows::new(All(Vec::new()));
+        self.run_sql(&mut sink, Mode::Atomic).await?;
+        Ok(sink.results.0)
+    }
+
+    /// Runs the queries as one transaction, handing each row to `f` borrowed, as it is read;
+    /// returns each query's number of rows.
+    pub async fn for_each(
+        self,
+        f: impl FnMut(usize, &mut RawRow<'_>, &[Oid]) -> Result<(), Error>,
+    ) -> Result<Vec<u64>, Error> {
+        let mut sink = Visit::new(f, All(Vec::new()));
+        self.run_sql(&mut sink, Mode::Atomic).await?;
+        Ok(sink.results.0)
+    }
+
+    /// Runs the queries as one transaction without decoding their rows; returns each query's
+    /// number of rows (returned or affected).
+    pub async fn count(self) -> Result<Vec<u64>, Error> {
+        let mut sink = Counts(All(Vec::new()));
+        self.run_sql(&mut sink, Mode::Atomic).await?;
+        Ok(sink.0.0)
+    }
+}
+
 impl Connection {
-    /// Runs compiled queries in one round trip and returns each query's rows, in order.
+    /// Runs compiled queries in one round trip and returns each query's rows, or its error:
+    /// the shorthand of `conn.pipeline_builder().queries(queries).rows()`
+    /// ([`Pipeline::rows`]; see [`Connection::pipeline_builder`] for the other modes).
     ///
     /// Each query is a cycle of its own: an error is that query's result, and the others
     /// still run; inside a transaction block an error aborts the block, so the queries after
@@ -207,167 +504,21 @@ impl Connection {
         &mut self,
         queries: impl IntoIterator<Item = Query<'q, D>>,
     ) -> Result<Vec<Result<Vec<D::Row>, Error>>, Error> {
-        let mut sink = Typed::<D, _>::new(Each(Vec::new()));
-        self.run_pipeline(queries, &mut sink, Mode::PerQuery)
-            .await?;
-        Ok(sink.results.0)
+        self.pipeline_builder().queries(queries).rows().await
     }
 
     /// Runs compiled queries in one round trip as **one transaction**: all of them take
-    /// effect, or none. Returns each query's rows, in order.
-    ///
-    /// One Sync ends the batch, so the server runs it as one implicit transaction and
-    /// commits at the end. When a query fails, the server skips the rest of the batch and
-    /// rolls all of it back — the queries before the failing one too — and the returned
-    /// error says which query failed ([`Error::pipeline_index`], counted from 0) with the
-    /// server's error ([`Error::code`], [`Error::as_db_error`]). A failure when the batch
-    /// commits (a deferred constraint, a serialization failure) has no index. The
-    /// connection is usable afterwards.
-    ///
-    /// Inside a transaction block ([`Connection::begin`]) the batch joins the block and
-    /// commits with it; an error aborts the block like any failed statement, so roll it
-    /// back.
-    ///
-    /// A compiled query whose statement is new on this connection is described first
-    /// (Parse + Describe + Flush, its types checked before any of its queries is bound), so
-    /// when the server's types drifted from the compiled query's, no query of that template
-    /// runs and the whole batch is rolled back ([`Error::is_schema_drift`]).
-    ///
-    /// The client also ends the batch itself, so that it is rolled back, when a parameter
-    /// cannot be encoded or a row cannot be decoded, provided the Sync has not been sent yet
-    /// (it goes out with the last query); if it has, the error says that the batch took
-    /// effect. Dropping the future before it finishes rolls the batch back too (unless the
-    /// Sync was sent, in which case it commits); the connection stays usable.
-    ///
-    /// Compared with [`Connection::pipeline`], the server flushes its replies once per batch
-    /// instead of once per query, which saves client and server CPU on large batches.
-    ///
-    /// ```no_run
-    /// # async fn run(conn: &mut qail_pg::Connection,
-    /// #     moves: Vec<qail_pg::Query<'_, qail_pg::NoRows>>) -> Result<(), qail_pg::Error> {
-    /// // Rows are returned by `pipeline_atomic`; UPDATEs only need their counts.
-    /// match conn.pipeline_atomic_count(moves).await {
-    ///     Ok(updated) => println!("{} queries committed", updated.len()),
-    ///     Err(e) => match e.pipeline_index() {
-    ///         // Nothing of the batch took effect.
-    ///         Some(i) => eprintln!("query {i} failed, batch rolled back: {e}"),
-    ///         None => return Err(e),
-    ///     },
-    /// }
-    /// # Ok(()) }
-    /// ```
+    /// effect, or none (see [`Atomic`]). Returns each query's rows, in order. The shorthand of
+    /// `conn.pipeline_builder().atomic().queries(queries).rows()`.
     pub async fn pipeline_atomic<'q, D: Decoder>(
         &mut self,
         queries: impl IntoIterator<Item = Query<'q, D>>,
     ) -> Result<Vec<Vec<D::Row>>, Error> {
-        let mut sink = Typed::<D, _>::new(All(Vec::new()));
-        self.run_pipeline(queries, &mut sink, Mode::Atomic).await?;
-        Ok(sink.results.0)
-    }
-
-    /// Runs compiled queries in one round trip and calls `f` with each row as it is read,
-    /// borrowed from the read buffer: `f(query_index, row, column_types)`, where the query
-    /// index counts from 0 in the order given. Nothing is allocated per row or per query
-    /// (read columns in order with [`RawRow::get_next`]; `&str` and `&[u8]` borrow).
-    /// Returns each query's number of rows, or its error.
-    ///
-    /// Per-query semantics as [`Connection::pipeline`]; an error returned by `f` becomes that
-    /// query's error (the rest of its rows are skipped). [`Error::caller`] wraps an error of
-    /// your own.
-    pub async fn pipeline_for_each<'q, D>(
-        &mut self,
-        queries: impl IntoIterator<Item = Query<'q, D>>,
-        f: impl FnMut(usize, &mut RawRow<'_>, &[Oid]) -> Result<(), Error>,
-    ) -> Result<Vec<Result<u64, Error>>, Error> {
-        let mut sink = Visit {
-            f,
-            rows: 0,
-            results: Each(Vec::new()),
-        };
-        self.run_pipeline(queries, &mut sink, Mode::PerQuery)
-            .await?;
-        Ok(sink.results.0)
-    }
-
-    /// [`Connection::pipeline_for_each`] as one transaction, all or nothing, with the
-    /// semantics of [`Connection::pipeline_atomic`]: rows are handed to `f` borrowed, as they
-    /// are read; returns each query's number of rows. An error returned by `f` fails the
-    /// batch (rolled back unless its Sync was already sent, as the error then says).
-    ///
-    /// ```no_run
-    /// # async fn run(conn: &mut qail_pg::Connection,
-    /// #     lookups: Vec<qail_pg::Query<'_, qail_pg::NoRows>>) -> Result<(), qail_pg::Error> {
-    /// // Each query returns (id int8, name text); copy the names out without a String per row.
-    /// let mut names = vec![String::new(); lookups.len()];
-    /// conn.pipeline_atomic_for_each(lookups, |query, row, columns| {
-    ///     let _id: i64 = row.get_next(columns)?;
-    ///     let name: &str = row.get_next(columns)?;
-    ///     names[query].push_str(name);
-    ///     Ok(())
-    /// })
-    /// .await?;
-    /// # Ok(()) }
-    /// ```
-    pub async fn pipeline_atomic_for_each<'q, D>(
-        &mut self,
-        queries: impl IntoIterator<Item = Query<'q, D>>,
-        f: impl FnMut(usize, &mut RawRow<'_>, &[Oid]) -> Result<(), Error>,
-    ) -> Result<Vec<u64>, Error> {
-        let mut sink = Visit {
-            f,
-            rows: 0,
-            results: All(Vec::new()),
-        };
-        self.run_pipeline(queries, &mut sink, Mode::Atomic).await?;
-        Ok(sink.results.0)
-    }
-
-    /// Runs compiled queries in one round trip without decoding their rows; returns each
-    /// query's number of rows (returned or affected).
-    pub async fn pipeline_count<'q, D>(
-        &mut self,
-        queries: impl IntoIterator<Item = Query<'q, D>>,
-    ) -> Result<Vec<Result<u64, Error>>, Error> {
-        let mut sink = Counts(Each(Vec::new()));
-        self.run_pipeline(queries, &mut sink, Mode::PerQuery)
-            .await?;
-        Ok(sink.0.0)
-    }
-
-    /// [`Connection::pipeline_atomic`] without decoding rows: runs compiled queries as one
-    /// transaction and returns each query's number of rows (returned or affected).
-    pub async fn pipeline_atomic_count<'q, D>(
-        &mut self,
-        queries: impl IntoIterator<Item = Query<'q, D>>,
-    ) -> Result<Vec<u64>, Error> {
-        let mut sink = Counts(All(Vec::new()));
-        self.run_pipeline(queries, &mut sink, Mode::Atomic).await?;
-        Ok(sink.0.0)
-    }
-
-    /// Runs run-time SQL queries in one round trip (after preparing the statements not yet
-    /// cached) and returns each query's rows.
-    pub async fn pipeline_sql(
-        &mut self,
-        queries: &[(&str, &[&(dyn Encode + Sync)])],
-    ) -> Result<Vec<Result<Vec<Row>, Error>>, Error> {
-        let jobs = self.prepare_all(queries.iter().copied()).await?;
-        let mut sink = Rows::new(Each(Vec::new()));
-        self.run_pipeline(jobs, &mut sink, Mode::PerQuery).await?;
-        Ok(sink.results.0)
-    }
-
-    /// [`Connection::pipeline_sql`] as one transaction, all or nothing, with the semantics of
-    /// [`Connection::pipeline_atomic`]. The statements not yet cached are prepared first, in
-    /// a round trip of their own.
-    pub async fn pipeline_sql_atomic(
-        &mut self,
-        queries: &[(&str, &[&(dyn Encode + Sync)])],
-    ) -> Result<Vec<Vec<Row>>, Error> {
-        let jobs = self.prepare_all(queries.iter().copied()).await?;
-        let mut sink = Rows::new(All(Vec::new()));
-        self.run_pipeline(jobs, &mut sink, Mode::Atomic).await?;
-        Ok(sink.results.0)
+        self.pipeline_builder()
+            .atomic()
+            .queries(queries)
+            .rows()
+            .await
     }
 
     /// Prepares the statements of run-time SQL queries, all kept in the cache at once.

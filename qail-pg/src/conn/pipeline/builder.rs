@@ -3,6 +3,7 @@
 use std::any::Any;
 use std::marker::PhantomData;
 
+use super::api::{Pipeline, SqlQueries};
 use super::{Job, Mode, Sink, Source};
 use crate::conn::compiled::Params;
 use crate::conn::{Connection, Statement};
@@ -13,12 +14,39 @@ use crate::template::{Decoder, Query, RawRow};
 use crate::types::Encode;
 
 impl Connection {
-    /// A builder for a pipeline of queries with different row types.
+    /// Starts a pipeline: many queries in one round trip. The one entry point for every kind
+    /// of pipeline; choose on the builder
+    ///
+    /// - the **mode**: each query its own cycle (the default, [`PerQuery`]: an error is that
+    ///   query's result and the others still run), or [`atomic`](PipelineBuilder::atomic)
+    ///   ([`Atomic`]: one transaction, all or nothing);
+    /// - the **queries**: a batch of compiled queries of one row type
+    ///   ([`queries`](PipelineBuilder::queries)) or of run-time SQL
+    ///   ([`sql`](PipelineBuilder::sql)), which gives a [`Pipeline`] run with
+    ///   [`rows`](Pipeline::rows) (collected), [`for_each`](Pipeline::for_each) (each row
+    ///   borrowed, as it is read) or [`count`](Pipeline::count) (rows returned or affected);
+    ///   or queries of different kinds added one by one ([`add`](PipelineBuilder::add),
+    ///   [`add_count`](PipelineBuilder::add_count), [`add_sql`](PipelineBuilder::add_sql)),
+    ///   run with [`run`](PipelineBuilder::run) and read back with their [`Handle`]s.
+    ///
+    /// A batch allocates nothing per query beyond its results; queries added one by one are
+    /// boxed each. [`Connection::pipeline`] and [`Connection::pipeline_atomic`] are the
+    /// shorthands of `.queries(qs).rows()` in either mode.
     ///
     /// ```no_run
     /// # async fn run(conn: &mut qail_pg::Connection,
+    /// #     inserts: Vec<qail_pg::Query<'_, qail_pg::NoRows>>,
     /// #     q1: qail_pg::Query<'_, qail_pg::NoRows>, q2: qail_pg::Query<'_, qail_pg::NoRows>)
     /// # -> Result<(), qail_pg::Error> {
+    /// // A batch: all the inserts or none, their counts.
+    /// let inserted: Vec<u64> = conn.pipeline_builder().atomic().queries(inserts).count().await?;
+    /// // Run-time SQL, each query on its own.
+    /// let sql: [(&str, &[&(dyn qail_pg::Encode + Sync)]); 2] =
+    ///     [("SELECT $1::int4", &[&7i32]), ("SELECT now()", &[])];
+    /// for rows in conn.pipeline_builder().sql(&sql).rows().await? {
+    ///     println!("{} rows", rows?.len());
+    /// }
+    /// // Queries of different kinds.
     /// let mut p = conn.pipeline_builder();
     /// let a = p.add_count(q1);
     /// let b = p.add_sql("SELECT $1::int4", &[&7i32]);
@@ -32,9 +60,46 @@ impl Connection {
             conn: self,
             items: Vec::new(),
             mode: Mode::PerQuery,
+            _mode: PhantomData,
         }
     }
 }
+
+/// The default mode of a pipeline: every query is its own Bind + Execute + Sync cycle, so
+/// an error affects only the query that caused it (its result), and the others still run.
+/// Outside a transaction block each query commits on its own; inside one, an error aborts
+/// the block, so the queries after it fail with SQLSTATE 25P02 until it is rolled back.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PerQuery;
+
+/// The atomic mode of a pipeline ([`PipelineBuilder::atomic`]): the queries run as **one
+/// transaction**, all of them or none.
+///
+/// One Sync ends the batch, so the server runs it as one implicit transaction and commits at
+/// the end. When a query fails, the server skips the rest of the batch and rolls all of it
+/// back — the queries before the failing one too — and the returned error says which query
+/// failed ([`Error::pipeline_index`], counted from 0) with the server's error
+/// ([`Error::code`], [`Error::as_db_error`]). A failure when the batch commits (a deferred
+/// constraint, a serialization failure) has no index. The connection is usable afterwards.
+///
+/// Inside a transaction block ([`Connection::begin`]) the batch joins the block and commits
+/// with it; an error aborts the block like any failed statement, so roll it back.
+///
+/// A compiled query whose statement is new on this connection is described first (Parse +
+/// Describe + Flush, its types checked before any of its queries is bound), so when the
+/// server's types drifted from the compiled query's, no query of that template runs and the
+/// whole batch is rolled back ([`Error::is_schema_drift`]).
+///
+/// The client also ends the batch itself, so that it is rolled back, when a parameter cannot
+/// be encoded or a row cannot be decoded, provided the Sync has not been sent yet (it goes
+/// out with the last query); if it has, the error says that the batch took effect. Dropping
+/// the future before it finishes rolls the batch back too (unless the Sync was sent, in which
+/// case it commits); the connection stays usable.
+///
+/// Compared with [`PerQuery`], the server flushes its replies once per batch instead of once
+/// per query, which saves client and server CPU on large batches.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Atomic;
 
 /// Decodes the rows of one builder item and hands them out type-erased.
 trait Collector: Send {
@@ -121,14 +186,19 @@ impl<T> std::fmt::Debug for Handle<T> {
     }
 }
 
-/// Collects queries of any row types for one pipeline; see [`Connection::pipeline_builder`].
-pub struct PipelineBuilder<'c, 'q> {
+/// A pipeline being set up, in mode `M` ([`PerQuery`] or [`Atomic`]): see
+/// [`Connection::pipeline_builder`]. It takes a batch of queries of one kind
+/// ([`queries`](Self::queries), [`sql`](Self::sql)), or queries of any row types one by one
+/// ([`add`](Self::add) and friends, then [`run`](Self::run)).
+#[must_use = "a pipeline does nothing until it is run"]
+pub struct PipelineBuilder<'c, 'q, M = PerQuery> {
     conn: &'c mut Connection,
     items: Vec<Item<'q>>,
     mode: Mode,
+    _mode: PhantomData<M>,
 }
 
-impl std::fmt::Debug for PipelineBuilder<'_, '_> {
+impl<M> std::fmt::Debug for PipelineBuilder<'_, '_, M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PipelineBuilder")
             .field("queries", &self.items.len())
@@ -137,11 +207,11 @@ impl std::fmt::Debug for PipelineBuilder<'_, '_> {
     }
 }
 
-impl<'q> PipelineBuilder<'_, 'q> {
-    /// Makes the pipeline **one transaction**, all or nothing, like
-    /// [`Connection::pipeline_atomic`]: if a query fails, every query of the batch is rolled
-    /// back and [`PipelineBuilder::run`] returns that error ([`Error::pipeline_index`] says
-    /// which query); otherwise every handle's result is `Ok`.
+impl<'c, 'q, M> PipelineBuilder<'c, 'q, M> {
+    /// Makes the pipeline **one transaction**, all or nothing ([`Atomic`]). For queries added
+    /// one by one: if a query fails, every query of the batch is rolled back and
+    /// [`PipelineBuilder::run`] returns that error ([`Error::pipeline_index`] says which
+    /// query); otherwise every handle's result is `Ok`.
     ///
     /// ```no_run
     /// # async fn run(conn: &mut qail_pg::Connection,
@@ -154,9 +224,35 @@ impl<'q> PipelineBuilder<'_, 'q> {
     /// assert_eq!((results.get(a)?, results.get(b)?), (1, 1));
     /// # Ok(()) }
     /// ```
-    pub fn atomic(mut self) -> Self {
-        self.mode = Mode::Atomic;
-        self
+    pub fn atomic(self) -> PipelineBuilder<'c, 'q, Atomic> {
+        PipelineBuilder {
+            conn: self.conn,
+            items: self.items,
+            mode: Mode::Atomic,
+            _mode: PhantomData,
+        }
+    }
+
+    /// A batch of compiled queries of one row type, in order; run it with
+    /// [`rows`](Pipeline::rows), [`for_each`](Pipeline::for_each) or
+    /// [`count`](Pipeline::count). Queries are encoded as the batch is sent: nothing is
+    /// collected or allocated per query beyond its result.
+    pub fn queries<'b, D, I>(self, queries: I) -> Pipeline<'c, I, M>
+    where
+        I: IntoIterator<Item = Query<'b, D>>,
+    {
+        Pipeline::new(self.conn, queries, self.items.len())
+    }
+
+    /// A batch of run-time SQL queries, each an SQL text and its parameters; run it with
+    /// [`rows`](Pipeline::rows), [`for_each`](Pipeline::for_each) or
+    /// [`count`](Pipeline::count). The statements not yet cached are prepared first, in a
+    /// round trip of their own.
+    pub fn sql<'s>(
+        self,
+        queries: &'s [(&'s str, &'s [&'s (dyn Encode + Sync)])],
+    ) -> Pipeline<'c, SqlQueries<'s>, M> {
+        Pipeline::new(self.conn, SqlQueries::new(queries), self.items.len())
     }
 
     fn push<T>(&mut self, item: Item<'q>) -> Handle<T> {

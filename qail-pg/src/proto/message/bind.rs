@@ -60,14 +60,7 @@ impl Bind<'_> {
             });
         }
         tagged(buf, b'B', |buf| {
-            cstr(buf, self.portal, "the portal name")?;
-            cstr(buf, self.statement, "the statement name")?;
-            if count == 0 {
-                buf.extend_from_slice(&0u16.to_be_bytes());
-            } else {
-                buf.extend_from_slice(&1u16.to_be_bytes());
-                buf.extend_from_slice(&1u16.to_be_bytes());
-            }
+            write_prefix(buf, self.portal, self.statement, count)?;
             count16(buf, count, "parameters")?;
             for (index, (param, ty)) in self.params.iter().zip(self.param_types).enumerate() {
                 encode_param(buf, index, *param, *ty)?;
@@ -79,6 +72,40 @@ impl Bind<'_> {
             Ok(())
         })
     }
+}
+
+/// Appends the fields of a Bind message after its length, up to the parameter count: the
+/// portal name, the statement name and the parameter format codes (one code, binary, when
+/// there are parameters; none otherwise), as [`Bind::encode`] writes them. A compiled query's
+/// [`Template`](crate::template::Template) stores these bytes, and [`bind_execute_sync`]
+/// appends the rest. An error (a NUL in a name) leaves `buf` as it was.
+pub fn bind_prefix(
+    buf: &mut Vec<u8>,
+    portal: &str,
+    statement: &str,
+    param_count: usize,
+) -> Result<(), EncodeError> {
+    let mark = buf.len();
+    write_prefix(buf, portal, statement, param_count).inspect_err(|_| buf.truncate(mark))
+}
+
+/// The body of [`bind_prefix`], inside [`Bind::encode`]'s message.
+#[inline(always)]
+fn write_prefix(
+    buf: &mut Vec<u8>,
+    portal: &str,
+    statement: &str,
+    param_count: usize,
+) -> Result<(), EncodeError> {
+    cstr(buf, portal, "the portal name")?;
+    cstr(buf, statement, "the statement name")?;
+    if param_count == 0 {
+        buf.extend_from_slice(&0u16.to_be_bytes());
+    } else {
+        buf.extend_from_slice(&1u16.to_be_bytes());
+        buf.extend_from_slice(&1u16.to_be_bytes());
+    }
+    Ok(())
 }
 
 /// Appends the Bind message whose bytes after the length and up to the parameter count are
@@ -243,7 +270,11 @@ mod tests {
         let two: [&(dyn Encode + Sync); 2] = [&a, &b];
         for params in [&[][..], &two[..]] {
             let types = vec![23; params.len()];
-            let prefix = crate::template::Template::encode_bind_prefix(name, params.len()).unwrap();
+            let prefix = {
+                let mut prefix = Vec::new();
+                bind_prefix(&mut prefix, "", name, params.len()).unwrap();
+                prefix
+            };
             let mut expected = b"x".to_vec();
             Bind {
                 portal: "",
@@ -271,8 +302,23 @@ mod tests {
     }
 
     #[test]
+    fn prefix_bytes() {
+        const EXPECTED: &[u8] = b"\0q1\0\0\x01\0\x01";
+        let mut buf = Vec::new();
+        bind_prefix(&mut buf, "", "q1", 3).unwrap();
+        assert_eq!(buf, EXPECTED);
+        let mut buf = b"x".to_vec();
+        bind_prefix(&mut buf, "p", "q1", 0).unwrap();
+        assert_eq!(buf, b"xp\0q1\0\0\0");
+        let mut buf = b"x".to_vec();
+        assert!(bind_prefix(&mut buf, "", "q\0x", 1).is_err());
+        assert_eq!(buf, b"x", "a refused name leaves the buffer as it was");
+    }
+
+    #[test]
     fn prefixed_bind_failing_param_leaves_buffer_untouched() {
-        let prefix = crate::template::Template::encode_bind_prefix("q", 2).unwrap();
+        let mut prefix = Vec::new();
+        bind_prefix(&mut prefix, "", "q", 2).unwrap();
         let mut buf = b"x".to_vec();
         let err = bind_execute_sync(
             &mut buf,

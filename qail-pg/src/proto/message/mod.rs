@@ -39,7 +39,7 @@ mod write;
 pub use authentication::Authentication;
 pub use backend::Backend;
 pub use backend_key_data::BackendKeyData;
-pub use bind::{Bind, Format, bind_execute, bind_execute_sync};
+pub use bind::{Bind, Format, bind_execute, bind_execute_sync, bind_prefix};
 pub use cancel_request::CancelRequest;
 pub use close::Close;
 pub use command_complete::CommandComplete;

@@ -1,0 +1,25 @@
+//! Compiled queries: what `qail!` emits, and the row interface the connection decodes into.
+//!
+//! A [`Template`] is a `static` holding a statement's pre-encoded Parse message and Bind
+//! prefix, built at compile time by the same encoder ([`crate::proto::message`]) the
+//! connection uses at run time. A [`Query`] pairs a template with borrowed parameters; its
+//! rows are decoded by a [`Decoder`] (every [`FromRow`] type is one) from a [`RawRow`], one
+//! column after the other, by index.
+//!
+//! This module is sans-IO: it builds without the `runtime` feature.
+
+#[cfg_attr(
+    not(feature = "runtime"),
+    allow(
+        dead_code,
+        reason = "the connection (feature `runtime`) runs these checks"
+    )
+)]
+pub(crate) mod check;
+mod encoding;
+mod query;
+mod row;
+
+pub use encoding::{Encoded, ExpectedColumn, ExpectedColumns, Template, statement_name};
+pub use query::{NoRows, Params, Query, ReturnsRows};
+pub use row::{Columns, Decoder, FromRow, RawRow};

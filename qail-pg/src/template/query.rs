@@ -1,0 +1,174 @@
+//! A [`Query`]: a template with its [`Params`]; and [`NoRows`], the row type of a statement
+//! that returns none.
+
+use std::marker::PhantomData;
+
+use super::Template;
+use crate::error::Error;
+use crate::types::{BoxError, Encode, IsNull, Oid};
+
+/// The row type of a statement that returns no rows (INSERT/UPDATE/DELETE without RETURNING).
+/// It is no [`Decoder`](super::Decoder): fetching is a compile error ([`ReturnsRows`]); run it with `execute`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoRows {}
+
+/// Never implemented: the bound that makes fetching from a [`NoRows`] query a compile error
+/// with this message (the inherent `fetch_*` methods of `Query<'_, NoRows>` require it).
+#[diagnostic::on_unimplemented(
+    message = "this statement returns no rows, so its rows cannot be fetched",
+    label = "use `.execute(…)`, which returns the number of rows affected",
+    note = "add a RETURNING clause to get rows back from INSERT, UPDATE or DELETE"
+)]
+pub trait ReturnsRows {}
+
+/// Fetching from a statement without rows: each method fails to compile, saying to use
+/// `execute` (or RETURNING).
+impl Query<'_, NoRows> {
+    /// Does not compile: the statement returns no rows.
+    pub fn fetch_all<E: ?Sized + ReturnsRows>(
+        self,
+        _: &mut E,
+    ) -> std::future::Pending<Result<Vec<NoRows>, Error>> {
+        std::future::pending()
+    }
+
+    /// Does not compile: the statement returns no rows.
+    pub fn fetch_one<E: ?Sized + ReturnsRows>(
+        self,
+        _: &mut E,
+    ) -> std::future::Pending<Result<NoRows, Error>> {
+        std::future::pending()
+    }
+
+    /// Does not compile: the statement returns no rows.
+    pub fn fetch_optional<E: ?Sized + ReturnsRows>(
+        self,
+        _: &mut E,
+    ) -> std::future::Pending<Result<Option<NoRows>, Error>> {
+        std::future::pending()
+    }
+
+    /// Does not compile: the statement returns no rows.
+    pub fn fetch<E: ?Sized + ReturnsRows>(self, _: &mut E) -> std::iter::Empty<NoRows> {
+        std::iter::empty()
+    }
+}
+
+/// The parameters of a [`Query`], in `$n` order.
+pub struct Params<'a> {
+    inline: [&'a (dyn Encode + Sync); INLINE],
+    len: usize,
+    heap: Vec<&'a (dyn Encode + Sync)>,
+}
+
+const INLINE: usize = 16;
+
+/// Fills unused inline slots; never encoded.
+struct Unused;
+
+impl Encode for Unused {
+    fn encode(&self, _: Oid, _: &mut Vec<u8>) -> Result<IsNull, BoxError> {
+        Ok(IsNull::Yes)
+    }
+    fn accepts(_: Oid) -> bool {
+        true
+    }
+    fn type_oid(&self) -> Oid {
+        0
+    }
+    fn encode_checked(&self, _: Oid, _: &mut Vec<u8>) -> Result<IsNull, BoxError> {
+        Ok(IsNull::Yes)
+    }
+}
+
+impl<'a> Params<'a> {
+    /// Collects the parameters; up to 16 are kept inline without allocating.
+    pub fn new<const N: usize>(params: [&'a (dyn Encode + Sync); N]) -> Params<'a> {
+        if N > INLINE {
+            return Params {
+                inline: [&Unused; INLINE],
+                len: N,
+                heap: params.to_vec(),
+            };
+        }
+        let mut inline: [&'a (dyn Encode + Sync); INLINE] = [&Unused; INLINE];
+        inline[..N].copy_from_slice(&params);
+        Params {
+            inline,
+            len: N,
+            heap: Vec::new(),
+        }
+    }
+
+    /// The parameters as a slice, ready for the Bind encoder.
+    pub fn as_slice(&self) -> &[&'a (dyn Encode + Sync)] {
+        if self.len > INLINE {
+            &self.heap
+        } else {
+            &self.inline[..self.len]
+        }
+    }
+}
+
+impl std::fmt::Debug for Params<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Params").field("len", &self.len).finish()
+    }
+}
+
+/// A compiled statement with its parameters; `D` decodes its rows (see [`Decoder`](super::Decoder)), or is
+/// [`NoRows`]. Built by `qail!`; run it on a connection.
+pub struct Query<'a, D> {
+    template: &'static Template,
+    params: Params<'a>,
+    _rows: PhantomData<fn() -> D>,
+}
+
+impl<'a, D> Query<'a, D> {
+    /// Pairs a template with its parameters. The caller guarantees the parameters match the
+    /// template's types and count (`qail!` checks both at compile time); the connection checks
+    /// the count again before sending.
+    pub fn new(template: &'static Template, params: Params<'a>) -> Query<'a, D> {
+        Query {
+            template,
+            params,
+            _rows: PhantomData,
+        }
+    }
+
+    /// The compiled statement.
+    pub fn template(&self) -> &'static Template {
+        self.template
+    }
+
+    /// The parameters, in `$n` order.
+    pub fn params(&self) -> &[&'a (dyn Encode + Sync)] {
+        self.params.as_slice()
+    }
+}
+
+impl<D> std::fmt::Debug for Query<'_, D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Query")
+            .field("statement", &self.template.name)
+            .field("sql", &self.template.sql())
+            .field("params", &self.params.len)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_inline_and_heap() {
+        let values: Vec<i32> = (0..20).collect();
+        let small = Params::new([&values[0] as &(dyn Encode + Sync), &values[1]]);
+        assert_eq!(small.as_slice().len(), 2);
+        let refs: [&(dyn Encode + Sync); 20] = std::array::from_fn(|i| &values[i] as _);
+        let big = Params::new(refs);
+        assert_eq!(big.as_slice().len(), 20);
+        assert_eq!(Params::new([]).as_slice().len(), 0);
+    }
+}

@@ -1,0 +1,369 @@
+//! The built-in functions: lookup in the catalog (`catalog`), overload resolution, and
+//! PostgreSQL's polymorphic pseudo-types.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use crate::check::call::catalog::CATALOG;
+use crate::check::types::overload::{Pick, pick};
+use crate::check::types::{array_of, builtin, common_type, element_of, is_enum, range_subtype};
+use crate::snapshot::{Snapshot, TypeRef};
+
+/// One catalog signature.
+#[derive(Debug, Clone)]
+pub(crate) struct Row {
+    args: Vec<&'static str>,
+    /// Arguments without a default.
+    required: usize,
+    ret: &'static str,
+    null: char,
+    kind: char,
+}
+
+/// Types that have `min`/`max` aggregates.
+const MINMAX: &[&str] = &[
+    "int2",
+    "int4",
+    "int8",
+    "float4",
+    "float8",
+    "numeric",
+    "text",
+    "bpchar",
+    "date",
+    "time",
+    "timetz",
+    "timestamp",
+    "timestamptz",
+    "interval",
+    "money",
+    "oid",
+    "inet",
+    "anyenum",
+    "anyarray",
+];
+
+/// Ordered-set aggregates, typed from their `WITHIN GROUP (ORDER BY …)` in `calls`.
+pub(crate) const ORDERED_SET: &[&str] = &["percentile_cont", "percentile_disc", "mode"];
+
+/// The catalog, parsed once and indexed by name.
+fn index() -> &'static HashMap<&'static str, Vec<Row>> {
+    static INDEX: OnceLock<HashMap<&'static str, Vec<Row>>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut map: HashMap<&'static str, Vec<Row>> = HashMap::new();
+        for line in CATALOG.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            let (name, row) = parse_row(line);
+            map.entry(name).or_default().push(row);
+        }
+        for m in ["min", "max"] {
+            let rows = map.entry(m).or_default();
+            rows.extend(MINMAX.iter().map(|t| Row {
+                args: vec![*t],
+                required: 1,
+                ret: t,
+                null: 'A',
+                kind: 'a',
+            }));
+        }
+        map
+    })
+}
+
+/// `name(a,b?) ret N k` → the name and its row.
+fn parse_row(line: &'static str) -> (&'static str, Row) {
+    let (name, rest) = line.split_once('(').expect("catalog line has (");
+    let (args, rest) = rest.split_once(')').expect("catalog line has )");
+    let mut words = rest.split_whitespace();
+    let ret = words.next().expect("catalog line has a result");
+    let null = words.next().and_then(|w| w.chars().next()).unwrap_or('A');
+    let kind = words.next().and_then(|w| w.chars().next()).unwrap_or('f');
+    let args: Vec<&'static str> = args.split(',').filter(|a| !a.is_empty()).collect();
+    let required = args.iter().take_while(|a| !a.ends_with('?')).count();
+    let args = args.into_iter().map(|a| a.trim_end_matches('?')).collect();
+    (
+        name,
+        Row {
+            args,
+            required,
+            ret,
+            null,
+            kind,
+        },
+    )
+}
+
+/// How a function's result can be NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NullRule {
+    /// NULL only when an argument is NULL.
+    Strict,
+    /// NULL only when the first argument is NULL (`concat_ws`, `format`).
+    First,
+    /// Never NULL.
+    Never,
+    /// May be NULL whatever the arguments.
+    Always,
+}
+
+/// A function call resolved against the catalog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Resolved {
+    /// Types the arguments are coerced to (unknown arguments and parameters take these).
+    pub(crate) params: Vec<TypeRef>,
+    pub(crate) result: TypeRef,
+    pub(crate) null: NullRule,
+    pub(crate) aggregate: bool,
+    pub(crate) window: bool,
+}
+
+/// Why a call did not resolve.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum CallError {
+    /// No function of this name at all.
+    UnknownName,
+    /// The name exists but no signature accepts these arguments.
+    NoMatch,
+    /// Several signatures accept them.
+    Ambiguous,
+}
+
+/// Whether the catalog knows a function of this name.
+pub(crate) fn exists(name: &str) -> bool {
+    index().contains_key(name)
+}
+
+/// Whether `name` is an aggregate function (ordered-set aggregates included).
+pub(crate) fn is_aggregate(name: &str) -> bool {
+    ORDERED_SET.contains(&name)
+        || index()
+            .get(name)
+            .is_some_and(|rows| rows.iter().any(|r| r.kind == 'a'))
+}
+
+/// Whether `name` returns a set (a row per element) when called in a select list.
+pub(crate) fn is_set_returning(name: &str) -> bool {
+    index()
+        .get(name)
+        .is_some_and(|rows| rows.iter().all(|r| r.kind == 's'))
+}
+
+/// The candidate signatures for `name` with `argc` arguments.
+fn candidates(name: &str, argc: usize) -> Vec<&'static Row> {
+    let Some(rows) = index().get(name) else {
+        return Vec::new();
+    };
+    rows.iter()
+        .filter(|r| {
+            (r.required..=r.args.len()).contains(&argc)
+                || r.args
+                    .last()
+                    .is_some_and(|a| a.ends_with("...") && argc >= r.args.len())
+        })
+        .collect()
+}
+
+/// Resolves `name(args)`; `None` arguments are unknown.
+pub(crate) fn resolve(
+    name: &str,
+    args: &[Option<&TypeRef>],
+    snap: &Snapshot,
+) -> Result<Resolved, CallError> {
+    if !exists(name) {
+        return Err(CallError::UnknownName);
+    }
+    let based: Vec<Option<TypeRef>> = args.iter().map(|a| a.map(|t| base(t, snap))).collect();
+    let args: Vec<Option<&TypeRef>> = based.iter().map(Option::as_ref).collect();
+    let mut inst: Vec<(&Row, Vec<TypeRef>, TypeRef)> = candidates(name, args.len())
+        .into_iter()
+        .filter_map(|r| instantiate(r, &args, snap).map(|(p, ret)| (r, p, ret)))
+        .collect();
+    let cands: Vec<Vec<TypeRef>> = inst.iter().map(|i| i.1.clone()).collect();
+    match pick(&args, &cands, false, snap) {
+        Pick::One(i) => {
+            let (row, params, result) = inst.swap_remove(i);
+            Ok(Resolved {
+                params,
+                result,
+                null: match row.null {
+                    'S' => NullRule::Strict,
+                    'F' => NullRule::First,
+                    'N' => NullRule::Never,
+                    _ => NullRule::Always,
+                },
+                aggregate: row.kind == 'a',
+                window: row.kind == 'w',
+            })
+        }
+        Pick::NoMatch => Err(CallError::NoMatch),
+        Pick::Ambiguous => Err(CallError::Ambiguous),
+    }
+}
+
+fn base(t: &TypeRef, snap: &Snapshot) -> TypeRef {
+    crate::check::types::base(t, snap)
+}
+
+/// What the polymorphic arguments of one call bind.
+#[derive(Default)]
+struct Bound {
+    elems: Vec<TypeRef>,
+    range: Option<TypeRef>,
+}
+
+impl Bound {
+    /// Binds one actual argument to its declared pseudo-type; `None` when it cannot bind.
+    fn bind(&mut self, decl: &str, a: &TypeRef, snap: &Snapshot) -> Option<()> {
+        match decl {
+            "anyelement" | "anynonarray" | "anycompatible" => self.elems.push(a.clone()),
+            "anyenum" if is_enum(a, snap) => self.elems.push(a.clone()),
+            "anyenum" => return None,
+            "anyarray" | "anycompatiblearray" => self.elems.push(element_of(a)?),
+            "anyrange" => {
+                self.elems.push(range_subtype(a, snap)?);
+                self.range = Some(a.clone());
+            }
+            _ => {}
+        }
+        Some(())
+    }
+}
+
+/// Substitutes pseudo-types with the concrete types the arguments bind them to.
+fn instantiate(
+    row: &Row,
+    args: &[Option<&TypeRef>],
+    snap: &Snapshot,
+) -> Option<(Vec<TypeRef>, TypeRef)> {
+    let decl = |i: usize| -> &str {
+        let d = row
+            .args
+            .get(i)
+            .or(row.args.last())
+            .copied()
+            .unwrap_or("any");
+        d.strip_suffix("...").unwrap_or(d)
+    };
+    let mut bound = Bound::default();
+    for (i, a) in args.iter().enumerate() {
+        if let Some(a) = a {
+            bound.bind(decl(i), a, snap)?;
+        }
+    }
+    let poly = if bound.elems.is_empty() {
+        None
+    } else {
+        Some(common_type(&bound.elems, snap).ok()?)
+    };
+    if decl(0) == "anynonarray" && poly.as_ref().is_some_and(|p| p.array_dims > 0) {
+        return None;
+    }
+    let concrete = |d: &str, actual: Option<&TypeRef>| -> Option<TypeRef> {
+        Some(match d {
+            "any" => actual.cloned().unwrap_or_else(|| builtin("text")),
+            "anyelement" | "anynonarray" | "anycompatible" | "anyenum" => poly.clone()?,
+            "anyarray" | "anycompatiblearray" => array_of(poly.as_ref()?),
+            "anyrange" => bound.range.clone()?,
+            t => match t.strip_suffix("[]") {
+                Some(e) => array_of(&builtin(e)),
+                None => builtin(t),
+            },
+        })
+    };
+    let params = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| concrete(decl(i), *a))
+        .collect::<Option<Vec<_>>>()?;
+    Some((params, concrete(row.ret, None)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(name: &str, args: &[&str]) -> Result<String, CallError> {
+        let s = Snapshot::default();
+        let types: Vec<TypeRef> = args.iter().map(|a| builtin(a)).collect();
+        let refs: Vec<Option<&TypeRef>> = types.iter().map(Some).collect();
+        resolve(name, &refs, &s).map(|r| crate::check::types::sql_name(&r.result))
+    }
+
+    #[test]
+    fn aggregates_have_pg_result_types() {
+        assert_eq!(call("sum", &["int4"]).as_deref(), Ok("int8"));
+        assert_eq!(call("sum", &["int8"]).as_deref(), Ok("numeric"));
+        assert_eq!(call("avg", &["int4"]).as_deref(), Ok("numeric"));
+        assert_eq!(call("avg", &["float8"]).as_deref(), Ok("float8"));
+        assert_eq!(call("count", &["uuid"]).as_deref(), Ok("int8"));
+        assert_eq!(call("max", &["varchar"]).as_deref(), Ok("text"));
+        assert_eq!(call("min", &["date"]).as_deref(), Ok("date"));
+        assert_eq!(call("array_agg", &["uuid"]).as_deref(), Ok("uuid[]"));
+    }
+
+    #[test]
+    fn every_catalog_type_is_known() {
+        const PSEUDO: &[&str] = &[
+            "any",
+            "anyelement",
+            "anynonarray",
+            "anyenum",
+            "anyarray",
+            "anyrange",
+            "anycompatible",
+            "anycompatiblearray",
+        ];
+        for (name, rows) in index() {
+            for r in rows {
+                for t in r.args.iter().chain(std::iter::once(&r.ret)) {
+                    let t = t.trim_end_matches("...").trim_end_matches("[]");
+                    assert!(
+                        PSEUDO.contains(&t) || crate::check::types::type_oid(&builtin(t)).is_some(),
+                        "{name}: unknown type {t}"
+                    );
+                }
+                assert!(
+                    "SFNA".contains(r.null) && "fawso".contains(r.kind),
+                    "{name}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn defaults_polymorphism_and_ranges() {
+        assert_eq!(call("make_interval", &[]).as_deref(), Ok("interval"));
+        assert_eq!(
+            call("make_interval", &["int4", "int4"]).as_deref(),
+            Ok("interval")
+        );
+        assert_eq!(
+            call("lag", &["numeric", "int4", "int4"]).as_deref(),
+            Ok("numeric")
+        );
+        assert_eq!(call("lower", &["tstzrange"]).as_deref(), Ok("timestamptz"));
+        assert_eq!(
+            call("generate_series", &["numeric", "numeric"]).as_deref(),
+            Ok("numeric")
+        );
+        assert_eq!(call("log", &["int4"]).as_deref(), Ok("float8"));
+        assert!(is_set_returning("jsonb_array_elements"));
+        assert!(!is_set_returning("lower"));
+        assert!(is_aggregate("percentile_cont") && is_aggregate("grouping"));
+    }
+
+    #[test]
+    fn scalar_functions() {
+        assert_eq!(call("lower", &["varchar"]).as_deref(), Ok("text"));
+        assert_eq!(call("length", &["text"]).as_deref(), Ok("int4"));
+        assert_eq!(
+            call("round", &["numeric", "int4"]).as_deref(),
+            Ok("numeric")
+        );
+        assert_eq!(
+            call("concat", &["text", "int4", "uuid"]).as_deref(),
+            Ok("text")
+        );
+        assert_eq!(call("lower", &["int4"]), Err(CallError::NoMatch));
+        assert_eq!(call("frobnicate", &[]), Err(CallError::UnknownName));
+    }
+}

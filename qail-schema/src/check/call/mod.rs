@@ -1,0 +1,354 @@
+//! Function calls: catalog and snapshot functions, aggregates and window functions, their
+//! ORDER BY/FILTER/OVER clauses, and the errors for calls that do not resolve. Functions
+//! written with SQL syntax, ordered-set aggregates, named arguments and functions in FROM
+//! have modules of their own.
+
+pub(crate) mod builtins;
+pub(crate) mod catalog;
+pub(crate) mod named;
+pub(crate) mod ordered_set;
+pub(crate) mod srf;
+pub(crate) mod syntax;
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use sqlparser::ast::{
+    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentClause, FunctionArguments,
+    WindowType,
+};
+
+use crate::check::call::builtins::{CallError, NullRule};
+use crate::check::ctx::Ctx;
+use crate::check::diag::closest;
+use crate::check::expr::{Typed, condition, conditional, constructor, expr, settle, subquery};
+use crate::check::scope::{Scope, norm, parts};
+use crate::check::types::overload::{Pick, pick};
+use crate::check::types::{base, builtin, display};
+use crate::snapshot::TypeRef;
+
+/// A function call.
+pub(crate) fn call(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> Typed {
+    match e {
+        Expr::Function(f) => match constructor::row(cx, sc, e, range.clone()) {
+            Some(t) => t,
+            None => function(cx, sc, f, range),
+        },
+        _ => Typed::error(range),
+    }
+}
+
+/// A catalog function called by name with plain arguments.
+pub(crate) fn by_name(
+    cx: &mut Ctx,
+    sc: &Scope,
+    name: &str,
+    args: &[&Expr],
+    range: Range<usize>,
+) -> Typed {
+    let typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
+    resolve_call(cx, None, name, typed, range)
+}
+
+fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Typed {
+    let ids = parts(&f.name);
+    let name = ids.last().map(|i| norm(i)).unwrap_or_default();
+    let schema = (ids.len() == 2).then(|| norm(ids[0]));
+    if let (FunctionArguments::Subquery(q), "array") = (&f.args, name.as_str()) {
+        return subquery::array_subquery(cx, sc, q, range);
+    }
+    if schema.is_none() && builtins::ORDERED_SET.contains(&name.as_str()) {
+        side_clauses(cx, sc, f);
+        return ordered_set::ordered_set(cx, sc, f, &name, range);
+    }
+    if named::has_named(f) {
+        return named::named_call(cx, sc, f, &name, range);
+    }
+    let Some((args, star)) = arguments(cx, f, range.clone()) else {
+        return Typed::error(range);
+    };
+    let typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
+    side_clauses(cx, sc, f);
+    if star && name != "count" {
+        cx.error(
+            range.clone(),
+            format!("{name}(*) is not a function call PostgreSQL accepts"),
+            Some("only count(*) takes *".into()),
+        );
+        return Typed::error(range);
+    }
+    match name.as_str() {
+        "coalesce" | "greatest" | "least" if schema.is_none() => {
+            conditional::coalesce(cx, name, typed, range)
+        }
+        "nullif" if schema.is_none() && typed.len() == 2 => conditional::nullif(cx, typed, range),
+        _ => {
+            let inputs: Vec<Typed> = typed.clone();
+            let mut t = resolve_call(cx, schema.as_deref(), &name, typed, range);
+            if sc.grouped && f.filter.is_none() && f.over.is_none() && !t.is_error() {
+                group_aggregate(&mut t, &name, &inputs);
+            }
+            t
+        }
+    }
+}
+
+/// Aggregates that are non-null over a non-empty group of non-null inputs.
+const NON_EMPTY_STRICT: &[&str] = &[
+    "sum",
+    "avg",
+    "min",
+    "max",
+    "array_agg",
+    "string_agg",
+    "json_agg",
+    "jsonb_agg",
+    "json_object_agg",
+    "jsonb_object_agg",
+    "bool_and",
+    "bool_or",
+    "every",
+    "bit_and",
+    "bit_or",
+];
+
+/// In a query with GROUP BY every group has a row, so `sum(x)` is NULL only if `x` is
+/// (without FILTER, which can leave a group's input empty).
+fn group_aggregate(t: &mut Typed, name: &str, inputs: &[Typed]) {
+    if !NON_EMPTY_STRICT.contains(&name) {
+        return;
+    }
+    t.nullable = false;
+    t.why.clear();
+    // Note: an array or JSON aggregate of a non-empty group is a value even if its elements
+    // are NULL; the others skip NULL inputs and are NULL when all of them are.
+    if !name.contains("_agg") {
+        for input in inputs.iter().take(1) {
+            t.absorb(input);
+        }
+    }
+}
+
+/// The positional arguments, and whether the call is `f(*)`. A `t.*` argument is the whole
+/// row of `t`, written as the bare relation name.
+fn arguments<'f>(
+    cx: &mut Ctx,
+    f: &'f Function,
+    range: Range<usize>,
+) -> Option<(Vec<Cow<'f, Expr>>, bool)> {
+    let mut args = Vec::new();
+    let mut star = false;
+    match &f.args {
+        FunctionArguments::List(list) => {
+            for a in &list.args {
+                match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(Cow::Borrowed(e)),
+                    FunctionArg::Unnamed(FunctionArgExpr::QualifiedWildcard(name)) => {
+                        match parts(name).last() {
+                            Some(id) => args.push(Cow::Owned(Expr::Identifier((*id).clone()))),
+                            None => star = true,
+                        }
+                    }
+                    FunctionArg::Unnamed(_) => star = true,
+                    _ => {
+                        cx.error(
+                            range,
+                            "named function arguments are not supported by the analyzer yet",
+                            Some("pass the arguments by position".into()),
+                        );
+                        return None;
+                    }
+                }
+            }
+        }
+        FunctionArguments::Subquery(_) => {
+            cx.error(
+                range,
+                "a subquery as function argument is not supported",
+                Some("use a scalar subquery: f((SELECT …))".into()),
+            );
+            return None;
+        }
+        FunctionArguments::None => {}
+    }
+    Some((args, star))
+}
+
+/// ORDER BY inside an aggregate, FILTER (WHERE …) and OVER (…): checked, not typed into the result.
+fn side_clauses(cx: &mut Ctx, sc: &Scope, f: &Function) {
+    if let FunctionArguments::List(list) = &f.args {
+        for clause in &list.clauses {
+            if let FunctionArgumentClause::OrderBy(items) = clause {
+                for item in items {
+                    expr(cx, sc, &item.expr);
+                }
+            }
+        }
+    }
+    if let Some(filter) = &f.filter {
+        condition(cx, sc, filter, "FILTER");
+    }
+    if let Some(WindowType::WindowSpec(spec)) = &f.over {
+        for p in &spec.partition_by {
+            expr(cx, sc, p);
+        }
+        for o in &spec.order_by {
+            expr(cx, sc, &o.expr);
+        }
+    }
+}
+
+/// Resolves a call of `name` on typed arguments (catalog, then snapshot functions).
+pub(crate) fn resolve_call(
+    cx: &mut Ctx,
+    schema: Option<&str>,
+    name: &str,
+    mut args: Vec<Typed>,
+    range: Range<usize>,
+) -> Typed {
+    if args.iter().any(Typed::is_error) {
+        return Typed::error(range);
+    }
+    let types: Vec<Option<&TypeRef>> = args.iter().map(Typed::arg).collect();
+    let builtin_schema = schema.is_none_or(|s| s == "pg_catalog");
+    let resolved = if builtin_schema {
+        builtins::resolve(name, &types, cx.snap)
+    } else {
+        Err(CallError::UnknownName)
+    };
+    let resolved = match resolved {
+        Err(CallError::UnknownName) => user_function(cx, schema, name, &types),
+        other => other,
+    };
+    match resolved {
+        Ok(r) => {
+            for (a, p) in args.iter_mut().zip(&r.params) {
+                settle(cx, a, p);
+            }
+            let mut t = Typed::known(r.result, range);
+            t.name = Some(name.to_string());
+            match r.null {
+                NullRule::Never => {}
+                NullRule::Strict => args.iter().for_each(|a| t.absorb(a)),
+                NullRule::First => args.iter().take(1).for_each(|a| t.absorb(a)),
+                NullRule::Always => {
+                    t.nullable = true;
+                    t.why.push(if r.aggregate {
+                        format!("{name}() is NULL when there are no input rows")
+                    } else {
+                        format!("{name}() can return NULL")
+                    });
+                }
+            }
+            t
+        }
+        Err(e) => {
+            call_error(cx, name, &args, e, range.clone());
+            Typed::error(range)
+        }
+    }
+}
+
+fn call_error(cx: &mut Ctx, name: &str, args: &[Typed], e: CallError, range: Range<usize>) {
+    let shown: Vec<String> = args
+        .iter()
+        .map(|a| a.arg().map_or_else(|| "unknown".into(), display))
+        .collect();
+    let sig = format!("{name}({})", shown.join(", "));
+    let (msg, hint) = match e {
+        CallError::UnknownName => {
+            let user: Vec<&str> = cx.snap.functions.iter().map(|f| f.name.as_str()).collect();
+            let hint = closest(name, user)
+                .map(str::to_string)
+                .or_else(|| known_close(name))
+                .map_or_else(
+                    || {
+                        "check the name, or run `cargo qail schema pull` if the function is new"
+                            .to_string()
+                    },
+                    |c| format!("did you mean \"{c}\"?"),
+                );
+            (format!("function {sig} does not exist"), hint)
+        }
+        CallError::NoMatch => (
+            format!("function {sig} does not exist"),
+            "no overload takes these argument types; add explicit casts".to_string(),
+        ),
+        CallError::Ambiguous => (
+            format!("function {sig} is not unique"),
+            "add a cast to the unknown arguments, e.g. $1::int4".to_string(),
+        ),
+    };
+    cx.error(range, msg, Some(hint));
+}
+
+fn known_close(name: &str) -> Option<String> {
+    const COMMON: &[&str] = &[
+        "count",
+        "sum",
+        "avg",
+        "min",
+        "max",
+        "lower",
+        "upper",
+        "length",
+        "coalesce",
+        "now",
+        "array_agg",
+        "string_agg",
+        "date_trunc",
+        "round",
+        "concat",
+        "substr",
+        "replace",
+        "jsonb_build_object",
+    ];
+    closest(name, COMMON.iter().copied()).map(str::to_string)
+}
+
+/// A function from the snapshot, by name and arity, resolved like a built-in.
+fn user_function(
+    cx: &Ctx,
+    schema: Option<&str>,
+    name: &str,
+    args: &[Option<&TypeRef>],
+) -> Result<builtins::Resolved, CallError> {
+    let snap = cx.snap;
+    let fns: Vec<_> = snap
+        .functions
+        .iter()
+        .filter(|f| {
+            f.name == name
+                && schema.map_or_else(|| snap.search_path.contains(&f.schema), |s| s == f.schema)
+        })
+        .filter(|f| {
+            let defaults = usize::try_from(f.defaults).unwrap_or(0);
+            (f.args.len().saturating_sub(defaults)..=f.args.len()).contains(&args.len())
+        })
+        .collect();
+    if fns.is_empty() {
+        return Err(CallError::UnknownName);
+    }
+    let cands: Vec<Vec<TypeRef>> = fns.iter().map(|f| f.args[..args.len()].to_vec()).collect();
+    let based: Vec<Option<TypeRef>> = args.iter().map(|a| a.map(|t| base(t, snap))).collect();
+    let args: Vec<Option<&TypeRef>> = based.iter().map(Option::as_ref).collect();
+    match pick(&args, &cands, false, snap) {
+        Pick::One(i) => Ok(builtins::Resolved {
+            params: cands[i].clone(),
+            result: if fns[i].returns_set || fns[i].out_columns.is_empty() {
+                fns[i].returns.clone()
+            } else {
+                builtin("record")
+            },
+            null: if fns[i].strict {
+                NullRule::Strict
+            } else {
+                NullRule::Always
+            },
+            aggregate: false,
+            window: false,
+        }),
+        Pick::NoMatch => Err(CallError::NoMatch),
+        Pick::Ambiguous => Err(CallError::Ambiguous),
+    }
+}

@@ -1,0 +1,300 @@
+//! Functions in FROM: set-returning functions (`generate_series`, `unnest … WITH ORDINALITY`,
+//! `jsonb_each`, `jsonb_to_recordset(…) AS x(a int, b text)`), user functions returning
+//! `SETOF` or `TABLE (…)`, and column aliases over all of them.
+
+use std::ops::Range;
+
+use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, ObjectName, TableAlias, TableFactor};
+
+use crate::check::call;
+use crate::check::ctx::Ctx;
+use crate::check::expr::{Fit, Ty, Typed, conform, expr};
+use crate::check::scope::{Col, Rel, Scope, norm, parts};
+use crate::check::types::{builtin, element_of, user_kind, written};
+use crate::snapshot::{TypeRef, UserTypeKind};
+
+/// What a FROM-clause function call looks like.
+struct Call<'a> {
+    name: &'a ObjectName,
+    args: &'a [FunctionArg],
+    alias: Option<&'a TableAlias>,
+    ordinality: bool,
+    range: Range<usize>,
+}
+
+/// A FROM item that calls a function: `f(…)`, `LATERAL f(…)`, `UNNEST(…)`.
+pub(crate) fn table_factor(cx: &mut Ctx, sc: &Scope, tf: &TableFactor) -> Option<Rel> {
+    let range = cx.range(tf);
+    match tf {
+        TableFactor::Table {
+            name,
+            alias,
+            args: Some(args),
+            with_ordinality,
+            ..
+        } => {
+            let call = Call {
+                name,
+                args: &args.args,
+                alias: alias.as_ref(),
+                ordinality: *with_ordinality,
+                range,
+            };
+            factor(cx, sc, &call)
+        }
+        TableFactor::Function {
+            name, args, alias, ..
+        } => {
+            let call = Call {
+                name,
+                args,
+                alias: alias.as_ref(),
+                ordinality: false,
+                range,
+            };
+            factor(cx, sc, &call)
+        }
+        TableFactor::UNNEST {
+            alias,
+            array_exprs,
+            with_ordinality,
+            ..
+        } => unnest(cx, sc, array_exprs, alias.as_ref(), *with_ordinality, range),
+        _ => None,
+    }
+}
+
+/// A function in FROM as a relation.
+fn factor(cx: &mut Ctx, sc: &Scope, call: &Call) -> Option<Rel> {
+    let ids = parts(call.name);
+    let fname = ids.last().map(|i| norm(i)).unwrap_or_default();
+    let schema = (ids.len() == 2).then(|| norm(ids[0]));
+    let mut args = Vec::with_capacity(call.args.len());
+    for a in call.args {
+        match a {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(e),
+            _ => {
+                cx.error(
+                    call.range.clone(),
+                    "named or * arguments of a function in FROM are not supported by the analyzer",
+                    Some("pass the arguments by position".into()),
+                );
+                return None;
+            }
+        }
+    }
+    let cols = match fname.as_str() {
+        "jsonb_to_recordset" | "jsonb_to_record" | "json_to_recordset" | "json_to_record" => {
+            let json = if fname.starts_with("jsonb") {
+                "jsonb"
+            } else {
+                "json"
+            };
+            record_columns(cx, sc, &args, json, call)?
+        }
+        "jsonb_each" | "json_each" | "jsonb_each_text" | "json_each_text" => {
+            each_columns(cx, sc, &args, &fname, call)?
+        }
+        "unnest" if args.len() > 1 => unnest_columns(cx, sc, &args)?,
+        _ => function_columns(cx, sc, schema.as_deref(), &fname, &args, call)?,
+    };
+    Some(relation(cols, &fname, call))
+}
+
+/// Applies the alias (relation name, column names) and WITH ORDINALITY.
+fn relation(mut cols: Vec<Col>, fname: &str, call: &Call) -> Rel {
+    if call.ordinality {
+        cols.push(col("ordinality", builtin("int8"), true));
+    }
+    let name = call
+        .alias
+        .map_or_else(|| fname.to_string(), |a| norm(&a.name));
+    if let Some(a) = call.alias {
+        for (c, new) in cols.iter_mut().zip(&a.columns) {
+            c.name = norm(&new.name);
+        }
+    }
+    let label = if name == fname {
+        format!("{fname}()")
+    } else {
+        format!("{fname}() AS {name}")
+    };
+    Rel::new(name, None, label, cols)
+}
+
+fn col(name: &str, ty: TypeRef, not_null: bool) -> Col {
+    Col {
+        name: name.to_string(),
+        ty,
+        not_null,
+        source: None,
+        why: Vec::new(),
+    }
+}
+
+fn typed_args(cx: &mut Ctx, sc: &Scope, args: &[&Expr]) -> Option<Vec<Typed>> {
+    let typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
+    (!typed.iter().any(Typed::is_error)).then_some(typed)
+}
+
+/// A catalog or user function: one column of its result type, or the user function's
+/// `TABLE (…)` / OUT columns.
+fn function_columns(
+    cx: &mut Ctx,
+    sc: &Scope,
+    schema: Option<&str>,
+    fname: &str,
+    args: &[&Expr],
+    call: &Call,
+) -> Option<Vec<Col>> {
+    let typed = typed_args(cx, sc, args)?;
+    let argc = typed.len();
+    let t = call::resolve_call(cx, schema, fname, typed, call.range.clone());
+    let Ty::Known(ty) = t.ty else {
+        return None;
+    };
+    if let Some(f) = cx.snap.functions.iter().find(|f| {
+        f.name == fname
+            && !f.out_columns.is_empty()
+            && schema.is_none_or(|s| s == f.schema)
+            && f.args.len() >= argc
+    }) {
+        return Some(
+            f.out_columns
+                .iter()
+                .map(|c| nullable_col(&c.name, c.ty.clone(), fname))
+                .collect(),
+        );
+    }
+    if let Some(UserTypeKind::Composite { fields }) = user_kind(&ty, cx.snap)
+        && ty.array_dims == 0
+    {
+        // Note: a function returning a composite type yields one column per field.
+        return Some(
+            fields
+                .iter()
+                .map(|f| nullable_col(&f.name, f.ty.clone(), fname))
+                .collect(),
+        );
+    }
+    // Note: a scalar function's column is named by the table alias when there is no column
+    // alias list, else by the function.
+    let name = match call.alias {
+        Some(a) if a.columns.is_empty() => norm(&a.name),
+        _ => fname.to_string(),
+    };
+    let mut c = col(&name, ty, !t.nullable);
+    c.why = t.why;
+    Some(vec![c])
+}
+
+fn nullable_col(name: &str, ty: TypeRef, fname: &str) -> Col {
+    let mut c = col(name, ty, false);
+    c.why.push(format!("{fname}() can return NULL in {name}"));
+    c
+}
+
+/// `jsonb_to_recordset(x) AS r(a int, b text)`: the columns come from the definition list.
+fn record_columns(
+    cx: &mut Ctx,
+    sc: &Scope,
+    args: &[&Expr],
+    json: &str,
+    call: &Call,
+) -> Option<Vec<Col>> {
+    let mut typed = typed_args(cx, sc, args)?;
+    for t in &mut typed {
+        conform(cx, t, &builtin(json), Fit::Implicit, "argument");
+    }
+    let defs = call.alias.map(|a| a.columns.as_slice()).unwrap_or(&[]);
+    if defs.is_empty() || defs.iter().any(|d| d.data_type.is_none()) {
+        cx.error(
+            call.range.clone(),
+            "a function returning record needs a column definition list",
+            Some("write AS x(a int4, b text) after the call".into()),
+        );
+        return None;
+    }
+    let mut cols = Vec::with_capacity(defs.len());
+    for d in defs {
+        let ty = written::resolve(cx, d.data_type.as_ref()?)?;
+        cols.push(nullable_col(&norm(&d.name), ty, "a JSON record"));
+    }
+    Some(cols)
+}
+
+/// `jsonb_each(x)`: `key text` and `value` (jsonb, json or text).
+fn each_columns(
+    cx: &mut Ctx,
+    sc: &Scope,
+    args: &[&Expr],
+    fname: &str,
+    call: &Call,
+) -> Option<Vec<Col>> {
+    let json = if fname.starts_with("jsonb") {
+        "jsonb"
+    } else {
+        "json"
+    };
+    let mut typed = typed_args(cx, sc, args)?;
+    if typed.len() != 1 {
+        cx.error(
+            call.range.clone(),
+            format!("{fname}() takes one argument"),
+            Some("pass one json value".into()),
+        );
+        return None;
+    }
+    conform(cx, &mut typed[0], &builtin(json), Fit::Implicit, "argument");
+    let value = if fname.ends_with("_text") {
+        nullable_col("value", builtin("text"), fname)
+    } else {
+        col("value", builtin(json), true)
+    };
+    Some(vec![col("key", builtin("text"), true), value])
+}
+
+/// `unnest(a, b, …)`: one nullable column per array (shorter arrays are padded with NULL).
+fn unnest_columns(cx: &mut Ctx, sc: &Scope, args: &[&Expr]) -> Option<Vec<Col>> {
+    let typed = typed_args(cx, sc, args)?;
+    let mut cols = Vec::with_capacity(typed.len());
+    for t in typed {
+        let Some(elem) = t.arg().and_then(element_of) else {
+            cx.error(
+                t.range.clone(),
+                "unnest() needs an array argument",
+                Some("cast the argument to an array type, e.g. $1::int4[]".into()),
+            );
+            return None;
+        };
+        cols.push(nullable_col("unnest", elem, "unnest"));
+    }
+    Some(cols)
+}
+
+/// `UNNEST(…)` as sqlparser's own table factor.
+fn unnest(
+    cx: &mut Ctx,
+    sc: &Scope,
+    exprs: &[Expr],
+    alias: Option<&TableAlias>,
+    ordinality: bool,
+    range: Range<usize>,
+) -> Option<Rel> {
+    let refs: Vec<&Expr> = exprs.iter().collect();
+    let name = ObjectName::from(vec![sqlparser::ast::Ident::new("unnest")]);
+    let call = Call {
+        name: &name,
+        args: &[],
+        alias,
+        ordinality,
+        range,
+    };
+    let mut cols = unnest_columns(cx, sc, &refs)?;
+    if let (1, Some(a)) = (cols.len(), alias)
+        && a.columns.is_empty()
+    {
+        cols[0].name = norm(&a.name);
+    }
+    Some(relation(cols, "unnest", &call))
+}

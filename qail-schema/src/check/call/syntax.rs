@@ -1,0 +1,128 @@
+//! Functions PostgreSQL writes with SQL syntax: EXTRACT, SUBSTRING, POSITION, TRIM, OVERLAY,
+//! AT TIME ZONE, CEIL/FLOOR.
+
+use std::ops::Range;
+
+use sqlparser::ast::Expr;
+
+use crate::check::call;
+use crate::check::ctx::Ctx;
+use crate::check::expr::{Fit, Typed, conform, expect, expr, unsupported};
+use crate::check::scope::Scope;
+use crate::check::types::{builtin, scalar_name};
+use crate::snapshot::TypeRef;
+
+/// A function written with SQL syntax (`EXTRACT(… FROM x)`, `SUBSTRING(x FROM …)`, …).
+pub(crate) fn form(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> Typed {
+    match e {
+        Expr::Extract { expr: x, .. } => {
+            syntax_fn_refs(cx, sc, &[(x.as_ref(), None)], "numeric", "extract", range)
+        }
+        Expr::Ceil { expr: x, .. } => call::by_name(cx, sc, "ceil", &[x], range),
+        Expr::Floor { expr: x, .. } => call::by_name(cx, sc, "floor", &[x], range),
+        Expr::Substring {
+            expr: x,
+            substring_from,
+            substring_for,
+            shorthand,
+            ..
+        } => {
+            let int4 = Some(builtin("int4"));
+            let mut args = vec![(x.as_ref(), Some(builtin("text")))];
+            for bound in [substring_from, substring_for].into_iter().flatten() {
+                args.push((bound.as_ref(), int4.clone()));
+            }
+            let name = if *shorthand { "substr" } else { "substring" };
+            syntax_fn_refs(cx, sc, &args, "text", name, range)
+        }
+        Expr::Position { expr: x, r#in } => {
+            let text = Some(builtin("text"));
+            syntax_fn_refs(
+                cx,
+                sc,
+                &[(x.as_ref(), text.clone()), (r#in.as_ref(), text)],
+                "int4",
+                "position",
+                range,
+            )
+        }
+        Expr::Trim {
+            expr: x, trim_what, ..
+        } => {
+            let text = Some(builtin("text"));
+            let mut args = vec![(x.as_ref(), text.clone())];
+            args.extend(trim_what.iter().map(|w| (w.as_ref(), text.clone())));
+            syntax_fn_refs(cx, sc, &args, "text", "btrim", range)
+        }
+        Expr::Overlay {
+            expr: x,
+            overlay_what,
+            overlay_from,
+            overlay_for,
+        } => {
+            let (text, int4) = (Some(builtin("text")), Some(builtin("int4")));
+            let mut args = vec![
+                (x.as_ref(), text.clone()),
+                (overlay_what.as_ref(), text),
+                (overlay_from.as_ref(), int4.clone()),
+            ];
+            args.extend(overlay_for.iter().map(|f| (f.as_ref(), int4.clone())));
+            syntax_fn_refs(cx, sc, &args, "text", "overlay", range)
+        }
+        Expr::AtTimeZone {
+            timestamp,
+            time_zone,
+        } => at_time_zone(cx, sc, timestamp, time_zone, range),
+        _ => unsupported(cx, range),
+    }
+}
+
+/// A function written with SQL syntax: arguments conform to the given types.
+fn syntax_fn_refs(
+    cx: &mut Ctx,
+    sc: &Scope,
+    args: &[(&Expr, Option<TypeRef>)],
+    ret: &str,
+    name: &str,
+    range: Range<usize>,
+) -> Typed {
+    let mut out = Typed::known(builtin(ret), range.clone());
+    out.name = Some(name.into());
+    for (e, want) in args {
+        let t = match want {
+            Some(w) => expect(cx, sc, e, w, Fit::Implicit, &format!("argument of {name}")),
+            None => expr(cx, sc, e),
+        };
+        if t.is_error() {
+            return Typed::error(range);
+        }
+        out.absorb(&t);
+    }
+    out
+}
+
+fn at_time_zone(cx: &mut Ctx, sc: &Scope, ts: &Expr, tz: &Expr, range: Range<usize>) -> Typed {
+    let mut a = expr(cx, sc, ts);
+    let zone = expect(cx, sc, tz, &builtin("text"), Fit::Implicit, "time zone");
+    let result = match a.arg().and_then(scalar_name) {
+        Some("timestamptz") => "timestamp",
+        Some("timestamp" | "date") => "timestamptz",
+        Some("timetz" | "time") => "timetz",
+        _ if a.is_error() || zone.is_error() => return Typed::error(range),
+        _ => {
+            conform(
+                cx,
+                &mut a,
+                &builtin("timestamptz"),
+                Fit::Implicit,
+                "AT TIME ZONE operand",
+            );
+            "timestamp"
+        }
+    };
+    let mut t = Typed::known(builtin(result), range);
+    t.name = Some("timezone".into());
+    t.absorb(&a);
+    t.absorb(&zone);
+    t
+}

@@ -1,0 +1,128 @@
+//! Subscripts and field selection: `a[i]`, `a[i:j]`, `(composite).field`.
+
+use std::ops::Range;
+
+use sqlparser::ast::{AccessExpr, Expr, Subscript};
+
+use crate::check::ctx::Ctx;
+use crate::check::diag::did_you_mean;
+use crate::check::expr::{Fit, Typed, expect, expr};
+use crate::check::scope::{Scope, norm};
+use crate::check::types::{builtin, display, element_of, user_kind};
+use crate::snapshot::{TypeRef, UserTypeKind};
+
+pub(crate) fn subscript(
+    cx: &mut Ctx,
+    sc: &Scope,
+    root: &Expr,
+    chain: &[AccessExpr],
+    range: Range<usize>,
+) -> Typed {
+    let base = expr(cx, sc, root);
+    let mut ty = match base.arg() {
+        Some(t) => t.clone(),
+        None => return Typed::error(range),
+    };
+    let mut out = Typed::known(builtin("bool"), range.clone());
+    out.absorb(&base);
+    out.name = base.name;
+    for access in chain {
+        let next = match access {
+            AccessExpr::Subscript(sub) => index(cx, sc, sub, &ty, &mut out),
+            AccessExpr::Dot(field) => field_of(cx, field, &ty, &mut out),
+        };
+        match next {
+            Some(t) => ty = t,
+            None => return Typed::error(range),
+        }
+    }
+    out.ty = crate::check::expr::Ty::Known(ty);
+    out
+}
+
+/// `a[i]` (an element, NULL when out of range) or `a[i:j]` (an array).
+fn index(
+    cx: &mut Ctx,
+    sc: &Scope,
+    sub: &Subscript,
+    ty: &TypeRef,
+    out: &mut Typed,
+) -> Option<TypeRef> {
+    let int4 = builtin("int4");
+    let bounds: Vec<&Expr> = match sub {
+        Subscript::Index { index } => vec![index],
+        Subscript::Slice {
+            lower_bound,
+            upper_bound,
+            stride,
+        } => [lower_bound, upper_bound, stride]
+            .into_iter()
+            .flatten()
+            .collect(),
+    };
+    for b in bounds {
+        let t = expect(cx, sc, b, &int4, Fit::Implicit, "array subscript");
+        if t.is_error() {
+            return None;
+        }
+    }
+    if ty.array_dims == 0 {
+        cx.error(
+            out.range.clone(),
+            format!("cannot subscript type {}", display(ty)),
+            Some("subscript an array column".into()),
+        );
+        return None;
+    }
+    out.nullable = true;
+    if let Subscript::Slice { .. } = sub {
+        out.why
+            .push("an array slice is NULL when the array is".into());
+        return Some(ty.clone());
+    }
+    out.why
+        .push("an array subscript is NULL when out of range".into());
+    element_of(ty).map(|e| TypeRef { array_dims: 0, ..e })
+}
+
+/// `(composite).field`.
+fn field_of(cx: &mut Ctx, field: &Expr, ty: &TypeRef, out: &mut Typed) -> Option<TypeRef> {
+    let name = match field {
+        Expr::Identifier(id) => norm(id),
+        _ => String::new(),
+    };
+    let fields = match user_kind(ty, cx.snap) {
+        Some(UserTypeKind::Composite { fields }) if ty.array_dims == 0 => fields,
+        _ => {
+            cx.error(
+                out.range.clone(),
+                format!("type {} is not composite", display(ty)),
+                Some("select a field of a composite column: (column).field".into()),
+            );
+            return None;
+        }
+    };
+    match fields.iter().find(|f| f.name == name) {
+        Some(f) => {
+            out.nullable = true;
+            out.why
+                .push(format!("field {name} of {} can be NULL", ty.name));
+            out.name = Some(name);
+            out.source = None;
+            Some(f.ty.clone())
+        }
+        None => {
+            let hint =
+                did_you_mean(&name, fields.iter().map(|f| f.name.as_str())).unwrap_or_else(|| {
+                    let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+                    format!("{} has the fields {}", ty.name, names.join(", "))
+                });
+            cx.error(
+                out.range.clone(),
+                format!("column \"{name}\" not found in data type {}", ty.name),
+                Some(hint),
+            );
+            None
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! sqlparser's `DataType` (a type as written in SQL) → a snapshot `TypeRef`.
+
+use sqlparser::ast::{ArrayElemTypeDef, DataType, ObjectName, TimezoneInfo};
+
+use crate::check::ctx::Ctx;
+use crate::check::diag::closest;
+use crate::check::scope::{norm, parts};
+use crate::check::types::{array_of, builtin};
+use crate::snapshot::TypeRef;
+
+/// Built-in type names and aliases accepted in casts, with their `typname`.
+const ALIASES: &[(&str, &str)] = &[
+    ("int", "int4"),
+    ("integer", "int4"),
+    ("int4", "int4"),
+    ("smallint", "int2"),
+    ("int2", "int2"),
+    ("bigint", "int8"),
+    ("int8", "int8"),
+    ("real", "float4"),
+    ("float4", "float4"),
+    ("float8", "float8"),
+    ("numeric", "numeric"),
+    ("decimal", "numeric"),
+    ("bool", "bool"),
+    ("boolean", "bool"),
+    ("text", "text"),
+    ("varchar", "varchar"),
+    ("bpchar", "bpchar"),
+    ("char", "bpchar"),
+    ("name", "name"),
+    ("uuid", "uuid"),
+    ("json", "json"),
+    ("jsonb", "jsonb"),
+    ("bytea", "bytea"),
+    ("date", "date"),
+    ("time", "time"),
+    ("timetz", "timetz"),
+    ("timestamp", "timestamp"),
+    ("timestamptz", "timestamptz"),
+    ("interval", "interval"),
+    ("inet", "inet"),
+    ("cidr", "cidr"),
+    ("macaddr", "macaddr"),
+    ("oid", "oid"),
+    ("regclass", "regclass"),
+    ("money", "money"),
+    ("xml", "xml"),
+    ("bit", "bit"),
+    ("varbit", "varbit"),
+    ("record", "record"),
+    ("regproc", "regproc"),
+    ("regtype", "regtype"),
+    ("regnamespace", "regnamespace"),
+    ("regrole", "regrole"),
+    ("regconfig", "regconfig"),
+    ("tsvector", "tsvector"),
+    ("tsquery", "tsquery"),
+    ("jsonpath", "jsonpath"),
+    ("macaddr8", "macaddr8"),
+    ("int4range", "int4range"),
+    ("int8range", "int8range"),
+    ("numrange", "numrange"),
+    ("tsrange", "tsrange"),
+    ("tstzrange", "tstzrange"),
+    ("daterange", "daterange"),
+    ("float", "float8"),
+    ("double precision", "float8"),
+    ("serial", "int4"),
+    ("bigserial", "int8"),
+];
+
+/// Resolves a written type; reports and returns `None` when it does not exist.
+pub(crate) fn resolve(cx: &mut Ctx, dt: &DataType) -> Option<TypeRef> {
+    let name = match dt {
+        DataType::Array(ArrayElemTypeDef::AngleBracket(inner))
+        | DataType::Array(ArrayElemTypeDef::SquareBracket(inner, _))
+        | DataType::Array(ArrayElemTypeDef::Parenthesis(inner)) => {
+            return resolve(cx, inner).map(|t| array_of(&t));
+        }
+        DataType::Custom(name, _) => return custom(cx, name),
+        other => simple(other),
+    };
+    match name {
+        Some(n) => Some(builtin(n)),
+        None => {
+            cx.error(
+                0..cx.sql.len(),
+                format!("type {dt} is not a PostgreSQL type the analyzer knows"),
+                Some("cast to a PostgreSQL type such as text, int4, numeric, timestamptz".into()),
+            );
+            None
+        }
+    }
+}
+
+fn simple(dt: &DataType) -> Option<&'static str> {
+    Some(match dt {
+        DataType::Int(_) | DataType::Integer(_) | DataType::Int4(_) => "int4",
+        DataType::SmallInt(_) | DataType::Int2(_) => "int2",
+        DataType::BigInt(_) | DataType::Int8(_) => "int8",
+        DataType::Real | DataType::Float4 => "float4",
+        DataType::DoublePrecision | DataType::Float8 | DataType::Double(_) => "float8",
+        DataType::Float(info) => match info {
+            sqlparser::ast::ExactNumberInfo::Precision(p)
+            | sqlparser::ast::ExactNumberInfo::PrecisionAndScale(p, _)
+                if *p <= 24 =>
+            {
+                "float4"
+            }
+            _ => "float8",
+        },
+        DataType::Numeric(_) | DataType::Decimal(_) | DataType::Dec(_) => "numeric",
+        DataType::Varchar(_) | DataType::CharacterVarying(_) | DataType::CharVarying(_) => {
+            "varchar"
+        }
+        DataType::Char(_) | DataType::Character(_) => "bpchar",
+        DataType::Text => "text",
+        DataType::Bool | DataType::Boolean => "bool",
+        DataType::Date => "date",
+        DataType::Time(_, TimezoneInfo::Tz | TimezoneInfo::WithTimeZone) => "timetz",
+        DataType::Time(..) => "time",
+        DataType::Timestamp(_, TimezoneInfo::Tz | TimezoneInfo::WithTimeZone) => "timestamptz",
+        DataType::Timestamp(..) => "timestamp",
+        DataType::Interval { .. } => "interval",
+        DataType::JSON => "json",
+        DataType::JSONB => "jsonb",
+        DataType::Uuid => "uuid",
+        DataType::Bytea => "bytea",
+        DataType::Regclass => "regclass",
+        DataType::Bit(_) => "bit",
+        DataType::BitVarying(_) | DataType::VarBit(_) => "varbit",
+        _ => return None,
+    })
+}
+
+fn custom(cx: &mut Ctx, name: &ObjectName) -> Option<TypeRef> {
+    let ids = parts(name);
+    let names: Vec<String> = ids.iter().map(|i| norm(i)).collect();
+    let (schema, tname) = match names.as_slice() {
+        [t] => (None, t.as_str()),
+        [s, t] => (Some(s.as_str()), t.as_str()),
+        _ => (None, ""),
+    };
+    if schema.is_none_or(|s| s == "pg_catalog")
+        && let Some((_, n)) = ALIASES.iter().find(|(a, _)| *a == tname)
+    {
+        return Some(builtin(n));
+    }
+    let snap = cx.snap;
+    let found = match schema {
+        Some(s) => snap.types.iter().find(|t| t.schema == s && t.name == tname),
+        None => snap.search_path.iter().find_map(|s| {
+            snap.types
+                .iter()
+                .find(|t| &t.schema == s && t.name == tname)
+        }),
+    };
+    if let Some(t) = found {
+        return Some(TypeRef {
+            schema: t.schema.clone(),
+            name: t.name.clone(),
+            oid: None,
+            array_dims: 0,
+        });
+    }
+    let range = match (ids.first(), ids.last()) {
+        (Some(f), Some(l)) => cx.ident_range(f).start..cx.ident_range(l).end,
+        _ => 0..cx.sql.len(),
+    };
+    let candidates = ALIASES
+        .iter()
+        .map(|(a, _)| *a)
+        .chain(snap.types.iter().map(|t| t.name.as_str()));
+    let hint = closest(tname, candidates).map_or_else(
+        || "check the type name, or run `cargo qail schema pull` if the type is new".to_string(),
+        |c| format!("did you mean \"{c}\"?"),
+    );
+    cx.error(
+        range,
+        format!("type \"{}\" does not exist", names.join(".")),
+        Some(hint),
+    );
+    None
+}
