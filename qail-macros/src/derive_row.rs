@@ -72,7 +72,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
             );
         }
         if attrs.json
-            && let Some(feature) = types::missing_feature("require_json")
+            && let Some(feature) = types::missing_feature("json")
         {
             errors.at(
                 field.span(),

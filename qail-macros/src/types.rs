@@ -19,102 +19,6 @@ pub(crate) struct Mapped {
     pub(crate) display: String,
 }
 
-/// (PostgreSQL name, marker, Rust type, requirement). The Rust type is built as tokens (not
-/// parsed from a string) because this runs for every column and parameter of every query.
-type Builtin = (
-    &'static str,
-    &'static str,
-    fn() -> TokenStream,
-    Option<&'static str>,
-);
-
-const BUILTINS: &[Builtin] = &[
-    ("bool", "bool", || quote!(bool), None),
-    ("int2", "int2", || quote!(i16), None),
-    ("int4", "int4", || quote!(i32), None),
-    ("int8", "int8", || quote!(i64), None),
-    ("float4", "float4", || quote!(f32), None),
-    ("float8", "float8", || quote!(f64), None),
-    ("oid", "oid", || quote!(u32), None),
-    ("text", "text", || quote!(::std::string::String), None),
-    ("varchar", "varchar", || quote!(::std::string::String), None),
-    ("bpchar", "bpchar", || quote!(::std::string::String), None),
-    ("name", "name", || quote!(::std::string::String), None),
-    ("bytea", "bytea", || quote!(::std::vec::Vec<u8>), None),
-    (
-        "uuid",
-        "uuid",
-        || quote!(::qail::__private::types::Uuid),
-        Some("require_uuid"),
-    ),
-    (
-        "json",
-        "json",
-        || quote!(::qail::__private::types::JsonValue),
-        Some("require_json"),
-    ),
-    (
-        "jsonb",
-        "jsonb",
-        || quote!(::qail::__private::types::JsonValue),
-        Some("require_json"),
-    ),
-    (
-        "timestamptz",
-        "timestamptz",
-        || quote!(::qail::__private::types::Timestamptz),
-        Some("require_datetime"),
-    ),
-    (
-        "timestamp",
-        "timestamp",
-        || quote!(::qail::__private::types::Timestamp),
-        Some("require_datetime"),
-    ),
-    (
-        "date",
-        "date",
-        || quote!(::qail::__private::types::Date),
-        Some("require_datetime"),
-    ),
-    (
-        "time",
-        "time",
-        || quote!(::qail::__private::types::Time),
-        Some("require_datetime"),
-    ),
-    (
-        "numeric",
-        "numeric",
-        || quote!(::qail::__private::types::Decimal),
-        Some("require_decimal"),
-    ),
-    (
-        "interval",
-        "interval",
-        || quote!(::qail::__private::types::Interval),
-        None,
-    ),
-    (
-        "inet",
-        "inet",
-        || quote!(::qail::__private::types::Inet),
-        Some("require_net"),
-    ),
-    (
-        "cidr",
-        "cidr",
-        || quote!(::qail::__private::types::Cidr),
-        Some("require_net"),
-    ),
-    (
-        "macaddr",
-        "macaddr",
-        || quote!(::qail::__private::types::MacAddr),
-        Some("require_net"),
-    ),
-];
-
 /// A Cargo feature of qail that a type mapping needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Feature {
@@ -140,15 +44,16 @@ impl Feature {
     }
 }
 
-/// The feature a requirement names, if it is off. qail's features switch on the same
-/// features of this crate, so `cfg!` here sees what the user enabled.
-pub(crate) fn missing_feature(require: &str) -> Option<Feature> {
-    let (on, name, plain) = match require {
-        "require_uuid" => (cfg!(feature = "uuid"), "`uuid`", "uuid"),
-        "require_json" => (cfg!(feature = "json"), "`json`", "json"),
-        "require_decimal" => (cfg!(feature = "decimal"), "`decimal`", "decimal"),
-        "require_net" => (cfg!(feature = "net"), "`net`", "net"),
-        "require_datetime" => (
+/// The qail feature a type mapping needs (qail-catalog's `Rust::feature`: `uuid`, `chrono`…),
+/// if it is off. qail's features switch on the same features of this crate, so `cfg!` here
+/// sees what the user enabled.
+pub(crate) fn missing_feature(feature: &str) -> Option<Feature> {
+    let (on, name, plain) = match feature {
+        "uuid" => (cfg!(feature = "uuid"), "`uuid`", "uuid"),
+        "json" => (cfg!(feature = "json"), "`json`", "json"),
+        "decimal" => (cfg!(feature = "decimal"), "`decimal`", "decimal"),
+        "net" => (cfg!(feature = "net"), "`net`", "net"),
+        "chrono" => (
             cfg!(any(feature = "chrono", feature = "time")),
             "`chrono` (or `time`)",
             "chrono",
@@ -188,12 +93,16 @@ type Scalar = (TokenStream, Option<TokenStream>, Option<&'static str>);
 
 fn scalar(ty: &TypeRef, snapshot: &Snapshot) -> Result<Scalar, String> {
     if ty.schema == "pg_catalog" {
-        if let Some((_, marker, rust, require)) = BUILTINS.iter().find(|b| b.0 == ty.name) {
-            let marker = Ident::new(marker, Span::call_site());
+        let rust = qail_catalog::type_by_name(&ty.name)
+            .and_then(|t| t.rust)
+            .filter(|r| !r.field.is_empty());
+        if let Some(rust) = rust {
+            let marker = Ident::new(&ty.name, Span::call_site());
+            let feature = Some(rust.feature).filter(|f| !f.is_empty());
             return Ok((
                 quote!(::qail::__private::pg::#marker),
-                Some(rust()),
-                *require,
+                Some(field_type(rust.field)),
+                feature,
             ));
         }
         return Err(format!(
@@ -216,6 +125,24 @@ fn scalar(ty: &TypeRef, snapshot: &Snapshot) -> Result<Scalar, String> {
             "type {}.{} is not supported by qail!: cast it in SQL (`::text`), or name a Rust type with an alias `AS \"col: path::Type\"`",
             ty.schema, ty.name
         )),
+    }
+}
+
+/// The tokens of a catalog field type: a primitive (`i32`), `String`, `Vec<u8>`, or a name under
+/// the facade's `__private::types` (`Timestamptz`). Built as tokens, not parsed from a string,
+/// because this runs for every column and parameter of every query.
+fn field_type(field: &str) -> TokenStream {
+    match field {
+        "String" => quote!(::std::string::String),
+        "Vec<u8>" => quote!(::std::vec::Vec<u8>),
+        "bool" | "i16" | "i32" | "i64" | "f32" | "f64" | "u32" => {
+            let prim = Ident::new(field, Span::call_site());
+            quote!(#prim)
+        }
+        other => {
+            let name = Ident::new(other, Span::call_site());
+            quote!(::qail::__private::types::#name)
+        }
     }
 }
 

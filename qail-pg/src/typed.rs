@@ -18,33 +18,10 @@ pub mod pg {
             pub struct $name;
         )*};
     }
-    markers!(
-        bool,
-        int2,
-        int4,
-        int8,
-        float4,
-        float8,
-        oid,
-        text,
-        varchar,
-        bpchar,
-        name,
-        citext,
-        bytea,
-        uuid,
-        json,
-        jsonb,
-        timestamptz,
-        timestamp,
-        date,
-        time,
-        numeric,
-        interval,
-        inet,
-        cidr,
-        macaddr,
-    );
+    // Note: one marker per built-in type qail! maps (the list is generated into qail-catalog
+    // from its reviewed type input), and `citext`, an extension type qail also maps.
+    qail_catalog::mapped_types!(markers);
+    markers!(citext);
 
     /// A one-dimensional array of `P`.
     #[derive(Debug, Clone, Copy)]

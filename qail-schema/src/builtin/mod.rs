@@ -1,58 +1,33 @@
-//! PostgreSQL's built-in types: catalog names, OIDs, and the SQL spellings that name them.
-
-mod table;
-
-use table::BUILTIN_TYPES;
+//! PostgreSQL's built-in types: catalog names, OIDs, and the SQL spellings that name them,
+//! read from qail-catalog's generated table.
 
 use crate::snapshot::TypeRef;
 
 /// The OID of the built-in type called `typname` (`int4`, `timestamptz`), if there is one.
 pub fn oid(typname: &str) -> Option<u32> {
-    find(typname).map(|(_, oid, _)| oid)
+    qail_catalog::type_by_name(typname).map(|t| t.oid)
 }
 
 /// The OID of the array type whose elements are the built-in type `typname`.
 pub fn array_oid(typname: &str) -> Option<u32> {
-    find(typname).map(|(_, _, arr)| arr).filter(|arr| *arr != 0)
+    qail_catalog::type_by_name(typname)
+        .map(|t| t.array_oid)
+        .filter(|arr| *arr != 0)
 }
 
 /// The catalog name of the built-in type with this OID (element or array type; an array OID
 /// gives the element's name).
 pub fn name_of(oid: u32) -> Option<&'static str> {
-    BUILTIN_TYPES
-        .iter()
-        .find(|(_, o, a)| *o == oid || *a == oid)
-        .map(|(n, _, _)| *n)
+    qail_catalog::type_by_oid(oid)
+        .or_else(|| qail_catalog::type_by_array_oid(oid))
+        .map(|t| t.name)
 }
 
-fn find(typname: &str) -> Option<(&'static str, u32, u32)> {
-    BUILTIN_TYPES
-        .binary_search_by(|(n, _, _)| (*n).cmp(typname))
-        .ok()
-        .and_then(|i| BUILTIN_TYPES.get(i).copied())
-}
-
-/// The catalog name for an SQL spelling of a built-in type, lower-case and without modifiers:
-/// `integer` → `int4`, `character varying` → `varchar`, `timestamp with time zone` →
-/// `timestamptz`. Unknown names come back unchanged.
+/// The catalog name for an SQL spelling of a built-in type as a column type, lower-case and
+/// without modifiers: `integer` → `int4`, `character varying` → `varchar`, `timestamp with
+/// time zone` → `timestamptz`, `serial` → `int4`. Unknown names come back unchanged.
 pub fn canonical_name(sql_name: &str) -> &str {
-    match sql_name {
-        "int" | "integer" | "serial" | "serial4" => "int4",
-        "smallint" | "smallserial" | "serial2" => "int2",
-        "bigint" | "bigserial" | "serial8" => "int8",
-        "boolean" => "bool",
-        "real" => "float4",
-        "double precision" | "float" => "float8",
-        "character varying" | "char varying" => "varchar",
-        "character" | "char" => "bpchar",
-        "decimal" | "dec" => "numeric",
-        "timestamp without time zone" => "timestamp",
-        "timestamp with time zone" => "timestamptz",
-        "time without time zone" => "time",
-        "time with time zone" => "timetz",
-        "bit varying" => "varbit",
-        other => other,
-    }
+    qail_catalog::column_alias(sql_name).map_or(sql_name, |t| t.name)
 }
 
 impl TypeRef {
@@ -78,11 +53,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn table_is_sorted_for_binary_search() {
-        assert!(BUILTIN_TYPES.windows(2).all(|w| w[0].0 < w[1].0));
-    }
-
-    #[test]
     fn common_oids() {
         assert_eq!(oid("int4"), Some(23));
         assert_eq!(oid("text"), Some(25));
@@ -97,5 +67,8 @@ mod tests {
         assert_eq!(canonical_name("integer"), "int4");
         assert_eq!(canonical_name("character varying"), "varchar");
         assert_eq!(canonical_name("citext"), "citext");
+        assert_eq!(canonical_name("smallserial"), "int2");
+        assert_eq!(canonical_name("char"), "bpchar");
+        assert_eq!(canonical_name("double precision"), "float8");
     }
 }

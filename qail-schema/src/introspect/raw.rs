@@ -13,9 +13,6 @@ use crate::snapshot::{
     RelationKind, Snapshot, TypeRef, UserType, UserTypeKind, Volatility,
 };
 
-/// First OID assigned to user objects; everything below is built in.
-const FIRST_NORMAL_OID: u32 = 16384;
-
 /// An OID, from a JSON string or number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Oid(u32);
@@ -140,7 +137,7 @@ impl Types {
         Ok(TypeRef {
             schema: t.1.clone(),
             name: t.2.clone(),
-            oid: (oid.0 < FIRST_NORMAL_OID).then_some(oid.0),
+            oid: (oid.0 < qail_catalog::oid::FIRST_USER_OID).then_some(oid.0),
             array_dims: 0,
         })
     }

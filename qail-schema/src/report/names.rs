@@ -53,28 +53,13 @@ fn element(ty: &TypeRef) -> (&str, bool) {
     (&ty.name, false)
 }
 
-/// A built-in (pg_catalog) type's name.
+/// A built-in (pg_catalog) type's name: the catalog's `format_type` spelling, else the name
+/// quoted as an identifier.
 fn builtin_name(name: &str) -> Cow<'_, str> {
-    Cow::Borrowed(match name {
-        "bit" => "bit",
-        "bool" => "boolean",
-        "bpchar" => "character",
-        "char" => "\"char\"",
-        "float4" => "real",
-        "float8" => "double precision",
-        "int2" => "smallint",
-        "int4" => "integer",
-        "int8" => "bigint",
-        "interval" => "interval",
-        "numeric" => "numeric",
-        "time" => "time without time zone",
-        "timetz" => "time with time zone",
-        "timestamp" => "timestamp without time zone",
-        "timestamptz" => "timestamp with time zone",
-        "varbit" => "bit varying",
-        "varchar" => "character varying",
-        other => return quote_ident(other),
-    })
+    match qail_catalog::type_by_name(name) {
+        Some(t) => Cow::Borrowed(t.display),
+        None => quote_ident(name),
+    }
 }
 
 /// Whether an unqualified `name` finds the type in `schema` (PostgreSQL's `TypeIsVisible`).

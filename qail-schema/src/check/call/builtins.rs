@@ -1,95 +1,139 @@
-//! The built-in functions: lookup in the catalog (`catalog`), overload resolution, and
-//! PostgreSQL's polymorphic pseudo-types.
+//! The built-in functions: lookup in qail-catalog's `pg_proc` table (with its reviewed
+//! nullability overlay), overload resolution, and PostgreSQL's polymorphic pseudo-types.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use crate::check::call::catalog::CATALOG;
+use qail_catalog::{Function, Null};
+
 use crate::check::types::overload::{Pick, pick};
 use crate::check::types::{array_of, builtin, common_type, element_of, is_enum, range_subtype};
 use crate::snapshot::{Snapshot, TypeRef};
 
-/// One catalog signature.
+/// One catalog signature, in the analyzer's notation: `text[]` for an array, a trailing
+/// `...` on a VARIADIC argument (`any...`, `text...`).
 #[derive(Debug, Clone)]
 pub(crate) struct Row {
-    args: Vec<&'static str>,
+    args: Vec<String>,
     /// Arguments without a default.
     required: usize,
-    ret: &'static str,
-    null: char,
+    ret: String,
+    null: NullRule,
+    /// `f` function, `a` aggregate, `w` window function, `s` set-returning.
     kind: char,
 }
 
-/// Types that have `min`/`max` aggregates.
-const MINMAX: &[&str] = &[
-    "int2",
-    "int4",
-    "int8",
-    "float4",
-    "float8",
-    "numeric",
-    "text",
-    "bpchar",
-    "date",
-    "time",
-    "timetz",
-    "timestamp",
-    "timestamptz",
-    "interval",
-    "money",
-    "oid",
-    "inet",
-    "anyenum",
-    "anyarray",
+/// Calls that SQL spells like functions but `pg_proc` does not hold: the SQL value
+/// functions (written without parentheses, which sqlparser reports as calls) and GROUPING.
+const SYNTAX: &[(&str, &[&str], &str, NullRule, char)] = &[
+    (
+        "current_timestamp",
+        &[],
+        "timestamptz",
+        NullRule::Never,
+        'f',
+    ),
+    ("current_date", &[], "date", NullRule::Never, 'f'),
+    ("current_time", &[], "timetz", NullRule::Never, 'f'),
+    ("localtimestamp", &[], "timestamp", NullRule::Never, 'f'),
+    ("localtime", &[], "time", NullRule::Never, 'f'),
+    ("grouping", &["any..."], "int4", NullRule::Never, 'a'),
 ];
 
 /// Ordered-set aggregates, typed from their `WITHIN GROUP (ORDER BY …)` in `calls`.
 pub(crate) const ORDERED_SET: &[&str] = &["percentile_cont", "percentile_disc", "mode"];
 
-/// The catalog, parsed once and indexed by name.
+/// The pseudo-types [`Bound::bind`] understands.
+const PSEUDO: &[&str] = &[
+    "any",
+    "anyelement",
+    "anynonarray",
+    "anyenum",
+    "anyarray",
+    "anyrange",
+    "anycompatible",
+    "anycompatiblearray",
+    "anycompatiblenonarray",
+];
+
+/// The analyzer's spelling of a catalog type (`_text` → `text[]`), or `None` for a type no
+/// SQL expression can have here (`internal`, `cstring`, multiranges' pseudo-types, …).
+pub(crate) fn spelled(typname: &str) -> Option<String> {
+    if PSEUDO.contains(&typname) || typname == "record" {
+        return Some(typname.to_owned());
+    }
+    let row = qail_catalog::type_by_name(typname).or_else(|| {
+        typname
+            .strip_prefix('_')
+            .and_then(qail_catalog::type_by_name)
+            .filter(|t| t.array_name == typname)
+    })?;
+    if row.category == 'P' {
+        return None;
+    }
+    Some(if row.name == typname {
+        typname.to_owned()
+    } else {
+        format!("{}[]", row.name)
+    })
+}
+
+/// Whether an analyzer type spelling is a pseudo-type (`anyelement`, `record`).
+pub(crate) fn is_pseudo(spelled: &str) -> bool {
+    PSEUDO.contains(&spelled) || spelled == "record"
+}
+
+/// A `pg_proc` row as the analyzer's [`Row`], or `None` when a type in it cannot occur.
+fn from_catalog(f: &Function) -> Option<Row> {
+    let mut args = f
+        .args
+        .iter()
+        .map(|a| spelled(a))
+        .collect::<Option<Vec<String>>>()?;
+    if f.variadic {
+        let last = args.last_mut()?;
+        *last = match last.strip_suffix("[]") {
+            Some(elem) => format!("{elem}..."),
+            None => format!("{last}..."),
+        };
+    }
+    let ret = spelled(f.result).or_else(|| (f.result == "void").then(|| "void".to_owned()))?;
+    Some(Row {
+        required: args.len().saturating_sub(usize::from(f.defaults)),
+        args,
+        ret,
+        null: match f.null {
+            Null::Strict => NullRule::Strict,
+            Null::First => NullRule::First,
+            Null::Never => NullRule::Never,
+            Null::Format => NullRule::Format,
+            Null::Maybe => NullRule::Always,
+        },
+        kind: if f.set { 's' } else { f.kind },
+    })
+}
+
+/// The catalog, indexed by name once.
 fn index() -> &'static HashMap<&'static str, Vec<Row>> {
     static INDEX: OnceLock<HashMap<&'static str, Vec<Row>>> = OnceLock::new();
     INDEX.get_or_init(|| {
         let mut map: HashMap<&'static str, Vec<Row>> = HashMap::new();
-        for line in CATALOG.lines().map(str::trim).filter(|l| !l.is_empty()) {
-            let (name, row) = parse_row(line);
-            map.entry(name).or_default().push(row);
+        for f in qail_catalog::FUNCTIONS {
+            if let Some(row) = from_catalog(f) {
+                map.entry(f.name).or_default().push(row);
+            }
         }
-        for m in ["min", "max"] {
-            let rows = map.entry(m).or_default();
-            rows.extend(MINMAX.iter().map(|t| Row {
-                args: vec![*t],
-                required: 1,
-                ret: t,
-                null: 'A',
-                kind: 'a',
-            }));
+        for (name, args, ret, null, kind) in SYNTAX {
+            map.entry(name).or_default().push(Row {
+                args: args.iter().map(|a| (*a).to_owned()).collect(),
+                required: args.len(),
+                ret: (*ret).to_owned(),
+                null: *null,
+                kind: *kind,
+            });
         }
         map
     })
-}
-
-/// `name(a,b?) ret N k` → the name and its row.
-fn parse_row(line: &'static str) -> (&'static str, Row) {
-    let (name, rest) = line.split_once('(').expect("catalog line has (");
-    let (args, rest) = rest.split_once(')').expect("catalog line has )");
-    let mut words = rest.split_whitespace();
-    let ret = words.next().expect("catalog line has a result");
-    let null = words.next().and_then(|w| w.chars().next()).unwrap_or('A');
-    let kind = words.next().and_then(|w| w.chars().next()).unwrap_or('f');
-    let args: Vec<&'static str> = args.split(',').filter(|a| !a.is_empty()).collect();
-    let required = args.iter().take_while(|a| !a.ends_with('?')).count();
-    let args = args.into_iter().map(|a| a.trim_end_matches('?')).collect();
-    (
-        name,
-        Row {
-            args,
-            required,
-            ret,
-            null,
-            kind,
-        },
-    )
 }
 
 /// How a function's result can be NULL.
@@ -101,6 +145,8 @@ pub(crate) enum NullRule {
     First,
     /// Never NULL.
     Never,
+    /// NULL only when an argument is NULL or the last argument, a format, is an empty string.
+    Format,
     /// May be NULL whatever the arguments.
     Always,
 }
@@ -184,12 +230,7 @@ pub(crate) fn resolve(
             Ok(Resolved {
                 params,
                 result,
-                null: match row.null {
-                    'S' => NullRule::Strict,
-                    'F' => NullRule::First,
-                    'N' => NullRule::Never,
-                    _ => NullRule::Always,
-                },
+                null: row.null,
                 aggregate: row.kind == 'a',
                 window: row.kind == 'w',
             })
@@ -214,7 +255,9 @@ impl Bound {
     /// Binds one actual argument to its declared pseudo-type; `None` when it cannot bind.
     fn bind(&mut self, decl: &str, a: &TypeRef, snap: &Snapshot) -> Option<()> {
         match decl {
-            "anyelement" | "anynonarray" | "anycompatible" => self.elems.push(a.clone()),
+            "anyelement" | "anynonarray" | "anycompatible" | "anycompatiblenonarray" => {
+                self.elems.push(a.clone());
+            }
             "anyenum" if is_enum(a, snap) => self.elems.push(a.clone()),
             "anyenum" => return None,
             "anyarray" | "anycompatiblearray" => self.elems.push(element_of(a)?),
@@ -239,8 +282,7 @@ fn instantiate(
             .args
             .get(i)
             .or(row.args.last())
-            .copied()
-            .unwrap_or("any");
+            .map_or("any", String::as_str);
         d.strip_suffix("...").unwrap_or(d)
     };
     let mut bound = Bound::default();
@@ -254,13 +296,19 @@ fn instantiate(
     } else {
         Some(common_type(&bound.elems, snap).ok()?)
     };
-    if decl(0) == "anynonarray" && poly.as_ref().is_some_and(|p| p.array_dims > 0) {
+    if matches!(decl(0), "anynonarray" | "anycompatiblenonarray")
+        && poly.as_ref().is_some_and(|p| p.array_dims > 0)
+    {
         return None;
     }
     let concrete = |d: &str, actual: Option<&TypeRef>| -> Option<TypeRef> {
         Some(match d {
             "any" => actual.cloned().unwrap_or_else(|| builtin("text")),
-            "anyelement" | "anynonarray" | "anycompatible" | "anyenum" => poly.clone()?,
+            "anyelement"
+            | "anynonarray"
+            | "anycompatible"
+            | "anycompatiblenonarray"
+            | "anyenum" => poly.clone()?,
             "anyarray" | "anycompatiblearray" => array_of(poly.as_ref()?),
             "anyrange" => bound.range.clone()?,
             t => match t.strip_suffix("[]") {
@@ -274,7 +322,7 @@ fn instantiate(
         .enumerate()
         .map(|(i, a)| concrete(decl(i), *a))
         .collect::<Option<Vec<_>>>()?;
-    Some((params, concrete(row.ret, None)?))
+    Some((params, concrete(&row.ret, None)?))
 }
 
 #[cfg(test)]
@@ -302,31 +350,37 @@ mod tests {
 
     #[test]
     fn every_catalog_type_is_known() {
-        const PSEUDO: &[&str] = &[
-            "any",
-            "anyelement",
-            "anynonarray",
-            "anyenum",
-            "anyarray",
-            "anyrange",
-            "anycompatible",
-            "anycompatiblearray",
-        ];
         for (name, rows) in index() {
             for r in rows {
                 for t in r.args.iter().chain(std::iter::once(&r.ret)) {
                     let t = t.trim_end_matches("...").trim_end_matches("[]");
                     assert!(
-                        PSEUDO.contains(&t) || crate::check::types::type_oid(&builtin(t)).is_some(),
+                        PSEUDO.contains(&t)
+                            || matches!(t, "record" | "void")
+                            || crate::check::types::type_oid(&builtin(t)).is_some(),
                         "{name}: unknown type {t}"
                     );
                 }
-                assert!(
-                    "SFNA".contains(r.null) && "fawso".contains(r.kind),
-                    "{name}"
-                );
+                assert!("fawso".contains(r.kind), "{name}");
             }
         }
+        assert!(index().len() > 1500, "{} names", index().len());
+    }
+
+    #[test]
+    fn nullability_comes_from_the_overlay() {
+        let s = Snapshot::default();
+        let text = builtin("text");
+        let null = |name: &str, args: &[&TypeRef]| {
+            let refs: Vec<Option<&TypeRef>> = args.iter().copied().map(Some).collect();
+            resolve(name, &refs, &s).map(|r| r.null)
+        };
+        assert_eq!(null("lower", &[&text]), Ok(NullRule::Strict));
+        assert_eq!(null("regexp_match", &[&text, &text]), Ok(NullRule::Always));
+        assert_eq!(null("substring", &[&text, &text]), Ok(NullRule::Always));
+        assert_eq!(null("concat", &[&text]), Ok(NullRule::Never));
+        let ts = builtin("timestamptz");
+        assert_eq!(null("to_char", &[&ts, &text]), Ok(NullRule::Format));
     }
 
     #[test]

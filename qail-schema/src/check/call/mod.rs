@@ -4,7 +4,6 @@
 //! have modules of their own.
 
 pub(crate) mod builtins;
-pub(crate) mod catalog;
 pub(crate) mod named;
 pub(crate) mod ordered_set;
 pub(crate) mod srf;
@@ -222,6 +221,11 @@ pub(crate) fn resolve_call(
     };
     match resolved {
         Ok(r) => {
+            // Note: settling takes a literal's text; NullRule::Format needs the format's.
+            let format_given = args
+                .last()
+                .and_then(|a| a.literal.as_deref())
+                .is_some_and(|f| !f.is_empty());
             for (a, p) in args.iter_mut().zip(&r.params) {
                 settle(cx, a, p);
             }
@@ -231,6 +235,16 @@ pub(crate) fn resolve_call(
                 NullRule::Never => {}
                 NullRule::Strict => args.iter().for_each(|a| t.absorb(a)),
                 NullRule::First => args.iter().take(1).for_each(|a| t.absorb(a)),
+                NullRule::Format if format_given => {
+                    args.iter().for_each(|a| t.absorb(a));
+                }
+                NullRule::Format => {
+                    args.iter().for_each(|a| t.absorb(a));
+                    t.nullable = true;
+                    t.why.push(format!(
+                        "{name}() is NULL for an empty format; write the format as a string literal"
+                    ));
+                }
                 NullRule::Always => {
                     t.nullable = true;
                     t.why.push(if r.aggregate {

@@ -1,4 +1,4 @@
-//! Operators: the built-in operator catalog (a subset of PostgreSQL 15's `pg_operator`),
+//! Operators: the built-in operator catalog (qail-catalog's generated `pg_operator` table),
 //! binary operator resolution including the polymorphic cases (enums, arrays,
 //! `anynonarray || text`), and the typing of operator expressions (`a op b`, `op a`,
 //! AND/OR/NOT).
@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 
 use sqlparser::ast::{BinaryOperator, Expr, UnaryOperator};
 
+use crate::check::call::builtins::{is_pseudo, spelled};
 use crate::check::ctx::Ctx;
 use crate::check::expr::{Ty, Typed, condition, expr, predicate, settle};
 use crate::check::scope::Scope;
@@ -19,135 +20,12 @@ use crate::check::types::{
 };
 use crate::snapshot::{Snapshot, TypeRef};
 
-/// One `pg_operator` row: name, left type, right type, result type.
-type Row = (&'static str, &'static str, &'static str, &'static str);
+/// One `pg_operator` row: name, left type, right type, result type (`text[]` for an array).
+type Row = (&'static str, String, String, String);
 
 const COMPARE: &[&str] = &["=", "<>", "<", ">", "<=", ">="];
 
-const ARITH: &[&str] = &["+", "-", "*", "/"];
-
 const INTS: &[&str] = &["int2", "int4", "int8"];
-
-const ORDERED: &[&str] = &[
-    "int2",
-    "int4",
-    "int8",
-    "float4",
-    "float8",
-    "numeric",
-    "text",
-    "bpchar",
-    "name",
-    "bytea",
-    "bool",
-    "date",
-    "time",
-    "timetz",
-    "timestamp",
-    "timestamptz",
-    "interval",
-    "uuid",
-    "jsonb",
-    "oid",
-    "inet",
-    "money",
-    "char",
-    "bit",
-    "varbit",
-];
-
-const FIXED: &[Row] = &[
-    ("%", "int2", "int2", "int2"),
-    ("%", "int4", "int4", "int4"),
-    ("%", "int8", "int8", "int8"),
-    ("%", "numeric", "numeric", "numeric"),
-    ("^", "float8", "float8", "float8"),
-    ("^", "numeric", "numeric", "numeric"),
-    ("+", "numeric", "numeric", "numeric"),
-    ("-", "numeric", "numeric", "numeric"),
-    ("*", "numeric", "numeric", "numeric"),
-    ("/", "numeric", "numeric", "numeric"),
-    ("+", "interval", "interval", "interval"),
-    ("-", "interval", "interval", "interval"),
-    ("*", "interval", "float8", "interval"),
-    ("*", "float8", "interval", "interval"),
-    ("/", "interval", "float8", "interval"),
-    ("+", "date", "int4", "date"),
-    ("+", "int4", "date", "date"),
-    ("-", "date", "int4", "date"),
-    ("-", "date", "date", "int4"),
-    ("+", "date", "interval", "timestamp"),
-    ("+", "interval", "date", "timestamp"),
-    ("-", "date", "interval", "timestamp"),
-    ("+", "date", "time", "timestamp"),
-    ("+", "date", "timetz", "timestamptz"),
-    ("+", "timestamp", "interval", "timestamp"),
-    ("+", "interval", "timestamp", "timestamp"),
-    ("-", "timestamp", "interval", "timestamp"),
-    ("-", "timestamp", "timestamp", "interval"),
-    ("+", "timestamptz", "interval", "timestamptz"),
-    ("+", "interval", "timestamptz", "timestamptz"),
-    ("-", "timestamptz", "interval", "timestamptz"),
-    ("-", "timestamptz", "timestamptz", "interval"),
-    ("+", "time", "interval", "time"),
-    ("-", "time", "interval", "time"),
-    ("-", "time", "time", "interval"),
-    ("||", "text", "text", "text"),
-    ("||", "bytea", "bytea", "bytea"),
-    ("||", "jsonb", "jsonb", "jsonb"),
-    ("~~", "text", "text", "bool"),
-    ("~~", "bpchar", "text", "bool"),
-    ("~~", "name", "text", "bool"),
-    ("~~", "bytea", "bytea", "bool"),
-    ("~~*", "text", "text", "bool"),
-    ("~~*", "bpchar", "text", "bool"),
-    ("~~*", "name", "text", "bool"),
-    ("~", "text", "text", "bool"),
-    ("~", "bpchar", "text", "bool"),
-    ("~", "name", "text", "bool"),
-    ("~*", "text", "text", "bool"),
-    ("~*", "bpchar", "text", "bool"),
-    ("~*", "name", "text", "bool"),
-    ("^@", "text", "text", "bool"),
-    ("->", "jsonb", "text", "jsonb"),
-    ("->", "jsonb", "int4", "jsonb"),
-    ("->>", "jsonb", "text", "text"),
-    ("->>", "jsonb", "int4", "text"),
-    ("->", "json", "text", "json"),
-    ("->", "json", "int4", "json"),
-    ("->>", "json", "text", "text"),
-    ("->>", "json", "int4", "text"),
-    ("@>", "jsonb", "jsonb", "bool"),
-    ("<@", "jsonb", "jsonb", "bool"),
-    ("?", "jsonb", "text", "bool"),
-    ("-", "jsonb", "text", "jsonb"),
-    ("-", "jsonb", "int4", "jsonb"),
-    ("-", "jsonb", "text[]", "jsonb"),
-    ("#-", "jsonb", "text[]", "jsonb"),
-    ("#>", "jsonb", "text[]", "jsonb"),
-    ("#>>", "jsonb", "text[]", "text"),
-    ("#>", "json", "text[]", "json"),
-    ("#>>", "json", "text[]", "text"),
-    ("?|", "jsonb", "text[]", "bool"),
-    ("?&", "jsonb", "text[]", "bool"),
-    ("@?", "jsonb", "jsonpath", "bool"),
-    ("@@", "jsonb", "jsonpath", "bool"),
-    ("@@", "tsvector", "tsquery", "bool"),
-    ("@@", "tsquery", "tsvector", "bool"),
-    ("||", "tsvector", "tsvector", "tsvector"),
-    ("&&", "tsquery", "tsquery", "tsquery"),
-    ("<<", "inet", "inet", "bool"),
-    ("<<=", "inet", "inet", "bool"),
-    (">>", "inet", "inet", "bool"),
-    (">>=", "inet", "inet", "bool"),
-    ("-", "inet", "inet", "int8"),
-    ("+", "inet", "int8", "inet"),
-    ("=", "xid", "xid", "bool"),
-    ("<>", "xid", "xid", "bool"),
-    ("=", "xid", "int4", "bool"),
-    ("<>", "xid", "int4", "bool"),
-    ("=", "tid", "tid", "bool"),
-];
 
 /// A catalog type name, `text[]` for an array.
 fn named(t: &str) -> TypeRef {
@@ -172,68 +50,30 @@ fn by_op(op: &str) -> Option<&'static Candidates> {
                 operands: Vec::new(),
                 results: Vec::new(),
             });
-            entry.operands.push(vec![named(row.1), named(row.2)]);
-            entry.results.push(named(row.3));
+            entry.operands.push(vec![named(&row.1), named(&row.2)]);
+            entry.results.push(named(&row.3));
         }
         map
     });
     index.get(op)
 }
 
+/// The binary operators of qail-catalog's `pg_operator` table whose operand and result types
+/// are concrete; the polymorphic ones (arrays, enums, ranges, records) are [`polymorphic`].
 fn rows() -> Vec<Row> {
-    let mut rows: Vec<Row> = FIXED.to_vec();
-    for op in COMPARE {
-        rows.extend(ORDERED.iter().map(|t| (*op, *t, *t, "bool")));
-        for l in INTS {
-            rows.extend(
-                INTS.iter()
-                    .filter(|r| *r != l)
-                    .map(|r| (*op, *l, *r, "bool")),
-            );
-        }
-        for (l, r) in [("float4", "float8"), ("float8", "float4")] {
-            rows.push((op, l, r, "bool"));
-        }
-        for (l, r) in datetime_pairs() {
-            rows.push((op, l, r, "bool"));
-        }
-    }
-    for op in ARITH {
-        for l in INTS {
-            rows.extend(INTS.iter().map(|r| (*op, *l, *r, wider_int(l, r))));
-        }
-        rows.extend([
-            (*op, "float4", "float4", "float4"),
-            (*op, "float8", "float8", "float8"),
-        ]);
-        rows.extend([
-            (*op, "float4", "float8", "float8"),
-            (*op, "float8", "float4", "float8"),
-        ]);
-    }
-    for op in ["&", "|", "#", "<<", ">>"] {
-        rows.extend(
-            INTS.iter()
-                .map(|t| (op, *t, if op.len() == 2 { "int4" } else { *t }, *t)),
-        );
-    }
-    rows
-}
-
-fn datetime_pairs() -> [(&'static str, &'static str); 6] {
-    [
-        ("date", "timestamp"),
-        ("date", "timestamptz"),
-        ("timestamp", "date"),
-        ("timestamptz", "date"),
-        ("timestamp", "timestamptz"),
-        ("timestamptz", "timestamp"),
-    ]
-}
-
-fn wider_int(l: &'static str, r: &'static str) -> &'static str {
-    let rank = |t: &str| INTS.iter().position(|i| *i == t).unwrap_or(0);
-    if rank(l) >= rank(r) { l } else { r }
+    qail_catalog::OPERATORS
+        .iter()
+        .filter(|o| !o.left.is_empty())
+        .filter_map(|o| {
+            let concrete = |t: &str| spelled(t).filter(|s| !is_pseudo(s));
+            Some((
+                o.name,
+                concrete(o.left)?,
+                concrete(o.right)?,
+                concrete(o.result)?,
+            ))
+        })
+        .collect()
 }
 
 /// A resolved operator: the types its operands are coerced to, and its result.

@@ -1,164 +1,23 @@
 //! Built-in types: OIDs, categories, implicit and assignment casts, display names.
 //!
-//! The data mirrors PostgreSQL 15's `pg_type` and `pg_cast` for the built-in types the
-//! analyzer reasons about.
+//! The data is qail-catalog's table generated from `pg_type` and `pg_cast`; this module adds
+//! what the catalog does not hold: domains, user types, arrays and I/O conversions.
 
 pub(crate) mod overload;
 pub(crate) mod written;
 
+use qail_catalog::CastContext;
+
 use crate::snapshot::{Snapshot, TypeRef, UserTypeKind};
 
-/// (typname, oid, array oid, category, preferred, display name)
-const BUILTINS: &[(&str, u32, u32, char, bool, &str)] = &[
-    ("bool", 16, 1000, 'B', true, "boolean"),
-    ("bytea", 17, 1001, 'U', false, "bytea"),
-    ("char", 18, 1002, 'Z', false, "\"char\""),
-    ("name", 19, 1003, 'S', false, "name"),
-    ("int8", 20, 1016, 'N', false, "bigint"),
-    ("int2", 21, 1005, 'N', false, "smallint"),
-    ("int4", 23, 1007, 'N', false, "integer"),
-    ("text", 25, 1009, 'S', true, "text"),
-    ("oid", 26, 1028, 'N', true, "oid"),
-    ("json", 114, 199, 'U', false, "json"),
-    ("xml", 142, 143, 'U', false, "xml"),
-    ("cidr", 650, 651, 'I', false, "cidr"),
-    ("float4", 700, 1021, 'N', false, "real"),
-    ("float8", 701, 1022, 'N', true, "double precision"),
-    ("unknown", 705, 0, 'X', false, "unknown"),
-    ("money", 790, 791, 'N', false, "money"),
-    ("macaddr", 829, 1040, 'U', false, "macaddr"),
-    ("inet", 869, 1041, 'I', true, "inet"),
-    ("bpchar", 1042, 1014, 'S', false, "character"),
-    ("varchar", 1043, 1015, 'S', false, "character varying"),
-    ("date", 1082, 1182, 'D', false, "date"),
-    ("time", 1083, 1183, 'D', false, "time without time zone"),
-    (
-        "timestamp",
-        1114,
-        1115,
-        'D',
-        false,
-        "timestamp without time zone",
-    ),
-    (
-        "timestamptz",
-        1184,
-        1185,
-        'D',
-        true,
-        "timestamp with time zone",
-    ),
-    ("interval", 1186, 1187, 'T', true, "interval"),
-    ("timetz", 1266, 1270, 'D', false, "time with time zone"),
-    ("bit", 1560, 1561, 'V', false, "bit"),
-    ("varbit", 1562, 1563, 'V', true, "bit varying"),
-    ("numeric", 1700, 1231, 'N', false, "numeric"),
-    ("regclass", 2205, 2210, 'N', false, "regclass"),
-    ("record", 2249, 2287, 'P', false, "record"),
-    ("void", 2278, 0, 'P', false, "void"),
-    ("uuid", 2950, 2951, 'U', false, "uuid"),
-    ("jsonb", 3802, 3807, 'U', false, "jsonb"),
-    ("regproc", 24, 1008, 'N', false, "regproc"),
-    ("tid", 27, 1010, 'U', false, "tid"),
-    ("xid", 28, 1011, 'U', false, "xid"),
-    ("cid", 29, 1012, 'U', false, "cid"),
-    ("regtype", 2206, 2211, 'N', false, "regtype"),
-    ("regnamespace", 4089, 4090, 'N', false, "regnamespace"),
-    ("regrole", 4096, 4097, 'N', false, "regrole"),
-    ("regconfig", 3734, 3735, 'N', false, "regconfig"),
-    ("tsvector", 3614, 3643, 'U', false, "tsvector"),
-    ("tsquery", 3615, 3645, 'U', false, "tsquery"),
-    ("jsonpath", 4072, 4073, 'U', false, "jsonpath"),
-    ("macaddr8", 774, 775, 'U', false, "macaddr8"),
-    ("int4range", 3904, 3905, 'R', false, "int4range"),
-    ("numrange", 3906, 3907, 'R', false, "numrange"),
-    ("tsrange", 3908, 3909, 'R', false, "tsrange"),
-    ("tstzrange", 3910, 3911, 'R', false, "tstzrange"),
-    ("daterange", 3912, 3913, 'R', false, "daterange"),
-    ("int8range", 3926, 3927, 'R', false, "int8range"),
-];
+/// The catalog row of a built-in type.
+fn builtin_row(name: &str) -> Option<&'static qail_catalog::Type> {
+    qail_catalog::type_by_name(name)
+}
 
-/// The element type of each built-in range type.
-const RANGES: &[(&str, &str)] = &[
-    ("int4range", "int4"),
-    ("int8range", "int8"),
-    ("numrange", "numeric"),
-    ("tsrange", "timestamp"),
-    ("tstzrange", "timestamptz"),
-    ("daterange", "date"),
-];
-
-/// The reg* types: integer-like handles for catalog objects.
-const REG: &[&str] = &[
-    "regclass",
-    "regproc",
-    "regtype",
-    "regnamespace",
-    "regrole",
-    "regconfig",
-];
-
-/// Implicit casts between built-ins (`pg_cast.castcontext = 'i'`), as (from, to).
-const IMPLICIT: &[(&str, &[&str])] = &[
-    (
-        "int2",
-        &["int4", "int8", "float4", "float8", "numeric", "oid"],
-    ),
-    ("int4", &["int8", "float4", "float8", "numeric", "oid"]),
-    ("int8", &["float4", "float8", "numeric", "oid"]),
-    ("float4", &["float8"]),
-    ("numeric", &["float4", "float8"]),
-    ("text", &["bpchar", "varchar", "name", "regclass"]),
-    ("varchar", &["text", "bpchar", "name", "regclass"]),
-    ("bpchar", &["text", "varchar", "name"]),
-    ("name", &["text", "varchar", "bpchar"]),
-    ("char", &["text"]),
-    ("date", &["timestamp", "timestamptz"]),
-    ("time", &["interval", "timetz"]),
-    ("timestamp", &["timestamptz"]),
-    ("cidr", &["inet"]),
-    ("bit", &["varbit"]),
-    ("varbit", &["bit"]),
-];
-
-/// Assignment-only casts (`castcontext = 'a'`) beyond the implicit ones.
-const ASSIGNMENT: &[(&str, &[&str])] = &[
-    ("int8", &["int2", "int4"]),
-    ("int4", &["int2", "bool", "char"]),
-    ("float8", &["int2", "int4", "int8", "float4", "numeric"]),
-    ("float4", &["int2", "int4", "int8", "numeric"]),
-    ("numeric", &["int2", "int4", "int8"]),
-    ("timestamptz", &["date", "time", "timestamp", "timetz"]),
-    ("timestamp", &["date", "time"]),
-    ("interval", &["time"]),
-    ("timetz", &["time"]),
-    ("json", &["jsonb"]),
-    ("jsonb", &["json"]),
-    ("inet", &["cidr"]),
-    ("numeric", &["money"]),
-    ("int4", &["money"]),
-    ("int8", &["money"]),
-    ("money", &["numeric"]),
-    ("text", &["char"]),
-];
-
-/// Explicit-only casts (`castcontext = 'e'`) beyond the assignment ones. Conversions to and
-/// from the string types (I/O conversion) are handled by rule, not listed.
-const EXPLICIT: &[(&str, &[&str])] = &[
-    ("int4", &["bool", "bit"]),
-    ("int8", &["bit"]),
-    ("bool", &["int4"]),
-    ("bit", &["int4", "int8"]),
-    (
-        "jsonb",
-        &[
-            "bool", "numeric", "int2", "int4", "int8", "float4", "float8",
-        ],
-    ),
-];
-
-fn builtin_row(name: &str) -> Option<&'static (&'static str, u32, u32, char, bool, &'static str)> {
-    BUILTINS.iter().find(|b| b.0 == name)
+/// The `pg_cast` context of the cast between two built-in types, if there is one.
+fn cast_context(from: &str, to: &str) -> Option<CastContext> {
+    qail_catalog::cast(from, to).map(|c| c.context)
 }
 
 /// A built-in type by `typname`; panics in debug builds on a name missing from the table.
@@ -167,7 +26,7 @@ pub(crate) fn builtin(name: &str) -> TypeRef {
     TypeRef {
         schema: "pg_catalog".into(),
         name: name.into(),
-        oid: builtin_row(name).map(|b| b.1),
+        oid: builtin_row(name).map(|b| b.oid),
         array_dims: 0,
     }
 }
@@ -200,8 +59,8 @@ pub fn type_oid(t: &TypeRef) -> Option<u32> {
     }
     let row = builtin_row(&t.name)?;
     match t.array_dims {
-        0 => Some(row.1),
-        _ => (row.2 != 0).then_some(row.2),
+        0 => Some(row.oid),
+        _ => (row.array_oid != 0).then_some(row.array_oid),
     }
 }
 
@@ -211,7 +70,7 @@ pub(crate) fn category(t: &TypeRef, snap: &Snapshot) -> char {
         return 'A';
     }
     if t.schema == "pg_catalog" {
-        return builtin_row(&t.name).map_or('U', |b| b.3);
+        return builtin_row(&t.name).map_or('U', |b| b.category);
     }
     match user_kind(t, snap) {
         Some(UserTypeKind::Enum { .. }) => 'E',
@@ -223,7 +82,9 @@ pub(crate) fn category(t: &TypeRef, snap: &Snapshot) -> char {
 }
 
 pub(crate) fn is_preferred(t: &TypeRef) -> bool {
-    t.array_dims == 0 && t.schema == "pg_catalog" && builtin_row(&t.name).is_some_and(|b| b.4)
+    t.array_dims == 0
+        && t.schema == "pg_catalog"
+        && builtin_row(&t.name).is_some_and(|b| b.preferred)
 }
 
 pub(crate) fn user_kind<'s>(t: &TypeRef, snap: &'s Snapshot) -> Option<&'s UserTypeKind> {
@@ -251,11 +112,7 @@ pub(crate) fn implicit(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
         return implicit(&strip_array(from), &strip_array(to), snap);
     }
     match (scalar_name(from), scalar_name(to)) {
-        (Some(f), Some(t)) if REG.contains(&t) => {
-            matches!(f, "oid" | "int2" | "int4" | "int8") || listed(IMPLICIT, f, t)
-        }
-        (Some(f), Some("oid")) if REG.contains(&f) => true,
-        (Some(f), Some(t)) => listed(IMPLICIT, f, t),
+        (Some(f), Some(t)) => cast_context(f, t) == Some(CastContext::Implicit),
         _ => false,
     }
 }
@@ -286,8 +143,10 @@ pub(crate) fn range_subtype(t: &TypeRef, snap: &Snapshot) -> Option<TypeRef> {
     if t.array_dims > 0 {
         return None;
     }
-    if let Some((_, sub)) = scalar_name(t).and_then(|n| RANGES.iter().find(|r| r.0 == n)) {
-        return Some(builtin(sub));
+    if let Some(row) = scalar_name(t).and_then(builtin_row)
+        && !row.range_subtype.is_empty()
+    {
+        return Some(builtin(row.range_subtype));
     }
     match user_kind(t, snap) {
         Some(UserTypeKind::Range { subtype }) => Some(subtype.clone()),
@@ -312,12 +171,10 @@ pub(crate) fn castable(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
         return true;
     }
     match (scalar_name(&from), scalar_name(&to)) {
-        (Some(f), Some(t)) => listed(EXPLICIT, f, t) || (REG.contains(&f) && INT_LIKE.contains(&t)),
+        (Some(f), Some(t)) => cast_context(f, t).is_some(),
         _ => false,
     }
 }
-
-const INT_LIKE: &[&str] = &["int4", "int8", "oid"];
 
 /// `from` converts to `to` in an INSERT or UPDATE target (assignment context).
 pub(crate) fn assignable(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
@@ -332,7 +189,7 @@ pub(crate) fn assignable(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool 
     match (scalar_name(from), scalar_name(to)) {
         // Note: PostgreSQL treats I/O conversion to a string type as an assignment cast.
         (_, Some("text" | "varchar" | "bpchar" | "name")) if from.array_dims == 0 => true,
-        (Some(f), Some(t)) => listed(ASSIGNMENT, f, t),
+        (Some(f), Some(t)) => cast_context(f, t).is_some_and(|c| c <= CastContext::Assignment),
         _ => {
             from.array_dims > 0 && from.array_dims == to.array_dims && {
                 let (fe, te) = (strip_array(from), strip_array(to));
@@ -349,14 +206,10 @@ fn strip_array(t: &TypeRef) -> TypeRef {
     }
 }
 
-fn listed(table: &[(&str, &[&str])], from: &str, to: &str) -> bool {
-    table.iter().any(|(f, tos)| *f == from && tos.contains(&to))
-}
-
 /// How PostgreSQL spells a type in messages: `integer`, `character varying`, `mood[]`.
 pub(crate) fn display(t: &TypeRef) -> String {
     let base = match builtin_row(&t.name) {
-        Some(row) if t.schema == "pg_catalog" => row.5.to_string(),
+        Some(row) if t.schema == "pg_catalog" => row.display.to_string(),
         _ if t.schema == "public" || t.schema == "pg_catalog" => t.name.clone(),
         _ => format!("{}.{}", t.schema, t.name),
     };

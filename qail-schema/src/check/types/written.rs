@@ -8,68 +8,6 @@ use crate::check::scope::{norm, parts};
 use crate::check::types::{array_of, builtin};
 use crate::snapshot::TypeRef;
 
-/// Built-in type names and aliases accepted in casts, with their `typname`.
-const ALIASES: &[(&str, &str)] = &[
-    ("int", "int4"),
-    ("integer", "int4"),
-    ("int4", "int4"),
-    ("smallint", "int2"),
-    ("int2", "int2"),
-    ("bigint", "int8"),
-    ("int8", "int8"),
-    ("real", "float4"),
-    ("float4", "float4"),
-    ("float8", "float8"),
-    ("numeric", "numeric"),
-    ("decimal", "numeric"),
-    ("bool", "bool"),
-    ("boolean", "bool"),
-    ("text", "text"),
-    ("varchar", "varchar"),
-    ("bpchar", "bpchar"),
-    ("char", "bpchar"),
-    ("name", "name"),
-    ("uuid", "uuid"),
-    ("json", "json"),
-    ("jsonb", "jsonb"),
-    ("bytea", "bytea"),
-    ("date", "date"),
-    ("time", "time"),
-    ("timetz", "timetz"),
-    ("timestamp", "timestamp"),
-    ("timestamptz", "timestamptz"),
-    ("interval", "interval"),
-    ("inet", "inet"),
-    ("cidr", "cidr"),
-    ("macaddr", "macaddr"),
-    ("oid", "oid"),
-    ("regclass", "regclass"),
-    ("money", "money"),
-    ("xml", "xml"),
-    ("bit", "bit"),
-    ("varbit", "varbit"),
-    ("record", "record"),
-    ("regproc", "regproc"),
-    ("regtype", "regtype"),
-    ("regnamespace", "regnamespace"),
-    ("regrole", "regrole"),
-    ("regconfig", "regconfig"),
-    ("tsvector", "tsvector"),
-    ("tsquery", "tsquery"),
-    ("jsonpath", "jsonpath"),
-    ("macaddr8", "macaddr8"),
-    ("int4range", "int4range"),
-    ("int8range", "int8range"),
-    ("numrange", "numrange"),
-    ("tsrange", "tsrange"),
-    ("tstzrange", "tstzrange"),
-    ("daterange", "daterange"),
-    ("float", "float8"),
-    ("double precision", "float8"),
-    ("serial", "int4"),
-    ("bigserial", "int8"),
-];
-
 /// Resolves a written type; reports and returns `None` when it does not exist.
 pub(crate) fn resolve(cx: &mut Ctx, dt: &DataType) -> Option<TypeRef> {
     let name = match dt {
@@ -142,10 +80,11 @@ fn custom(cx: &mut Ctx, name: &ObjectName) -> Option<TypeRef> {
         [s, t] => (Some(s.as_str()), t.as_str()),
         _ => (None, ""),
     };
+    // Note: `serial` and its kin are column types only (qail_catalog::column_alias), not casts.
     if schema.is_none_or(|s| s == "pg_catalog")
-        && let Some((_, n)) = ALIASES.iter().find(|(a, _)| *a == tname)
+        && let Some(t) = qail_catalog::alias(tname)
     {
-        return Some(builtin(n));
+        return Some(builtin(t.name));
     }
     let snap = cx.snap;
     let found = match schema {
@@ -168,9 +107,9 @@ fn custom(cx: &mut Ctx, name: &ObjectName) -> Option<TypeRef> {
         (Some(f), Some(l)) => cx.ident_range(f).start..cx.ident_range(l).end,
         _ => 0..cx.sql.len(),
     };
-    let candidates = ALIASES
+    let candidates = qail_catalog::TYPES
         .iter()
-        .map(|(a, _)| *a)
+        .flat_map(|t| std::iter::once(t.name).chain(t.aliases.iter().copied()))
         .chain(snap.types.iter().map(|t| t.name.as_str()));
     let hint = closest(tname, candidates).map_or_else(
         || "check the type name, or run `cargo qail schema pull` if the type is new".to_string(),
