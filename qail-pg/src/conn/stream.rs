@@ -475,6 +475,9 @@ fn message_len(pending: &[u8], phase: Phase) -> usize {
     }
 }
 
+#[cfg(test)]
+mod bounded;
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
