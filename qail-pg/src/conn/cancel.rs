@@ -162,6 +162,8 @@ impl Connection {
     /// connection is closed.
     pub(crate) async fn timed_out(&mut self, token: CancelToken, limit: Duration) -> Error {
         let grace = cancel_grace(limit);
+        let in_flight = self.stream.in_flight();
+        self.discarded_error = false;
         let cancel_and_drain = async {
             token.cancel().await?;
             self.ready().await
@@ -171,7 +173,10 @@ impl Connection {
             "the query did not finish within the time-out of {limit:?} and was cancelled; raise \
              the time-out with set_query_timeout or make the query faster"
         );
+        let mut known = !in_flight;
         match outcome {
+            // The cancelled statement's error was read: it did not complete.
+            Ok(Ok(())) if self.discarded_error => known = true,
             Ok(Ok(())) => {}
             Ok(Err(_)) => {
                 self.stream.set_broken();
@@ -185,7 +190,8 @@ impl Connection {
                 ));
             }
         }
-        Error::new(Kind::Timeout, message)
+        let e = Error::new(Kind::Timeout, message);
+        if known { e } else { e.outcome_unknown() }
     }
 }
 

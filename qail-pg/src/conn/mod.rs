@@ -106,6 +106,9 @@ pub struct Connection {
     notifications: VecDeque<Notification>,
     /// The time-out applied to each query, if any.
     query_timeout: Option<Duration>,
+    /// Whether [`Connection::skip_to_ready`] dropped an ErrorResponse since it was last
+    /// cleared: after a time-out, the cancelled statement failed (rather than completed).
+    discarded_error: bool,
     /// Where and how to send a CancelRequest for this session.
     cancel_target: Option<std::sync::Arc<cancel::Target>>,
     /// The queue of the last pipeline, empty, kept for its memory.
@@ -150,6 +153,7 @@ impl Connection {
             unconfirmed: Vec::new(),
             notifications: VecDeque::new(),
             query_timeout: None,
+            discarded_error: false,
             cancel_target: None,
             spare_slots: VecDeque::new(),
         }
@@ -267,6 +271,7 @@ impl Connection {
                     self.on_ready(r);
                     return Ok(());
                 }
+                Ok(Backend::ErrorResponse(_)) => self.discarded_error = true,
                 Ok(_) => {}
                 Err(e) => return Err(self.decode_error(e)),
             }
@@ -278,6 +283,9 @@ impl Connection {
     pub(crate) fn on_ready(&mut self, ready: ReadyForQuery) {
         self.transaction_status = ready.status;
         self.syncs.on_ready_for_query();
+        if self.syncs.pending() == 0 {
+            self.stream.settled();
+        }
     }
 
     /// The next message that belongs to the current flow, to decode with

@@ -143,6 +143,11 @@ pub(crate) struct Stream {
     /// How much of `write_buf` the socket has taken.
     written: usize,
     broken: bool,
+    /// Bytes the socket has taken since the connection opened.
+    sent_total: u64,
+    /// The value of `sent_total` when every cycle sent had been answered last
+    /// ([`Stream::settled`]); more, and a request is in flight.
+    settled_at: u64,
 }
 
 impl Stream {
@@ -155,6 +160,8 @@ impl Stream {
             write_buf: Vec::with_capacity(WRITE_SIZE),
             written: 0,
             broken: false,
+            sent_total: 0,
+            settled_at: 0,
         }
     }
 
@@ -189,7 +196,10 @@ impl Stream {
         while self.written < self.write_buf.len() {
             match self.socket.write(&self.write_buf[self.written..]).await {
                 Ok(0) => return Err(self.io_error(io::ErrorKind::WriteZero.into())),
-                Ok(n) => self.written += n,
+                Ok(n) => {
+                    self.written += n;
+                    self.sent_total += n as u64;
+                }
                 Err(e) => return Err(self.io_error(e)),
             }
         }
@@ -317,10 +327,11 @@ impl Stream {
         match Pin::new(&mut self.socket).poll_read(cx, &mut buf) {
             Poll::Ready(Ok(())) if buf.filled().is_empty() => {
                 self.broken = true;
-                Poll::Ready(Err(Error::new(
+                let e = Error::new(
                     Kind::Closed,
                     "the server closed the connection; open a new connection",
-                )))
+                );
+                Poll::Ready(Err(self.in_flight_outcome(e)))
             }
             Poll::Ready(Ok(())) => {
                 self.read_end += buf.filled().len();
@@ -368,7 +379,10 @@ impl Stream {
             let unsent = &self.write_buf[self.written..];
             match Pin::new(&mut self.socket).poll_write(cx, unsent) {
                 Poll::Ready(Ok(0)) => return Err(io::ErrorKind::WriteZero.into()),
-                Poll::Ready(Ok(n)) => self.written += n,
+                Poll::Ready(Ok(n)) => {
+                    self.written += n;
+                    self.sent_total += n as u64;
+                }
                 Poll::Ready(Err(e)) => return Err(e),
                 Poll::Pending => break,
             }
@@ -406,11 +420,43 @@ impl Stream {
 
     fn io_error(&mut self, e: io::Error) -> Error {
         self.broken = true;
-        Error::with_source(
+        let e = Error::with_source(
             Kind::Io,
             "reading from or writing to the server failed; open a new connection",
             e,
-        )
+        );
+        self.in_flight_outcome(e)
+    }
+
+    /// `e`, marked [outcome unknown](Error::is_outcome_unknown) when a request was sent since
+    /// every cycle was last answered: the server may have run it (and committed) or not.
+    fn in_flight_outcome(&self, e: Error) -> Error {
+        if self.in_flight() {
+            e.outcome_unknown()
+        } else {
+            e
+        }
+    }
+
+    /// Whether bytes were sent since every cycle was last answered ([`Stream::settled`]).
+    pub(crate) fn in_flight(&self) -> bool {
+        self.sent_total > self.settled_at
+    }
+
+    /// Every cycle sent has been answered: what was sent so far has a known outcome.
+    #[inline]
+    pub(crate) fn settled(&mut self) {
+        self.settled_at = self.sent_total;
+    }
+
+    /// Bytes the socket has taken since the connection opened.
+    pub(crate) fn sent_total(&self) -> u64 {
+        self.sent_total
+    }
+
+    /// Bytes queued since the connection opened: those sent plus those in the write buffer.
+    pub(crate) fn queued_total(&self) -> u64 {
+        self.sent_total + (self.write_buf.len() - self.written) as u64
     }
 
     /// Sends Terminate and shuts the socket down, ignoring errors: the session is over.

@@ -41,8 +41,10 @@ async fn a_connection_reset_mid_result_is_closed_and_the_next_connection_works()
         .await
         .unwrap_err();
     assert!(err.is_closed(), "{err}");
+    assert!(err.is_outcome_unknown(), "the query was sent, its result lost: {err}");
     let err = conn.query("SELECT 1", &[]).await.unwrap_err();
     assert!(err.is_closed(), "a reset connection stays closed: {err}");
+    assert!(!err.is_outcome_unknown(), "nothing was sent: {err}");
 
     proxy.set(Fault::Pass);
     let mut again = through(&proxy).await;
@@ -60,6 +62,7 @@ async fn a_black_holed_query_gives_up_within_its_time_out() {
     let err = conn.query("SELECT 1", &[]).await.unwrap_err();
     let took = start.elapsed();
     assert!(err.is_timeout(), "{err}");
+    assert!(err.is_outcome_unknown(), "sent and never answered: {err}");
     assert!(
         took < limit + Duration::from_secs(1),
         "gave up after {took:?}, the time-out is {limit:?}"
@@ -127,6 +130,11 @@ async fn a_commit_whose_reply_is_lost_still_committed_once() {
     proxy.set(Fault::cut_after_sync_following("COMMIT"));
     let err = tx.commit().await.unwrap_err();
     assert!(err.is_closed(), "{err}");
+    assert!(err.is_outcome_unknown(), "a lost COMMIT reply is outcome unknown: {err}");
+    assert!(err.to_string().contains("may or may not have run"), "{err}");
+    // Nothing is sent on the broken connection: a later call did not run, and says so.
+    let next = conn.query("SELECT 1", &[]).await.unwrap_err();
+    assert!(next.is_closed() && !next.is_outcome_unknown(), "{next}");
     // The server ran the COMMIT it received: the row is there exactly once.
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(ledger_has(&mut check, "qail_faults_ledger_commit", 1).await);
@@ -146,6 +154,7 @@ async fn an_autocommit_statement_whose_reply_is_lost_ran_once() {
         .await
         .unwrap_err();
     assert!(err.is_closed(), "{err}");
+    assert!(err.is_outcome_unknown(), "{err}");
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(ledger_has(&mut check, "qail_faults_ledger_autocommit", 7).await);
 }
@@ -165,6 +174,51 @@ async fn a_statement_cut_while_it_is_prepared_never_ran() {
         .await
         .unwrap_err();
     assert!(err.is_closed(), "{err}");
+    // Note: the driver does not tell a Parse from a write: what was sent and not answered is
+    // outcome unknown, and here the ledger shows it did not run.
+    assert!(err.is_outcome_unknown(), "{err}");
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(!ledger_has(&mut check, "qail_faults_ledger_prepare", 9).await);
+}
+
+#[tokio::test]
+async fn an_atomic_pipeline_cut_after_its_sync_committed_all_or_nothing_and_says_unknown() {
+    let mut check = ledger("qail_faults_ledger_atomic").await;
+    let proxy = Proxy::start(Proxy::test_server().await).await;
+    let mut conn = through(&proxy).await;
+    // Prepare the statement first, so the batch is Bind + Execute pairs and one Sync.
+    let insert = "INSERT INTO qail_faults_ledger_atomic VALUES ($1, 'batch')";
+    conn.prepare(insert).await.unwrap();
+    proxy.set(Fault::cut_after_executed_sync());
+    let ids: Vec<i64> = (100..150).collect();
+    let params: Vec<[&(dyn qail_pg::Encode + Sync); 1]> = ids.iter().map(|id| [id as _]).collect();
+    let queries: Vec<(&str, &[&(dyn qail_pg::Encode + Sync)])> =
+        params.iter().map(|p| (insert, &p[..])).collect();
+    let err = conn
+        .pipeline_builder()
+        .atomic()
+        .sql(&queries)
+        .count()
+        .await
+        .unwrap_err();
+    assert!(err.is_closed() && err.is_outcome_unknown(), "{err}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let n: i64 = check
+        .query_one("SELECT count(*) FROM qail_faults_ledger_atomic", &[])
+        .await
+        .unwrap()
+        .get(0);
+    // One implicit transaction: every row, or none — here the Sync arrived, so every row.
+    assert_eq!(n, 50);
+}
+
+#[tokio::test]
+async fn a_timed_out_query_whose_cancel_was_answered_is_not_outcome_unknown() {
+    let mut conn = crate::connect().await;
+    conn.set_query_timeout(Some(Duration::from_millis(200)));
+    let err = conn.query("SELECT pg_sleep(5)", &[]).await.unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    // The cancel's 57014 was read: the statement did not complete.
+    assert!(!err.is_outcome_unknown(), "{err}");
+    assert_eq!(conn.query("SELECT 1", &[]).await.unwrap().len(), 1);
 }
