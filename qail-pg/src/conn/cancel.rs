@@ -140,9 +140,15 @@ impl Connection {
     /// and every pipeline (the time-out applies to the whole pipeline: an atomic batch is
     /// rolled back; in a per-query pipeline only the query running is cancelled, and those
     /// already sent after it still run, their results dropped — use an atomic pipeline when
-    /// a time-out must leave nothing behind). It does
-    /// not cover calls whose pace the caller sets: a row stream (`fetch`), which the caller
-    /// can wrap in `tokio::time::timeout`, and COPY.
+    /// a time-out must leave nothing behind), and every other wait on the server: `begin`,
+    /// `commit`, `rollback` (and savepoints), `prepare`, a COPY's start, each of its sends
+    /// that waits for the socket, its `finish` and `fail`, and [`Connection::close`] (which
+    /// otherwise gives up after 5 s). The cancel and the draining of replies after a time-out
+    /// take at most half the time-out (between 100 ms and 500 ms) more; when the server does
+    /// not answer within that, the connection is closed. A time-out whose statement may have
+    /// completed is [outcome unknown](Error::is_outcome_unknown). It does not cover calls
+    /// whose pace the caller sets: a row stream (`fetch`) and `copy_out`, which the caller can
+    /// wrap in `tokio::time::timeout`.
     pub fn set_query_timeout(&mut self, timeout: Option<Duration>) {
         self.query_timeout = timeout;
     }

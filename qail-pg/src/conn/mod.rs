@@ -126,6 +126,10 @@ impl fmt::Debug for Connection {
     }
 }
 
+/// How long [`Connection::close`] waits for the socket to take Terminate when no query
+/// time-out is set.
+const CLOSE_LIMIT: Duration = Duration::from_secs(5);
+
 impl Connection {
     /// Connects with a libpq connection string (URL or `key=value`); unset options come from
     /// the `PG*` environment variables.
@@ -202,7 +206,10 @@ impl Connection {
 
     /// Ends the session politely (Terminate). Dropping the connection also closes it.
     pub async fn close(mut self) {
-        self.stream.terminate().await;
+        // Note: a vanished peer can leave the socket unable to take even Terminate; give up
+        // after the query time-out (or CLOSE_LIMIT) and drop the socket.
+        let limit = self.query_timeout.unwrap_or(CLOSE_LIMIT);
+        let _ = tokio::time::timeout(limit, self.stream.terminate()).await;
     }
 
     /// Makes the connection ready for a new flow: refuses a broken one, sends what an

@@ -449,16 +449,6 @@ impl Stream {
         self.settled_at = self.sent_total;
     }
 
-    /// Bytes the socket has taken since the connection opened.
-    pub(crate) fn sent_total(&self) -> u64 {
-        self.sent_total
-    }
-
-    /// Bytes queued since the connection opened: those sent plus those in the write buffer.
-    pub(crate) fn queued_total(&self) -> u64 {
-        self.sent_total + (self.write_buf.len() - self.written) as u64
-    }
-
     /// Sends Terminate and shuts the socket down, ignoring errors: the session is over.
     pub(crate) async fn terminate(&mut self) {
         if self.broken {
