@@ -176,9 +176,6 @@ impl Connection {
 }
 
 impl<'c> Transaction<'c> {
-    /// Sends `sql` (BEGIN or SAVEPOINT) and waits for it. The transaction exists from the
-    /// moment the command is queued, so a dropped future rolls it back.
-
     /// Runs the statement that opens the transaction or savepoint. The transaction exists
     /// before it is sent: a future dropped meanwhile leaves a rollback queued.
     async fn start(conn: &'c mut Connection, depth: u32, sql: &str) -> Result<Self, Error> {
