@@ -475,6 +475,16 @@ impl Stream {
         }
     }
 
+    /// Bytes the socket has taken since the connection opened.
+    pub(crate) fn sent_total(&self) -> u64 {
+        self.sent_total
+    }
+
+    /// Bytes queued since the connection opened: those sent plus those in the write buffer.
+    pub(crate) fn queued_total(&self) -> u64 {
+        self.sent_total + (self.write_buf.len() - self.written) as u64
+    }
+
     /// Whether bytes were sent since every cycle was last answered ([`Stream::settled`]).
     pub(crate) fn in_flight(&self) -> bool {
         self.sent_total > self.settled_at

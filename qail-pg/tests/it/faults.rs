@@ -332,3 +332,60 @@ async fn acquire_gives_up_on_a_black_holed_server() {
     .await;
     assert!(acquired.is_err());
 }
+
+#[tokio::test]
+async fn a_per_query_pipeline_that_loses_its_connection_says_what_became_of_each_query() {
+    let mut check = ledger("qail_faults_ledger_per_query").await;
+    let proxy = Proxy::start(Proxy::test_server().await).await;
+    let mut conn = through(&proxy).await;
+    let insert = "INSERT INTO qail_faults_ledger_per_query VALUES ($1, 'per query')";
+    conn.prepare(insert).await.unwrap();
+    proxy.set(Fault::cut_after_nth_sync(50));
+    let ids: Vec<i64> = (0..5000).collect();
+    let params: Vec<[&(dyn qail_pg::Encode + Sync); 1]> = ids.iter().map(|id| [id as _]).collect();
+    let queries: Vec<(&str, &[&(dyn qail_pg::Encode + Sync)])> =
+        params.iter().map(|p| (insert, &p[..])).collect();
+    let results = conn.pipeline_builder().sql(&queries).count().await.unwrap();
+    assert_eq!(results.len(), ids.len());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let written: std::collections::HashSet<i64> = check
+        .query("SELECT id FROM qail_faults_ledger_per_query", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get::<i64>(0))
+        .collect();
+    let (mut done, mut unknown, mut not_run) = (0, 0, 0);
+    for (id, result) in ids.iter().zip(&results) {
+        match result {
+            Ok(n) => {
+                assert_eq!(*n, 1);
+                assert!(
+                    written.contains(id),
+                    "query {id} reported done but is not written"
+                );
+                done += 1;
+            }
+            Err(e) if e.is_outcome_unknown() => {
+                assert!(e.is_closed(), "{e}");
+                unknown += 1;
+            }
+            Err(e) => {
+                assert!(e.is_closed(), "{e}");
+                assert!(
+                    !written.contains(id),
+                    "query {id} reported not run but is written: {e}"
+                );
+                not_run += 1;
+            }
+        }
+    }
+    // At most the 50 queries whose Syncs reached the server ran (the server stops at the
+    // cut too); every written one was reported done or unknown, never not run.
+    assert!(written.len() <= 50, "{} written", written.len());
+    assert!(done <= written.len() && written.len() <= done + unknown);
+    assert!(
+        not_run > 0,
+        "{done} done, {unknown} unknown, {not_run} not run"
+    );
+}
