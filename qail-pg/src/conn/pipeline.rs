@@ -764,9 +764,7 @@ fn report_lost<J: Job>(
         };
         sink.done(slot.index, Err(e));
     }
-    let mut index = run.next_index;
-    for _ in jobs {
+    for (index, _) in (run.next_index..).zip(jobs) {
         sink.done(index, Err(not_run()));
-        index += 1;
     }
 }
