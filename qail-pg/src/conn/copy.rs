@@ -9,9 +9,9 @@
 use futures_core::Stream;
 use futures_util::StreamExt;
 
-use super::Connection;
+use super::{Connection, server_error};
 use crate::error::{Error, Kind};
-use crate::proto::message::{CommandComplete, CopyData, CopyFail, Query, copy_done};
+use crate::proto::message::{Backend, CopyData, CopyFail, Query, copy_done};
 use crate::types::BoxError;
 
 /// How many unsent COPY bytes are buffered before they are sent.
@@ -43,7 +43,7 @@ impl Connection {
         Query { sql }
             .encode(self.stream.write_buf())
             .map_err(super::prepare::encode_error)?;
-        self.pending_syncs += 1;
+        self.syncs.sent(1);
         let copy = CopyIn {
             conn: self,
             done: false,
@@ -109,23 +109,23 @@ impl Connection {
         Query { sql }
             .encode(self.stream.write_buf())
             .map_err(super::prepare::encode_error)?;
-        self.pending_syncs += 1;
+        self.syncs.sent(1);
         self.stream.flush().await?;
         loop {
-            let (tag, range) = self.recv().await?;
-            match tag {
-                b'H' => return Ok(()),
-                b'E' => {
-                    let e = self.db_error(range);
+            let message = self.recv().await?;
+            match self.stream.decode(message) {
+                Ok(Backend::CopyOutResponse(_)) => return Ok(()),
+                Ok(Backend::ErrorResponse(db)) => {
                     self.skip_to_ready().await?;
-                    return Err(e);
+                    return Err(server_error(db));
                 }
-                b'G' => self.refuse_copy_in().await?,
-                b'Z' => {
-                    self.on_ready(range)?;
+                Ok(Backend::CopyInResponse(_)) => self.refuse_copy_in().await?,
+                Ok(Backend::ReadyForQuery(r)) => {
+                    self.on_ready(r);
                     return Err(not_copy("TO STDOUT", "copy_out"));
                 }
-                _ => {}
+                Ok(_) => {}
+                Err(e) => return Err(self.decode_error(e)),
             }
         }
     }
@@ -134,16 +134,19 @@ impl Connection {
     async fn next_copy_chunk(&mut self) -> Result<Option<Vec<u8>>, Error> {
         let mut error = None;
         loop {
-            let (tag, range) = self.recv().await?;
-            match tag {
-                b'd' if error.is_none() => return Ok(Some(self.stream.body(range).to_vec())),
-                b'd' | b'c' | b'C' => {}
-                b'E' => error = Some(self.db_error(range)),
-                b'Z' => {
-                    self.on_ready(range)?;
+            let message = self.recv().await?;
+            match self.stream.decode(message) {
+                Ok(Backend::CopyData(chunk)) if error.is_none() => {
+                    return Ok(Some(chunk.data.to_vec()));
+                }
+                Ok(Backend::CopyData(_) | Backend::CopyDone | Backend::CommandComplete(_)) => {}
+                Ok(Backend::ErrorResponse(db)) => error = Some(server_error(db)),
+                Ok(Backend::ReadyForQuery(r)) => {
+                    self.on_ready(r);
                     return error.map_or(Ok(None), Err);
                 }
-                _ => return Err(self.protocol_error("an unexpected message during COPY")),
+                Ok(_) => return Err(self.protocol_error("an unexpected message during COPY")),
+                Err(e) => return Err(self.decode_error(e)),
             }
         }
     }
@@ -153,21 +156,21 @@ impl CopyIn<'_> {
     /// Reads up to CopyInResponse.
     async fn start(mut self) -> Result<Self, Error> {
         loop {
-            let (tag, range) = self.conn.recv().await?;
-            match tag {
-                b'G' => return Ok(self),
-                b'E' => {
+            let message = self.conn.recv().await?;
+            match self.conn.stream.decode(message) {
+                Ok(Backend::CopyInResponse(_)) => return Ok(self),
+                Ok(Backend::ErrorResponse(db)) => {
                     self.done = true;
-                    let e = self.conn.db_error(range);
                     self.conn.skip_to_ready().await?;
-                    return Err(e);
+                    return Err(server_error(db));
                 }
-                b'Z' => {
+                Ok(Backend::ReadyForQuery(r)) => {
                     self.done = true;
-                    self.conn.on_ready(range)?;
+                    self.conn.on_ready(r);
                     return Err(not_copy("FROM STDIN", "copy_in"));
                 }
-                _ => {}
+                Ok(_) => {}
+                Err(e) => return Err(self.conn.decode_error(e)),
             }
         }
     }
@@ -192,18 +195,16 @@ impl CopyIn<'_> {
         let mut rows = 0;
         let mut error = None;
         loop {
-            let (tag, range) = self.conn.recv().await?;
-            match tag {
-                b'C' => match CommandComplete::decode(self.conn.stream.body(range)) {
-                    Ok(done) => rows = done.rows().unwrap_or(0),
-                    Err(e) => return Err(self.conn.decode_error(e)),
-                },
-                b'E' => error = Some(self.conn.db_error(range)),
-                b'Z' => {
-                    self.conn.on_ready(range)?;
+            let message = self.conn.recv().await?;
+            match self.conn.stream.decode(message) {
+                Ok(Backend::CommandComplete(done)) => rows = done.rows().unwrap_or(0),
+                Ok(Backend::ErrorResponse(db)) => error = Some(server_error(db)),
+                Ok(Backend::ReadyForQuery(r)) => {
+                    self.conn.on_ready(r);
                     break;
                 }
-                _ => return Err(self.conn.protocol_error("an unexpected message after COPY")),
+                Ok(_) => return Err(self.conn.protocol_error("an unexpected message after COPY")),
+                Err(e) => return Err(self.conn.decode_error(e)),
             }
         }
         error.map_or(Ok(rows), Err)

@@ -8,10 +8,10 @@
 
 use std::ops::{Deref, DerefMut};
 
-use super::{Connection, Executor};
+use super::{Connection, Executor, server_error};
 use crate::TransactionStatus;
 use crate::error::{Error, Kind};
-use crate::proto::message::{CommandComplete, Query};
+use crate::proto::message::{Backend, Query};
 
 /// The isolation level of a transaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,7 +143,7 @@ impl Connection {
         Query { sql }
             .encode(self.stream.write_buf())
             .map_err(super::prepare::encode_error)?;
-        self.pending_syncs += 1;
+        self.syncs.sent(1);
         Ok(())
     }
 
@@ -152,22 +152,23 @@ impl Connection {
         let mut tag_seen = String::new();
         let mut error = None;
         loop {
-            let (tag, range) = self.recv().await?;
-            match tag {
-                b'C' => match CommandComplete::decode(self.stream.body(range)) {
-                    Ok(done) => tag_seen = done.tag.to_owned(),
+            let message = self.recv().await?;
+            match self.stream.decode(message) {
+                Ok(Backend::CommandComplete(done)) => match done.tag() {
+                    Ok(done) => tag_seen = done.to_owned(),
                     Err(e) => return Err(self.decode_error(e)),
                 },
-                b'E' => error = Some(self.db_error(range)),
-                b'Z' => {
-                    self.on_ready(range)?;
+                Ok(Backend::ErrorResponse(db)) => error = Some(server_error(db)),
+                Ok(Backend::ReadyForQuery(r)) => {
+                    self.on_ready(r);
                     break;
                 }
                 // Note: CloseComplete of a statement closed with this command's write.
-                b'I' | b'3' => {}
-                _ => {
+                Ok(Backend::EmptyQueryResponse | Backend::CloseComplete) => {}
+                Ok(_) => {
                     return Err(self.protocol_error("an unexpected reply to a transaction command"));
                 }
+                Err(e) => return Err(self.decode_error(e)),
             }
         }
         error.map_or(Ok(tag_seen), Err)

@@ -14,7 +14,7 @@ async fn through(proxy: &Proxy) -> Connection {
 
 #[tokio::test]
 async fn the_proxy_relays_a_session_unchanged() {
-    let proxy = Proxy::to_test_server().await;
+    let proxy = Proxy::start(Proxy::test_server().await).await;
     let mut conn = through(&proxy).await;
     let rows = conn
         .query(
@@ -30,7 +30,7 @@ async fn the_proxy_relays_a_session_unchanged() {
 
 #[tokio::test]
 async fn a_connection_reset_mid_result_is_closed_and_the_next_connection_works() {
-    let proxy = Proxy::to_test_server().await;
+    let proxy = Proxy::start(Proxy::test_server().await).await;
     let mut conn = through(&proxy).await;
     proxy.set(Fault::ResetAfter {
         direction: Direction::ToClient,
@@ -51,7 +51,7 @@ async fn a_connection_reset_mid_result_is_closed_and_the_next_connection_works()
 
 #[tokio::test]
 async fn a_black_holed_query_gives_up_within_its_time_out() {
-    let proxy = Proxy::to_test_server().await;
+    let proxy = Proxy::start(Proxy::test_server().await).await;
     let mut conn = through(&proxy).await;
     let limit = Duration::from_secs(1);
     conn.set_query_timeout(Some(limit));
@@ -71,7 +71,7 @@ async fn a_black_holed_query_gives_up_within_its_time_out() {
 
 #[tokio::test]
 async fn a_time_out_during_a_slow_write_never_lets_the_server_read_the_rest_as_a_message() {
-    let proxy = Proxy::to_test_server().await;
+    let proxy = Proxy::start(Proxy::test_server().await).await;
     let mut conn = through(&proxy).await;
     proxy.set(Fault::Throttle {
         bytes_per_sec: 64 * 1024,
@@ -115,7 +115,7 @@ async fn ledger_has(conn: &mut Connection, name: &str, id: i64) -> bool {
 #[tokio::test]
 async fn a_commit_whose_reply_is_lost_still_committed_once() {
     let mut check = ledger("qail_faults_ledger_commit").await;
-    let proxy = Proxy::to_test_server().await;
+    let proxy = Proxy::start(Proxy::test_server().await).await;
     let mut conn = through(&proxy).await;
     let mut tx = conn.begin().await.unwrap();
     tx.execute(
@@ -135,7 +135,7 @@ async fn a_commit_whose_reply_is_lost_still_committed_once() {
 #[tokio::test]
 async fn an_autocommit_statement_whose_reply_is_lost_ran_once() {
     let mut check = ledger("qail_faults_ledger_autocommit").await;
-    let proxy = Proxy::to_test_server().await;
+    let proxy = Proxy::start(Proxy::test_server().await).await;
     let mut conn = through(&proxy).await;
     proxy.set(Fault::cut_after_executed_sync());
     let err = conn
@@ -153,7 +153,7 @@ async fn an_autocommit_statement_whose_reply_is_lost_ran_once() {
 #[tokio::test]
 async fn a_statement_cut_while_it_is_prepared_never_ran() {
     let mut check = ledger("qail_faults_ledger_prepare").await;
-    let proxy = Proxy::to_test_server().await;
+    let proxy = Proxy::start(Proxy::test_server().await).await;
     let mut conn = through(&proxy).await;
     // The first Sync closes the Parse + Describe: nothing was executed when the cut comes.
     proxy.set(Fault::cut_after_nth_sync(1));
