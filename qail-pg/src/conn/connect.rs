@@ -73,10 +73,9 @@ fn no_server(wanted: TargetSessionAttrs, mut outcomes: Vec<(String, Outcome)>) -
     if outcomes
         .iter()
         .all(|(_, o)| matches!(o, Outcome::Failed(_)))
+        && let Some((_, Outcome::Failed(e))) = outcomes.pop()
     {
-        if let Some((_, Outcome::Failed(e))) = outcomes.pop() {
-            return e;
-        }
+        return e;
     }
     let names: Vec<&str> = outcomes.iter().map(|(name, _)| name.as_str()).collect();
     let what = match wanted {

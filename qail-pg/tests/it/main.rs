@@ -8,6 +8,7 @@ mod connect;
 mod copy;
 mod faults;
 mod hostile;
+mod hosts;
 mod notify;
 mod pipeline;
 mod pipeline_atomic;
