@@ -234,3 +234,84 @@ async fn a_hung_first_host_falls_through_within_connect_timeout() {
     assert!(e.to_string().contains("timed out after 2s"), "{e}");
     drop(hung);
 }
+
+/// A relay to `upstream` that drops the server's `in_hot_standby` and
+/// `default_transaction_read_only` ParameterStatus messages, as a server older than
+/// PostgreSQL 14 (which does not report them) would; everything else passes unchanged.
+async fn without_hot_standby_reports(upstream: u16) -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let host = var("QAIL_AUTH_HOST");
+    let listener = tokio::net::TcpListener::bind((host.as_str(), 0))
+        .await
+        .unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let server = tokio::net::TcpStream::connect((host.as_str(), upstream))
+                .await
+                .unwrap();
+            let (mut client_read, mut client_write) = client.into_split();
+            let (mut server_read, mut server_write) = server.into_split();
+            tokio::spawn(async move {
+                let _ = tokio::io::copy(&mut client_read, &mut server_write).await;
+            });
+            tokio::spawn(async move {
+                // Note: with sslmode=disable every server message is framed: tag, length.
+                loop {
+                    let mut header = [0u8; 5];
+                    if server_read.read_exact(&mut header).await.is_err() {
+                        return;
+                    }
+                    let [tag, len @ ..] = header;
+                    let len = usize::try_from(u32::from_be_bytes(len))
+                        .unwrap()
+                        .saturating_sub(4);
+                    let mut body = vec![0u8; len];
+                    if server_read.read_exact(&mut body).await.is_err() {
+                        return;
+                    }
+                    let hidden = tag == b'S'
+                        && (body.starts_with(b"in_hot_standby\0")
+                            || body.starts_with(b"default_transaction_read_only\0"));
+                    if !hidden
+                        && (client_write.write_all(&header).await.is_err()
+                            || client_write.write_all(&body).await.is_err())
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+#[tokio::test]
+async fn without_the_reported_parameters_the_server_is_asked() {
+    let (primary, standby) = (primary_port(), standby_port());
+    let old_primary = without_hot_standby_reports(primary).await;
+    let old_standby = without_hot_standby_reports(standby).await;
+    let mut conn = Connection::connect(&hosts(&[old_standby], ""))
+        .await
+        .unwrap();
+    assert_eq!(conn.parameter_status("in_hot_standby"), None);
+    assert_eq!(conn.parameter_status("default_transaction_read_only"), None);
+    assert_eq!(server_port(&mut conn).await, standby);
+
+    for order in [[old_standby, old_primary], [old_primary, old_standby]] {
+        for (attrs, expected) in [
+            ("read-write", primary),
+            ("read-only", standby),
+            ("primary", primary),
+            ("standby", standby),
+            ("prefer-standby", standby),
+        ] {
+            assert_eq!(
+                reached(&order, attrs).await.unwrap(),
+                expected,
+                "target_session_attrs={attrs} over relays {order:?}"
+            );
+        }
+    }
+}
