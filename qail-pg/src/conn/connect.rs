@@ -119,24 +119,27 @@ async fn connect_one(
         .map_err(Outcome::Failed)?;
     let mut last = None;
     for addr in addrs {
+        // Note: like libpq, connect_timeout bounds the check of the session too; a failed
+        // attempt moves on to the next address, a server of the wrong kind to the next host.
         let attempt = async {
-            let result = connect_host(config, host, addr, port).await;
-            match &note {
-                Some(note) => result.map_err(|e| e.with_auth_note(note)),
-                None => result,
-            }
+            let mut conn =
+                connect_host(config, host, addr, port)
+                    .await
+                    .map_err(|e| match &note {
+                        Some(note) => e.with_auth_note(note),
+                        None => e,
+                    })?;
+            Ok(match session_is(&mut conn, wanted).await? {
+                None => Ok(conn),
+                Some(is) => {
+                    conn.close().await;
+                    Err(is)
+                }
+            })
         };
         match within_timeout(config, host, port, attempt).await {
-            Ok(mut conn) => {
-                return match session_is(&mut conn, wanted).await {
-                    Ok(None) => Ok(conn),
-                    Ok(Some(is)) => {
-                        conn.close().await;
-                        Err(Outcome::Refused(is))
-                    }
-                    Err(e) => Err(Outcome::Failed(e)),
-                };
-            }
+            Ok(Ok(conn)) => return Ok(conn),
+            Ok(Err(is)) => return Err(Outcome::Refused(is)),
             Err(e) => last = Some(e),
         }
     }

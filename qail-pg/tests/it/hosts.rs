@@ -237,8 +237,9 @@ async fn a_hung_first_host_falls_through_within_connect_timeout() {
 
 /// A relay to `upstream` that drops the server's `in_hot_standby` and
 /// `default_transaction_read_only` ParameterStatus messages, as a server older than
-/// PostgreSQL 14 (which does not report them) would; everything else passes unchanged.
-async fn without_hot_standby_reports(upstream: u16) -> u16 {
+/// PostgreSQL 14 (which does not report them) would; everything else passes unchanged, or,
+/// with `hang_after_startup`, nothing after the first ReadyForQuery.
+async fn without_hot_standby_reports(upstream: u16, hang_after_startup: bool) -> u16 {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     let host = var("QAIL_AUTH_HOST");
@@ -280,6 +281,10 @@ async fn without_hot_standby_reports(upstream: u16) -> u16 {
                     {
                         return;
                     }
+                    if tag == b'Z' && hang_after_startup {
+                        // Keep both sockets open and answer nothing more.
+                        std::future::pending::<()>().await;
+                    }
                 }
             });
         }
@@ -290,8 +295,8 @@ async fn without_hot_standby_reports(upstream: u16) -> u16 {
 #[tokio::test]
 async fn without_the_reported_parameters_the_server_is_asked() {
     let (primary, standby) = (primary_port(), standby_port());
-    let old_primary = without_hot_standby_reports(primary).await;
-    let old_standby = without_hot_standby_reports(standby).await;
+    let old_primary = without_hot_standby_reports(primary, false).await;
+    let old_standby = without_hot_standby_reports(standby, false).await;
     let mut conn = Connection::connect(&hosts(&[old_standby], ""))
         .await
         .unwrap();
@@ -314,4 +319,24 @@ async fn without_the_reported_parameters_the_server_is_asked() {
             );
         }
     }
+}
+
+#[tokio::test]
+async fn connect_timeout_bounds_the_session_check() {
+    // The first server starts the session, then never answers SHOW transaction_read_only.
+    let silent = without_hot_standby_reports(standby_port(), true).await;
+    let primary = primary_port();
+    let started = Instant::now();
+    let mut conn = Connection::connect(&hosts(
+        &[silent, primary],
+        "connect_timeout=2 target_session_attrs=read-write",
+    ))
+    .await
+    .unwrap();
+    let took = started.elapsed();
+    assert_eq!(server_port(&mut conn).await, primary);
+    assert!(
+        took >= Duration::from_secs(2) && took < Duration::from_secs(4),
+        "the silent check costs one connect_timeout (2 s): took {took:?}"
+    );
 }
