@@ -9,6 +9,7 @@ mod copy;
 mod faults;
 mod hostile;
 mod hosts;
+mod last_words;
 mod notify;
 mod pipeline;
 mod pipeline_atomic;
