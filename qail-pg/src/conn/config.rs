@@ -42,7 +42,8 @@ use raw::Raw;
 #[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Config {
-    /// Hosts to try in order; a Unix socket directory is a [`Host::Unix`].
+    /// Hosts to try in order (shuffled with [`LoadBalanceHosts::Random`]); a Unix socket
+    /// directory is a [`Host::Unix`].
     pub hosts: Vec<Host>,
     /// `hostaddr`: numeric addresses, one per host, used instead of resolving the host
     /// name (which still names the server for TLS). Empty when not given.

@@ -144,7 +144,7 @@ impl Pool {
         let initial = options.min_idle.max(1);
         let replicas = replicas
             .into_iter()
-            .map(|config| Pool::start(config, options.clone(), Arc::default()))
+            .map(|config| Pool::start(config, options.clone()))
             .collect();
         let retry_after = options.replica_retry_after;
         let replicas = Arc::new(Replicas::new(replicas, retry_after));
@@ -157,11 +157,14 @@ impl Pool {
         Ok(Pool { inner, replicas })
     }
 
-    /// A pool that opens its connections when they are first needed.
-    fn start(config: Config, options: Options, replicas: Arc<Replicas>) -> Pool {
+    /// A pool without replicas that opens its connections when they are first needed.
+    fn start(config: Config, options: Options) -> Pool {
         let inner = Pool::inner(config, options);
         maintain::spawn(&inner);
-        Pool { inner, replicas }
+        Pool {
+            inner,
+            replicas: Arc::default(),
+        }
     }
 
     fn inner(config: Config, options: Options) -> Arc<Inner> {
