@@ -8,6 +8,7 @@ mod connect;
 mod copy;
 mod faults;
 mod hostile;
+mod hosts;
 mod last_words;
 mod notify;
 mod pipeline;
