@@ -157,9 +157,9 @@ async fn main() -> Result<(), Error> {
         .expect("no worker panicked")
         .clone();
     latencies.sort_unstable();
-    let p = |q: f64| {
+    let p = |permille: usize| {
         latencies
-            .get(((latencies.len() as f64 - 1.0) * q) as usize)
+            .get(latencies.len().saturating_sub(1) * permille / 1000)
             .copied()
             .unwrap_or(0)
     };
@@ -173,7 +173,7 @@ async fn main() -> Result<(), Error> {
         tally.errors.load(Ordering::Relaxed)
     );
     println!("faults injected       {injected}");
-    println!("sentinel p50 / p99    {} µs / {} µs", p(0.5), p(0.99));
+    println!("sentinel p50 / p99    {} µs / {} µs", p(500), p(990));
     println!(
         "sentinel mismatches   {}",
         tally.sentinel_mismatches.load(Ordering::Relaxed)
@@ -190,9 +190,9 @@ async fn main() -> Result<(), Error> {
     let first = &samples[1.min(samples.len() - 1)];
     println!(
         "growth after warm-up  RSS {:+} KiB, fds {:+}, tasks {:+}",
-        end.rss_kib as i64 - first.rss_kib as i64,
-        end.fds as i64 - first.fds as i64,
-        end.tasks as i64 - first.tasks as i64
+        signed(end.rss_kib) - signed(first.rss_kib),
+        signed(end.fds as u64) - signed(first.fds as u64),
+        signed(end.tasks as u64) - signed(first.tasks as u64)
     );
     let failed = tally.sentinel_mismatches.load(Ordering::Relaxed) > 0 || differences > 0;
     if failed {
@@ -214,10 +214,16 @@ async fn work(worker: usize, pool: Pool, tally: Arc<Tally>, deadline: Instant) {
         let choice = next() % 10;
         let started = Instant::now();
         let result = match choice {
-            0..=3 => sentinel(&pool, next() as i64 >> 1, &tally).await,
+            0..=3 => sentinel(&pool, signed(next() >> 1), &tally).await,
             4..=5 => {
                 seq += 1;
-                ledger_write(&pool, worker, worker as i64 * 1_000_000_000 + seq, &tally).await
+                ledger_write(
+                    &pool,
+                    worker,
+                    signed(worker as u64) * 1_000_000_000 + seq,
+                    &tally,
+                )
+                .await
             }
             6..=7 => pipeline(&pool, next(), &tally).await,
             8 => copy(&pool, worker).await,
@@ -225,7 +231,7 @@ async fn work(worker: usize, pool: Pool, tally: Arc<Tally>, deadline: Instant) {
         };
         tally.operations.fetch_add(1, Ordering::Relaxed);
         if choice <= 3 && result.is_ok() {
-            let us = started.elapsed().as_micros() as u64;
+            let us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
             tally
                 .latencies_us
                 .lock()
@@ -262,7 +268,7 @@ async fn ledger_write(pool: &Pool, worker: usize, id: i64, tally: &Tally) -> Res
         let mut tx = conn.begin().await?;
         tx.execute(
             "INSERT INTO qail_soak_ledger (id, worker) VALUES ($1, $2)",
-            &[&id, &(worker as i32)],
+            &[&id, &i32::try_from(worker).unwrap_or(i32::MAX)],
         )
         .await?;
         tx.commit().await
@@ -284,7 +290,7 @@ async fn ledger_write(pool: &Pool, worker: usize, id: i64, tally: &Tally) -> Res
 async fn pipeline(pool: &Pool, seed: u64, tally: &Tally) -> Result<(), Error> {
     let mut conn = pool.acquire().await?;
     conn.set_query_timeout(Some(QUERY_TIMEOUT));
-    let values: Vec<i64> = (0..20).map(|i| (seed >> 2) as i64 + i).collect();
+    let values: Vec<i64> = (0..20).map(|i| signed(seed >> 2) + i).collect();
     let queries: Vec<_> = values
         .iter()
         .map(|v| qail!("SELECT $1::int8 AS v", *v))
@@ -431,4 +437,9 @@ impl std::fmt::Display for Resources {
             self.rss_kib, self.fds, self.tasks, self.backends
         )
     }
+}
+
+/// `n` as an i64 (all the counts and seeds here fit).
+fn signed(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
