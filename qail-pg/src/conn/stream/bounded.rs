@@ -7,7 +7,7 @@ use futures_util::StreamExt;
 
 use super::MAX_IDLE_CAPACITY;
 use crate::template::{Params, Query, RawRow, Template};
-use crate::types::Oid;
+use crate::types::{Oid, oid};
 use crate::{Connection, Error, FromRow};
 
 async fn connect() -> Connection {
@@ -30,7 +30,7 @@ async fn a_million_rows_to_a_slow_consumer_keep_the_read_buffer_small() {
     let template = Template::leak(
         "SELECT g::int8 AS g FROM generate_series(1, 1000000) g",
         &[],
-        &[("g", 20, "int8")],
+        &[("g", oid::INT8, "int8")],
     )
     .unwrap();
     let mut rows = Box::pin(Query::<Int8>::new(template, Params::new([])).fetch(&mut conn));
