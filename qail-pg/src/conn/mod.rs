@@ -278,6 +278,7 @@ impl Connection {
     pub(crate) fn on_ready(&mut self, ready: ReadyForQuery) {
         self.transaction_status = ready.status;
         self.syncs.on_ready_for_query();
+        self.stream.end_cycle();
     }
 
     /// The next message that belongs to the current flow, to decode with
