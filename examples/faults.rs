@@ -1,18 +1,19 @@
 //! Minor page faults and CPU time per query of two benchmark workloads, in a process of its
 //! own: `wide` (1,000 rows of int8, int4, int8, float8, bool, text, timestamptz, uuid,
 //! numeric and jsonb per query, decoded into owned values) and `pipeline` (atomic pipelines of
-//! 1,000 `LIMIT 1..10` lookups whose rows are returned owned). Reads the faults and CPU from
+//! 1,000 `LIMIT 1..10` lookups whose rows are returned owned; counted per batch). Reads the faults and CPU from
 //! `/proc/self/stat` after a warm-up, so connecting and preparing are not counted.
 //!
 //! Needs the `qail_bench` database of `bench/setup.sh`.
 //!
-//! Run: `cargo run --release --example faults -- wide 300` (or `pipeline 100`)
+//! Run: `cargo run --release --example faults -- wide 300` (or `pipeline 100`, or
+//! `pipeline-sql 100`: the same batches through run-time SQL and `Row`s)
 
 use qail::chrono::{DateTime, Utc};
 use qail::rust_decimal::Decimal;
 use qail::template::Params;
 use qail::uuid::Uuid;
-use qail::{Connection, Error, FromRow, Oid, Query, RawRow, Template};
+use qail::{Connection, Encode, Error, FromRow, Oid, Query, RawRow, Template};
 
 /// A row of `bench_wide`.
 struct Wide {
@@ -156,6 +157,29 @@ async fn pipeline(
     Ok(std::hint::black_box(sum))
 }
 
+/// `pipeline` with run-time SQL: `Row`s, decoded afterwards (the bench's `qail-sql` column).
+async fn pipeline_sql(conn: &mut Connection, b: usize) -> Result<u64, Error> {
+    let limits: Vec<i64> = (0..1000)
+        .map(|k| i64::try_from((b * 1000 + k) % 10 + 1).unwrap_or(1))
+        .collect();
+    let params: Vec<[&(dyn Encode + Sync); 1]> = limits.iter().map(|l| [l as _]).collect();
+    let queries: Vec<(&str, &[&(dyn Encode + Sync)])> = params
+        .iter()
+        .map(|p| ("SELECT id, name FROM harbors_small LIMIT $1", &p[..]))
+        .collect();
+    let mut sum = 0u64;
+    for rows in conn.pipeline_builder().atomic().sql(&queries).rows().await? {
+        let decoded = rows
+            .iter()
+            .map(|r| Ok((r.try_get::<i64>(0)?, r.try_get::<String>(1)?)))
+            .collect::<Result<Vec<_>, Error>>()?;
+        for (id, name) in &decoded {
+            sum = sum.wrapping_add(*id as u64 + name.len() as u64);
+        }
+    }
+    Ok(std::hint::black_box(sum))
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     let mut args = std::env::args().skip(1);
@@ -164,18 +188,12 @@ async fn main() -> Result<(), Error> {
     let url = std::env::var("DATABASE_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".to_owned());
     let mut conn = Connection::connect(&format!("{url}/qail_bench?sslmode=disable")).await?;
-    let is_wide = workload == "wide";
-    let template = if is_wide {
-        wide_template()
-    } else {
-        pipeline_template()
-    };
-    let run = async |conn: &mut Connection, i: usize| {
-        if is_wide {
-            wide(conn, template, i).await
-        } else {
-            pipeline(conn, template, i).await
-        }
+    let (wide_t, pipeline_t) = (wide_template(), pipeline_template());
+    let run = async |conn: &mut Connection, i: usize| match workload.as_str() {
+        "wide" => wide(conn, wide_t, i).await,
+        "pipeline" => pipeline(conn, pipeline_t, i).await,
+        "pipeline-sql" => pipeline_sql(conn, i).await,
+        other => panic!("unknown workload {other}: wide, pipeline or pipeline-sql"),
     };
     let warm = (n / 10).max(3);
     for i in 0..warm {
