@@ -168,7 +168,13 @@ async fn pipeline_sql(conn: &mut Connection, b: usize) -> Result<u64, Error> {
         .map(|p| ("SELECT id, name FROM harbors_small LIMIT $1", &p[..]))
         .collect();
     let mut sum = 0u64;
-    for rows in conn.pipeline_builder().atomic().sql(&queries).rows().await? {
+    for rows in conn
+        .pipeline_builder()
+        .atomic()
+        .sql(&queries)
+        .rows()
+        .await?
+    {
         let decoded = rows
             .iter()
             .map(|r| Ok((r.try_get::<i64>(0)?, r.try_get::<String>(1)?)))

@@ -146,9 +146,9 @@ pub(crate) struct Stream {
     read_end: usize,
     /// Bytes received since the last ReadyForQuery ([`Stream::end_cycle`]).
     cycle_received: usize,
-    /// The most bytes a cycle received since the read buffer was last moved to the top of
-    /// the heap ([`Stream::end_cycle`]); [`MOVE_AFTER`] at first.
-    largest_cycle: usize,
+    /// The bytes a cycle must receive for [`Stream::end_cycle`] to move the read buffer:
+    /// [`MOVE_AFTER`] at first, then an eighth more than the cycle that last moved it.
+    move_at: usize,
     write_buf: Vec<u8>,
     /// How much of `write_buf` the socket has taken.
     written: usize,
@@ -163,7 +163,7 @@ impl Stream {
             read_pos: 0,
             read_end: 0,
             cycle_received: 0,
-            largest_cycle: MOVE_AFTER,
+            move_at: MOVE_AFTER,
             write_buf: Vec::with_capacity(WRITE_SIZE),
             written: 0,
             broken: false,
@@ -240,9 +240,10 @@ impl Stream {
         std::future::poll_fn(|cx| self.poll_fill(cx)).await
     }
 
-    /// Told at each ReadyForQuery: after a cycle that received more bytes than any since the
-    /// last move (and than [`MOVE_AFTER`]), allocates the read buffer afresh, while the rows
-    /// decoded from those bytes are still alive, when it holds nothing unread.
+    /// Told at each ReadyForQuery: after a cycle that received more than [`MOVE_AFTER`] bytes,
+    /// and an eighth more than the cycle that last moved the read buffer, allocates the read
+    /// buffer afresh, while the rows decoded from those bytes are still alive, when it holds
+    /// nothing unread.
     ///
     /// Note: why. The rows of a large result are thousands of small allocations (strings,
     /// JSON maps) and one large one (the row vector), all freed by the caller together. With
@@ -251,12 +252,13 @@ impl Stream {
     /// the next result faults every page of it back in: about 180 page faults per query of
     /// 1,000 ten-column rows. The fresh buffer lands above those rows and stays alive, so the
     /// memory they free is reused by the next result instead. It is moved again only when a
-    /// cycle outgrows every one before it, so a connection running results of one size moves
-    /// it once.
+    /// result outgrows that one by more than results of one query vary, and so could leave
+    /// more than the trim threshold of rows above it: a connection running results of about
+    /// one size moves it once.
     pub(crate) fn end_cycle(&mut self) {
         let received = std::mem::take(&mut self.cycle_received);
-        if received > self.largest_cycle && self.read_pos == self.read_end {
-            self.largest_cycle = received;
+        if received > self.move_at && self.read_pos == self.read_end {
+            self.move_at = received + received / 8;
             self.read_pos = 0;
             self.read_end = 0;
             self.read_buf = vec![0; self.read_buf.len()];
@@ -548,7 +550,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_read_buffer_moves_after_a_cycle_larger_than_any_before() {
+    async fn the_read_buffer_moves_after_a_cycle_an_eighth_larger_than_the_last_move() {
         let (client, mut server) = UnixStream::pair().unwrap();
         let mut stream = Stream::new(Socket::Unix(client));
         let mut cycle = async |stream: &mut Stream, len: usize| {
@@ -569,7 +571,15 @@ mod tests {
             "the first large cycle"
         );
         assert!(!cycle(&mut stream, MOVE_AFTER).await, "a smaller cycle");
-        assert!(cycle(&mut stream, MOVE_AFTER + 20).await, "a larger one");
+        let large = MOVE_AFTER + 10;
+        assert!(
+            !cycle(&mut stream, large + large / 8 - 5).await,
+            "a little larger"
+        );
+        assert!(
+            cycle(&mut stream, large + large / 8 + 5).await,
+            "an eighth larger"
+        );
     }
 
     #[tokio::test]
