@@ -151,7 +151,7 @@ async fn pipeline(
     let mut sum = 0u64;
     for rows in &results {
         for r in rows {
-            sum = sum.wrapping_add(r.id as u64 + r.name.len() as u64);
+            sum = sum.wrapping_add(r.id.cast_unsigned() + r.name.len() as u64);
         }
     }
     Ok(std::hint::black_box(sum))
@@ -180,7 +180,7 @@ async fn pipeline_sql(conn: &mut Connection, b: usize) -> Result<u64, Error> {
             .map(|r| Ok((r.try_get::<i64>(0)?, r.try_get::<String>(1)?)))
             .collect::<Result<Vec<_>, Error>>()?;
         for (id, name) in &decoded {
-            sum = sum.wrapping_add(*id as u64 + name.len() as u64);
+            sum = sum.wrapping_add(id.cast_unsigned() + name.len() as u64);
         }
     }
     Ok(std::hint::black_box(sum))
