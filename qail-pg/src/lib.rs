@@ -35,7 +35,8 @@ pub mod types;
 
 #[cfg(feature = "runtime")]
 pub use conn::config::{
-    AuthMethod, ChannelBinding, Config, Host, RequireAuth, SslMode, TcpOptions,
+    AuthMethod, ChannelBinding, Config, Host, LoadBalanceHosts, RequireAuth, SslMode,
+    TargetSessionAttrs, TcpOptions,
 };
 #[cfg(feature = "runtime")]
 pub use conn::{

@@ -106,6 +106,9 @@ pub struct Connection {
     notifications: VecDeque<Notification>,
     /// The time-out applied to each query, if any.
     query_timeout: Option<Duration>,
+    /// Whether [`Connection::skip_to_ready`] dropped an ErrorResponse since it was last
+    /// cleared: after a time-out, the cancelled statement failed (rather than completed).
+    discarded_error: bool,
     /// Where and how to send a CancelRequest for this session.
     cancel_target: Option<std::sync::Arc<cancel::Target>>,
     /// The queue of the last pipeline, empty, kept for its memory.
@@ -122,6 +125,10 @@ impl fmt::Debug for Connection {
             .finish_non_exhaustive()
     }
 }
+
+/// How long [`Connection::close`] waits for the socket to take Terminate when no query
+/// time-out is set.
+const CLOSE_LIMIT: Duration = Duration::from_secs(5);
 
 impl Connection {
     /// Connects with a libpq connection string (URL or `key=value`); unset options come from
@@ -150,6 +157,7 @@ impl Connection {
             unconfirmed: Vec::new(),
             notifications: VecDeque::new(),
             query_timeout: None,
+            discarded_error: false,
             cancel_target: None,
             spare_slots: VecDeque::new(),
         }
@@ -198,7 +206,10 @@ impl Connection {
 
     /// Ends the session politely (Terminate). Dropping the connection also closes it.
     pub async fn close(mut self) {
-        self.stream.terminate().await;
+        // Note: a vanished peer can leave the socket unable to take even Terminate; give up
+        // after the query time-out (or CLOSE_LIMIT) and drop the socket.
+        let limit = self.query_timeout.unwrap_or(CLOSE_LIMIT);
+        let _ = tokio::time::timeout(limit, self.stream.terminate()).await;
     }
 
     /// Makes the connection ready for a new flow: refuses a broken one, sends what an
@@ -267,6 +278,7 @@ impl Connection {
                     self.on_ready(r);
                     return Ok(());
                 }
+                Ok(Backend::ErrorResponse(_)) => self.discarded_error = true,
                 Ok(_) => {}
                 Err(e) => return Err(self.decode_error(e)),
             }
@@ -279,6 +291,9 @@ impl Connection {
         self.transaction_status = ready.status;
         self.syncs.on_ready_for_query();
         self.stream.end_cycle();
+        if self.syncs.pending() == 0 {
+            self.stream.settled();
+        }
     }
 
     /// The next message that belongs to the current flow, to decode with

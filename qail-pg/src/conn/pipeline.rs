@@ -121,6 +121,10 @@ pub(crate) struct Slot {
     describes: bool,
     error: Option<Error>,
     affected: u64,
+    /// Per query: how many bytes the connection must have sent for this query's Sync to
+    /// have gone out ([`Stream::queued_total`](super::stream::Stream::queued_total) after
+    /// it was queued); `u64::MAX` until it is queued.
+    synced_at: u64,
 }
 
 /// The templates' states within one pipeline, by name.
@@ -223,12 +227,13 @@ impl Connection {
         let mut run = Run::new(mode, queue);
         // The job waiting for its template's description.
         let mut pending: Option<J> = None;
-        loop {
+        let lost = loop {
             if let Some(template) = run.waiting
                 && !matches!(run.local.get(template.name), Some(Local::Describing))
                 && let Some(job) = pending.take()
+                && let Err(e) = self.finish_described(&job, &mut run)
             {
-                self.finish_described(&job, &mut run)?;
+                break Err(e);
             }
             while more && pending.is_none() && run.failure.is_none() && self.stream.unsent() < CHUNK
             {
@@ -254,18 +259,35 @@ impl Connection {
                 if more {
                     continue;
                 }
-                break;
+                break Ok(());
             }
             // Note: the replies already received are taken without going through a future.
-            let message = match self.stream.try_frame()? {
-                Some(message) => message,
-                None => self.stream.next_frame_sending().await?,
+            let message = match self.stream.try_frame() {
+                Ok(Some(message)) => message,
+                Ok(None) => match self.stream.next_frame_sending().await {
+                    Ok(message) => message,
+                    Err(e) => break Err(e),
+                },
+                Err(e) => break Err(e),
             };
-            if message.is_asynchronous() {
-                self.on_async(message)?;
-                continue;
+            let handled = if message.is_asynchronous() {
+                self.on_async(message)
+            } else {
+                self.on_reply(message, &mut run, sink)
+            };
+            if let Err(e) = handled {
+                break Err(e);
             }
-            self.on_reply(message, &mut run, sink)?;
+        };
+        if let Err(e) = lost {
+            if mode == Mode::PerQuery && e.is_closed() {
+                // Each query's own result says what became of it.
+                // Note: a job waiting for its template's description has its slot queued.
+                drop(pending);
+                report_lost(&e, self.stream.sent_total(), &mut run, jobs, sink);
+                return Ok(());
+            }
+            return Err(e);
         }
         self.finish_pipeline(&run);
         if run.queue.capacity() <= RESERVE_LIMIT {
@@ -289,6 +311,7 @@ impl Connection {
             describes: false,
             error: None,
             affected: 0,
+            synced_at: u64::MAX,
         };
         run.next_index += 1;
         let bound = match job.source() {
@@ -364,6 +387,7 @@ impl Connection {
         }
         sync(self.stream.write_buf());
         self.syncs.sent(1);
+        slot.synced_at = self.stream.queued_total();
         // Note: per query, a batch is open only while a template is described.
         self.open_batch = false;
         run.queue.push_back(slot);
@@ -707,5 +731,40 @@ impl Run {
         }
         self.statements.push(statement.clone());
         index_of_last(&self.statements)
+    }
+}
+
+/// After a per-query pipeline lost its connection: each query not answered yet fails, as
+/// outcome unknown when its Sync went out (`sent` bytes cover it), else as not run. Queries
+/// answered before the loss keep their results.
+fn report_lost<J: Job>(
+    cause: &Error,
+    sent: u64,
+    run: &mut Run,
+    jobs: impl Iterator<Item = J>,
+    sink: &mut impl Sink,
+) {
+    let not_run = || {
+        Error::new(
+            Kind::Closed,
+            format!(
+                "the query was not sent before the connection was lost ({cause}); it did not run"
+            ),
+        )
+    };
+    for slot in run.queue.drain(..) {
+        let e = if sent >= slot.synced_at {
+            Error::new(
+                Kind::Closed,
+                format!("the connection was lost before the query's result was read ({cause})"),
+            )
+            .outcome_unknown()
+        } else {
+            not_run()
+        };
+        sink.done(slot.index, Err(e));
+    }
+    for (index, _) in (run.next_index..).zip(jobs) {
+        sink.done(index, Err(not_run()));
     }
 }

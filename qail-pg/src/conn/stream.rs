@@ -13,8 +13,11 @@ use tokio::net::TcpStream;
 #[cfg(unix)]
 use tokio::net::UnixStream;
 
+use crate::error::DbError;
 use crate::error::{Error, Kind};
-use crate::proto::message::{Backend, DataRow, DecodeError, Frame, MAX_MESSAGE_LEN, frame};
+use crate::proto::message::{
+    Backend, DataRow, DecodeError, Frame, MAX_MESSAGE_LEN, error_response, frame,
+};
 
 /// A connected socket: plain TCP, a Unix socket, or TLS over TCP.
 pub(crate) enum Socket {
@@ -153,6 +156,14 @@ pub(crate) struct Stream {
     /// How much of `write_buf` the socket has taken.
     written: usize,
     broken: bool,
+    /// The FATAL or PANIC error the server sent, if it did: its last words before closing,
+    /// reported with the error the close causes.
+    last_words: Option<Box<DbError>>,
+    /// Bytes the socket has taken since the connection opened.
+    sent_total: u64,
+    /// The value of `sent_total` when every cycle sent had been answered last
+    /// ([`Stream::settled`]); more, and a request is in flight.
+    settled_at: u64,
 }
 
 impl Stream {
@@ -167,6 +178,9 @@ impl Stream {
             write_buf: Vec::with_capacity(WRITE_SIZE),
             written: 0,
             broken: false,
+            last_words: None,
+            sent_total: 0,
+            settled_at: 0,
         }
     }
 
@@ -201,7 +215,10 @@ impl Stream {
         while self.written < self.write_buf.len() {
             match self.socket.write(&self.write_buf[self.written..]).await {
                 Ok(0) => return Err(self.io_error(io::ErrorKind::WriteZero.into())),
-                Ok(n) => self.written += n,
+                Ok(n) => {
+                    self.written += n;
+                    self.sent_total += n as u64;
+                }
                 Err(e) => return Err(self.io_error(e)),
             }
         }
@@ -312,11 +329,15 @@ impl Stream {
             })) => {
                 let start = self.read_pos;
                 self.read_pos += end;
-                Ok(Some(Received {
+                let received = Received {
                     tag,
                     start: start + body_start,
                     end: start + end,
-                }))
+                };
+                if tag == error_response::TAG {
+                    self.note_error(received);
+                }
+                Ok(Some(received))
             }
             Ok(None) => Ok(None),
             Err(e) => {
@@ -354,10 +375,11 @@ impl Stream {
         match Pin::new(&mut self.socket).poll_read(cx, &mut buf) {
             Poll::Ready(Ok(())) if buf.filled().is_empty() => {
                 self.broken = true;
-                Poll::Ready(Err(Error::new(
+                let e = self.closed_error(Error::new(
                     Kind::Closed,
                     "the server closed the connection; open a new connection",
-                )))
+                ));
+                Poll::Ready(Err(self.in_flight_outcome(e)))
             }
             Poll::Ready(Ok(())) => {
                 self.read_end += buf.filled().len();
@@ -406,7 +428,10 @@ impl Stream {
             let unsent = &self.write_buf[self.written..];
             match Pin::new(&mut self.socket).poll_write(cx, unsent) {
                 Poll::Ready(Ok(0)) => return Err(io::ErrorKind::WriteZero.into()),
-                Poll::Ready(Ok(n)) => self.written += n,
+                Poll::Ready(Ok(n)) => {
+                    self.written += n;
+                    self.sent_total += n as u64;
+                }
                 Poll::Ready(Err(e)) => return Err(e),
                 Poll::Pending => break,
             }
@@ -444,11 +469,69 @@ impl Stream {
 
     fn io_error(&mut self, e: io::Error) -> Error {
         self.broken = true;
-        Error::with_source(
+        let e = self.closed_error(Error::with_source(
             Kind::Io,
             "reading from or writing to the server failed; open a new connection",
             e,
-        )
+        ));
+        self.in_flight_outcome(e)
+    }
+
+    /// Keeps a FATAL or PANIC error: the server closes the connection after it, and the
+    /// error that close causes carries it ([`Error::code`] gives its SQLSTATE).
+    #[cold]
+    fn note_error(&mut self, message: Received) {
+        if let Ok(db) = error_response::decode_fields(self.body(message))
+            && matches!(
+                db.severity_nonlocalized.as_deref().unwrap_or(&db.severity),
+                "FATAL" | "PANIC"
+            )
+        {
+            self.last_words = Some(Box::new(db));
+        }
+    }
+
+    /// The error for a connection the server closed, with its last words when it sent them.
+    fn closed_error(&self, fallback: Error) -> Error {
+        match &self.last_words {
+            Some(db) => Error::with_source(
+                Kind::Closed,
+                "the server ended the session and closed the connection; open a new connection",
+                db.as_ref().clone(),
+            ),
+            None => fallback,
+        }
+    }
+
+    /// `e`, marked [outcome unknown](Error::is_outcome_unknown) when a request was sent since
+    /// every cycle was last answered: the server may have run it (and committed) or not.
+    fn in_flight_outcome(&self, e: Error) -> Error {
+        if self.in_flight() {
+            e.outcome_unknown()
+        } else {
+            e
+        }
+    }
+
+    /// Bytes the socket has taken since the connection opened.
+    pub(crate) fn sent_total(&self) -> u64 {
+        self.sent_total
+    }
+
+    /// Bytes queued since the connection opened: those sent plus those in the write buffer.
+    pub(crate) fn queued_total(&self) -> u64 {
+        self.sent_total + (self.write_buf.len() - self.written) as u64
+    }
+
+    /// Whether bytes were sent since every cycle was last answered ([`Stream::settled`]).
+    pub(crate) fn in_flight(&self) -> bool {
+        self.sent_total > self.settled_at
+    }
+
+    /// Every cycle sent has been answered: what was sent so far has a known outcome.
+    #[inline]
+    pub(crate) fn settled(&mut self) {
+        self.settled_at = self.sent_total;
     }
 
     /// Sends Terminate and shuts the socket down, ignoring errors: the session is over.

@@ -324,7 +324,7 @@ async fn pump_messages(
         }
         let epoch = watch.borrow_and_update().clone();
         match budget.step(&epoch, Direction::ToServer) {
-            Step::Hold => return hold(stop).await,
+            Step::Hold => return hold(watch, stop).await,
             Step::RelayThenReset(left) => {
                 let n = left.min(message.len());
                 let _ = to.write_all(&message[..n]).await;
@@ -381,7 +381,7 @@ async fn pump_bytes(
         };
         let epoch = watch.borrow_and_update().clone();
         match budget.step(&epoch, Direction::ToClient) {
-            Step::Hold => return hold(stop).await,
+            Step::Hold => return hold(watch, stop).await,
             Step::RelayThenReset(left) => {
                 let n = left.min(n);
                 let _ = to.write_all(&buf[..n]).await;
@@ -420,12 +420,14 @@ async fn read_frontend(from: &mut OwnedReadHalf, untagged: bool) -> Option<(u8, 
     Some((tag, message))
 }
 
-/// Relays nothing more and keeps the sockets open, silent, for as long as the test runs: a
-/// black-holed connection is never resumed.
-async fn hold(stop: Stop) {
-    // Holding `stop` keeps the other direction's wait pending too.
-    let _keep = stop;
-    std::future::pending::<()>().await;
+/// Relays nothing more and keeps the sockets open, silent, while the network is
+/// black-holed; when the fault changes, the connection is dropped (a black-holed connection is
+/// never resumed: by then its client gave up on it).
+async fn hold(mut watch: watch::Receiver<Epoch>, stop: Stop) {
+    let _ = watch
+        .wait_for(|e| !matches!(e.fault, Fault::BlackHole))
+        .await;
+    stop.now();
 }
 
 /// Resets both sockets: with SO_LINGER 0, closing sends RST instead of FIN. The other
