@@ -290,6 +290,7 @@ impl Connection {
     pub(crate) fn on_ready(&mut self, ready: ReadyForQuery) {
         self.transaction_status = ready.status;
         self.syncs.on_ready_for_query();
+        self.stream.end_cycle();
         if self.syncs.pending() == 0 {
             self.stream.settled();
         }
