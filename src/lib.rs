@@ -52,7 +52,8 @@ pub use qail_pg::{
     Atomic, AuthMethod, CancelToken, ChannelBinding, Column, Config, Connection, CopyIn, DbError,
     Decode, Decoder, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel, Listener,
     NoRows, Notification, Oid, PerQuery, Pipeline, PipelineBuilder, PipelineResults, Pool,
-    PoolBuilder, PoolStats, PooledConnection, Query, RawRow, RequireAuth, Row, SqlQueries, SslMode,
+    PoolBuilder, PoolStats, PooledConnection, Pooler, Query, RawRow, RequireAuth, Row, SqlQueries,
+    SslMode,
     Statement, TcpOptions, Template, Transaction, TransactionBuilder, TransactionStatus,
 };
 

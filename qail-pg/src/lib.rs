@@ -35,7 +35,7 @@ pub mod types;
 
 #[cfg(feature = "runtime")]
 pub use conn::config::{
-    AuthMethod, ChannelBinding, Config, Host, RequireAuth, SslMode, TcpOptions,
+    AuthMethod, ChannelBinding, Config, Host, Pooler, RequireAuth, SslMode, TcpOptions,
 };
 #[cfg(feature = "runtime")]
 pub use conn::{

@@ -9,6 +9,7 @@ mod copy;
 mod faults;
 mod hostile;
 mod notify;
+mod pgbouncer;
 mod pipeline;
 mod pipeline_atomic;
 mod pool;

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{
-    AuthMethod, ChannelBinding, DEFAULT_PORT, DEFAULT_SOCKET_DIR, Env, Host, RequireAuth, SslMode,
-    TcpOptions, connstr,
+    AuthMethod, ChannelBinding, DEFAULT_PORT, DEFAULT_SOCKET_DIR, Env, Host, Pooler, RequireAuth,
+    SslMode, TcpOptions, connstr,
 };
 use crate::error::{Error, Kind};
 
@@ -36,6 +36,8 @@ const KEYS: &[(&str, Option<&str>)] = &[
     ("keepalives_count", None),
     ("tcp_user_timeout", None),
     ("service", Some("PGSERVICE")),
+    // Note: not a libpq key; qail's own (see `Pooler`).
+    ("pooler", None),
 ];
 
 /// The origin of an option that came from the service file, in error messages.
@@ -253,6 +255,14 @@ impl Raw {
             ],
         )?;
         Ok(binding.unwrap_or_default())
+    }
+
+    pub(super) fn pooler(&self) -> Result<Pooler, Error> {
+        let pooler = self.choice(
+            "pooler",
+            &[("none", Pooler::None), ("transaction", Pooler::Transaction)],
+        )?;
+        Ok(pooler.unwrap_or_default())
     }
 
     pub(super) fn require_auth(&self) -> Result<Option<RequireAuth>, Error> {
