@@ -1,12 +1,16 @@
 //! Behind pgbouncer in transaction pooling mode (`scripts/pgbouncer`, `QAIL_PGBOUNCER_URL`):
 //! with `pooler=transaction` a mixed workload of compiled queries, run-time SQL, transactions
 //! and pipelines runs without a single named-statement error and with correct results, and
-//! a drifted column is still schema drift; without the setting the same workload fails.
+//! a drifted column is still schema drift; without the setting the same workload fails
+//! (through a pgbouncer pool of its own, `qail_it_unsafe`).
 //!
 //! Each test keeps its tables in a schema of its own (`qail_it_pgb_<name>`), set up through
 //! the direct connection (`DATABASE_URL`).
 
 use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt;
 
 use qail_pg::{Config, Connection, Error, FromRow, NoRows, Oid, Pool, Pooler, RawRow, Template};
 
@@ -14,6 +18,9 @@ use super::compiled::{Int8, Pair, col, query, template};
 
 const WORKERS: i64 = 10;
 const OPERATIONS: i64 = 1_000;
+
+/// How long an operation without the pooler setting may wait before it counts as stuck.
+const STUCK: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The SQLSTATEs of a named statement that is missing, already there, or confused on the
 /// server session a transaction-mode pooler handed out.
@@ -285,13 +292,30 @@ async fn without_the_pooler_setting_named_statements_break_behind_pgbouncer() {
     let workers = (0..WORKERS).map(|w| {
         let schema = schema.clone();
         tokio::spawn(async move {
-            let config = pgbouncer_config(Pooler::None);
+            // Note: a pool of its own in pgbouncer (scripts/pgbouncer): a client that gives
+            // up mid-batch can leave replies on a server connection for its next user.
+            let config = pgbouncer_config(Pooler::None).dbname("qail_it_unsafe");
             let mut conn = Connection::connect_with(&config).await.unwrap();
             let mut errors = Errors::new();
             let mut inserted = 0;
             for i in 0..OPERATIONS {
-                if let Err(e) = operation(&mut conn, t, &schema, w, i, &mut inserted).await {
-                    record(&mut errors, &e);
+                // Note: a client whose named statements are confused may also wait for a
+                // reply that never comes; that counts as a failure too.
+                let op = operation(&mut conn, t, &schema, w, i, &mut inserted);
+                match tokio::time::timeout(STUCK, AssertUnwindSafe(op).catch_unwind()).await {
+                    Ok(Ok(Ok(()))) => {}
+                    Ok(Ok(Err(e))) => record(&mut errors, &e),
+                    Ok(Err(_)) => {
+                        // A wrong result: another statement ran under a cached name.
+                        *errors.entry("wrong result".to_owned()).or_default() += 1;
+                        conn = Connection::connect_with(&config).await.unwrap();
+                        continue;
+                    }
+                    Err(_) => {
+                        *errors.entry("stuck".to_owned()).or_default() += 1;
+                        conn = Connection::connect_with(&config).await.unwrap();
+                        continue;
+                    }
                 }
                 if conn.is_closed() {
                     conn = Connection::connect_with(&config).await.unwrap();
@@ -306,6 +330,7 @@ async fn without_the_pooler_setting_named_statements_break_behind_pgbouncer() {
             *errors.entry(key).or_default() += n;
         }
     }
+    eprintln!("without pooler=transaction: {errors:?}");
     assert!(
         total(&errors, NAMED_STATEMENT_ERRORS) > 0,
         "named statements meet other clients' server sessions: {errors:?}"
