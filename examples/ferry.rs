@@ -165,8 +165,14 @@ async fn run_once(
 ) -> Result<usize> {
     match tier {
         Tier::Prepared => Ok(enabled_connections!(true).fetch_all(conn).await?.len()),
-        Tier::Uncached => Ok(enabled_connections!(true).fetch_all(&mut others[0]).await?.len()),
-        Tier::Pooler => Ok(enabled_connections!(true).fetch_all(&mut others[1]).await?.len()),
+        Tier::Uncached => Ok(enabled_connections!(true)
+            .fetch_all(&mut others[0])
+            .await?
+            .len()),
+        Tier::Pooler => Ok(enabled_connections!(true)
+            .fetch_all(&mut others[1])
+            .await?
+            .len()),
         Tier::Borrowed => {
             // Each column is read in place, in order: `&str` points into the read buffer.
             let mut without_operator = 0usize;

@@ -51,10 +51,10 @@ pub use qail_pg::template;
 pub use qail_pg::{
     Atomic, AuthMethod, CancelToken, ChannelBinding, Column, Config, Connection, CopyIn, DbError,
     Decode, Decoder, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel, Listener,
-    NoRows, Notification, Oid, PerQuery, Pipeline, PipelineBuilder, PipelineResults, Pool,
-    PoolBuilder, PoolStats, PooledConnection, Pooler, Query, RawRow, RequireAuth, Row, SqlQueries,
-    SslMode,
-    Statement, TcpOptions, Template, Transaction, TransactionBuilder, TransactionStatus,
+    LoadBalanceHosts, NoRows, Notification, Oid, PerQuery, Pipeline, PipelineBuilder,
+    PipelineResults, Pool, PoolBuilder, PoolStats, PooledConnection, Pooler, Query, RawRow,
+    RequireAuth, Row, SqlQueries, SslMode, Statement, TargetSessionAttrs, TcpOptions, Template,
+    Transaction, TransactionBuilder, TransactionStatus,
 };
 
 /// PostgreSQL type markers, named here so compile errors print them briefly (`qail::pg::int4`).

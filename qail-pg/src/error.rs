@@ -14,6 +14,8 @@ struct Inner {
     source: Option<Box<dyn std::error::Error + Send + Sync>>,
     /// In an atomic pipeline, the position of the query that failed.
     pipeline_index: Option<usize>,
+    /// The request was sent and its completion not read: it may have run.
+    outcome_unknown: bool,
 }
 
 /// What kind of failure an [`Error`] is. Kept private: match with the query methods.
@@ -64,6 +66,7 @@ impl Error {
             message: message.into(),
             source: None,
             pipeline_index: None,
+            outcome_unknown: false,
         }))
     }
 
@@ -77,6 +80,7 @@ impl Error {
             message: message.into(),
             source: Some(source.into()),
             pipeline_index: None,
+            outcome_unknown: false,
         }))
     }
 
@@ -109,6 +113,22 @@ impl Error {
         self
     }
 
+    /// The same error, for a request that was sent and whose completion was not read.
+    #[cfg_attr(
+        not(feature = "runtime"),
+        allow(dead_code, reason = "used by the connection layer")
+    )]
+    pub(crate) fn outcome_unknown(mut self) -> Error {
+        if !self.0.outcome_unknown {
+            self.0.outcome_unknown = true;
+            self.0.message.push_str(
+                "; the request was sent but its reply was lost, so it may or may not have run \
+                 (and committed): check before retrying a write",
+            );
+        }
+        self
+    }
+
     #[cfg_attr(
         not(feature = "runtime"),
         allow(dead_code, reason = "used by the connection layer")
@@ -130,6 +150,21 @@ impl Error {
     /// Whether the connection is closed or broken and must be discarded.
     pub fn is_closed(&self) -> bool {
         matches!(self.0.kind, Kind::Closed | Kind::Io | Kind::Protocol)
+    }
+
+    /// Whether the request was sent and its completion never read, so the server may or may
+    /// not have run it: a COMMIT, an autocommit statement or an atomic pipeline whose reply
+    /// was lost to a broken connection or a time-out may have committed. The driver cannot
+    /// tell reads from writes, so a read in that state says the same. Never retried by the
+    /// driver; before retrying a write, check whether it took effect (an idempotency key, a
+    /// unique constraint). When `false` on a [closed](Error::is_closed) connection, the
+    /// request did not reach the server, or its outcome was read.
+    ///
+    /// In a per-query pipeline ([`Connection::pipeline`](crate::Connection::pipeline)) that
+    /// loses its connection, each query's own result says done (its rows), not run (closed,
+    /// not outcome unknown) or unknown.
+    pub fn is_outcome_unknown(&self) -> bool {
+        self.0.outcome_unknown
     }
 
     /// Whether the server's types differ from those the compiled query expected.
@@ -183,6 +218,7 @@ impl fmt::Debug for Error {
             .field("message", &self.0.message)
             .field("source", &self.0.source)
             .field("pipeline_index", &self.0.pipeline_index)
+            .field("outcome_unknown", &self.0.outcome_unknown)
             .finish()
     }
 }

@@ -35,7 +35,8 @@ pub mod types;
 
 #[cfg(feature = "runtime")]
 pub use conn::config::{
-    AuthMethod, ChannelBinding, Config, Host, Pooler, RequireAuth, SslMode, TcpOptions,
+    AuthMethod, ChannelBinding, Config, Host, LoadBalanceHosts, Pooler, RequireAuth, SslMode,
+    TargetSessionAttrs, TcpOptions,
 };
 #[cfg(feature = "runtime")]
 pub use conn::{

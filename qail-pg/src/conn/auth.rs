@@ -3,12 +3,14 @@
 //!
 //! See <https://www.postgresql.org/docs/current/sasl-authentication.html>.
 
-use super::Connection;
 use super::config::{AuthMethod, ChannelBinding, Config};
+use super::{Connection, server_error};
 use crate::error::{Error, Kind};
 use crate::proto::auth::scram::{self, ScramSha256};
 use crate::proto::auth::{md5_password, tls_server_end_point};
-use crate::proto::message::{Authentication, PasswordMessage, SaslInitialResponse, SaslResponse};
+use crate::proto::message::{
+    Authentication, Backend, PasswordMessage, SaslInitialResponse, SaslResponse,
+};
 
 /// A server request, copied out of the read buffer.
 enum Request {
@@ -77,26 +79,24 @@ pub(crate) async fn authenticate(
 
 /// Reads the next Authentication message; an ErrorResponse becomes the server's error.
 async fn next_request(conn: &mut Connection) -> Result<Request, Error> {
-    let (tag, range) = conn.recv().await?;
-    match tag {
-        b'R' => {}
-        b'E' => {
-            let e = conn.db_error(range);
+    let message = conn.recv().await?;
+    let request = match conn.stream.decode(message) {
+        Ok(Backend::Authentication(request)) => match request {
+            Authentication::Ok => Request::Ok,
+            Authentication::CleartextPassword => Request::Cleartext,
+            Authentication::Md5Password { salt } => Request::Md5(salt),
+            Authentication::Sasl { mechanisms } => {
+                Request::Sasl(mechanisms.into_iter().map(str::to_owned).collect())
+            }
+            Authentication::SaslContinue { data } => Request::SaslContinue(data.to_vec()),
+            Authentication::SaslFinal { data } => Request::SaslFinal(data.to_vec()),
+            Authentication::Unsupported { code } => Request::Unsupported(code),
+        },
+        Ok(Backend::ErrorResponse(db)) => {
             conn.stream.set_broken();
-            return Err(e);
+            return Err(server_error(db));
         }
-        _ => return Ok(Request::Unexpected("a message other than Authentication")),
-    }
-    let request = match Authentication::decode(conn.stream.body(range)) {
-        Ok(Authentication::Ok) => Request::Ok,
-        Ok(Authentication::CleartextPassword) => Request::Cleartext,
-        Ok(Authentication::Md5Password { salt }) => Request::Md5(salt),
-        Ok(Authentication::Sasl { mechanisms }) => {
-            Request::Sasl(mechanisms.into_iter().map(str::to_owned).collect())
-        }
-        Ok(Authentication::SaslContinue { data }) => Request::SaslContinue(data.to_vec()),
-        Ok(Authentication::SaslFinal { data }) => Request::SaslFinal(data.to_vec()),
-        Ok(Authentication::Unsupported { code }) => Request::Unsupported(code),
+        Ok(_) => Request::Unexpected("a message other than Authentication"),
         Err(e) => return Err(conn.decode_error(e)),
     };
     Ok(request)

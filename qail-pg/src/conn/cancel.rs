@@ -140,9 +140,15 @@ impl Connection {
     /// and every pipeline (the time-out applies to the whole pipeline: an atomic batch is
     /// rolled back; in a per-query pipeline only the query running is cancelled, and those
     /// already sent after it still run, their results dropped — use an atomic pipeline when
-    /// a time-out must leave nothing behind). It does
-    /// not cover calls whose pace the caller sets: a row stream (`fetch`), which the caller
-    /// can wrap in `tokio::time::timeout`, and COPY.
+    /// a time-out must leave nothing behind), and every other wait on the server: `begin`,
+    /// `commit`, `rollback` (and savepoints), `prepare`, a COPY's start, each of its sends
+    /// that waits for the socket, its `finish` and `fail`, and [`Connection::close`] (which
+    /// otherwise gives up after 5 s). The cancel and the draining of replies after a time-out
+    /// take at most half the time-out (between 100 ms and 500 ms) more; when the server does
+    /// not answer within that, the connection is closed. A time-out whose statement may have
+    /// completed is [outcome unknown](Error::is_outcome_unknown). It does not cover calls
+    /// whose pace the caller sets: a row stream (`fetch`) and `copy_out`, which the caller can
+    /// wrap in `tokio::time::timeout`.
     pub fn set_query_timeout(&mut self, timeout: Option<Duration>) {
         self.query_timeout = timeout;
     }
@@ -162,6 +168,8 @@ impl Connection {
     /// connection is closed.
     pub(crate) async fn timed_out(&mut self, token: CancelToken, limit: Duration) -> Error {
         let grace = cancel_grace(limit);
+        let in_flight = self.stream.in_flight();
+        self.discarded_error = false;
         let cancel_and_drain = async {
             token.cancel().await?;
             self.ready().await
@@ -171,7 +179,10 @@ impl Connection {
             "the query did not finish within the time-out of {limit:?} and was cancelled; raise \
              the time-out with set_query_timeout or make the query faster"
         );
+        let mut known = !in_flight;
         match outcome {
+            // The cancelled statement's error was read: it did not complete.
+            Ok(Ok(())) if self.discarded_error => known = true,
             Ok(Ok(())) => {}
             Ok(Err(_)) => {
                 self.stream.set_broken();
@@ -185,7 +196,8 @@ impl Connection {
                 ));
             }
         }
-        Error::new(Kind::Timeout, message)
+        let e = Error::new(Kind::Timeout, message);
+        if known { e } else { e.outcome_unknown() }
     }
 }
 

@@ -15,11 +15,12 @@
 use std::borrow::Cow;
 
 use super::prepare::{close_statement, encode_error};
-use super::{Connection, Statement};
+use super::stream::release;
+use super::{Connection, Statement, described_columns, server_error};
 use crate::error::Error;
 pub(crate) use crate::error::{is_stale, stale_in_transaction};
 use crate::proto::message::{
-    Bind, DataRow, Describe, Execute, Format, Parse, Target, bind_execute_sync, sync,
+    Backend, Bind, DataRow, Describe, Execute, Format, Parse, Target, bind_execute_sync, sync,
 };
 use crate::row::Column;
 use crate::template::Template;
@@ -112,7 +113,7 @@ impl Connection {
             statement.params(),
         )
         .map_err(encode_error)?;
-        self.pending_syncs += 1;
+        self.syncs.sent(1);
         self.stream.flush().await?;
         sent(statement);
         self.read_bind().await
@@ -125,7 +126,7 @@ impl Connection {
         params: &Params<'_>,
     ) -> Result<(), Error> {
         self.write_bind(statement, params)?;
-        self.pending_syncs += 1;
+        self.syncs.sent(1);
         self.stream.flush().await?;
         self.read_bind().await
     }
@@ -160,13 +161,13 @@ impl Connection {
         if let Err(e) = self.write_bind(&described, params) {
             // Note: the Parse is still queued; end its cycle so the queue stays well formed.
             sync(self.stream.write_buf());
-            self.pending_syncs += 1;
+            self.syncs.sent(1);
             if named {
                 self.unconfirmed.push(name.to_owned());
             }
             return Err(e);
         }
-        self.pending_syncs += 1;
+        self.syncs.sent(1);
         if named {
             self.unconfirmed.push(name.to_owned());
         }
@@ -185,7 +186,7 @@ impl Connection {
     ) -> Result<Statement, Error> {
         self.write_parse_describe(template, name)?;
         sync(self.stream.write_buf());
-        self.pending_syncs += 1;
+        self.syncs.sent(1);
         if !name.is_empty() {
             self.unconfirmed.push(name.to_owned());
         }
@@ -281,25 +282,27 @@ impl Connection {
     ) -> Result<Statement, Error> {
         let mut params = None;
         loop {
-            let (tag, range) = self.recv().await?;
-            match tag {
-                b'1' | b'3' => {}
-                b't' => params = Some(self.described_params(range)?),
-                b'T' | b'n' => {
-                    let columns = self.described_columns(tag, range)?;
-                    let Some(params) = params.take() else {
-                        return Err(self.protocol_error("a RowDescription before the parameters"));
-                    };
-                    return self.confirm(template, name, params, columns).await;
+            let message = self.recv().await?;
+            let columns = match self.stream.decode(message) {
+                Ok(Backend::ParseComplete | Backend::CloseComplete) => continue,
+                Ok(Backend::ParameterDescription(p)) => {
+                    params = Some(p.types);
+                    continue;
                 }
-                b'E' => {
-                    let e = self.db_error(range);
+                Ok(Backend::RowDescription(d)) => described_columns(&d),
+                Ok(Backend::NoData) => Vec::new(),
+                Ok(Backend::ErrorResponse(db)) => {
                     self.unconfirmed.retain(|n| n != name);
                     self.skip_to_ready().await?;
-                    return Err(e);
+                    return Err(server_error(db));
                 }
-                _ => return Err(self.protocol_error("an unexpected message while preparing")),
-            }
+                Ok(_) => return Err(self.protocol_error("an unexpected message while preparing")),
+                Err(e) => return Err(self.decode_error(e)),
+            };
+            let Some(params) = params.take() else {
+                return Err(self.protocol_error("a RowDescription before the parameters"));
+            };
+            return self.confirm(template, name, params, columns).await;
         }
     }
 
@@ -331,19 +334,26 @@ impl Connection {
     /// Reads up to BindComplete; on an error reads to ReadyForQuery and returns it.
     async fn read_bind(&mut self) -> Result<(), Error> {
         loop {
-            let (tag, range) = match self.try_recv()? {
+            let message = match self.try_recv()? {
                 Some(found) => found,
                 None => self.recv().await?,
             };
-            match tag {
-                b'2' => return Ok(()),
-                b'3' => {}
-                b'E' => {
-                    let e = self.db_error(range);
-                    self.skip_to_ready().await?;
-                    return Err(e);
+            // Note: matched in place and consumed by every arm (see `read_rows`).
+            match self.stream.decode(message) {
+                Ok(reply @ Backend::BindComplete) => {
+                    release(reply);
+                    return Ok(());
                 }
-                _ => return Err(self.protocol_error("an unexpected message before BindComplete")),
+                Ok(reply @ Backend::CloseComplete) => release(reply),
+                Ok(Backend::ErrorResponse(db)) => {
+                    self.skip_to_ready().await?;
+                    return Err(server_error(db));
+                }
+                Ok(other) => {
+                    drop(other);
+                    return Err(self.protocol_error("an unexpected message before BindComplete"));
+                }
+                Err(e) => return Err(self.decode_error(e)),
             }
         }
     }
@@ -362,42 +372,49 @@ impl Connection {
         let mut error = None;
         let mut first = true;
         loop {
-            let (tag, range) = match self.try_recv()? {
+            let message = match self.try_recv()? {
                 Some(found) => found,
                 None => self.recv().await?,
             };
-            match tag {
-                b'D' => {
+            // Note: the decoded reply is matched in place, and every arm consumes it, so no
+            // arm copies the message or calls its drop glue on the hot path (DataRow).
+            match self.stream.decode(message) {
+                Ok(reply @ Backend::DataRow(data)) => {
+                    release(reply);
                     if error.is_some() {
                         continue;
                     }
                     if first {
                         first = false;
-                        let buffered = 1 + self.stream.buffered(b'D');
+                        let buffered = 1 + self.stream.buffered_rows();
                         sink.expect(buffered.max(statement.rows_hint()));
                     }
-                    let data = match DataRow::decode(self.stream.body(range)) {
-                        Ok(data) => data,
-                        Err(e) => return Err(self.decode_error(e)),
-                    };
                     if let Err(e) = sink.row(data, statement) {
                         error = Some(e);
                     }
                 }
-                b'C' if counts => {
-                    match crate::proto::message::CommandComplete::decode(self.stream.body(range)) {
-                        Ok(done) => affected = done.rows().unwrap_or(0),
-                        Err(e) => return Err(self.decode_error(e)),
+                Ok(reply @ Backend::CommandComplete(done)) => {
+                    release(reply);
+                    if counts {
+                        affected = done.rows().unwrap_or(0);
                     }
                 }
-                b'C' => {}
-                b'I' | b's' | b'3' => {}
-                b'E' => error = Some(self.db_error(range)),
-                b'Z' => {
-                    self.on_ready(range)?;
+                Ok(
+                    reply @ (Backend::EmptyQueryResponse
+                    | Backend::PortalSuspended
+                    | Backend::CloseComplete),
+                ) => release(reply),
+                Ok(Backend::ErrorResponse(db)) => error = Some(server_error(db)),
+                Ok(reply @ Backend::ReadyForQuery(r)) => {
+                    release(reply);
+                    self.on_ready(r);
                     break;
                 }
-                _ => return Err(self.protocol_error("an unexpected message in query results")),
+                Ok(other) => {
+                    drop(other);
+                    return Err(self.protocol_error("an unexpected message in query results"));
+                }
+                Err(e) => return Err(self.decode_error(e)),
             }
         }
         if let (None, Some(rows)) = (&error, sink.rows()) {

@@ -42,7 +42,8 @@ use raw::Raw;
 #[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Config {
-    /// Hosts to try in order; a Unix socket directory is a [`Host::Unix`].
+    /// Hosts to try in order (shuffled with [`LoadBalanceHosts::Random`]); a Unix socket
+    /// directory is a [`Host::Unix`].
     pub hosts: Vec<Host>,
     /// `hostaddr`: numeric addresses, one per host, used instead of resolving the host
     /// name (which still names the server for TLS). Empty when not given.
@@ -73,8 +74,12 @@ pub struct Config {
     pub require_auth: Option<RequireAuth>,
     /// `application_name`.
     pub application_name: Option<String>,
-    /// `connect_timeout`, per host attempt.
+    /// `connect_timeout`, per host and address attempt.
     pub connect_timeout: Option<Duration>,
+    /// `target_session_attrs`: which kind of server to accept among the hosts.
+    pub target_session_attrs: TargetSessionAttrs,
+    /// `load_balance_hosts`: the order in which the hosts and their addresses are tried.
+    pub load_balance_hosts: LoadBalanceHosts,
     /// `options`: command-line options sent to the server (`-c search_path=…`).
     pub options: Option<String>,
     /// TCP keepalives (`keepalives`, `keepalives_idle`, `keepalives_interval`,
@@ -179,6 +184,44 @@ pub enum SslMode {
     VerifyCa,
     /// Use TLS; verify the chain and that the certificate names the host.
     VerifyFull,
+}
+
+/// libpq's `target_session_attrs`: which server of the host list a connection accepts.
+///
+/// A server that connects but does not qualify is closed and the next host is tried. For the
+/// read-write and read-only modes the answer comes from the `default_transaction_read_only`
+/// and `in_hot_standby` parameters the server reports (PostgreSQL 14 and later), else from
+/// `SHOW transaction_read_only`; for primary and standby from `in_hot_standby`, else from
+/// `SELECT pg_is_in_recovery()`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TargetSessionAttrs {
+    /// `any`: the first server that accepts the connection.
+    #[default]
+    Any,
+    /// `read-write`: a session that accepts writes by default (not in hot standby and
+    /// `default_transaction_read_only` off).
+    ReadWrite,
+    /// `read-only`: a session that does not accept writes by default.
+    ReadOnly,
+    /// `primary`: a server not in hot standby.
+    Primary,
+    /// `standby`: a server in hot standby.
+    Standby,
+    /// `prefer-standby`: a standby if any host is one, else the first server that accepts the
+    /// connection.
+    PreferStandby,
+}
+
+/// libpq's `load_balance_hosts`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LoadBalanceHosts {
+    /// `disable`: the hosts in the order given, and the addresses of a host name in the order
+    /// the resolver returns them.
+    #[default]
+    Disable,
+    /// `random`: the hosts in random order, and the addresses of each host name shuffled, to
+    /// spread connections over the servers.
+    Random,
 }
 
 /// libpq's `channel_binding`.
@@ -297,6 +340,8 @@ impl Config {
                 .or_else(|| raw.non_empty("fallback_application_name"))
                 .map(str::to_owned),
             connect_timeout: raw.connect_timeout()?,
+            target_session_attrs: raw.target_session_attrs()?,
+            load_balance_hosts: raw.load_balance_hosts()?,
             options: raw.non_empty("options").map(str::to_owned),
             tcp: raw.tcp_options()?,
             pooler: raw.pooler()?,
@@ -399,9 +444,21 @@ impl Config {
         self
     }
 
-    /// `connect_timeout`, per host attempt.
+    /// `connect_timeout`, per host and address attempt.
     pub fn connect_timeout(mut self, timeout: Duration) -> Config {
         self.connect_timeout = Some(timeout);
+        self
+    }
+
+    /// `target_session_attrs`: which kind of server to accept among the hosts.
+    pub fn target_session_attrs(mut self, attrs: TargetSessionAttrs) -> Config {
+        self.target_session_attrs = attrs;
+        self
+    }
+
+    /// `load_balance_hosts`: try the hosts (and each host's addresses) in random order.
+    pub fn load_balance_hosts(mut self, mode: LoadBalanceHosts) -> Config {
+        self.load_balance_hosts = mode;
         self
     }
 
@@ -451,6 +508,8 @@ impl fmt::Debug for Config {
             .field("require_auth", &self.require_auth)
             .field("application_name", &self.application_name)
             .field("connect_timeout", &self.connect_timeout)
+            .field("target_session_attrs", &self.target_session_attrs)
+            .field("load_balance_hosts", &self.load_balance_hosts)
             .field("tcp", &self.tcp)
             .field("options", &self.options)
             .field("pooler", &self.pooler)

@@ -1,4 +1,5 @@
-//! Opening the socket: hosts in order, TCP or Unix, the SSLRequest and TLS.
+//! Opening the socket: hosts in order (or shuffled), each host's addresses, TCP or Unix, the
+//! SSLRequest and TLS, then the `target_session_attrs` check.
 //!
 //! See <https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-SSL>.
 
@@ -10,51 +11,260 @@ use tokio::net::TcpStream;
 
 use super::cancel::Target;
 use super::config::passfile::{self, Lookup};
-use super::config::{Config, Host, SslMode, TcpOptions};
+use rand::seq::SliceRandom as _;
+
+use super::config::{Config, Host, LoadBalanceHosts, SslMode, TargetSessionAttrs, TcpOptions};
 use super::stream::{Socket, Stream};
 use super::{Connection, startup};
 use crate::error::{Error, Kind};
 
-/// Tries each host of `config` in order; returns the first session that starts, or the last
-/// error.
+/// Tries each host of `config` in order (shuffled with `load_balance_hosts=random`) and
+/// returns the first session that starts on a server `target_session_attrs` accepts.
+///
+/// See <https://www.postgresql.org/docs/16/libpq-connect.html#LIBPQ-MULTIPLE-HOSTS>.
 pub(crate) async fn connect(config: &Config) -> Result<Connection, Error> {
-    let mut last = None;
-    for (host, addr, port) in config.targets() {
-        let (with_password, note) = with_passfile_password(config, host, port);
-        let config = with_password.as_ref().unwrap_or(config);
-        let attempt = async {
-            let result = connect_host(config, host, addr, port).await;
-            match &note {
-                Some(note) => result.map_err(|e| e.with_auth_note(note)),
-                None => result,
-            }
-        };
-        let result = match config.connect_timeout {
-            Some(limit) => tokio::time::timeout(limit, attempt)
-                .await
-                .unwrap_or_else(|_| {
-                    Err(Error::new(
-                        Kind::Timeout,
-                        format!(
-                            "connecting to {} timed out after {limit:?}; check that the server \
-                             is up, or raise connect_timeout",
-                            describe(host, port)
-                        ),
-                    ))
-                }),
-            None => attempt.await,
-        };
-        match result {
+    let mut targets: Vec<_> = config.targets().collect();
+    if targets.is_empty() {
+        return Err(Error::new(
+            Kind::Config,
+            "no host to connect to; set host in the connection string or PGHOST",
+        ));
+    }
+    if config.load_balance_hosts == LoadBalanceHosts::Random {
+        targets.shuffle(&mut rand::rng());
+    }
+    let wanted = config.target_session_attrs;
+    let first = match wanted {
+        TargetSessionAttrs::PreferStandby => TargetSessionAttrs::Standby,
+        other => other,
+    };
+    let mut outcomes = Vec::with_capacity(targets.len());
+    for &(host, addr, port) in &targets {
+        match connect_one(config, host, addr, port, first).await {
             Ok(conn) => return Ok(conn),
+            Err(outcome) => outcomes.push((describe(host, port), outcome)),
+        }
+    }
+    // Note: prefer-standby found no standby; like libpq, try every host again accepting any.
+    if wanted == TargetSessionAttrs::PreferStandby {
+        let mut again = Vec::with_capacity(targets.len());
+        for &(host, addr, port) in &targets {
+            match connect_one(config, host, addr, port, TargetSessionAttrs::Any).await {
+                Ok(conn) => return Ok(conn),
+                Err(outcome) => again.push((describe(host, port), outcome)),
+            }
+        }
+        outcomes = again;
+    }
+    Err(no_server(wanted, outcomes))
+}
+
+/// Why one host was not used.
+enum Outcome {
+    /// The connection failed; the error.
+    Failed(Error),
+    /// The server connected but is not the kind wanted: what it is ("a standby", …).
+    Refused(&'static str),
+}
+
+/// The error when no host gave a session: the last failure when every host failed to
+/// connect (so a single host reports its own error unchanged), else one naming each host.
+fn no_server(wanted: TargetSessionAttrs, mut outcomes: Vec<(String, Outcome)>) -> Error {
+    if outcomes
+        .iter()
+        .all(|(_, o)| matches!(o, Outcome::Failed(_)))
+        && let Some((_, Outcome::Failed(e))) = outcomes.pop()
+    {
+        return e;
+    }
+    let names: Vec<&str> = outcomes.iter().map(|(name, _)| name.as_str()).collect();
+    let what = match wanted {
+        TargetSessionAttrs::ReadWrite => "accepts writes (read-write)",
+        TargetSessionAttrs::ReadOnly => "is read-only",
+        TargetSessionAttrs::Primary => "is a primary",
+        TargetSessionAttrs::Standby => "is a standby",
+        // Note: unreachable in practice, as the second pass accepts any server that connects.
+        TargetSessionAttrs::PreferStandby | TargetSessionAttrs::Any => "accepted the connection",
+    };
+    let each: Vec<String> = outcomes
+        .iter()
+        .map(|(name, outcome)| match outcome {
+            Outcome::Refused(is) => format!("{name} is {is}"),
+            Outcome::Failed(e) => format!("{name}: {e}"),
+        })
+        .collect();
+    Error::new(
+        Kind::Config,
+        format!(
+            "no server among {} {what}; {}; check target_session_attrs and the host list",
+            names.join(", "),
+            each.join("; ")
+        ),
+    )
+}
+
+/// One host: its addresses in turn, each within `connect_timeout`, then the
+/// `target_session_attrs` check.
+async fn connect_one(
+    config: &Config,
+    host: &Host,
+    addr: Option<IpAddr>,
+    port: u16,
+    wanted: TargetSessionAttrs,
+) -> Result<Connection, Outcome> {
+    let (with_password, note) = with_passfile_password(config, host, port);
+    let config = with_password.as_ref().unwrap_or(config);
+    let addrs = addresses(config, host, addr, port)
+        .await
+        .map_err(Outcome::Failed)?;
+    let mut last = None;
+    for addr in addrs {
+        // Note: like libpq, connect_timeout bounds the check of the session too; a failed
+        // attempt moves on to the next address, a server of the wrong kind to the next host.
+        let attempt = async {
+            let mut conn =
+                connect_host(config, host, addr, port)
+                    .await
+                    .map_err(|e| match &note {
+                        Some(note) => e.with_auth_note(note),
+                        None => e,
+                    })?;
+            Ok(match session_is(&mut conn, wanted).await? {
+                None => Ok(conn),
+                Some(is) => {
+                    conn.close().await;
+                    Err(is)
+                }
+            })
+        };
+        match within_timeout(config, host, port, attempt).await {
+            Ok(Ok(conn)) => return Ok(conn),
+            Ok(Err(is)) => return Err(Outcome::Refused(is)),
             Err(e) => last = Some(e),
         }
     }
-    Err(last.unwrap_or_else(|| {
+    Err(Outcome::Failed(last.unwrap_or_else(|| {
         Error::new(
-            Kind::Config,
-            "no host to connect to; set host in the connection string or PGHOST",
+            Kind::Io,
+            format!(
+                "{} resolved to no address; check the host name",
+                describe(host, port)
+            ),
         )
-    }))
+    })))
+}
+
+/// The addresses to try for one host: its `hostaddr`, else what its name resolves to
+/// (shuffled with `load_balance_hosts=random`); a Unix socket is one attempt (`None`).
+async fn addresses(
+    config: &Config,
+    host: &Host,
+    addr: Option<IpAddr>,
+    port: u16,
+) -> Result<Vec<Option<IpAddr>>, Error> {
+    let name = match (host, addr) {
+        (Host::Tcp(name), None) => name,
+        (_, addr) => return Ok(vec![addr]),
+    };
+    let resolve = async {
+        tokio::net::lookup_host((name.as_str(), port))
+            .await
+            .map_err(|e| {
+                Error::with_source(
+                    Kind::Io,
+                    format!(
+                        "could not resolve the host name {name}; check the host in the                          connection string"
+                    ),
+                    e,
+                )
+            })
+    };
+    let mut addrs: Vec<Option<IpAddr>> = Vec::new();
+    for found in within_timeout(config, host, port, resolve).await? {
+        if !addrs.contains(&Some(found.ip())) {
+            addrs.push(Some(found.ip()));
+        }
+    }
+    if config.load_balance_hosts == LoadBalanceHosts::Random {
+        addrs.shuffle(&mut rand::rng());
+    }
+    Ok(addrs)
+}
+
+/// `attempt` bounded by `connect_timeout`, when set.
+async fn within_timeout<T>(
+    config: &Config,
+    host: &Host,
+    port: u16,
+    attempt: impl Future<Output = Result<T, Error>>,
+) -> Result<T, Error> {
+    let Some(limit) = config.connect_timeout else {
+        return attempt.await;
+    };
+    tokio::time::timeout(limit, attempt)
+        .await
+        .unwrap_or_else(|_| {
+            Err(Error::new(
+                Kind::Timeout,
+                format!(
+                    "connecting to {} timed out after {limit:?}; check that the server is up,                      or raise connect_timeout",
+                    describe(host, port)
+                ),
+            ))
+        })
+}
+
+/// Whether the session is of the kind `target_session_attrs` wants: `None` when it is, else
+/// what it is instead, for the error message.
+///
+/// Note: like libpq, the read-only test uses the `default_transaction_read_only` and
+/// `in_hot_standby` parameters when the server reports them (PostgreSQL 14 and later), else
+/// `SHOW transaction_read_only`; the standby test uses `in_hot_standby`, else
+/// `pg_is_in_recovery()`.
+async fn session_is(
+    conn: &mut Connection,
+    wanted: TargetSessionAttrs,
+) -> Result<Option<&'static str>, Error> {
+    match wanted {
+        TargetSessionAttrs::Any => Ok(None),
+        TargetSessionAttrs::ReadWrite | TargetSessionAttrs::ReadOnly => {
+            let read_only = match (
+                conn.parameter_status("default_transaction_read_only"),
+                conn.parameter_status("in_hot_standby"),
+            ) {
+                (Some(default), Some(standby)) => default == "on" || standby == "on",
+                _ => {
+                    let row = conn.query_one("SHOW transaction_read_only", &[]).await?;
+                    row.try_get::<&str>(0)? == "on"
+                }
+            };
+            Ok(match (wanted, read_only) {
+                (TargetSessionAttrs::ReadWrite, true) => Some("read-only"),
+                (TargetSessionAttrs::ReadOnly, false) => Some("read-write"),
+                _ => None,
+            })
+        }
+        TargetSessionAttrs::Primary
+        | TargetSessionAttrs::Standby
+        | TargetSessionAttrs::PreferStandby => {
+            let standby = match conn.parameter_status("in_hot_standby") {
+                Some(value) => value == "on",
+                None => {
+                    let row = conn
+                        .query_one("SELECT pg_catalog.pg_is_in_recovery()", &[])
+                        .await?;
+                    row.try_get::<bool>(0)?
+                }
+            };
+            Ok(match (wanted, standby) {
+                (TargetSessionAttrs::Primary, true) => Some("a standby"),
+                (TargetSessionAttrs::Standby | TargetSessionAttrs::PreferStandby, false) => {
+                    Some("a primary")
+                }
+                _ => None,
+            })
+        }
+    }
 }
 
 /// When no password is given: the configuration with the password file's password for this

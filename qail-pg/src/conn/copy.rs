@@ -9,9 +9,9 @@
 use futures_core::Stream;
 use futures_util::StreamExt;
 
-use super::Connection;
+use super::{Connection, server_error};
 use crate::error::{Error, Kind};
-use crate::proto::message::{CommandComplete, CopyData, CopyFail, Query, copy_done};
+use crate::proto::message::{Backend, CopyData, CopyFail, Query, copy_done};
 use crate::types::BoxError;
 
 /// How many unsent COPY bytes are buffered before they are sent.
@@ -39,17 +39,17 @@ impl Connection {
     /// # Ok(()) }
     /// ```
     pub async fn copy_in(&mut self, sql: &str) -> Result<CopyIn<'_>, Error> {
-        self.ready().await?;
+        super::cancel::timed!(self, self.ready())?;
         Query { sql }
             .encode(self.stream.write_buf())
             .map_err(super::prepare::encode_error)?;
-        self.pending_syncs += 1;
-        let copy = CopyIn {
+        self.syncs.sent(1);
+        let mut copy = CopyIn {
             conn: self,
             done: false,
         };
-        copy.conn.stream.flush().await?;
-        copy.start().await
+        copy.start().await?;
+        Ok(copy)
     }
 
     /// Runs `COPY … FROM STDIN` with the byte chunks of `source`. When the source yields an
@@ -109,23 +109,23 @@ impl Connection {
         Query { sql }
             .encode(self.stream.write_buf())
             .map_err(super::prepare::encode_error)?;
-        self.pending_syncs += 1;
+        self.syncs.sent(1);
         self.stream.flush().await?;
         loop {
-            let (tag, range) = self.recv().await?;
-            match tag {
-                b'H' => return Ok(()),
-                b'E' => {
-                    let e = self.db_error(range);
+            let message = self.recv().await?;
+            match self.stream.decode(message) {
+                Ok(Backend::CopyOutResponse(_)) => return Ok(()),
+                Ok(Backend::ErrorResponse(db)) => {
                     self.skip_to_ready().await?;
-                    return Err(e);
+                    return Err(server_error(db));
                 }
-                b'G' => self.refuse_copy_in().await?,
-                b'Z' => {
-                    self.on_ready(range)?;
+                Ok(Backend::CopyInResponse(_)) => self.refuse_copy_in().await?,
+                Ok(Backend::ReadyForQuery(r)) => {
+                    self.on_ready(r);
                     return Err(not_copy("TO STDOUT", "copy_out"));
                 }
-                _ => {}
+                Ok(_) => {}
+                Err(e) => return Err(self.decode_error(e)),
             }
         }
     }
@@ -134,40 +134,60 @@ impl Connection {
     async fn next_copy_chunk(&mut self) -> Result<Option<Vec<u8>>, Error> {
         let mut error = None;
         loop {
-            let (tag, range) = self.recv().await?;
-            match tag {
-                b'd' if error.is_none() => return Ok(Some(self.stream.body(range).to_vec())),
-                b'd' | b'c' | b'C' => {}
-                b'E' => error = Some(self.db_error(range)),
-                b'Z' => {
-                    self.on_ready(range)?;
+            let message = self.recv().await?;
+            match self.stream.decode(message) {
+                Ok(Backend::CopyData(chunk)) if error.is_none() => {
+                    return Ok(Some(chunk.data.to_vec()));
+                }
+                Ok(Backend::CopyData(_) | Backend::CopyDone | Backend::CommandComplete(_)) => {}
+                Ok(Backend::ErrorResponse(db)) => error = Some(server_error(db)),
+                Ok(Backend::ReadyForQuery(r)) => {
+                    self.on_ready(r);
                     return error.map_or(Ok(None), Err);
                 }
-                _ => return Err(self.protocol_error("an unexpected message during COPY")),
+                Ok(_) => return Err(self.protocol_error("an unexpected message during COPY")),
+                Err(e) => return Err(self.decode_error(e)),
             }
         }
     }
 }
 
 impl CopyIn<'_> {
-    /// Reads up to CopyInResponse.
-    async fn start(mut self) -> Result<Self, Error> {
-        loop {
-            let (tag, range) = self.conn.recv().await?;
-            match tag {
-                b'G' => return Ok(self),
-                b'E' => {
+    /// Sends the COPY statement and reads up to CopyInResponse, under the query time-out.
+    async fn start(&mut self) -> Result<(), Error> {
+        let limit = self.conn.query_timeout();
+        let token = limit.map(|_| self.conn.cancel_token());
+        match limit {
+            None => self.start_untimed().await,
+            Some(limit) => match tokio::time::timeout(limit, self.start_untimed()).await {
+                Ok(result) => result,
+                Err(_) => {
+                    let token = token.expect("a token is taken with the time-out");
                     self.done = true;
-                    let e = self.conn.db_error(range);
-                    self.conn.skip_to_ready().await?;
-                    return Err(e);
+                    Err(self.conn.timed_out(token, limit).await)
                 }
-                b'Z' => {
+            },
+        }
+    }
+
+    async fn start_untimed(&mut self) -> Result<(), Error> {
+        self.conn.stream.flush().await?;
+        loop {
+            let message = self.conn.recv().await?;
+            match self.conn.stream.decode(message) {
+                Ok(Backend::CopyInResponse(_)) => return Ok(()),
+                Ok(Backend::ErrorResponse(db)) => {
                     self.done = true;
-                    self.conn.on_ready(range)?;
+                    self.conn.skip_to_ready().await?;
+                    return Err(server_error(db));
+                }
+                Ok(Backend::ReadyForQuery(r)) => {
+                    self.done = true;
+                    self.conn.on_ready(r);
                     return Err(not_copy("FROM STDIN", "copy_in"));
                 }
-                _ => {}
+                Ok(_) => {}
+                Err(e) => return Err(self.conn.decode_error(e)),
             }
         }
     }
@@ -179,42 +199,30 @@ impl CopyIn<'_> {
             .encode(self.conn.stream.write_buf())
             .map_err(super::prepare::encode_error)?;
         if self.conn.stream.unsent() >= SEND_AT {
-            self.conn.stream.flush().await?;
+            let conn = &mut *self.conn;
+            super::cancel::timed!(conn, conn.stream.flush())?;
         }
         Ok(())
     }
 
-    /// Ends the COPY; returns the number of rows written.
+    /// Ends the COPY; returns the number of rows written. Sending the last data and reading
+    /// the server's answer are bounded by the query time-out.
     pub async fn finish(mut self) -> Result<u64, Error> {
         copy_done(self.conn.stream.write_buf());
         self.done = true;
-        self.conn.stream.flush().await?;
-        let mut rows = 0;
-        let mut error = None;
-        loop {
-            let (tag, range) = self.conn.recv().await?;
-            match tag {
-                b'C' => match CommandComplete::decode(self.conn.stream.body(range)) {
-                    Ok(done) => rows = done.rows().unwrap_or(0),
-                    Err(e) => return Err(self.conn.decode_error(e)),
-                },
-                b'E' => error = Some(self.conn.db_error(range)),
-                b'Z' => {
-                    self.conn.on_ready(range)?;
-                    break;
-                }
-                _ => return Err(self.conn.protocol_error("an unexpected message after COPY")),
-            }
-        }
-        error.map_or(Ok(rows), Err)
+        let conn = &mut *self.conn;
+        super::cancel::timed!(conn, finish_copy(conn))
     }
 
     /// Aborts the COPY with `reason` (the server's error repeats it): no row is written.
     pub async fn fail(mut self, reason: &str) -> Result<(), Error> {
         self.queue_fail(reason);
-        self.conn.stream.flush().await?;
-        // Note: the server answers with an error (57014) that only confirms the abort.
-        self.conn.skip_to_ready().await
+        let conn = &mut *self.conn;
+        super::cancel::timed!(conn, async {
+            conn.stream.flush().await?;
+            // Note: the server answers with an error (57014) that only confirms the abort.
+            conn.skip_to_ready().await
+        })
     }
 
     fn queue_fail(&mut self, reason: &str) {
@@ -223,6 +231,27 @@ impl CopyIn<'_> {
         debug_assert!(queued.is_ok(), "NUL bytes were replaced");
         self.done = true;
     }
+}
+
+/// Sends the end of the COPY and reads its outcome: the rows written, or the error.
+async fn finish_copy(conn: &mut Connection) -> Result<u64, Error> {
+    conn.stream.flush().await?;
+    let mut rows = 0;
+    let mut error = None;
+    loop {
+        let message = conn.recv().await?;
+        match conn.stream.decode(message) {
+            Ok(Backend::CommandComplete(done)) => rows = done.rows().unwrap_or(0),
+            Ok(Backend::ErrorResponse(db)) => error = Some(server_error(db)),
+            Ok(Backend::ReadyForQuery(r)) => {
+                conn.on_ready(r);
+                break;
+            }
+            Ok(_) => return Err(conn.protocol_error("an unexpected message after COPY")),
+            Err(e) => return Err(conn.decode_error(e)),
+        }
+    }
+    error.map_or(Ok(rows), Err)
 }
 
 impl Drop for CopyIn<'_> {

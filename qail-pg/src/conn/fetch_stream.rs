@@ -1,14 +1,14 @@
 //! [`Query::fetch`]: rows decoded one at a time as they are read from the socket.
 //!
-//! Bind + Execute + Sync are written at once and counted in `pending_syncs`, so a stream
+//! Bind + Execute + Sync are written at once and counted in `syncs`, so a stream
 //! dropped early leaves nothing to undo: the next use of the connection reads and drops the
 //! rest of the result up to ReadyForQuery.
 
 use futures_core::Stream;
 
-use super::{Connection, Statement};
+use super::{Connection, Statement, server_error};
 use crate::error::Error;
-use crate::proto::message::DataRow;
+use crate::proto::message::Backend;
 use crate::template::{Decoder, Query, RawRow};
 
 enum State<'c, 'q, D> {
@@ -43,16 +43,13 @@ async fn next_row<'c, 'q, D: Decoder>(
 ) -> Option<(Result<D::Row, Error>, State<'c, 'q, D>)> {
     let mut error = None;
     loop {
-        let (tag, range) = match conn.recv().await {
-            Ok(frame) => frame,
+        let message = match conn.recv().await {
+            Ok(message) => message,
             Err(e) => return Some((Err(e), State::Done)),
         };
-        match tag {
-            b'D' if error.is_none() => {
-                let row = match DataRow::decode(conn.stream.body(range)) {
-                    Ok(data) => D::decode(&mut RawRow::new(data), statement.column_oids()),
-                    Err(e) => Err(conn.decode_error(e)),
-                };
+        match conn.stream.decode(message) {
+            Ok(Backend::DataRow(data)) if error.is_none() => {
+                let row = D::decode(&mut RawRow::new(data), statement.column_oids());
                 // Note: after a decoding error the stream ends; the rest of the result is
                 // drained by the connection's next use.
                 return match row {
@@ -60,18 +57,23 @@ async fn next_row<'c, 'q, D: Decoder>(
                     Err(e) => Some((Err(e), State::Done)),
                 };
             }
-            b'D' | b'C' | b'I' | b's' | b'3' => {}
-            b'E' => error = Some(conn.db_error(range)),
-            b'Z' => {
-                if let Err(e) = conn.on_ready(range) {
-                    return Some((Err(e), State::Done));
-                }
+            Ok(
+                Backend::DataRow(_)
+                | Backend::CommandComplete(_)
+                | Backend::EmptyQueryResponse
+                | Backend::PortalSuspended
+                | Backend::CloseComplete,
+            ) => {}
+            Ok(Backend::ErrorResponse(db)) => error = Some(server_error(db)),
+            Ok(Backend::ReadyForQuery(r)) => {
+                conn.on_ready(r);
                 return error.map(|e| (Err(e), State::Done));
             }
-            _ => {
+            Ok(_) => {
                 let e = conn.protocol_error("an unexpected message in query results");
                 return Some((Err(e), State::Done));
             }
+            Err(e) => return Some((Err(conn.decode_error(e)), State::Done)),
         }
     }
 }

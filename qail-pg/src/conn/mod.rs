@@ -13,18 +13,18 @@
 //!    unsent and drains the replies of dropped flows up to their ReadyForQuery.
 //! 2. Encode messages with `crate::proto::message` into `self.stream.write_buf()`; on an
 //!    encoding error truncate the buffer back to its length before (nothing is sent).
-//! 3. For every Sync (or simple Query) written, `self.pending_syncs += 1` — before any await.
+//! 3. For every Sync (or simple Query) written, `self.syncs.sent(1)` — before any await.
 //! 4. `self.stream.flush().await?`.
-//! 5. Read with `self.recv().await?` → `(tag, body_range)` (notices and ParameterStatus are
-//!    handled there); decode with `Backend::decode(tag, self.stream.body(range))` or the
-//!    message's own `decode`. On `E` keep `self.db_error(range)` and read on; on `Z` call
-//!    `self.on_ready(range)?` (it decrements `pending_syncs`); skip `3` (CloseComplete of
-//!    an evicted statement). Anything unexpected is `self.protocol_error(..)`; a decode
+//! 5. Read with `self.recv().await?` (notices, parameter reports and notifications are
+//!    handled there) and match `self.stream.decode(message)`, a [`Backend`] borrowing from
+//!    the read buffer. On an ErrorResponse keep [`server_error`]`(db)` and read on; on
+//!    ReadyForQuery call `self.on_ready(r)` (it answers one of `syncs`); skip CloseComplete
+//!    (of an evicted statement). Anything unexpected is `self.protocol_error(..)`; a decode
 //!    failure `self.decode_error(e)` — both mark the connection broken.
 //!
 //! A future dropped anywhere in this sequence leaves the connection usable: unsent bytes stay
-//! in the write buffer, unread replies are counted by `pending_syncs`. (An atomic pipeline
-//! writes its one Sync last; until then `open_batch` says the next flow must end the batch.)
+//! in the write buffer, unread replies are counted by `syncs`. (An atomic pipeline writes its
+//! one Sync last; until then `open_batch` says the next flow must end the batch.)
 
 mod auth;
 mod cache;
@@ -44,6 +44,7 @@ mod simple_query;
 mod startup;
 mod statement;
 mod stream;
+mod syncs;
 pub(crate) mod tls;
 mod trace;
 mod transaction;
@@ -64,10 +65,11 @@ pub use statement::Statement;
 pub use transaction::{IsolationLevel, Transaction, TransactionBuilder};
 
 use crate::error::{DbError, Error, Kind};
-use crate::proto::message::{ParameterStatus, ReadyForQuery, TransactionStatus, error_response};
+use crate::proto::message::{Backend, ReadyForQuery, RowDescription, TransactionStatus};
 use cache::StatementCache;
 use config::Config;
-use stream::Stream;
+use stream::{Received, Stream};
+use syncs::Syncs;
 
 /// A callback that receives the server's notices (NoticeResponse).
 type NoticeHandler = Box<dyn FnMut(&DbError) + Send>;
@@ -87,10 +89,9 @@ pub struct Connection {
     process_id: i32,
     secret_key: Vec<u8>,
     transaction_status: TransactionStatus,
-    /// Sync (or simple Query) messages written whose ReadyForQuery has not been read yet.
-    pending_syncs: usize,
-    /// How many of `pending_syncs` belong to a reset queued by the pool (see [`reset`]).
-    reset_syncs: usize,
+    /// Sync (or simple Query) messages written whose ReadyForQuery has not been read yet,
+    /// those of a reset queued by the pool (see [`reset`]) among them.
+    syncs: Syncs,
     /// An atomic pipeline's messages, or a pipeline's Parse + Describe of a new template,
     /// are queued or sent but not their Sync: the server holds an implicit transaction open.
     /// A flow that finds it set (the pipeline was dropped) abandons the batch first, so it is
@@ -105,6 +106,9 @@ pub struct Connection {
     notifications: VecDeque<Notification>,
     /// The time-out applied to each query, if any.
     query_timeout: Option<Duration>,
+    /// Whether [`Connection::skip_to_ready`] dropped an ErrorResponse since it was last
+    /// cleared: after a time-out, the cancelled statement failed (rather than completed).
+    discarded_error: bool,
     /// Where and how to send a CancelRequest for this session.
     cancel_target: Option<std::sync::Arc<cancel::Target>>,
     /// The queue of the last pipeline, empty, kept for its memory.
@@ -119,11 +123,15 @@ impl fmt::Debug for Connection {
         f.debug_struct("Connection")
             .field("process_id", &self.process_id)
             .field("transaction_status", &self.transaction_status)
-            .field("pending_syncs", &self.pending_syncs)
+            .field("pending_syncs", &self.syncs.pending())
             .field("closed", &self.stream.is_broken())
             .finish_non_exhaustive()
     }
 }
+
+/// How long [`Connection::close`] waits for the socket to take Terminate when no query
+/// time-out is set.
+const CLOSE_LIMIT: Duration = Duration::from_secs(5);
 
 impl Connection {
     /// Connects with a libpq connection string (URL or `key=value`); unset options come from
@@ -145,14 +153,14 @@ impl Connection {
             process_id: 0,
             secret_key: Vec::new(),
             transaction_status: TransactionStatus::Idle,
-            pending_syncs: 0,
-            reset_syncs: 0,
+            syncs: Syncs::default(),
             open_batch: false,
             cache: StatementCache::new(statement_cache_size),
             notice_handler: None,
             unconfirmed: Vec::new(),
             notifications: VecDeque::new(),
             query_timeout: None,
+            discarded_error: false,
             cancel_target: None,
             spare_slots: VecDeque::new(),
             pooled_transactions: false,
@@ -204,7 +212,10 @@ impl Connection {
 
     /// Ends the session politely (Terminate). Dropping the connection also closes it.
     pub async fn close(mut self) {
-        self.stream.terminate().await;
+        // Note: a vanished peer can leave the socket unable to take even Terminate; give up
+        // after the query time-out (or CLOSE_LIMIT) and drop the socket.
+        let limit = self.query_timeout.unwrap_or(CLOSE_LIMIT);
+        let _ = tokio::time::timeout(limit, self.stream.terminate()).await;
     }
 
     /// Makes the connection ready for a new flow: refuses a broken one, sends what an
@@ -214,7 +225,7 @@ impl Connection {
         if !self.stream.is_broken()
             && self.unconfirmed.is_empty()
             && !self.has_interrupted_flow()
-            && (self.reset_syncs > 0 || self.stream.unsent() == 0)
+            && (self.syncs.resetting() || self.stream.unsent() == 0)
         {
             // Note: the common case (nothing owed but a reset's replies, which the flow's
             // recv reads first), decided without a future of its own.
@@ -235,12 +246,18 @@ impl Connection {
         for name in std::mem::take(&mut self.unconfirmed) {
             prepare::close_statement(&mut self.stream, &name);
         }
-        if self.reset_syncs > 0 && !self.has_interrupted_flow() {
+        if self.syncs.resetting() && !self.has_interrupted_flow() {
             // Note: only a reset's replies are owed; the flow's recv reads them first.
             return Ok(());
         }
         self.stream.flush().await?;
-        while self.pending_syncs > 0 {
+        self.drain().await
+    }
+
+    /// Reads and discards the replies of every cycle owed, up to the last ReadyForQuery.
+    /// Cancel safe: each cycle is accounted for as its ReadyForQuery is read.
+    async fn drain(&mut self) -> Result<(), Error> {
+        while self.syncs.pending() > 0 {
             self.skip_to_ready().await?;
         }
         Ok(())
@@ -251,7 +268,7 @@ impl Connection {
     /// which would otherwise take the reset's replies for their own.
     pub(crate) async fn ready_without_reset(&mut self) -> Result<(), Error> {
         self.ready().await?;
-        if self.reset_syncs > 0 {
+        if self.syncs.resetting() {
             self.stream.flush().await?;
             self.finish_reset().await?;
         }
@@ -261,29 +278,34 @@ impl Connection {
     /// Reads and discards messages up to the next ReadyForQuery.
     pub(crate) async fn skip_to_ready(&mut self) -> Result<(), Error> {
         loop {
-            let (tag, range) = self.recv().await?;
-            if tag == b'Z' {
-                return self.on_ready(range);
+            let message = self.recv().await?;
+            match self.stream.decode(message) {
+                Ok(Backend::ReadyForQuery(r)) => {
+                    self.on_ready(r);
+                    return Ok(());
+                }
+                Ok(Backend::ErrorResponse(_)) => self.discarded_error = true,
+                Ok(_) => {}
+                Err(e) => return Err(self.decode_error(e)),
             }
         }
     }
 
-    /// Handles a ReadyForQuery body: the transaction status, one fewer pending Sync.
-    pub(crate) fn on_ready(&mut self, body: std::ops::Range<usize>) -> Result<(), Error> {
-        match ReadyForQuery::decode(self.stream.body(body)) {
-            Ok(r) => {
-                self.transaction_status = r.status;
-                self.pending_syncs = self.pending_syncs.saturating_sub(1);
-                Ok(())
-            }
-            Err(_) => Err(self.protocol_error("a malformed ReadyForQuery")),
+    /// Handles a ReadyForQuery: the transaction status, one cycle answered.
+    #[inline]
+    pub(crate) fn on_ready(&mut self, ready: ReadyForQuery) {
+        self.transaction_status = ready.status;
+        self.syncs.on_ready_for_query();
+        if self.syncs.pending() == 0 {
+            self.stream.settled();
         }
     }
 
-    /// The next message that belongs to the current flow. Notices, parameter reports and
-    /// notifications, which the server may send at any time, are handled here.
-    pub(crate) async fn recv(&mut self) -> Result<(u8, std::ops::Range<usize>), Error> {
-        if self.reset_syncs > 0 {
+    /// The next message that belongs to the current flow, to decode with
+    /// [`Stream::decode`]. Notices, parameter reports and notifications, which the server
+    /// may send at any time, are handled here.
+    pub(crate) async fn recv(&mut self) -> Result<Received, Error> {
+        if self.syncs.resetting() {
             Box::pin(self.finish_reset()).await?;
         }
         loop {
@@ -298,68 +320,52 @@ impl Connection {
     /// already in the read buffer (and no reset's replies come first), else `None`. Lets a
     /// flow read the messages that arrived together without awaiting once per message.
     #[inline]
-    pub(crate) fn try_recv(&mut self) -> Result<Option<(u8, std::ops::Range<usize>)>, Error> {
-        if self.reset_syncs > 0 {
+    pub(crate) fn try_recv(&mut self) -> Result<Option<Received>, Error> {
+        if self.syncs.resetting() {
             return Ok(None);
         }
-        while let Some((tag, range)) = self.stream.try_frame()? {
-            if !self.on_async_message(tag, range.clone())? {
-                return Ok(Some((tag, range)));
+        while let Some(message) = self.stream.try_frame()? {
+            if !message.is_asynchronous() {
+                return Ok(Some(message));
             }
+            self.on_async(message)?;
         }
         Ok(None)
     }
 
-    /// Whether `tag` is a message the server may send at any time, which
-    /// [`Connection::on_async_message`] handles: a cheap test for hot read loops.
-    pub(crate) fn is_async_message(tag: u8) -> bool {
-        matches!(tag, b'N' | b'S' | b'A')
-    }
-
-    /// Handles a message the server may send at any time (notice, parameter report,
-    /// notification); false for any other message.
-    #[inline]
-    pub(crate) fn on_async_message(
-        &mut self,
-        tag: u8,
-        range: std::ops::Range<usize>,
-    ) -> Result<bool, Error> {
-        if !matches!(tag, b'N' | b'S' | b'A') {
-            return Ok(false);
-        }
-        self.on_unsolicited(tag, range)?;
-        Ok(true)
-    }
-
-    /// Handles a notice, parameter report or notification.
+    /// Handles a message the server may send at any time ([`Received::is_asynchronous`]):
+    /// a notice, a parameter report or a notification.
     #[cold]
-    fn on_unsolicited(&mut self, tag: u8, range: std::ops::Range<usize>) -> Result<bool, Error> {
-        match tag {
-            b'N' => self.on_notice(range)?,
-            b'S' => self.on_parameter_status(range)?,
-            b'A' => self.on_notification(range)?,
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
-
-    fn on_notice(&mut self, range: std::ops::Range<usize>) -> Result<(), Error> {
-        let notice = error_response::decode_fields(self.stream.body(range))
-            .map_err(|e| self.decode_error(e))?;
-        if let Some(handler) = &mut self.notice_handler {
-            handler(&notice);
-        } else {
-            #[cfg(feature = "tracing")]
-            tracing::info!(code = %notice.code, "{}", notice.message);
+    pub(crate) fn on_async(&mut self, message: Received) -> Result<(), Error> {
+        match self.stream.decode(message) {
+            Ok(Backend::NoticeResponse(notice)) => self.on_notice(&notice),
+            Ok(Backend::ParameterStatus(p)) => {
+                let (name, value) = (p.name.to_owned(), p.value.to_owned());
+                self.on_parameter_status(name, value)?;
+            }
+            Ok(Backend::NotificationResponse(n)) => {
+                let notification = notify::Notification::from_message(n);
+                self.notifications.push_back(notification);
+            }
+            Ok(other) => {
+                let what = other.name();
+                return Err(self.protocol_error(&format!("a {what} out of turn")));
+            }
+            Err(e) => return Err(self.decode_error(e)),
         }
         Ok(())
     }
 
-    fn on_parameter_status(&mut self, range: std::ops::Range<usize>) -> Result<(), Error> {
-        let (name, value) = match ParameterStatus::decode(self.stream.body(range)) {
-            Ok(p) => (p.name.to_owned(), p.value.to_owned()),
-            Err(e) => return Err(self.decode_error(e)),
-        };
+    fn on_notice(&mut self, notice: &DbError) {
+        if let Some(handler) = &mut self.notice_handler {
+            handler(notice);
+        } else {
+            #[cfg(feature = "tracing")]
+            tracing::info!(code = %notice.code, "{}", notice.message);
+        }
+    }
+
+    fn on_parameter_status(&mut self, name: String, value: String) -> Result<(), Error> {
         if name == "client_encoding" && value != "UTF8" {
             self.stream.set_broken();
             return Err(Error::new(
@@ -395,42 +401,20 @@ impl Connection {
             e,
         )
     }
+}
 
-    /// The error for an ErrorResponse body.
-    /// The parameter types of a ParameterDescription ('t') whose body is `body`.
-    pub(crate) fn described_params(
-        &mut self,
-        body: std::ops::Range<usize>,
-    ) -> Result<Vec<crate::types::Oid>, Error> {
-        match crate::proto::message::ParameterDescription::decode(self.stream.body(body)) {
-            Ok(p) => Ok(p.types),
-            Err(e) => Err(self.decode_error(e)),
-        }
-    }
+/// The result columns of a RowDescription.
+pub(crate) fn described_columns(description: &RowDescription<'_>) -> Vec<crate::row::Column> {
+    description
+        .fields
+        .iter()
+        .map(crate::row::Column::from_field)
+        .collect()
+}
 
-    /// The result columns of a RowDescription ('T'), or none for NoData ('n').
-    pub(crate) fn described_columns(
-        &mut self,
-        tag: u8,
-        body: std::ops::Range<usize>,
-    ) -> Result<Vec<crate::row::Column>, Error> {
-        if tag != b'T' {
-            return Ok(Vec::new());
-        }
-        match crate::proto::message::RowDescription::decode(self.stream.body(body)) {
-            Ok(d) => Ok(d
-                .fields
-                .iter()
-                .map(crate::row::Column::from_field)
-                .collect()),
-            Err(e) => Err(self.decode_error(e)),
-        }
-    }
-
-    pub(crate) fn db_error(&mut self, body: std::ops::Range<usize>) -> Error {
-        match error_response::decode_fields(self.stream.body(body)) {
-            Ok(db) => Error::with_source(Kind::Db, "the server reported an error", db),
-            Err(e) => self.decode_error(e),
-        }
-    }
+/// The error for an ErrorResponse.
+pub(crate) fn server_error(db: Box<DbError>) -> Error {
+    // Note: unsized in place, so `Error::as_db_error` finds the DbError itself.
+    let source: Box<dyn std::error::Error + Send + Sync> = db;
+    Error::with_source(Kind::Db, "the server reported an error", source)
 }

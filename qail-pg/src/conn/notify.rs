@@ -3,8 +3,6 @@
 //!
 //! See <https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-ASYNC>.
 
-use std::ops::Range;
-
 use super::Connection;
 use crate::error::Error;
 use crate::proto::message::NotificationResponse;
@@ -32,23 +30,18 @@ impl Notification {
     pub fn payload(&self) -> &str {
         &self.payload
     }
+
+    /// The notification a NotificationResponse carries.
+    pub(crate) fn from_message(n: NotificationResponse<'_>) -> Notification {
+        Notification {
+            process_id: n.process_id,
+            channel: n.channel.to_owned(),
+            payload: n.payload.to_owned(),
+        }
+    }
 }
 
 impl Connection {
-    /// Buffers a NotificationResponse.
-    pub(crate) fn on_notification(&mut self, range: Range<usize>) -> Result<(), Error> {
-        let notification = match NotificationResponse::decode(self.stream.body(range)) {
-            Ok(n) => Notification {
-                process_id: n.process_id,
-                channel: n.channel.to_owned(),
-                payload: n.payload.to_owned(),
-            },
-            Err(e) => return Err(self.decode_error(e)),
-        };
-        self.notifications.push_back(notification);
-        Ok(())
-    }
-
     /// Takes every notification received so far, oldest first, without waiting.
     ///
     /// Notifications that arrive during any query are kept here until taken.
@@ -78,10 +71,11 @@ impl Connection {
             }
             // Note: the connection is idle, so only asynchronous messages may arrive; a
             // dropped future loses nothing, since whole messages are buffered before use.
-            let (tag, range) = self.stream.next_frame().await?;
-            if !self.on_async_message(tag, range)? {
+            let message = self.stream.next_frame().await?;
+            if !message.is_asynchronous() {
                 return Err(self.protocol_error("a message while the connection was idle"));
             }
+            self.on_async(message)?;
         }
     }
 }

@@ -33,11 +33,13 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::compiled::{Params, check_bind_prefix, check_count, check_drift, template_statement};
 use super::prepare::close_statement;
-use super::{Connection, Statement};
+use super::stream::{Received, release};
+use super::{Connection, Statement, described_columns, server_error};
 use crate::error::{Error, Kind};
-use crate::proto::message::{DataRow, bind_execute, flush, sync};
+use crate::proto::message::{Backend, DataRow, bind_execute, flush, sync};
 use crate::row::Column;
 use crate::template::Template;
+use atomic::{end_batch_query, fail_batch};
 
 mod api;
 mod atomic;
@@ -126,6 +128,10 @@ pub(crate) struct Slot {
     describes: bool,
     error: Option<Error>,
     affected: u64,
+    /// Per query: how many bytes the connection must have sent for this query's Sync to
+    /// have gone out ([`Stream::queued_total`](super::stream::Stream::queued_total) after
+    /// it was queued); `u64::MAX` until it is queued.
+    synced_at: u64,
 }
 
 /// The templates' states within one pipeline, by name.
@@ -228,12 +234,13 @@ impl Connection {
         let mut run = Run::new(mode, queue);
         // The job waiting for its template's description.
         let mut pending: Option<J> = None;
-        loop {
+        let lost = loop {
             if let Some(template) = run.waiting
                 && !matches!(run.local.get(template.name), Some(Local::Describing))
                 && let Some(job) = pending.take()
+                && let Err(e) = self.finish_described(&job, &mut run)
             {
-                self.finish_described(&job, &mut run)?;
+                break Err(e);
             }
             while more && pending.is_none() && run.failure.is_none() && self.stream.unsent() < CHUNK
             {
@@ -259,21 +266,35 @@ impl Connection {
                 if more {
                     continue;
                 }
-                break;
+                break Ok(());
             }
             // Note: the replies already received are taken without going through a future.
-            let (tag, range) = match self.stream.try_frame()? {
-                Some(frame) => frame,
-                None => self.stream.next_frame_sending().await?,
+            let message = match self.stream.try_frame() {
+                Ok(Some(message)) => message,
+                Ok(None) => match self.stream.next_frame_sending().await {
+                    Ok(message) => message,
+                    Err(e) => break Err(e),
+                },
+                Err(e) => break Err(e),
             };
-            if Connection::is_async_message(tag) {
-                self.on_async_message(tag, range)?;
-                continue;
+            let handled = if message.is_asynchronous() {
+                self.on_async(message)
+            } else {
+                self.on_reply(message, &mut run, sink)
+            };
+            if let Err(e) = handled {
+                break Err(e);
             }
-            match mode {
-                Mode::PerQuery => self.on_reply(tag, range, &mut run, sink)?,
-                Mode::Atomic => self.on_batch_reply(tag, range, &mut run, sink)?,
+        };
+        if let Err(e) = lost {
+            if mode == Mode::PerQuery && e.is_closed() {
+                // Each query's own result says what became of it.
+                // Note: a job waiting for its template's description has its slot queued.
+                drop(pending);
+                report_lost(&e, self.stream.sent_total(), &mut run, jobs, sink);
+                return Ok(());
             }
+            return Err(e);
         }
         self.finish_pipeline(&run);
         if run.queue.capacity() <= RESERVE_LIMIT {
@@ -297,6 +318,7 @@ impl Connection {
             describes: false,
             error: None,
             affected: 0,
+            synced_at: u64::MAX,
         };
         run.next_index += 1;
         let bound = match job.source() {
@@ -371,7 +393,8 @@ impl Connection {
             slot.error.get_or_insert(e);
         }
         sync(self.stream.write_buf());
-        self.pending_syncs += 1;
+        self.syncs.sent(1);
+        slot.synced_at = self.stream.queued_total();
         // Note: per query, a batch is open only while a template is described.
         self.open_batch = false;
         run.queue.push_back(slot);
@@ -501,62 +524,144 @@ impl Connection {
         self.write_bind_execute(name, types, params)
     }
 
-    /// Handles one reply of the query at the front of the queue.
+    /// Handles one reply of the pipeline, in either mode. The modes differ only in what ends
+    /// a query — its ReadyForQuery per query; its CommandComplete (or EmptyQueryResponse) in
+    /// an atomic batch, whose one ReadyForQuery ends the batch — and in what an error fails:
+    /// its query, or the whole batch (see [`atomic`]).
     fn on_reply(
         &mut self,
-        tag: u8,
-        range: std::ops::Range<usize>,
+        message: Received,
         run: &mut Run,
         sink: &mut impl Sink,
     ) -> Result<(), Error> {
-        let Some(slot) = run.queue.front_mut() else {
-            return Err(self.protocol_error("a reply to no query"));
-        };
-        match tag {
-            b'1' | b'2' | b'3' | b'I' | b's' => {}
-            b't' => run.described_params = Some(self.described_params(range)?),
-            b'T' | b'n' => {
-                let columns = self.described_columns(tag, range)?;
-                let params = run.described_params.take();
-                described(slot, params, &mut run.local, &mut run.statements, columns);
+        // Note: the decoded reply is matched in place, and every arm consumes it, so no arm
+        // copies the message or calls its drop glue on the hot path (DataRow, BindComplete,
+        // CommandComplete).
+        match self.stream.decode(message) {
+            Ok(
+                reply @ (Backend::ParseComplete
+                | Backend::BindComplete
+                | Backend::CloseComplete
+                | Backend::PortalSuspended),
+            ) => {
+                release(reply);
+                Ok(())
             }
-            b'D' => {
-                if slot.error.is_some() {
+            Ok(reply @ Backend::DataRow(data)) => {
+                release(reply);
+                let Some(slot) = run.queue.front_mut() else {
+                    return Err(self.reply_to_no_query());
+                };
+                // Note: `failure` is only ever set in an atomic batch, which is then lost.
+                if slot.error.is_some() || run.failure.is_some() {
                     return Ok(());
                 }
                 let Some(statement) = resolve(slot, &run.local, &run.statements) else {
                     return Ok(());
                 };
-                let result = match DataRow::decode(self.stream.body(range)) {
-                    Ok(data) => sink.row(slot.index, data, statement),
-                    Err(e) => return Err(self.decode_error(e)),
-                };
-                if let Err(e) = result {
+                if let Err(e) = sink.row(slot.index, data, statement) {
                     slot.error = Some(e);
                 }
+                Ok(())
             }
-            b'C' => match crate::proto::message::CommandComplete::decode(self.stream.body(range)) {
-                Ok(done) if sink.wants_counts() => slot.affected = done.rows().unwrap_or(0),
-                Ok(_) => {}
-                Err(e) => return Err(self.decode_error(e)),
-            },
-            b'E' => {
-                let e = self.db_error(range);
-                if let (true, Some(template)) = (slot.describes, slot.template)
-                    && let Some(state @ Local::Describing) = run.local.get_mut(template.name)
-                {
-                    *state = Local::Failed;
+            Ok(reply @ Backend::CommandComplete(done)) => {
+                release(reply);
+                let Some(slot) = run.queue.front_mut() else {
+                    return Err(self.reply_to_no_query());
+                };
+                if sink.wants_counts() {
+                    slot.affected = done.rows().unwrap_or(0);
                 }
-                slot.error.get_or_insert(e);
+                if run.mode == Mode::Atomic {
+                    end_batch_query(run, sink);
+                }
+                Ok(())
             }
-            b'Z' => {
-                self.on_ready(range)?;
-                let slot = run.queue.pop_front().expect("the queue has a front slot");
-                let index = slot.index;
-                sink.done(index, slot_result(slot, &run.local));
+            Ok(reply @ Backend::EmptyQueryResponse) => {
+                release(reply);
+                if run.queue.is_empty() {
+                    return Err(self.reply_to_no_query());
+                }
+                if run.mode == Mode::Atomic {
+                    end_batch_query(run, sink);
+                }
+                Ok(())
             }
-            _ => return Err(self.protocol_error("an unexpected message in pipeline results")),
+            Ok(reply @ Backend::ReadyForQuery(r)) => {
+                release(reply);
+                self.on_ready(r);
+                match run.mode {
+                    Mode::PerQuery => self.end_query(run, sink),
+                    Mode::Atomic => self.end_batch_cycle(run),
+                }
+            }
+            Ok(Backend::ErrorResponse(db)) => {
+                let e = server_error(db);
+                match run.mode {
+                    Mode::PerQuery => self.fail_query(e, run),
+                    Mode::Atomic => {
+                        fail_batch(e, run);
+                        Ok(())
+                    }
+                }
+            }
+            Ok(Backend::ParameterDescription(p)) => {
+                if run.queue.is_empty() {
+                    return Err(self.reply_to_no_query());
+                }
+                run.described_params = Some(p.types);
+                Ok(())
+            }
+            Ok(Backend::RowDescription(d)) => {
+                let columns = described_columns(&d);
+                drop(d);
+                self.on_described(run, columns)
+            }
+            Ok(reply @ Backend::NoData) => {
+                release(reply);
+                self.on_described(run, Vec::new())
+            }
+            Ok(other) => {
+                drop(other);
+                Err(self.protocol_error("an unexpected message in pipeline results"))
+            }
+            Err(e) => Err(self.decode_error(e)),
         }
+    }
+
+    /// The RowDescription (`columns`) or NoData that ends a template's description.
+    fn on_described(&mut self, run: &mut Run, columns: Vec<Column>) -> Result<(), Error> {
+        let Some(slot) = run.queue.front_mut() else {
+            return Err(self.reply_to_no_query());
+        };
+        let params = run.described_params.take();
+        described(slot, params, &mut run.local, &mut run.statements, columns);
+        Ok(())
+    }
+
+    #[cold]
+    fn reply_to_no_query(&mut self) -> Error {
+        self.protocol_error("a reply to no query")
+    }
+
+    /// An error fails the query at the front of the queue (per query); the server skips the
+    /// rest of its messages up to its Sync.
+    fn fail_query(&mut self, e: Error, run: &mut Run) -> Result<(), Error> {
+        let Some(slot) = run.queue.front_mut() else {
+            return Err(self.reply_to_no_query());
+        };
+        parse_failed(slot, &mut run.local);
+        slot.error.get_or_insert(e);
+        Ok(())
+    }
+
+    /// A ReadyForQuery ends the query at the front of the queue (per query).
+    fn end_query(&mut self, run: &mut Run, sink: &mut impl Sink) -> Result<(), Error> {
+        let Some(slot) = run.queue.pop_front() else {
+            return Err(self.reply_to_no_query());
+        };
+        let index = slot.index;
+        sink.done(index, slot_result(slot, &run.local));
         Ok(())
     }
 
@@ -591,6 +696,16 @@ fn slot_result(slot: Slot, local: &Locals) -> Result<u64, Error> {
             }
             _ => Ok(slot.affected),
         },
+    }
+}
+
+/// Marks the template whose Parse + Describe `slot` carries as failed: the server refused
+/// the Parse, or skipped it after an earlier error.
+fn parse_failed(slot: &Slot, local: &mut Locals) {
+    if let (true, Some(template)) = (slot.describes, slot.template)
+        && let Some(state @ Local::Describing) = local.get_mut(template.name)
+    {
+        *state = Local::Failed;
     }
 }
 
@@ -646,5 +761,40 @@ impl Run {
         }
         self.statements.push(statement.clone());
         index_of_last(&self.statements)
+    }
+}
+
+/// After a per-query pipeline lost its connection: each query not answered yet fails, as
+/// outcome unknown when its Sync went out (`sent` bytes cover it), else as not run. Queries
+/// answered before the loss keep their results.
+fn report_lost<J: Job>(
+    cause: &Error,
+    sent: u64,
+    run: &mut Run,
+    jobs: impl Iterator<Item = J>,
+    sink: &mut impl Sink,
+) {
+    let not_run = || {
+        Error::new(
+            Kind::Closed,
+            format!(
+                "the query was not sent before the connection was lost ({cause}); it did not run"
+            ),
+        )
+    };
+    for slot in run.queue.drain(..) {
+        let e = if sent >= slot.synced_at {
+            Error::new(
+                Kind::Closed,
+                format!("the connection was lost before the query's result was read ({cause})"),
+            )
+            .outcome_unknown()
+        } else {
+            not_run()
+        };
+        sink.done(slot.index, Err(e));
+    }
+    for (index, _) in (run.next_index..).zip(jobs) {
+        sink.done(index, Err(not_run()));
     }
 }

@@ -3,9 +3,9 @@
 //! See <https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY>.
 
 use super::stream::Stream;
-use super::{Connection, Statement};
+use super::{Connection, Statement, described_columns, server_error};
 use crate::error::{Error, Kind};
-use crate::proto::message::{Close, Describe, EncodeError, Parse, Target, sync};
+use crate::proto::message::{Backend, Close, Describe, EncodeError, Parse, Target, sync};
 
 impl Connection {
     /// Prepares `sql` and returns its parameter and column types as the server describes them.
@@ -13,8 +13,10 @@ impl Connection {
     /// The statement is kept in the connection's statement cache, so running the same SQL
     /// with [`query`](Connection::query) afterwards does not prepare it again.
     pub async fn prepare(&mut self, sql: &str) -> Result<Statement, Error> {
-        self.ready().await?;
-        self.prepare_cached(sql).await
+        super::cancel::timed!(self, async {
+            self.ready().await?;
+            self.prepare_cached(sql).await
+        })
     }
 
     /// The cached statement for `sql`, preparing it on a miss. Evicted statements are
@@ -72,7 +74,7 @@ impl Connection {
             return Err(encode_error(e));
         }
         sync(buf);
-        self.pending_syncs += 1;
+        self.syncs.sent(1);
         self.stream.flush().await?;
         self.read_description(name).await
     }
@@ -83,17 +85,19 @@ impl Connection {
         let mut columns = None;
         let mut error = None;
         loop {
-            let (tag, range) = self.recv().await?;
-            match tag {
-                b'1' | b'3' => {}
-                b't' => params = Some(self.described_params(range)?),
-                b'T' | b'n' => columns = Some(self.described_columns(tag, range)?),
-                b'E' => error = Some(self.db_error(range)),
-                b'Z' => {
-                    self.on_ready(range)?;
+            let message = self.recv().await?;
+            match self.stream.decode(message) {
+                Ok(Backend::ParseComplete | Backend::CloseComplete) => {}
+                Ok(Backend::ParameterDescription(p)) => params = Some(p.types),
+                Ok(Backend::RowDescription(d)) => columns = Some(described_columns(&d)),
+                Ok(Backend::NoData) => columns = Some(Vec::new()),
+                Ok(Backend::ErrorResponse(db)) => error = Some(server_error(db)),
+                Ok(Backend::ReadyForQuery(r)) => {
+                    self.on_ready(r);
                     break;
                 }
-                _ => return Err(self.protocol_error("an unexpected message while preparing")),
+                Ok(_) => return Err(self.protocol_error("an unexpected message while preparing")),
+                Err(e) => return Err(self.decode_error(e)),
             }
         }
         if let Some(e) = error {

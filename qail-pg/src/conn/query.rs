@@ -2,11 +2,9 @@
 //!
 //! See <https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY>.
 
-use super::{Connection, Statement};
+use super::{Connection, Statement, server_error};
 use crate::error::{Error, Kind};
-use crate::proto::message::{
-    CommandComplete, CopyFail, DataRow, Describe, Parse, Target, TransactionStatus, sync,
-};
+use crate::proto::message::{Backend, CopyFail, Describe, Parse, Target, TransactionStatus, sync};
 use crate::row::Row;
 use crate::types::{Encode, Oid};
 
@@ -147,22 +145,23 @@ impl Connection {
             return Err(e);
         }
         sync(self.stream.write_buf());
-        self.pending_syncs += 1;
+        self.syncs.sent(1);
         self.stream.flush().await?;
         let statement = loop {
-            let (tag, range) = self.recv().await?;
-            match tag {
-                b'1' | b't' => {}
-                b'T' | b'n' => {
-                    let columns = self.described_columns(tag, range)?;
-                    break Statement::new(String::new(), types, columns);
+            let message = self.recv().await?;
+            match self.stream.decode(message) {
+                Ok(Backend::ParseComplete | Backend::ParameterDescription(_)) => {}
+                Ok(Backend::RowDescription(d)) => {
+                    break Statement::new(String::new(), types, super::described_columns(&d));
                 }
-                b'E' => {
-                    let e = self.db_error(range);
+                Ok(Backend::NoData) => break Statement::new(String::new(), types, Vec::new()),
+                Ok(Backend::ErrorResponse(db)) => {
+                    let e = server_error(db);
                     self.skip_to_ready().await?;
                     return Err(e);
                 }
-                _ => return Err(self.protocol_error("an unexpected message while preparing")),
+                Ok(_) => return Err(self.protocol_error("an unexpected message while preparing")),
+                Err(e) => return Err(self.decode_error(e)),
             }
         };
         self.read_results(&statement, rows).await
@@ -180,7 +179,7 @@ impl Connection {
         rows: Option<&mut Vec<Row>>,
     ) -> Result<u64, Error> {
         self.write_bind(statement, params)?;
-        self.pending_syncs += 1;
+        self.syncs.sent(1);
         self.stream.flush().await?;
         self.read_results(statement, rows).await
     }
@@ -194,30 +193,34 @@ impl Connection {
         let mut affected = 0;
         let mut error = None;
         loop {
-            let (tag, range) = self.recv().await?;
-            match tag {
-                b'2' | b'3' | b'I' | b's' | b'd' | b'c' | b'H' => {}
-                b'D' => {
+            let message = self.recv().await?;
+            match self.stream.decode(message) {
+                Ok(
+                    Backend::BindComplete
+                    | Backend::CloseComplete
+                    | Backend::EmptyQueryResponse
+                    | Backend::PortalSuspended
+                    | Backend::CopyData(_)
+                    | Backend::CopyDone
+                    | Backend::CopyOutResponse(_),
+                ) => {}
+                Ok(Backend::DataRow(data)) => {
                     if let Some(rows) = rows.as_deref_mut() {
-                        let row = DataRow::decode(self.stream.body(range))
-                            .and_then(|data| Row::new(statement.shared_columns().clone(), data));
-                        match row {
+                        match Row::new(statement.shared_columns().clone(), data) {
                             Ok(row) => rows.push(row),
                             Err(e) => return Err(self.decode_error(e)),
                         }
                     }
                 }
-                b'C' => match CommandComplete::decode(self.stream.body(range)) {
-                    Ok(done) => affected = done.rows().unwrap_or(0),
-                    Err(e) => return Err(self.decode_error(e)),
-                },
-                b'G' => self.refuse_copy_in().await?,
-                b'E' => error = Some(self.db_error(range)),
-                b'Z' => {
-                    self.on_ready(range)?;
+                Ok(Backend::CommandComplete(done)) => affected = done.rows().unwrap_or(0),
+                Ok(Backend::CopyInResponse(_)) => self.refuse_copy_in().await?,
+                Ok(Backend::ErrorResponse(db)) => error = Some(server_error(db)),
+                Ok(Backend::ReadyForQuery(r)) => {
+                    self.on_ready(r);
                     break;
                 }
-                _ => return Err(self.protocol_error("an unexpected message in query results")),
+                Ok(_) => return Err(self.protocol_error("an unexpected message in query results")),
+                Err(e) => return Err(self.decode_error(e)),
             }
         }
         match error {

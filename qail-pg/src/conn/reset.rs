@@ -3,7 +3,8 @@
 //! When a pooled connection is released, [`Connection::start_reset`] encodes the reset as
 //! simple Query messages and writes them to the socket if it takes them without waiting
 //! (otherwise they stay queued and go out with the next write); their ReadyForQuery replies
-//! are counted in `pending_syncs` and `reset_syncs`, and nobody waits for them. So the server
+//! are counted in `syncs` as the reset's ([`Syncs::sent_reset`](super::syncs::Syncs::sent_reset)),
+//! and nobody waits for them. So the server
 //! rolls back, unlocks and resets right away, while the connection sits idle, and the replies
 //! wait in the socket. They are read without waiting when the connection is checked out
 //! ([`Connection::poll_alive`]): a failed reset is then caught before anyone uses the
@@ -34,9 +35,9 @@
 
 use futures_util::FutureExt;
 
-use super::Connection;
+use super::{Connection, server_error};
 use crate::error::{Error, Kind};
-use crate::proto::message::{Query, TransactionStatus};
+use crate::proto::message::{Backend, Query, TransactionStatus};
 
 /// The reset, in the order of `DISCARD ALL`'s documented equivalent.
 const RESET: &[&str] = &[
@@ -57,7 +58,7 @@ impl Connection {
     /// Whether replies other than those of a queued reset are outstanding: a flow was
     /// interrupted, and [`Connection::ready`] must read its replies before the next flow.
     pub(crate) fn has_interrupted_flow(&self) -> bool {
-        self.pending_syncs > self.reset_syncs || self.open_batch
+        self.syncs.interrupted() || self.open_batch
     }
 
     /// Queues the reset and sends it if the socket takes it without waiting, unless one is
@@ -72,7 +73,7 @@ impl Connection {
         // Note: the next user must not see this user's notifications or time-out.
         self.notifications.clear();
         self.query_timeout = None;
-        if self.reset_syncs > 0 {
+        if self.syncs.resetting() {
             return;
         }
         if self.transaction_status != TransactionStatus::Idle {
@@ -100,29 +101,27 @@ impl Connection {
             queued.is_ok(),
             "the reset statements are constants without NUL"
         );
-        self.pending_syncs += 1;
-        self.reset_syncs += 1;
+        self.syncs.sent_reset();
     }
 
     /// Reads the replies of a reset sent earlier. An error in the reset breaks the connection.
     /// Cancel safe: each reply is accounted for as it is read.
     pub(crate) async fn finish_reset(&mut self) -> Result<(), Error> {
-        while self.reset_syncs > 0 {
-            let (tag, range) = self.stream.next_frame().await?;
-            match tag {
-                b'N' => self.on_notice(range)?,
-                b'S' => self.on_parameter_status(range)?,
-                b'E' => {
-                    let e = self.db_error(range);
-                    return Err(self.reset_failed(e));
+        while self.syncs.resetting() {
+            let message = self.stream.next_frame().await?;
+            match self.stream.decode(message) {
+                Ok(Backend::NoticeResponse(notice)) => self.on_notice(&notice),
+                Ok(Backend::ParameterStatus(p)) => {
+                    let (name, value) = (p.name.to_owned(), p.value.to_owned());
+                    self.on_parameter_status(name, value)?;
                 }
-                b'Z' => {
-                    self.on_ready(range)?;
-                    self.reset_syncs -= 1;
-                }
+                Ok(Backend::ErrorResponse(db)) => return Err(self.reset_failed(server_error(db))),
+                // Note: the reset's cycles are the oldest, so this answers one of them.
+                Ok(Backend::ReadyForQuery(r)) => self.on_ready(r),
                 // Note: NotificationResponses before UNLISTEN took effect were meant for the
                 // previous user and are dropped with the rest of the reset's replies.
-                _ => {}
+                Ok(_) => {}
+                Err(e) => return Err(self.decode_error(e)),
             }
         }
         Ok(())
@@ -150,7 +149,7 @@ impl Connection {
             // Note: replies are expected; they are not unsolicited.
             return true;
         }
-        if self.reset_syncs > 0 {
+        if self.syncs.resetting() {
             match self.finish_reset().now_or_never() {
                 // Note: the rest of the reset's replies are read by the next flow.
                 None => return !self.stream.is_broken(),
@@ -162,17 +161,26 @@ impl Connection {
             let Some(next) = self.stream.next_frame().now_or_never() else {
                 return true;
             };
-            let handled = match next {
-                Ok((b'N', range)) => self.on_notice(range),
-                Ok((b'S', range)) => self.on_parameter_status(range),
-                Ok((b'A', _)) => Ok(()),
-                Ok(_) => {
-                    // An ErrorResponse (FATAL: terminating connection) or anything else
-                    // unrequested: the session is over.
+            let Ok(message) = next else {
+                self.stream.set_broken();
+                return false;
+            };
+            let handled = match self.stream.decode(message) {
+                Ok(Backend::NoticeResponse(notice)) => {
+                    self.on_notice(&notice);
+                    Ok(())
+                }
+                Ok(Backend::ParameterStatus(p)) => {
+                    let (name, value) = (p.name.to_owned(), p.value.to_owned());
+                    self.on_parameter_status(name, value)
+                }
+                Ok(Backend::NotificationResponse(_)) => Ok(()),
+                // An ErrorResponse (FATAL: terminating connection), anything else
+                // unrequested or a malformed message: the session is over.
+                Ok(_) | Err(_) => {
                     self.stream.set_broken();
                     return false;
                 }
-                Err(e) => Err(e),
             };
             if handled.is_err() {
                 self.stream.set_broken();

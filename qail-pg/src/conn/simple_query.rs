@@ -2,10 +2,10 @@
 //!
 //! See <https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-SIMPLE-QUERY>.
 
-use super::Connection;
 use super::prepare::encode_error;
+use super::{Connection, server_error};
 use crate::error::Error;
-use crate::proto::message::Query;
+use crate::proto::message::{Backend, Query};
 
 impl Connection {
     /// Runs one or more SQL statements separated by semicolons, discarding any rows.
@@ -21,20 +21,33 @@ impl Connection {
         Query { sql }
             .encode(self.stream.write_buf())
             .map_err(encode_error)?;
-        self.pending_syncs += 1;
+        self.syncs.sent(1);
         self.stream.flush().await?;
         let mut error = None;
         loop {
-            let (tag, range) = self.recv().await?;
-            match tag {
-                b'T' | b'D' | b'C' | b'I' | b'1' | b'2' | b'3' | b'n' | b'H' | b'd' | b'c' => {}
-                b'G' => self.refuse_copy_in().await?,
-                b'E' => error = Some(self.db_error(range)),
-                b'Z' => {
-                    self.on_ready(range)?;
+            let message = self.recv().await?;
+            match self.stream.decode(message) {
+                Ok(
+                    Backend::RowDescription(_)
+                    | Backend::DataRow(_)
+                    | Backend::CommandComplete(_)
+                    | Backend::EmptyQueryResponse
+                    | Backend::ParseComplete
+                    | Backend::BindComplete
+                    | Backend::CloseComplete
+                    | Backend::NoData
+                    | Backend::CopyOutResponse(_)
+                    | Backend::CopyData(_)
+                    | Backend::CopyDone,
+                ) => {}
+                Ok(Backend::CopyInResponse(_)) => self.refuse_copy_in().await?,
+                Ok(Backend::ErrorResponse(db)) => error = Some(server_error(db)),
+                Ok(Backend::ReadyForQuery(r)) => {
+                    self.on_ready(r);
                     break;
                 }
-                _ => return Err(self.protocol_error("an unexpected message in query results")),
+                Ok(_) => return Err(self.protocol_error("an unexpected message in query results")),
+                Err(e) => return Err(self.decode_error(e)),
             }
         }
         error.map_or(Ok(()), Err)

@@ -5,9 +5,9 @@
 
 use super::config::Config;
 use super::stream::Stream;
-use super::{Connection, auth, cache};
+use super::{Connection, auth, cache, server_error};
 use crate::error::{Error, Kind};
-use crate::proto::message::{BackendKeyData, Startup};
+use crate::proto::message::{Backend, Startup};
 
 /// Starts a session over an open `stream`. `server_cert` is the TLS server's leaf
 /// certificate (DER), for SCRAM channel binding.
@@ -44,30 +44,28 @@ pub(crate) async fn startup(
 
 /// Reads BackendKeyData and ParameterStatus up to ReadyForQuery.
 async fn after_auth(conn: &mut Connection) -> Result<(), Error> {
-    conn.pending_syncs = 1;
+    // Note: the StartupMessage opens a cycle that the first ReadyForQuery ends.
+    conn.syncs.sent(1);
     loop {
-        let (tag, range) = conn.recv().await?;
-        match tag {
-            b'K' => match BackendKeyData::decode(conn.stream.body(range)) {
-                Ok(key) => {
-                    conn.process_id = key.process_id;
-                    conn.secret_key = key.secret_key.to_vec();
-                }
-                Err(e) => return Err(conn.decode_error(e)),
-            },
+        let message = conn.recv().await?;
+        match conn.stream.decode(message) {
+            Ok(Backend::BackendKeyData(key)) => {
+                conn.process_id = key.process_id;
+                conn.secret_key = key.secret_key.to_vec();
+            }
             // Note: sent when the server lacks a protocol option we asked for; we ask for
             // none, so it only confirms 3.0.
-            b'v' => {}
-            b'Z' => {
-                conn.on_ready(range)?;
+            Ok(Backend::NegotiateProtocolVersion(_)) => {}
+            Ok(Backend::ReadyForQuery(r)) => {
+                conn.on_ready(r);
                 break;
             }
-            b'E' => {
-                let e = conn.db_error(range);
+            Ok(Backend::ErrorResponse(db)) => {
                 conn.stream.set_broken();
-                return Err(e);
+                return Err(server_error(db));
             }
-            _ => return Err(conn.protocol_error("an unexpected message during startup")),
+            Ok(_) => return Err(conn.protocol_error("an unexpected message during startup")),
+            Err(e) => return Err(conn.decode_error(e)),
         }
     }
     match conn.parameter_status("client_encoding") {

@@ -5,7 +5,6 @@
 //! append to the read buffer, and a message is consumed only once it is complete.
 
 use std::io;
-use std::ops::Range;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -14,8 +13,11 @@ use tokio::net::TcpStream;
 #[cfg(unix)]
 use tokio::net::UnixStream;
 
+use crate::error::DbError;
 use crate::error::{Error, Kind};
-use crate::proto::message::{Frame, MAX_MESSAGE_LEN, frame};
+use crate::proto::message::{
+    Backend, DataRow, DecodeError, Frame, MAX_MESSAGE_LEN, error_response, frame,
+};
 
 /// A connected socket: plain TCP, a Unix socket, or TLS over TCP.
 pub(crate) enum Socket {
@@ -73,6 +75,48 @@ impl AsyncWrite for Socket {
     }
 }
 
+/// A complete backend message in the read buffer, consumed from the received bytes but not
+/// decoded: [`Stream::decode`] makes a [`Backend`] of it, borrowing from the buffer. Valid
+/// until the stream next reads from the socket.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Received {
+    tag: u8,
+    /// The body's bounds within the read buffer.
+    start: usize,
+    end: usize,
+}
+
+impl Received {
+    /// Whether the server may send this message at any time (a notice, a parameter report,
+    /// a notification): no flow's reply, so it is handled where it is read.
+    #[inline]
+    pub(crate) fn is_asynchronous(self) -> bool {
+        Backend::is_asynchronous(self.tag)
+    }
+}
+
+/// Drops a reply that owns nothing (a DataRow, a CommandComplete, a BindComplete, …) without
+/// calling [`Backend`]'s drop glue, which the compiler emits for every message a reply loop
+/// matches (it cannot tell the variant) and does not inline there: the hot arms of those
+/// loops end with this, so typed replies cost what matching the raw tag did.
+#[inline(always)]
+pub(crate) fn release(reply: Backend<'_>) {
+    debug_assert!(matches!(
+        reply,
+        Backend::DataRow(_)
+            | Backend::CommandComplete(_)
+            | Backend::BindComplete
+            | Backend::ParseComplete
+            | Backend::CloseComplete
+            | Backend::PortalSuspended
+            | Backend::EmptyQueryResponse
+            | Backend::NoData
+            | Backend::ReadyForQuery(_)
+    ));
+    // Note: these variants hold only borrowed or Copy data: forgetting one frees nothing.
+    std::mem::forget(reply);
+}
+
 /// The read buffer's initial size, and the least free space offered to each read.
 const READ_SIZE: usize = 64 * 1024;
 
@@ -102,6 +146,14 @@ pub(crate) struct Stream {
     /// How much of `write_buf` the socket has taken.
     written: usize,
     broken: bool,
+    /// The FATAL or PANIC error the server sent, if it did: its last words before closing,
+    /// reported with the error the close causes.
+    last_words: Option<Box<DbError>>,
+    /// Bytes the socket has taken since the connection opened.
+    sent_total: u64,
+    /// The value of `sent_total` when every cycle sent had been answered last
+    /// ([`Stream::settled`]); more, and a request is in flight.
+    settled_at: u64,
 }
 
 impl Stream {
@@ -114,6 +166,9 @@ impl Stream {
             write_buf: Vec::with_capacity(WRITE_SIZE),
             written: 0,
             broken: false,
+            last_words: None,
+            sent_total: 0,
+            settled_at: 0,
         }
     }
 
@@ -148,7 +203,10 @@ impl Stream {
         while self.written < self.write_buf.len() {
             match self.socket.write(&self.write_buf[self.written..]).await {
                 Ok(0) => return Err(self.io_error(io::ErrorKind::WriteZero.into())),
-                Ok(n) => self.written += n,
+                Ok(n) => {
+                    self.written += n;
+                    self.sent_total += n as u64;
+                }
                 Err(e) => return Err(self.io_error(e)),
             }
         }
@@ -160,9 +218,8 @@ impl Stream {
         Ok(())
     }
 
-    /// Waits for the next complete message; returns its tag and the range of its body,
-    /// valid for [`Stream::body`] until the next call.
-    pub(crate) async fn next_frame(&mut self) -> Result<(u8, Range<usize>), Error> {
+    /// Waits for the next complete message, valid for [`Stream::decode`] until the next call.
+    pub(crate) async fn next_frame(&mut self) -> Result<Received, Error> {
         loop {
             if let Some(found) = self.take_frame()? {
                 return Ok(found);
@@ -174,7 +231,7 @@ impl Stream {
     /// Like [`Stream::next_frame`], but sends the write buffer while waiting: writes and reads
     /// progress together, so a large batch cannot deadlock with a server that stops reading
     /// until its replies are read. Bytes may be appended to the write buffer between calls.
-    pub(crate) async fn next_frame_sending(&mut self) -> Result<(u8, Range<usize>), Error> {
+    pub(crate) async fn next_frame_sending(&mut self) -> Result<Received, Error> {
         loop {
             if let Some(found) = self.take_frame()? {
                 return Ok(found);
@@ -191,13 +248,19 @@ impl Stream {
     /// The complete message at the front of the received bytes, consumed, if there is one;
     /// `None` when more bytes must be read first.
     #[inline]
-    pub(crate) fn try_frame(&mut self) -> Result<Option<(u8, Range<usize>)>, Error> {
+    pub(crate) fn try_frame(&mut self) -> Result<Option<Received>, Error> {
         self.take_frame()
     }
 
+    /// How many complete DataRow messages follow one another at the front of the received
+    /// bytes (not consumed): a lower bound on the rows of a result still to read.
+    pub(crate) fn buffered_rows(&self) -> usize {
+        self.buffered(DataRow::TAG)
+    }
+
     /// How many complete messages with tag `tag` follow one another at the front of the
-    /// received bytes (not consumed): a lower bound on the rows of a result still to read.
-    pub(crate) fn buffered(&self, tag: u8) -> usize {
+    /// received bytes (not consumed).
+    fn buffered(&self, tag: u8) -> usize {
         let mut pending = self
             .read_buf
             .get(self.read_pos..self.read_end)
@@ -216,7 +279,7 @@ impl Stream {
 
     /// Consumes the complete message at the front of the received bytes, if there is one.
     #[inline]
-    fn take_frame(&mut self) -> Result<Option<(u8, Range<usize>)>, Error> {
+    fn take_frame(&mut self) -> Result<Option<Received>, Error> {
         let pending = self
             .read_buf
             .get(self.read_pos..self.read_end)
@@ -229,7 +292,15 @@ impl Stream {
             })) => {
                 let start = self.read_pos;
                 self.read_pos += end;
-                Ok(Some((tag, start + body_start..start + end)))
+                let received = Received {
+                    tag,
+                    start: start + body_start,
+                    end: start + end,
+                };
+                if tag == error_response::TAG {
+                    self.note_error(received);
+                }
+                Ok(Some(received))
             }
             Ok(None) => Ok(None),
             Err(e) => {
@@ -267,10 +338,11 @@ impl Stream {
         match Pin::new(&mut self.socket).poll_read(cx, &mut buf) {
             Poll::Ready(Ok(())) if buf.filled().is_empty() => {
                 self.broken = true;
-                Poll::Ready(Err(Error::new(
+                let e = self.closed_error(Error::new(
                     Kind::Closed,
                     "the server closed the connection; open a new connection",
-                )))
+                ));
+                Poll::Ready(Err(self.in_flight_outcome(e)))
             }
             Poll::Ready(Ok(())) => {
                 self.read_end += buf.filled().len();
@@ -318,7 +390,10 @@ impl Stream {
             let unsent = &self.write_buf[self.written..];
             match Pin::new(&mut self.socket).poll_write(cx, unsent) {
                 Poll::Ready(Ok(0)) => return Err(io::ErrorKind::WriteZero.into()),
-                Poll::Ready(Ok(n)) => self.written += n,
+                Poll::Ready(Ok(n)) => {
+                    self.written += n;
+                    self.sent_total += n as u64;
+                }
                 Poll::Ready(Err(e)) => return Err(e),
                 Poll::Pending => break,
             }
@@ -337,19 +412,88 @@ impl Stream {
         Ok(())
     }
 
-    /// The body of the message [`Stream::next_frame`] returned.
-    #[inline]
-    pub(crate) fn body(&self, range: Range<usize>) -> &[u8] {
-        self.read_buf.get(range).unwrap_or_default()
+    /// Decodes a message [`Stream::next_frame`] returned, borrowing from the read buffer:
+    /// a DataRow's columns are read in place, never copied.
+    // Note: always inlined, so a reply loop matching on the result branches on the tag
+    // once, as it would on the raw byte; the compiler leaves it out of line in large loops.
+    #[inline(always)]
+    pub(crate) fn decode(&self, message: Received) -> Result<Backend<'_>, DecodeError> {
+        Backend::decode(message.tag, self.body(message))
+    }
+
+    /// The body of a message [`Stream::next_frame`] returned.
+    #[inline(always)]
+    fn body(&self, message: Received) -> &[u8] {
+        self.read_buf
+            .get(message.start..message.end)
+            .unwrap_or_default()
     }
 
     fn io_error(&mut self, e: io::Error) -> Error {
         self.broken = true;
-        Error::with_source(
+        let e = self.closed_error(Error::with_source(
             Kind::Io,
             "reading from or writing to the server failed; open a new connection",
             e,
-        )
+        ));
+        self.in_flight_outcome(e)
+    }
+
+    /// Keeps a FATAL or PANIC error: the server closes the connection after it, and the
+    /// error that close causes carries it ([`Error::code`] gives its SQLSTATE).
+    #[cold]
+    fn note_error(&mut self, message: Received) {
+        if let Ok(db) = error_response::decode_fields(self.body(message))
+            && matches!(
+                db.severity_nonlocalized.as_deref().unwrap_or(&db.severity),
+                "FATAL" | "PANIC"
+            )
+        {
+            self.last_words = Some(Box::new(db));
+        }
+    }
+
+    /// The error for a connection the server closed, with its last words when it sent them.
+    fn closed_error(&self, fallback: Error) -> Error {
+        match &self.last_words {
+            Some(db) => Error::with_source(
+                Kind::Closed,
+                "the server ended the session and closed the connection; open a new connection",
+                db.as_ref().clone(),
+            ),
+            None => fallback,
+        }
+    }
+
+    /// `e`, marked [outcome unknown](Error::is_outcome_unknown) when a request was sent since
+    /// every cycle was last answered: the server may have run it (and committed) or not.
+    fn in_flight_outcome(&self, e: Error) -> Error {
+        if self.in_flight() {
+            e.outcome_unknown()
+        } else {
+            e
+        }
+    }
+
+    /// Bytes the socket has taken since the connection opened.
+    pub(crate) fn sent_total(&self) -> u64 {
+        self.sent_total
+    }
+
+    /// Bytes queued since the connection opened: those sent plus those in the write buffer.
+    pub(crate) fn queued_total(&self) -> u64 {
+        self.sent_total + (self.write_buf.len() - self.written) as u64
+    }
+
+    /// Whether bytes were sent since every cycle was last answered ([`Stream::settled`]).
+    pub(crate) fn in_flight(&self) -> bool {
+        self.sent_total > self.settled_at
+    }
+
+    /// Every cycle sent has been answered: what was sent so far has a known outcome.
+    #[inline]
+    pub(crate) fn settled(&mut self) {
+        self.settled_at = self.sent_total;
     }
 
     /// Sends Terminate and shuts the socket down, ignoring errors: the session is over.
@@ -414,9 +558,9 @@ mod tests {
             server
         });
         for expected in &messages {
-            let (tag, range) = stream.next_frame().await.unwrap();
-            assert_eq!(tag, b'D');
-            assert_eq!(stream.body(range), &expected[5..]);
+            let received = stream.next_frame().await.unwrap();
+            assert_eq!(received.tag, b'D');
+            assert_eq!(stream.body(received), &expected[5..]);
         }
         drop(writer.await.unwrap());
         assert!(stream.next_frame().await.is_err());
@@ -441,13 +585,13 @@ mod tests {
         while stream.read_end < rows.len() + 7 {
             stream.fill().await.unwrap();
         }
-        assert_eq!(stream.buffered(b'D'), 3);
+        assert_eq!(stream.buffered_rows(), 3);
         assert_eq!(stream.buffered(b'C'), 0);
         for _ in 0..4 {
             stream.next_frame().await.unwrap();
         }
         // A DataRow, then one whose body has not fully arrived.
-        assert_eq!(stream.buffered(b'D'), 1);
+        assert_eq!(stream.buffered_rows(), 1);
     }
 
     #[tokio::test]
@@ -462,9 +606,9 @@ mod tests {
         }
         let rest = [&first[50_000..], &second[..]].concat();
         server.write_all(&rest).await.unwrap();
-        let (tag, range) = stream.next_frame().await.unwrap();
-        assert_eq!((tag, stream.body(range)), (b'D', &first[5..]));
-        let (tag, range) = stream.next_frame().await.unwrap();
-        assert_eq!((tag, stream.body(range)), (b'C', &second[5..]));
+        let received = stream.next_frame().await.unwrap();
+        assert_eq!((received.tag, stream.body(received)), (b'D', &first[5..]));
+        let received = stream.next_frame().await.unwrap();
+        assert_eq!((received.tag, stream.body(received)), (b'C', &second[5..]));
     }
 }

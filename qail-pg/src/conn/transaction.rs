@@ -8,10 +8,10 @@
 
 use std::ops::{Deref, DerefMut};
 
-use super::{Connection, Executor};
+use super::{Connection, Executor, server_error};
 use crate::TransactionStatus;
 use crate::error::{Error, Kind};
-use crate::proto::message::{CommandComplete, Query};
+use crate::proto::message::{Backend, Query};
 
 /// The isolation level of a transaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +83,7 @@ impl<'c> TransactionBuilder<'c> {
             None => {}
         }
         let conn = self.conn;
-        conn.ready().await?;
+        super::cancel::timed!(conn, conn.ready())?;
         if conn.transaction_status != TransactionStatus::Idle {
             return Err(Error::new(
                 Kind::Usage,
@@ -143,7 +143,7 @@ impl Connection {
         Query { sql }
             .encode(self.stream.write_buf())
             .map_err(super::prepare::encode_error)?;
-        self.pending_syncs += 1;
+        self.syncs.sent(1);
         Ok(())
     }
 
@@ -152,22 +152,23 @@ impl Connection {
         let mut tag_seen = String::new();
         let mut error = None;
         loop {
-            let (tag, range) = self.recv().await?;
-            match tag {
-                b'C' => match CommandComplete::decode(self.stream.body(range)) {
-                    Ok(done) => tag_seen = done.tag.to_owned(),
+            let message = self.recv().await?;
+            match self.stream.decode(message) {
+                Ok(Backend::CommandComplete(done)) => match done.tag() {
+                    Ok(done) => tag_seen = done.to_owned(),
                     Err(e) => return Err(self.decode_error(e)),
                 },
-                b'E' => error = Some(self.db_error(range)),
-                b'Z' => {
-                    self.on_ready(range)?;
+                Ok(Backend::ErrorResponse(db)) => error = Some(server_error(db)),
+                Ok(Backend::ReadyForQuery(r)) => {
+                    self.on_ready(r);
                     break;
                 }
                 // Note: CloseComplete of a statement closed with this command's write.
-                b'I' | b'3' => {}
-                _ => {
+                Ok(Backend::EmptyQueryResponse | Backend::CloseComplete) => {}
+                Ok(_) => {
                     return Err(self.protocol_error("an unexpected reply to a transaction command"));
                 }
+                Err(e) => return Err(self.decode_error(e)),
             }
         }
         error.map_or(Ok(tag_seen), Err)
@@ -175,18 +176,33 @@ impl Connection {
 }
 
 impl<'c> Transaction<'c> {
-    /// Sends `sql` (BEGIN or SAVEPOINT) and waits for it. The transaction exists from the
-    /// moment the command is queued, so a dropped future rolls it back.
+    /// Runs the statement that opens the transaction or savepoint. The transaction exists
+    /// before it is sent: a future dropped meanwhile leaves a rollback queued.
     async fn start(conn: &'c mut Connection, depth: u32, sql: &str) -> Result<Self, Error> {
-        conn.queue_simple(sql)?;
-        let tx = Transaction {
+        let mut tx = Transaction {
             conn,
             depth,
             done: false,
         };
-        tx.conn.stream.flush().await?;
-        tx.conn.read_simple().await?;
+        tx.run(sql, false).await?;
         Ok(tx)
+    }
+
+    /// Runs one simple statement of the transaction's own under the query time-out; `ends`
+    /// when it commits or rolls back, so that from the moment it is queued, dropping the
+    /// transaction queues no rollback.
+    async fn run(&mut self, sql: &str, ends: bool) -> Result<String, Error> {
+        let Transaction { conn, done, .. } = self;
+        let conn = &mut **conn;
+        super::cancel::timed!(conn, async {
+            conn.ready().await?;
+            conn.queue_simple(sql)?;
+            if ends {
+                *done = true;
+            }
+            conn.stream.flush().await?;
+            conn.read_simple().await
+        })
     }
 
     fn savepoint(&self) -> String {
@@ -196,7 +212,6 @@ impl<'c> Transaction<'c> {
     /// Starts a nested transaction: a savepoint, released on commit and rolled back to on
     /// rollback or drop.
     pub async fn begin(&mut self) -> Result<Transaction<'_>, Error> {
-        self.conn.ready().await?;
         let depth = self.depth + 1;
         let sql = format!("SAVEPOINT qail_savepoint_{depth}");
         Transaction::start(self.conn, depth, &sql).await
@@ -207,15 +222,11 @@ impl<'c> Transaction<'c> {
     /// When an earlier statement failed, PostgreSQL rolls the transaction back instead; that
     /// is an error here.
     pub async fn commit(mut self) -> Result<(), Error> {
-        self.conn.ready().await?;
         let sql = match self.depth {
             0 => "COMMIT".to_owned(),
             _ => format!("RELEASE SAVEPOINT {}", self.savepoint()),
         };
-        self.conn.queue_simple(&sql)?;
-        self.done = true;
-        self.conn.stream.flush().await?;
-        let tag = self.conn.read_simple().await?;
+        let tag = self.run(&sql, true).await?;
         if tag == "ROLLBACK" {
             return Err(Error::new(
                 Kind::Db,
@@ -228,12 +239,8 @@ impl<'c> Transaction<'c> {
 
     /// Rolls the transaction back (to the savepoint, for a nested one).
     pub async fn rollback(mut self) -> Result<(), Error> {
-        self.conn.ready().await?;
         let sql = self.rollback_sql();
-        self.conn.queue_simple(&sql)?;
-        self.done = true;
-        self.conn.stream.flush().await?;
-        self.conn.read_simple().await.map(drop)
+        self.run(&sql, true).await.map(drop)
     }
 
     fn rollback_sql(&self) -> String {

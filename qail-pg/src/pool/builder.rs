@@ -6,7 +6,8 @@ use super::Pool;
 use crate::conn::config::Config;
 use crate::error::{Error, Kind};
 
-/// The options a pool runs with; see [`Builder`] for what each means.
+/// The options a pool runs with; see [`Builder`] for what each means. The replicas' pools
+/// share them.
 #[derive(Debug, Clone)]
 pub(crate) struct Options {
     pub(crate) max_size: usize,
@@ -17,6 +18,7 @@ pub(crate) struct Options {
     pub(crate) health_check_after: Option<Duration>,
     pub(crate) drain_timeout: Duration,
     pub(crate) warm_up: Vec<String>,
+    pub(crate) replica_retry_after: Duration,
 }
 
 impl Default for Options {
@@ -30,6 +32,7 @@ impl Default for Options {
             health_check_after: Some(Duration::from_secs(30)),
             drain_timeout: Duration::from_secs(5),
             warm_up: Vec::new(),
+            replica_retry_after: Duration::from_secs(5),
         }
     }
 }
@@ -53,6 +56,9 @@ impl Default for Options {
 #[must_use = "a builder does nothing until connect or connect_with"]
 pub struct Builder {
     options: Options,
+    /// Each replica's configuration, or why its connection string did not parse (reported
+    /// by `connect`).
+    replicas: Vec<Result<Config, String>>,
 }
 
 impl Builder {
@@ -125,6 +131,32 @@ impl Builder {
         self
     }
 
+    /// A read replica for [`Pool::acquire_read`], as a libpq connection string (URL or
+    /// `key=value`; `PG*` variables fill in the rest). Each replica gets a pool of its own
+    /// with this builder's sizes and time-outs; its connections open when reads first need
+    /// them. Add `target_session_attrs=standby` to never read from a replica that was
+    /// promoted, and a `connect_timeout` to leave out quickly one that does not answer. An
+    /// invalid string is reported by `connect`.
+    pub fn replica(mut self, url: &str) -> Builder {
+        self.replicas
+            .push(Config::parse(url).map_err(|e| e.to_string()));
+        self
+    }
+
+    /// A read replica for [`Pool::acquire_read`], as a parsed [`Config`]; see
+    /// [`Builder::replica`].
+    pub fn replica_config(mut self, config: Config) -> Builder {
+        self.replicas.push(Ok(config));
+        self
+    }
+
+    /// How long reads leave out a replica whose acquire failed before trying it again
+    /// (default 5 s). Meanwhile reads go to the other replicas, or to the primary.
+    pub fn replica_retry_after(mut self, wait: Duration) -> Builder {
+        self.options.replica_retry_after = wait;
+        self
+    }
+
     /// Opens the pool with a libpq connection string (URL or `key=value`; `PG*` variables
     /// fill in the rest). One connection (or `min_idle`) is opened now, so a wrong address or
     /// password is reported here.
@@ -153,6 +185,18 @@ impl Builder {
                 ),
             ));
         }
-        Pool::open(config, options).await
+        let replicas = self
+            .replicas
+            .into_iter()
+            .map(|replica| {
+                replica.map_err(|e| {
+                    Error::new(
+                        Kind::Config,
+                        format!("invalid replica connection string: {e}"),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Pool::open(config, options, replicas).await
     }
 }

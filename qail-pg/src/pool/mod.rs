@@ -30,6 +30,7 @@
 mod builder;
 mod maintain;
 mod pooled;
+mod replicas;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -40,6 +41,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 pub use builder::Builder;
 use builder::Options;
 pub use pooled::PooledConnection;
+use replicas::Replicas;
 
 use crate::conn::Connection;
 use crate::conn::config::Config;
@@ -47,7 +49,8 @@ use crate::error::{Error, Kind};
 use crate::row::Row;
 use crate::types::Encode;
 
-/// A pool of connections to one server, cheap to clone (clones share the pool).
+/// A pool of connections to one server — or to a primary and its read replicas
+/// ([`Pool::acquire_read`]) — cheap to clone (clones share the pool).
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), qail_pg::Error> {
@@ -62,6 +65,8 @@ use crate::types::Encode;
 #[derive(Clone)]
 pub struct Pool {
     inner: Arc<Inner>,
+    /// The read replicas for [`Pool::acquire_read`]; none unless given to the builder.
+    replicas: Arc<Replicas>,
 }
 
 /// What the pool is doing right now; from [`Pool::stats`].
@@ -129,9 +134,41 @@ impl Pool {
         Builder::new()
     }
 
-    pub(crate) async fn open(config: Config, options: Options) -> Result<Pool, Error> {
+    /// Opens the pool: `min_idle` connections (at least one) to the primary now, so a wrong
+    /// address or password is reported here; replicas connect when first read from.
+    pub(crate) async fn open(
+        config: Config,
+        options: Options,
+        replicas: Vec<Config>,
+    ) -> Result<Pool, Error> {
         let initial = options.min_idle.max(1);
-        let inner = Arc::new(Inner {
+        let replicas = replicas
+            .into_iter()
+            .map(|config| Pool::start(config, options.clone()))
+            .collect();
+        let retry_after = options.replica_retry_after;
+        let replicas = Arc::new(Replicas::new(replicas, retry_after));
+        let inner = Pool::inner(config, options);
+        for _ in 0..initial {
+            let entry = inner.open_connection().await?;
+            inner.push_idle(entry);
+        }
+        maintain::spawn(&inner);
+        Ok(Pool { inner, replicas })
+    }
+
+    /// A pool without replicas that opens its connections when they are first needed.
+    fn start(config: Config, options: Options) -> Pool {
+        let inner = Pool::inner(config, options);
+        maintain::spawn(&inner);
+        Pool {
+            inner,
+            replicas: Arc::default(),
+        }
+    }
+
+    fn inner(config: Config, options: Options) -> Arc<Inner> {
+        Arc::new(Inner {
             semaphore: Arc::new(Semaphore::new(options.max_size)),
             config,
             options,
@@ -141,13 +178,7 @@ impl Pool {
             created: AtomicU64::new(0),
             destroyed: AtomicU64::new(0),
             closed: AtomicBool::new(false),
-        });
-        for _ in 0..initial {
-            let entry = inner.open_connection().await?;
-            inner.push_idle(entry);
-        }
-        maintain::spawn(&inner);
-        Ok(Pool { inner })
+        })
     }
 
     /// Takes a connection from the pool, opening one when none is idle and fewer than
@@ -176,7 +207,8 @@ impl Pool {
         )
     }
 
-    /// The pool's current size, idle and in-use connections, waiters and lifetime counts.
+    /// The pool's current size, idle and in-use connections, waiters and lifetime counts: of
+    /// the primary's connections; see [`Pool::replica_stats`] for the replicas'.
     pub fn stats(&self) -> Stats {
         let inner = &self.inner;
         let size = inner.open.load(Ordering::Acquire);
@@ -192,9 +224,17 @@ impl Pool {
         }
     }
 
+    /// The statistics of each replica's connections, in the order the replicas were given.
+    pub fn replica_stats(&self) -> Vec<Stats> {
+        self.replicas.pools().map(Pool::stats).collect()
+    }
+
     /// Closes the pool: waiting and later acquires fail, idle connections are closed now,
-    /// connections in use are closed when they are returned.
+    /// connections in use are closed when they are returned. Replicas are closed too.
     pub async fn close(&self) {
+        for replica in self.replicas.pools() {
+            Box::pin(replica.close()).await;
+        }
         self.inner.closed.store(true, Ordering::Release);
         self.inner.semaphore.close();
         let idle = std::mem::take(&mut *self.inner.idle());
@@ -256,6 +296,7 @@ impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pool")
             .field("stats", &self.stats())
+            .field("replica_stats", &self.replica_stats())
             .field("closed", &self.is_closed())
             .finish_non_exhaustive()
     }

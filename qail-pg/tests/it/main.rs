@@ -8,6 +8,8 @@ mod connect;
 mod copy;
 mod faults;
 mod hostile;
+mod hosts;
+mod last_words;
 mod notify;
 mod pgbouncer;
 mod pipeline;

@@ -3,6 +3,7 @@
 
 mod fake;
 mod lifecycle;
+mod replicas;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,4 +1,5 @@
-//! A fault-injecting TCP proxy between the driver and the real server.
+//! A fault-injecting TCP proxy between the driver and the real server (the integration tests'
+//! and the soak run's).
 //!
 //! Every connection the proxy accepts is relayed to the test server, message by message in the
 //! client's direction (so a fault can follow a given frontend message) and chunk by chunk in
@@ -153,22 +154,6 @@ impl Proxy {
         }
     }
 
-    /// A proxy in front of the test server (`DATABASE_URL`'s first host and port).
-    pub(crate) async fn to_test_server() -> Proxy {
-        let config = crate::config();
-        let host = match config.hosts.first() {
-            Some(qail_pg::Host::Tcp(name)) => name.clone(),
-            _ => "127.0.0.1".to_owned(),
-        };
-        let port = config.ports.first().copied().unwrap_or(5432);
-        let upstream = tokio::net::lookup_host((host.as_str(), port))
-            .await
-            .expect("the test server's host resolves")
-            .next()
-            .expect("the test server's host has an address");
-        Proxy::start(upstream).await
-    }
-
     /// The port to connect to.
     pub(crate) fn port(&self) -> u16 {
         self.addr.port()
@@ -180,6 +165,24 @@ impl Proxy {
             "postgres://postgres@127.0.0.1:{}/postgres?sslmode=disable",
             self.port()
         )
+    }
+
+    /// The address of the test server (`DATABASE_URL`, else 127.0.0.1:5432), to relay to.
+    pub(crate) async fn test_server() -> SocketAddr {
+        let url = std::env::var("DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+        let config =
+            qail_pg::Config::parse(&url).expect("DATABASE_URL is a valid connection string");
+        let host = match config.hosts.first() {
+            Some(qail_pg::Host::Tcp(name)) => name.clone(),
+            _ => "127.0.0.1".to_owned(),
+        };
+        let port = config.ports.first().copied().unwrap_or(5432);
+        tokio::net::lookup_host((host.as_str(), port))
+            .await
+            .expect("the test server's host resolves")
+            .next()
+            .expect("the test server's host has an address")
     }
 
     /// Applies `fault` to every connection, those relayed already included.
@@ -321,7 +324,7 @@ async fn pump_messages(
         }
         let epoch = watch.borrow_and_update().clone();
         match budget.step(&epoch, Direction::ToServer) {
-            Step::Hold => return hold(stop).await,
+            Step::Hold => return hold(watch, stop).await,
             Step::RelayThenReset(left) => {
                 let n = left.min(message.len());
                 let _ = to.write_all(&message[..n]).await;
@@ -378,7 +381,7 @@ async fn pump_bytes(
         };
         let epoch = watch.borrow_and_update().clone();
         match budget.step(&epoch, Direction::ToClient) {
-            Step::Hold => return hold(stop).await,
+            Step::Hold => return hold(watch, stop).await,
             Step::RelayThenReset(left) => {
                 let n = left.min(n);
                 let _ = to.write_all(&buf[..n]).await;
@@ -417,12 +420,14 @@ async fn read_frontend(from: &mut OwnedReadHalf, untagged: bool) -> Option<(u8, 
     Some((tag, message))
 }
 
-/// Relays nothing more and keeps the sockets open, silent, for as long as the test runs: a
-/// black-holed connection is never resumed.
-async fn hold(stop: Stop) {
-    // Holding `stop` keeps the other direction's wait pending too.
-    let _keep = stop;
-    std::future::pending::<()>().await;
+/// Relays nothing more and keeps the sockets open, silent, while the network is
+/// black-holed; when the fault changes, the connection is dropped (a black-holed connection is
+/// never resumed: by then its client gave up on it).
+async fn hold(mut watch: watch::Receiver<Epoch>, stop: Stop) {
+    let _ = watch
+        .wait_for(|e| !matches!(e.fault, Fault::BlackHole))
+        .await;
+    stop.now();
 }
 
 /// Resets both sockets: with SO_LINGER 0, closing sends RST instead of FIN. The other

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{
-    AuthMethod, ChannelBinding, DEFAULT_PORT, DEFAULT_SOCKET_DIR, Env, Host, Pooler, RequireAuth,
-    SslMode, TcpOptions, connstr,
+    AuthMethod, ChannelBinding, DEFAULT_PORT, DEFAULT_SOCKET_DIR, Env, Host, LoadBalanceHosts,
+    Pooler, RequireAuth, SslMode, TargetSessionAttrs, TcpOptions, connstr,
 };
 use crate::error::{Error, Kind};
 
@@ -30,6 +30,8 @@ const KEYS: &[(&str, Option<&str>)] = &[
     ("fallback_application_name", None),
     ("connect_timeout", Some("PGCONNECT_TIMEOUT")),
     ("options", Some("PGOPTIONS")),
+    ("target_session_attrs", Some("PGTARGETSESSIONATTRS")),
+    ("load_balance_hosts", Some("PGLOADBALANCEHOSTS")),
     ("keepalives", None),
     ("keepalives_idle", None),
     ("keepalives_interval", None),
@@ -318,6 +320,32 @@ impl Raw {
             negated: negated.unwrap_or(false),
             methods,
         }))
+    }
+
+    pub(super) fn target_session_attrs(&self) -> Result<TargetSessionAttrs, Error> {
+        let attrs = self.choice(
+            "target_session_attrs",
+            &[
+                ("any", TargetSessionAttrs::Any),
+                ("read-write", TargetSessionAttrs::ReadWrite),
+                ("read-only", TargetSessionAttrs::ReadOnly),
+                ("primary", TargetSessionAttrs::Primary),
+                ("standby", TargetSessionAttrs::Standby),
+                ("prefer-standby", TargetSessionAttrs::PreferStandby),
+            ],
+        )?;
+        Ok(attrs.unwrap_or_default())
+    }
+
+    pub(super) fn load_balance_hosts(&self) -> Result<LoadBalanceHosts, Error> {
+        let mode = self.choice(
+            "load_balance_hosts",
+            &[
+                ("disable", LoadBalanceHosts::Disable),
+                ("random", LoadBalanceHosts::Random),
+            ],
+        )?;
+        Ok(mode.unwrap_or_default())
     }
 
     /// libpq: zero or negative waits forever, and 1 second is rounded up to 2.

@@ -504,3 +504,75 @@ fn tcp_options_like_libpq() {
     let err = error("keepalives=yes");
     assert!(err.contains("keepalives"), "{err}");
 }
+
+#[test]
+fn target_session_attrs_takes_libpqs_six_modes() {
+    assert_eq!(parse("").target_session_attrs, TargetSessionAttrs::Any);
+    for (name, attrs) in [
+        ("any", TargetSessionAttrs::Any),
+        ("read-write", TargetSessionAttrs::ReadWrite),
+        ("read-only", TargetSessionAttrs::ReadOnly),
+        ("primary", TargetSessionAttrs::Primary),
+        ("standby", TargetSessionAttrs::Standby),
+        ("prefer-standby", TargetSessionAttrs::PreferStandby),
+    ] {
+        assert_eq!(
+            parse(&format!("target_session_attrs={name}")).target_session_attrs,
+            attrs
+        );
+        assert_eq!(
+            parse(&format!("postgres://h1,h2/db?target_session_attrs={name}")).target_session_attrs,
+            attrs
+        );
+    }
+    let from_env = parse_env("", &[("PGTARGETSESSIONATTRS", "standby")]).unwrap();
+    assert_eq!(from_env.target_session_attrs, TargetSessionAttrs::Standby);
+    let e = error("target_session_attrs=replica");
+    assert!(
+        e.contains("invalid target_session_attrs \"replica\"")
+            && e.contains("any, read-write, read-only, primary, standby, prefer-standby"),
+        "{e}"
+    );
+}
+
+#[test]
+fn load_balance_hosts_is_disable_or_random() {
+    assert_eq!(parse("").load_balance_hosts, LoadBalanceHosts::Disable);
+    assert_eq!(
+        parse("host=a,b load_balance_hosts=random").load_balance_hosts,
+        LoadBalanceHosts::Random
+    );
+    assert_eq!(
+        parse("postgres://a,b/db?load_balance_hosts=disable").load_balance_hosts,
+        LoadBalanceHosts::Disable
+    );
+    let from_env = parse_env("", &[("PGLOADBALANCEHOSTS", "random")]).unwrap();
+    assert_eq!(from_env.load_balance_hosts, LoadBalanceHosts::Random);
+    let e = parse_env("", &[("PGLOADBALANCEHOSTS", "round-robin")])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("(from PGLOADBALANCEHOSTS)") && e.contains("disable, random"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_host_list_lines_up_with_its_ports() {
+    let config = parse("host=127.0.0.1,127.0.0.1 port=5441,5440 target_session_attrs=primary");
+    assert_eq!(config.hosts, vec![tcp("127.0.0.1"), tcp("127.0.0.1")]);
+    assert_eq!(config.ports, vec![5441, 5440]);
+    assert_eq!(config.target_session_attrs, TargetSessionAttrs::Primary);
+}
+
+#[test]
+fn setters_set_the_host_selection_keys() {
+    let config = parse("")
+        .target_session_attrs(TargetSessionAttrs::PreferStandby)
+        .load_balance_hosts(LoadBalanceHosts::Random);
+    assert_eq!(
+        config.target_session_attrs,
+        TargetSessionAttrs::PreferStandby
+    );
+    assert_eq!(config.load_balance_hosts, LoadBalanceHosts::Random);
+}

@@ -6,8 +6,11 @@
 //! rolls the batch back. Inside a transaction block the batch is part of the block, and an
 //! error aborts the block like any other.
 //!
-//! Replies come as, per query, `[1 t T|n] 2 D* C`, then one `Z`; after an `E` nothing more
-//! of the batch but the `Z`. A query is complete at its CommandComplete.
+//! Replies come as, per query, ParseComplete, ParameterDescription and RowDescription (or
+//! NoData) when its template is described, BindComplete, DataRows and CommandComplete; then
+//! one ReadyForQuery for the batch. After an ErrorResponse nothing more of the batch comes
+//! but the ReadyForQuery. A query is complete at its CommandComplete. The replies are read by
+//! the pipeline's one dispatch loop; this file holds what the atomic mode does differently.
 //!
 //! The Sync is written only after the last query is encoded; until then
 //! `Connection::open_batch` is set. When the client gives up on a batch (an encoding error,
@@ -15,10 +18,10 @@
 //! dropped), it ends the batch with a Parse of text that is not SQL, whose syntax error makes
 //! the server roll the batch back, and then the Sync.
 
-use super::{Local, Run, Sink, resolve, slot_result};
+use super::{Run, Sink, parse_failed, slot_result};
 use crate::conn::Connection;
 use crate::error::Error;
-use crate::proto::message::{CommandComplete, DataRow, Parse, TransactionStatus, sync};
+use crate::proto::message::{Parse, TransactionStatus, sync};
 
 /// Not SQL: Parse fails with a syntax error, so the server rolls the batch back. The text
 /// shows up in the server's log next to the error.
@@ -31,7 +34,7 @@ impl Connection {
         if self.open_batch {
             self.write_abandon();
             sync(self.stream.write_buf());
-            self.pending_syncs += 1;
+            self.syncs.sent(1);
             self.open_batch = false;
         }
     }
@@ -53,91 +56,19 @@ impl Connection {
             run.rolled_back = true;
         }
         sync(self.stream.write_buf());
-        self.pending_syncs += 1;
+        self.syncs.sent(1);
         self.open_batch = false;
         run.syncing = true;
     }
 
-    /// Handles one reply of an atomic batch.
-    pub(super) fn on_batch_reply(
-        &mut self,
-        tag: u8,
-        range: std::ops::Range<usize>,
-        run: &mut Run,
-        sink: &mut impl Sink,
-    ) -> Result<(), Error> {
-        match tag {
-            b'1' | b'2' | b'3' | b's' => return Ok(()),
-            b'E' => {
-                let e = self.db_error(range);
-                let index = run.queue.front().map(|slot| slot.index);
-                // Note: the server skips the rest of the batch, Parse messages included.
-                for slot in run.queue.drain(..) {
-                    if let (true, Some(template)) = (slot.describes, slot.template)
-                        && let Some(state @ Local::Describing) = run.local.get_mut(template.name)
-                    {
-                        *state = Local::Failed;
-                    }
-                }
-                run.failure.get_or_insert((index, e));
-                run.rolled_back = true;
-                return Ok(());
-            }
-            b'Z' => {
-                self.on_ready(range)?;
-                if !run.syncing || !(run.queue.is_empty() || run.failure.is_some()) {
-                    return Err(self.protocol_error("a ReadyForQuery in the middle of a batch"));
-                }
-                run.syncing = false;
-                run.queue.clear();
-                return Ok(());
-            }
-            _ => {}
+    /// The batch's ReadyForQuery: it must come after the batch's Sync, once every query
+    /// completed or the batch failed.
+    pub(super) fn end_batch_cycle(&mut self, run: &mut Run) -> Result<(), Error> {
+        if !run.syncing || !(run.queue.is_empty() || run.failure.is_some()) {
+            return Err(self.protocol_error("a ReadyForQuery in the middle of a batch"));
         }
-        let Some(slot) = run.queue.front_mut() else {
-            return Err(self.protocol_error("a reply to no query"));
-        };
-        match tag {
-            b't' => run.described_params = Some(self.described_params(range)?),
-            b'T' | b'n' => {
-                let columns = self.described_columns(tag, range)?;
-                let params = run.described_params.take();
-                super::described(slot, params, &mut run.local, &mut run.statements, columns);
-            }
-            b'D' => {
-                if slot.error.is_some() || run.failure.is_some() {
-                    return Ok(());
-                }
-                let Some(statement) = resolve(slot, &run.local, &run.statements) else {
-                    return Ok(());
-                };
-                let result = match DataRow::decode(self.stream.body(range)) {
-                    Ok(data) => sink.row(slot.index, data, statement),
-                    Err(e) => return Err(self.decode_error(e)),
-                };
-                if let Err(e) = result {
-                    slot.error = Some(e);
-                }
-            }
-            b'C' | b'I' => {
-                if tag == b'C' && sink.wants_counts() {
-                    match CommandComplete::decode(self.stream.body(range)) {
-                        Ok(done) => slot.affected = done.rows().unwrap_or(0),
-                        Err(e) => return Err(self.decode_error(e)),
-                    }
-                }
-                let slot = run.queue.pop_front().expect("the queue has a front slot");
-                let index = slot.index;
-                match slot_result(slot, &run.local) {
-                    Ok(_) if run.failure.is_some() => {}
-                    Ok(affected) => sink.done(index, Ok(affected)),
-                    Err(e) => {
-                        run.failure.get_or_insert((Some(index), e));
-                    }
-                }
-            }
-            _ => return Err(self.protocol_error("an unexpected message in pipeline results")),
-        }
+        run.syncing = false;
+        run.queue.clear();
         Ok(())
     }
 
@@ -166,5 +97,33 @@ impl Connection {
             }
         };
         e.in_pipeline(index, format!("{what}{outcome}"))
+    }
+}
+
+/// An error loses the whole batch: the server skips the rest of it, Parse messages included,
+/// up to the Sync, and rolls it back.
+pub(super) fn fail_batch(e: Error, run: &mut Run) {
+    let index = run.queue.front().map(|slot| slot.index);
+    for slot in run.queue.drain(..) {
+        parse_failed(&slot, &mut run.local);
+    }
+    run.failure.get_or_insert((index, e));
+    run.rolled_back = true;
+}
+
+/// A query of the batch completed (its CommandComplete or EmptyQueryResponse): its result
+/// goes to the sink, unless the batch is already lost; a result that is an error (a row the
+/// sink refused, a drifted template) loses the batch.
+// Note: once per query of an atomic batch, on the hot path of the reply dispatch.
+#[inline(always)]
+pub(super) fn end_batch_query(run: &mut Run, sink: &mut impl Sink) {
+    let slot = run.queue.pop_front().expect("the queue has a front slot");
+    let index = slot.index;
+    match slot_result(slot, &run.local) {
+        Ok(_) if run.failure.is_some() => {}
+        Ok(affected) => sink.done(index, Ok(affected)),
+        Err(e) => {
+            run.failure.get_or_insert((Some(index), e));
+        }
     }
 }

@@ -13,6 +13,9 @@ pub struct DataRow<'a> {
 }
 
 impl<'a> DataRow<'a> {
+    /// The message's tag.
+    pub const TAG: u8 = b'D';
+
     /// Decodes the header of the body of a `D` message; columns are checked as they are read.
     #[inline]
     pub fn decode(body: &'a [u8]) -> Result<DataRow<'a>, DecodeError> {

@@ -4,6 +4,9 @@ use super::DecodeError;
 use super::reader::Reader;
 use crate::error::DbError;
 
+/// The tag of ErrorResponse (`E`).
+pub const TAG: u8 = b'E';
+
 /// Decodes the body of an `E` or `N` message into every field the server sent.
 ///
 /// See <https://www.postgresql.org/docs/current/protocol-error-fields.html>. Unknown field
