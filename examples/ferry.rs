@@ -1,4 +1,4 @@
-//! The ferry query: three LEFT JOINs checked at compile time by `qail!`, run in the three
+//! The ferry query: three LEFT JOINs checked at compile time by `qail!`, run in the four
 //! ways a query can go to the server, and timed.
 //!
 //! The example creates the fixture's ferry tables in its own schema (`qail_ferry`, dropped
