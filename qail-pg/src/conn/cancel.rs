@@ -144,7 +144,7 @@ impl Connection {
     /// `commit`, `rollback` (and savepoints), `prepare`, a COPY's start, each of its sends
     /// that waits for the socket, its `finish` and `fail`, and [`Connection::close`] (which
     /// otherwise gives up after 5 s). The cancel and the draining of replies after a time-out
-    /// take at most half the time-out (between 100 ms and 500 ms) more; when the server does
+    /// take at most half the time-out (between 250 ms and 500 ms) more; when the server does
     /// not answer within that, the connection is closed. A time-out whose statement may have
     /// completed is [outcome unknown](Error::is_outcome_unknown). It does not cover calls
     /// whose pace the caller sets: a row stream (`fetch`) and `copy_out`, which the caller can
@@ -202,9 +202,10 @@ impl Connection {
 }
 
 /// How long the cancel-and-drain after a time-out of `limit` may take: half the time-out,
-/// between 100 ms and 500 ms. A healthy server answers a cancel within milliseconds.
+/// between 250 ms and 500 ms. A healthy server answers a cancel within milliseconds; the floor
+/// leaves room for a busy machine.
 pub(crate) fn cancel_grace(limit: Duration) -> Duration {
-    (limit / 2).clamp(Duration::from_millis(100), Duration::from_millis(500))
+    (limit / 2).clamp(Duration::from_millis(250), Duration::from_millis(500))
 }
 
 /// Runs `$fut` (which borrows `$conn`) under the connection's query time-out.

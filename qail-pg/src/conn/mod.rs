@@ -102,8 +102,8 @@ pub struct Connection {
     /// Named statements whose Parse was sent by a flow that did not see its outcome; closed
     /// by the next [`Connection::ready`] so none is left behind on the server.
     unconfirmed: Vec<String>,
-    /// Notifications received and not yet taken; never dropped.
-    notifications: VecDeque<Notification>,
+    /// Notifications received and not yet taken, bounded (see [`notify`]).
+    notifications: notify::Queue,
     /// The time-out applied to each query, if any.
     query_timeout: Option<Duration>,
     /// Whether [`Connection::skip_to_ready`] dropped an ErrorResponse since it was last
@@ -158,7 +158,7 @@ impl Connection {
             cache: StatementCache::new(statement_cache_size),
             notice_handler: None,
             unconfirmed: Vec::new(),
-            notifications: VecDeque::new(),
+            notifications: notify::Queue::default(),
             query_timeout: None,
             discarded_error: false,
             cancel_target: None,
@@ -345,7 +345,7 @@ impl Connection {
             }
             Ok(Backend::NotificationResponse(n)) => {
                 let notification = notify::Notification::from_message(n);
-                self.notifications.push_back(notification);
+                self.notifications.push(notification);
             }
             Ok(other) => {
                 let what = other.name();

@@ -70,8 +70,9 @@ impl Connection {
             "drain before queueing a reset"
         );
         self.notice_handler = None;
-        // Note: the next user must not see this user's notifications or time-out.
-        self.notifications.clear();
+        // Note: the next user must not see this user's notifications, their capacity or
+        // time-out.
+        self.notifications = super::notify::Queue::default();
         self.query_timeout = None;
         if self.syncs.resetting() {
             return;

@@ -58,6 +58,7 @@ async fn after_auth(conn: &mut Connection) -> Result<(), Error> {
             Ok(Backend::NegotiateProtocolVersion(_)) => {}
             Ok(Backend::ReadyForQuery(r)) => {
                 conn.on_ready(r);
+                conn.stream.start_session();
                 break;
             }
             Ok(Backend::ErrorResponse(db)) => {

@@ -16,7 +16,7 @@ use tokio::net::UnixStream;
 use crate::error::DbError;
 use crate::error::{Error, Kind};
 use crate::proto::message::{
-    Backend, DataRow, DecodeError, Frame, MAX_MESSAGE_LEN, error_response, frame,
+    Backend, DataRow, DecodeError, Frame, Phase, claimed_body_len, error_response, frame,
 };
 
 /// A connected socket: plain TCP, a Unix socket, or TLS over TCP.
@@ -126,7 +126,7 @@ const WRITE_SIZE: usize = 8 * 1024;
 /// The least free space offered to a read; less, and the unconsumed bytes move to the front.
 const MIN_READ: usize = 16 * 1024;
 
-/// The largest read buffer kept between messages.
+/// The largest read or write buffer kept between messages.
 const MAX_IDLE_CAPACITY: usize = 1024 * 1024;
 
 /// The socket, its buffers and whether it failed.
@@ -135,6 +135,10 @@ const MAX_IDLE_CAPACITY: usize = 1024 * 1024;
 /// holds the bytes received and not consumed yet, `read_buf[read_end..]` is free space the
 /// socket reads into. Consuming a message only advances `read_pos`; bytes are moved to the
 /// front only when the free space at the end runs short.
+///
+/// The read buffer grows only as bytes arrive: a message's claimed length is checked against
+/// its type's limit ([`Phase`]) as soon as its header is in, and never reserves memory for
+/// bytes that have not come (see [`Stream::make_room`]).
 pub(crate) struct Stream {
     socket: Socket,
     read_buf: Vec<u8>,
@@ -146,6 +150,11 @@ pub(crate) struct Stream {
     /// How much of `write_buf` the socket has taken.
     written: usize,
     broken: bool,
+    /// Which length limits apply to the server's messages.
+    phase: Phase,
+    /// The largest the read buffer has been, for tests that it stays bounded.
+    #[cfg(test)]
+    peak_read_capacity: usize,
     /// The FATAL or PANIC error the server sent, if it did: its last words before closing,
     /// reported with the error the close causes.
     last_words: Option<Box<DbError>>,
@@ -166,10 +175,29 @@ impl Stream {
             write_buf: Vec::with_capacity(WRITE_SIZE),
             written: 0,
             broken: false,
+            phase: Phase::Startup,
+            #[cfg(test)]
+            peak_read_capacity: READ_SIZE,
             last_words: None,
             sent_total: 0,
             settled_at: 0,
         }
+    }
+
+    /// The startup handshake is over (the first ReadyForQuery was read): from now on the
+    /// message types that may be large get their large limits.
+    pub(crate) fn start_session(&mut self) {
+        self.phase = Phase::Session;
+    }
+
+    /// The read and write buffers' capacities, and the largest the read buffer has been.
+    #[cfg(test)]
+    pub(crate) fn capacities(&self) -> (usize, usize, usize) {
+        (
+            self.read_buf.capacity(),
+            self.write_buf.capacity(),
+            self.peak_read_capacity,
+        )
     }
 
     /// The TCP socket underneath, if the connection is over TCP (with or without TLS).
@@ -212,6 +240,10 @@ impl Stream {
         }
         self.write_buf.clear();
         self.written = 0;
+        if self.write_buf.capacity() > MAX_IDLE_CAPACITY {
+            // Note: give back the memory of an unusually large message (a big parameter).
+            self.write_buf = Vec::with_capacity(WRITE_SIZE);
+        }
         if let Err(e) = self.socket.flush().await {
             return Err(self.io_error(e));
         }
@@ -267,7 +299,7 @@ impl Stream {
             .unwrap_or_default();
         let mut count = 0;
         while pending.first() == Some(&tag) {
-            let len = message_len(pending);
+            let len = message_len(pending, self.phase);
             let Some(rest) = pending.get(len..).filter(|_| len > 0) else {
                 break;
             };
@@ -284,7 +316,7 @@ impl Stream {
             .read_buf
             .get(self.read_pos..self.read_end)
             .unwrap_or_default();
-        match frame(pending) {
+        match frame(pending, self.phase) {
             Ok(Some(Frame {
                 tag,
                 body_start,
@@ -354,8 +386,9 @@ impl Stream {
     }
 
     /// Makes sure the free space after the received bytes takes at least [`MIN_READ`] bytes
-    /// and the rest of the message at the front: moves the unconsumed bytes to the front
-    /// when the free space runs short, and grows the buffer only when that is not enough.
+    /// and the rest of the message at the front, as far as the bytes received so far
+    /// vouch for it: moves the unconsumed bytes to the front when the free space runs short,
+    /// and grows the buffer only when that is not enough.
     fn make_room(&mut self) {
         let pending = self.read_end - self.read_pos;
         if pending == 0 {
@@ -369,9 +402,12 @@ impl Stream {
         let rest = self
             .read_buf
             .get(self.read_pos..self.read_end)
-            .map_or(0, message_len)
+            .map_or(0, |pending| message_len(pending, self.phase))
             .saturating_sub(pending);
-        let want = rest.max(MIN_READ);
+        // Note: room for the rest of a message only up to as many bytes as have arrived
+        // (at least a [`READ_SIZE`]): a large message doubles the buffer as its bytes come,
+        // and a length the peer claims but never sends costs no memory.
+        let want = rest.min(pending.max(READ_SIZE)).max(MIN_READ);
         if self.read_buf.len() - self.read_end >= want {
             return;
         }
@@ -381,6 +417,10 @@ impl Stream {
         if self.read_buf.len() - pending < want {
             let grown = (pending + want).max(self.read_buf.len() * 2);
             self.read_buf.resize(grown, 0);
+            #[cfg(test)]
+            {
+                self.peak_read_capacity = self.peak_read_capacity.max(self.read_buf.capacity());
+            }
         }
     }
 
@@ -511,15 +551,15 @@ impl Stream {
 
 /// The whole length of the message whose header starts `pending`, 0 while the header is
 /// incomplete or invalid (an invalid header is reported by [`frame`]).
-fn message_len(pending: &[u8]) -> usize {
-    let Some(len) = pending.get(1..5).and_then(|b| <[u8; 4]>::try_from(b).ok()) else {
-        return 0;
-    };
-    usize::try_from(i32::from_be_bytes(len))
-        .ok()
-        .filter(|&len| len <= MAX_MESSAGE_LEN + 4)
-        .map_or(0, |len| len + 1)
+fn message_len(pending: &[u8], phase: Phase) -> usize {
+    match claimed_body_len(pending, phase) {
+        Ok(Some(body_len)) => body_len + 5,
+        Ok(None) | Err(_) => 0,
+    }
 }
+
+#[cfg(test)]
+mod bounded;
 
 #[cfg(all(test, unix))]
 mod tests {
@@ -536,15 +576,18 @@ mod tests {
 
     #[test]
     fn message_len_reads_complete_headers_only() {
-        assert_eq!(message_len(b"D\0\0"), 0);
-        assert_eq!(message_len(b"D\0\0\0\x09abc"), 10);
-        assert_eq!(message_len(b"D\xff\xff\xff\xff"), 0);
+        let session = Phase::Session;
+        assert_eq!(message_len(b"D\0\0", session), 0);
+        assert_eq!(message_len(b"D\0\0\0\x09abc", session), 10);
+        assert_eq!(message_len(b"D\xff\xff\xff\xff", session), 0);
+        assert_eq!(message_len(b"D\0\x01\0\0", Phase::Startup), 0);
     }
 
     #[tokio::test]
     async fn small_and_large_messages_in_odd_pieces() {
         let (client, mut server) = UnixStream::pair().unwrap();
         let mut stream = Stream::new(Socket::Unix(client));
+        stream.start_session();
         let sizes = [0, 1, 300, READ_SIZE * 3 + 7, 5, MIN_READ, 70_000, 2];
         let messages: Vec<Vec<u8>> = (0u8..)
             .zip(sizes)
@@ -571,6 +614,7 @@ mod tests {
     async fn buffered_counts_complete_messages_of_one_tag() {
         let (client, mut server) = UnixStream::pair().unwrap();
         let mut stream = Stream::new(Socket::Unix(client));
+        stream.start_session();
         let rows: Vec<u8> = [
             message(b'D', 3, 0),
             message(b'D', 0, 0),
@@ -595,9 +639,53 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_claimed_gigabyte_costs_only_the_bytes_that_arrive() {
+        let (client, mut server) = UnixStream::pair().unwrap();
+        let mut stream = Stream::new(Socket::Unix(client));
+        stream.start_session();
+        // A DataRow claiming 1 GiB (the most a DataRow may), of which 100 kB arrive.
+        server.write_all(b"D\x40\0\0\x04").await.unwrap();
+        server.write_all(&[7; 100_000]).await.unwrap();
+        while stream.read_end - stream.read_pos < 100_005 {
+            stream.fill().await.unwrap();
+        }
+        assert!(stream.next_frame().now_or_never().is_none());
+        let (read, _, peak) = stream.capacities();
+        assert!(peak < 1 << 20, "the read buffer grew to {peak} bytes");
+        assert_eq!(read, peak);
+        // More bytes: the buffer grows with them, at most doubling what has arrived.
+        let writer = tokio::spawn(async move {
+            server.write_all(&[7; 1_000_000]).await.unwrap();
+            server
+        });
+        while stream.read_end - stream.read_pos < 1_100_005 {
+            stream.fill().await.unwrap();
+        }
+        drop(writer.await.unwrap());
+        let (_, _, peak) = stream.capacities();
+        assert!(
+            peak <= 4 * 1_100_005,
+            "the read buffer grew to {peak} bytes"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_large_header_during_startup_is_refused_at_once() {
+        let (client, mut server) = UnixStream::pair().unwrap();
+        let mut stream = Stream::new(Socket::Unix(client));
+        // An Authentication request claiming 1 GiB; the server then waits.
+        server.write_all(b"R\x40\0\0\x04").await.unwrap();
+        let err = stream.next_frame().await.unwrap_err();
+        assert!(err.to_string().contains("invalid message"), "{err}");
+        assert!(stream.is_broken());
+        assert_eq!(stream.capacities().2, READ_SIZE);
+    }
+
+    #[tokio::test]
     async fn a_dropped_read_keeps_a_partial_message() {
         let (client, mut server) = UnixStream::pair().unwrap();
         let mut stream = Stream::new(Socket::Unix(client));
+        stream.start_session();
         let first = message(b'D', 100_000, 1);
         let second = message(b'C', 12, 2);
         server.write_all(&first[..50_000]).await.unwrap();

@@ -172,3 +172,69 @@ async fn a_terminated_backend_is_a_closed_error() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn a_late_cancel_never_hits_the_next_query() {
+    // Note: a time-out close to the query's own duration races the cancel against the
+    // query's end; a cancel that lands late must not fail the next query (lib/pq #1000).
+    let tasks: Vec<_> = (0..4u64)
+        .map(|task| {
+            tokio::spawn(async move {
+                let mut conn = super::connect().await;
+                let (mut timed_out, mut finished, mut closed) = (0, 0, 0);
+                for i in 0..500u64 {
+                    let limit = Duration::from_micros(5_000 + (i * 7 + task * 3) % 16 * 1_000);
+                    conn.set_query_timeout(Some(limit));
+                    match conn.query("SELECT pg_sleep(0.01)", &[]).await {
+                        Ok(_) => finished += 1,
+                        Err(e) if e.is_timeout() => timed_out += 1,
+                        Err(e) => panic!("loop {i}, time-out {limit:?}: {e}"),
+                    }
+                    if conn.is_closed() {
+                        // Note: the cancel and drain did not finish within their grace (a
+                        // busy machine); the connection was discarded, as documented.
+                        closed += 1;
+                        conn = super::connect().await;
+                    }
+                    conn.set_query_timeout(None);
+                    let next = conn.query("SELECT 1", &[]).await;
+                    if let Err(e) = next {
+                        panic!("loop {i}, time-out {limit:?}: the next query failed: {e}");
+                    }
+                }
+                (timed_out, finished, closed)
+            })
+        })
+        .collect();
+    let (mut timed_out, mut finished, mut closed) = (0, 0, 0);
+    for task in tasks {
+        let (t, f, c) = task.await.unwrap();
+        timed_out += t;
+        finished += f;
+        closed += c;
+    }
+    eprintln!("late cancel race: {timed_out} timed out ({closed} closed), {finished} finished");
+    // Both sides of the race happened, and few cancels took longer than their grace.
+    assert!(timed_out > 0 && finished > 0, "{timed_out} {finished}");
+    assert!(closed * 10 <= timed_out, "{closed} of {timed_out} closed");
+}
+
+#[tokio::test]
+async fn statement_timeout_is_a_typed_error_and_the_connection_stays() {
+    let mut conn = super::connect().await;
+    conn.batch_execute("SET statement_timeout = '50ms'")
+        .await
+        .unwrap();
+    let err = conn.query("SELECT pg_sleep(1)", &[]).await.unwrap_err();
+    assert_eq!(err.code(), Some("57014"), "{err}");
+    assert!(!err.is_timeout() && !err.is_closed(), "{err}");
+    let err = conn.batch_execute("SELECT pg_sleep(1)").await.unwrap_err();
+    assert_eq!(err.code(), Some("57014"), "{err}");
+    let v: i64 = conn
+        .query_one("SELECT $1::int8", &[&6i64])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(v, 6);
+    assert!(!conn.is_closed());
+}

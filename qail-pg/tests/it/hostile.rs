@@ -123,6 +123,43 @@ async fn a_two_gigabyte_length_is_refused_before_reading_it() {
 }
 
 #[tokio::test]
+async fn a_gigabyte_header_during_startup_is_refused_at_once() {
+    // Before authentication, and after it (the session has not started until ReadyForQuery):
+    // no type may be large yet, so the header alone is an error; nothing is reserved for
+    // the gigabyte (the stream's unit tests measure the read buffer), and the client does not
+    // wait for it until connect_timeout.
+    let after_auth = msg(b'R', &0i32.to_be_bytes());
+    for (before, header) in [
+        (&b""[..], &b"R\x40\0\0\x04"[..]),
+        (b"", b"E\x40\0\0\x04"),
+        (b"", b"D\x40\0\0\x04"),
+        (&after_auth[..], b"S\x40\0\0\x04"),
+        (&after_auth[..], b"N\x40\0\0\x04"),
+        (&after_auth[..], b"Z\0\0\0\x06"),
+    ] {
+        let first = [before, header].concat();
+        let url = fake_server(move |mut s| async move {
+            read_startup(&mut s).await;
+            s.write_all(&first).await.unwrap();
+            let _ = s.read(&mut [0; 64]).await;
+        })
+        .await;
+        let url = format!("{url}&connect_timeout=10");
+        let started = std::time::Instant::now();
+        let err = bounded(Connection::connect(&url)).await.unwrap_err();
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(!err.is_timeout(), "{err}");
+        assert!(err.is_closed(), "{err}");
+        assert!(err.to_string().contains("invalid message"), "{err}");
+        assert!(err.to_string().contains("byte limit"), "{err}");
+    }
+}
+
+#[tokio::test]
 async fn bytes_after_the_ssl_answer_are_refused() {
     for answer in [&b"Sgarbage"[..], &b"Ngarbage"[..]] {
         let url = fake_server(move |mut s| async move {

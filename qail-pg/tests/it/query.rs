@@ -286,3 +286,107 @@ async fn a_dropped_query_future_does_not_desynchronize() {
     assert_eq!(rows[0].get::<&str>(0), "x");
     assert!(!conn.is_closed());
 }
+
+/// A fixed xorshift sequence: the same values on every run.
+fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
+#[tokio::test]
+async fn bound_values_never_change_the_query() {
+    let mut conn = super::connect().await;
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+    // Characters that break quoting, escaping or comments when spliced into SQL text.
+    let hostile = [
+        "'",
+        "''",
+        "\\",
+        "\\'",
+        "\"",
+        ";",
+        "--",
+        "/*",
+        "*/",
+        "$$",
+        "$1",
+        "?",
+        "%",
+        "\n",
+        "é",
+        "\u{2028}",
+        "😀",
+        "E'",
+        "); DROP TABLE x; --",
+    ];
+    for _ in 0..300 {
+        let len = next() % 12;
+        let text: String = (0..len)
+            .map(|_| match next() % 3 {
+                0 => {
+                    let i = usize::try_from(next()).unwrap() % hostile.len();
+                    hostile[i].to_owned()
+                }
+                1 => char::from_u32(u32::try_from(next() % 0x3000).unwrap() + 1)
+                    .filter(|c| *c != '\0')
+                    .unwrap_or('x')
+                    .to_string(),
+                _ => char::from(u8::try_from(next() % 95 + 32).unwrap()).to_string(),
+            })
+            .collect();
+        let bytes: Vec<u8> = (0..next() % 40)
+            .map(|_| u8::try_from(next() % 256).unwrap())
+            .collect();
+        let row = conn
+            .query_one("SELECT $1::text, $2::bytea", &[&text, &bytes])
+            .await
+            .unwrap();
+        assert_eq!(row.get::<&str>(0), text);
+        assert_eq!(row.get::<&[u8]>(1), bytes.as_slice());
+        // The structure stays `1 - $1`: a value is never read as SQL.
+        let row = conn
+            .query_one("SELECT 1 - $1::int4, $2::text", &[&-5i32, &text])
+            .await
+            .unwrap();
+        assert_eq!((row.get::<i32>(0), row.get::<&str>(1)), (6, text.as_str()));
+    }
+}
+
+#[tokio::test]
+async fn a_nul_in_text_is_refused_by_the_server_and_bytes_keep_it() {
+    let mut conn = super::connect().await;
+    let err = conn
+        .query_one("SELECT $1::text", &[&"a\0b"])
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("22021"), "{err}");
+    let row = conn
+        .query_one("SELECT $1::bytea", &[&&b"a\0b"[..]])
+        .await
+        .unwrap();
+    assert_eq!(row.get::<&[u8]>(0), b"a\0b");
+}
+
+#[tokio::test]
+async fn set_time_zone_is_tracked_and_set_client_encoding_is_refused() {
+    let mut conn = super::connect().await;
+    conn.batch_execute("SET TimeZone = 'Asia/Kathmandu'")
+        .await
+        .unwrap();
+    assert_eq!(conn.parameter_status("TimeZone"), Some("Asia/Kathmandu"));
+    conn.execute("SET TimeZone = 'UTC'", &[]).await.unwrap();
+    assert_eq!(conn.parameter_status("TimeZone"), Some("UTC"));
+    // A session that speaks LATIN1 would hand back text qail-pg reads as UTF-8: the
+    // connection is closed instead, so nothing is ever mis-decoded.
+    let err = conn
+        .batch_execute("SET client_encoding = 'LATIN1'")
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("LATIN1"), "{err}");
+    assert!(err.is_closed() && conn.is_closed(), "{err}");
+    assert!(conn.query("SELECT 'é'", &[]).await.unwrap_err().is_closed());
+}

@@ -49,7 +49,9 @@ pub use data_row::{DataRow, DataRowColumns};
 pub use describe::Describe;
 pub use error::{DecodeError, EncodeError};
 pub use execute::Execute;
-pub use frame::{Frame, MAX_MESSAGE_LEN, frame};
+pub use frame::{
+    Frame, MAX_MESSAGE_LEN, MAX_SMALL_MESSAGE_LEN, Phase, claimed_body_len, frame, max_body_len,
+};
 pub use negotiate_protocol_version::NegotiateProtocolVersion;
 pub use notification_response::NotificationResponse;
 pub use parameter_description::ParameterDescription;
