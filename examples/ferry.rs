@@ -1,4 +1,4 @@
-//! The ferry query: three LEFT JOINs checked at compile time by `qail!`, run in the three
+//! The ferry query: three LEFT JOINs checked at compile time by `qail!`, run in the four
 //! ways a query can go to the server, and timed.
 //!
 //! The example creates the fixture's ferry tables in its own schema (`qail_ferry`, dropped
@@ -10,8 +10,11 @@
 //!   later call only Bind + Execute + Sync; rows are decoded into the generated struct.
 //! - **borrowed**: `for_each` — the same statement, but each row is read in place from the
 //!   connection's buffer (`&str` instead of `String`): nothing is allocated per row.
-//! - **uncached**: `fetch_all` on a connection whose statement cache size is 0 (what a
-//!   pgbouncer in transaction mode needs): an unnamed statement, Parse + Describe every call.
+//! - **uncached**: `fetch_all` on a connection whose statement cache size is 0: an unnamed
+//!   statement, Parse + Describe every call.
+//! - **pooler**: `fetch_all` on a connection opened with `pooler=transaction` (what a
+//!   pgbouncer in transaction mode needs): Parse + Describe + Bind + Execute + Sync of the
+//!   unnamed statement in one write, the description checked before the rows are decoded.
 //!
 //! Run: `cargo run --release --example ferry -- [ITERATIONS]` (default 2,000 per tier).
 
@@ -82,7 +85,10 @@ async fn main() -> Result<()> {
 
     let mut uncached = support::connect_in(SCHEMA).await?;
     uncached.set_statement_cache_size(0);
-    let samples = measure(&mut conn, &mut uncached, iterations).await?;
+    let config = support::config_in(SCHEMA)?.pooler(qail::Pooler::Transaction);
+    let pooled = Connection::connect_with(&config).await?;
+    let mut others = [uncached, pooled];
+    let samples = measure(&mut conn, &mut others, iterations).await?;
     print_timings(&samples, iterations);
     Ok(())
 }
@@ -145,15 +151,28 @@ enum Tier {
     Prepared,
     Borrowed,
     Uncached,
+    Pooler,
 }
 
-const TIERS: [Tier; 3] = [Tier::Prepared, Tier::Borrowed, Tier::Uncached];
+const TIERS: [Tier; 4] = [Tier::Prepared, Tier::Borrowed, Tier::Uncached, Tier::Pooler];
 
-/// Runs the query once in `tier`; returns the number of rows.
-async fn run_once(tier: Tier, conn: &mut Connection, uncached: &mut Connection) -> Result<usize> {
+/// Runs the query once in `tier`; returns the number of rows. `others` are the uncached and
+/// the `pooler=transaction` connections.
+async fn run_once(
+    tier: Tier,
+    conn: &mut Connection,
+    others: &mut [Connection; 2],
+) -> Result<usize> {
     match tier {
         Tier::Prepared => Ok(enabled_connections!(true).fetch_all(conn).await?.len()),
-        Tier::Uncached => Ok(enabled_connections!(true).fetch_all(uncached).await?.len()),
+        Tier::Uncached => Ok(enabled_connections!(true)
+            .fetch_all(&mut others[0])
+            .await?
+            .len()),
+        Tier::Pooler => Ok(enabled_connections!(true)
+            .fetch_all(&mut others[1])
+            .await?
+            .len()),
         Tier::Borrowed => {
             // Each column is read in place, in order: `&str` points into the read buffer.
             let mut without_operator = 0usize;
@@ -180,28 +199,28 @@ async fn run_once(tier: Tier, conn: &mut Connection, uncached: &mut Connection) 
 }
 
 /// Times `iterations` calls per tier, interleaved (each round runs the tiers in a rotating
-/// order) so a busy machine slows all three alike. Returns the sorted samples per tier.
+/// order) so a busy machine slows all of them alike. Returns the sorted samples per tier.
 async fn measure(
     conn: &mut Connection,
-    uncached: &mut Connection,
+    others: &mut [Connection; 2],
     iterations: u64,
-) -> Result<[Vec<Duration>; 3]> {
+) -> Result<[Vec<Duration>; 4]> {
     let warm_up = 100;
     for round in 0..warm_up {
         for tier in TIERS {
-            let n = run_once(tier, conn, uncached).await?;
+            let n = run_once(tier, conn, others).await?;
             if round == 0 && n != 50 {
                 return Err(format!("the query returned {n} rows, 50 expected").into());
             }
         }
     }
-    let mut samples: [Vec<Duration>; 3] = Default::default();
+    let mut samples: [Vec<Duration>; 4] = Default::default();
     for round in 0..iterations {
-        let shift = usize::try_from(round % 3)?;
-        for k in 0..3 {
-            let t = (k + shift) % 3;
+        let shift = usize::try_from(round % 4)?;
+        for k in 0..4 {
+            let t = (k + shift) % 4;
             let started = Instant::now();
-            run_once(TIERS[t], conn, uncached).await?;
+            run_once(TIERS[t], conn, others).await?;
             samples[t].push(started.elapsed());
         }
     }
@@ -211,7 +230,7 @@ async fn measure(
     Ok(samples)
 }
 
-fn print_timings(samples: &[Vec<Duration>; 3], iterations: u64) {
+fn print_timings(samples: &[Vec<Duration>; 4], iterations: u64) {
     let what = [
         (
             "prepared  (fetch_all)",
@@ -223,6 +242,10 @@ fn print_timings(samples: &[Vec<Duration>; 3], iterations: u64) {
         ),
         (
             "uncached  (cache size 0)",
+            "Parse+Describe+Bind+Execute+Sync",
+        ),
+        (
+            "pooler    (pooler=transaction)",
             "Parse+Describe+Bind+Execute+Sync",
         ),
     ];

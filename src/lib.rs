@@ -52,9 +52,9 @@ pub use qail_pg::{
     Atomic, AuthMethod, CancelToken, ChannelBinding, Column, Config, Connection, CopyIn, DbError,
     Decode, Decoder, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel, Listener,
     LoadBalanceHosts, NoRows, Notification, Oid, PerQuery, Pipeline, PipelineBuilder,
-    PipelineResults, Pool, PoolBuilder, PoolStats, PooledConnection, Query, RawRow, RequireAuth,
-    Row, SqlQueries, SslMode, Statement, TargetSessionAttrs, TcpOptions, Template, Transaction,
-    TransactionBuilder, TransactionStatus,
+    PipelineResults, Pool, PoolBuilder, PoolStats, PooledConnection, Pooler, Query, RawRow,
+    RequireAuth, Row, SqlQueries, SslMode, Statement, TargetSessionAttrs, TcpOptions, Template,
+    Transaction, TransactionBuilder, TransactionStatus,
 };
 
 /// PostgreSQL type markers, named here so compile errors print them briefly (`qail::pg::int4`).

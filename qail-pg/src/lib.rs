@@ -35,7 +35,7 @@ pub mod types;
 
 #[cfg(feature = "runtime")]
 pub use conn::config::{
-    AuthMethod, ChannelBinding, Config, Host, LoadBalanceHosts, RequireAuth, SslMode,
+    AuthMethod, ChannelBinding, Config, Host, LoadBalanceHosts, Pooler, RequireAuth, SslMode,
     TargetSessionAttrs, TcpOptions,
 };
 #[cfg(feature = "runtime")]

@@ -6,7 +6,11 @@
 //! executes; later uses write Bind + Execute + Sync only, with the template's pre-encoded Bind
 //! prefix. A template with a user-type parameter (OID 0) is bound with the server's OID for
 //! it (see [`template_statement`]). With the statement cache off, Parse, Describe, Bind,
-//! Execute and Sync go in one write (the drift is then found after the statement ran).
+//! Execute and Sync go in one write (the drift is then found after the statement ran, but
+//! before any row is decoded). Behind a pooler in transaction mode
+//! ([`Pooler::Transaction`](crate::Pooler::Transaction)) every compiled query takes that
+//! one-write path, user-type parameters included, so no cycle relies on a statement an
+//! earlier cycle left on a server session.
 
 use std::borrow::Cow;
 
@@ -144,7 +148,10 @@ impl Connection {
         // trip once per connection. Without a cache (every call prepares afresh) Parse,
         // Describe, Bind and Execute go in one write, and the drift is found after the
         // statement ran; `set_statement_cache_size(0)` documents this.
-        if named || template.param_oids.contains(&0) {
+        // Note: behind a pooler in transaction mode the separate Parse + Describe + Sync would
+        // leave the unnamed statement on a server session the next cycle may not get; a
+        // user-type parameter is bound as OID 0 (its own binary form) either way.
+        if named || (template.param_oids.contains(&0) && !self.pooled_transactions) {
             let statement = self.describe_template(template, name).await?;
             self.bind_prepared(&statement, params).await?;
             return Ok(statement);

@@ -85,6 +85,41 @@ pub struct Config {
     /// TCP keepalives (`keepalives`, `keepalives_idle`, `keepalives_interval`,
     /// `keepalives_count`) and `tcp_user_timeout`, for TCP connections.
     pub tcp: TcpOptions,
+    /// `pooler`: the connection pooler between qail and the server, if any (default none).
+    pub pooler: Pooler,
+}
+
+/// The `pooler` option (qail's own key, not libpq's): what the connection may rely on when a
+/// pooler such as pgbouncer sits between it and the server.
+///
+/// With [`Pooler::Transaction`] (`pooler=transaction`, for pgbouncer's `pool_mode =
+/// transaction`) consecutive transactions of one connection may run on different server
+/// sessions, so nothing is kept on the server from one Sync to the next:
+///
+/// - no named statements: the statement cache is off (size 0, and stays 0);
+/// - a compiled query goes out as one write, Parse + Describe + Bind + Execute + Sync of the
+///   unnamed statement, and the server's description is checked against the template before
+///   any row is decoded (a drifted column is a schema-drift error, never a wrong value; the
+///   statement has run when the drift is reported);
+/// - run-time SQL (`query`, `execute`) is one write too, its parameters typed by their Rust
+///   values ([`Encode::type_oid`](crate::Encode::type_oid));
+/// - pipelines of compiled queries send that same cycle per query; pipelines of run-time SQL
+///   (which prepare first) are refused;
+/// - the pool's reset only rolls back an open transaction (pgbouncer resets server sessions).
+///
+/// ```
+/// let config = qail_pg::Config::parse("postgres://app@127.0.0.1:6432/shop?pooler=transaction")?;
+/// assert_eq!(config.pooler, qail_pg::Pooler::Transaction);
+/// # Ok::<(), qail_pg::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Pooler {
+    /// `none`: a direct connection, or a pooler in session mode; the session is the client's.
+    #[default]
+    None,
+    /// `transaction`: a pooler in transaction mode (pgbouncer's `pool_mode = transaction`).
+    Transaction,
 }
 
 /// How the TCP socket of a connection detects a peer that vanished, with libpq's keys and
@@ -309,6 +344,7 @@ impl Config {
             load_balance_hosts: raw.load_balance_hosts()?,
             options: raw.non_empty("options").map(str::to_owned),
             tcp: raw.tcp_options()?,
+            pooler: raw.pooler()?,
         })
     }
 
@@ -438,6 +474,12 @@ impl Config {
         self.tcp = options;
         self
     }
+
+    /// `pooler`: the pooler between the client and the server ([`Pooler`]).
+    pub fn pooler(mut self, pooler: Pooler) -> Config {
+        self.pooler = pooler;
+        self
+    }
 }
 
 impl FromStr for Config {
@@ -470,6 +512,7 @@ impl fmt::Debug for Config {
             .field("load_balance_hosts", &self.load_balance_hosts)
             .field("tcp", &self.tcp)
             .field("options", &self.options)
+            .field("pooler", &self.pooler)
             .finish()
     }
 }

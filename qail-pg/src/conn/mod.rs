@@ -113,6 +113,9 @@ pub struct Connection {
     cancel_target: Option<std::sync::Arc<cancel::Target>>,
     /// The queue of the last pipeline, empty, kept for its memory.
     spare_slots: VecDeque<pipeline::Slot>,
+    /// A pooler in transaction mode sits in front of the server: nothing is kept on the
+    /// server from one Sync to the next (see [`config::Pooler`]).
+    pooled_transactions: bool,
 }
 
 impl fmt::Debug for Connection {
@@ -160,6 +163,7 @@ impl Connection {
             discarded_error: false,
             cancel_target: None,
             spare_slots: VecDeque::new(),
+            pooled_transactions: false,
         }
     }
 
@@ -197,8 +201,10 @@ impl Connection {
     /// connection before it first runs, so a query whose tables changed (schema drift) is
     /// reported without having run. Size 0 prepares every call afresh in the same write as
     /// its execution: faster for one-off statements, but a drifted statement has already run
-    /// when the drift is reported.
+    /// when the drift is reported. Behind a pooler in transaction mode
+    /// ([`Pooler::Transaction`](config::Pooler::Transaction)) the size stays 0.
     pub fn set_statement_cache_size(&mut self, size: usize) {
+        let size = if self.pooled_transactions { 0 } else { size };
         for name in self.cache.resize(size) {
             prepare::close_statement(&mut self.stream, &name);
         }

@@ -12,6 +12,13 @@
 //! meanwhile), and only then is the query bound, or failed with the drift without running.
 //! A drifted write never executes, in either mode.
 //!
+//! Behind a pooler in transaction mode ([`Pooler::Transaction`](crate::Pooler::Transaction))
+//! nothing waits mid-batch and nothing outlives a Sync: every query carries its own Parse +
+//! Describe of the unnamed statement before its Bind + Execute, its description is checked
+//! when it arrives (before its rows), and a drifted query has run when its drift is reported
+//! (in an atomic batch, the rest of the batch is rolled back only if the drift is read before
+//! the batch's Sync is written).
+//!
 //! An atomic pipeline ([`Mode::Atomic`], see [`atomic`]) writes one Sync after the last query:
 //! the whole batch is one implicit transaction, and the server flushes its replies once per
 //! batch instead of once per query.
@@ -401,6 +408,10 @@ impl Connection {
         slot: &mut Slot,
     ) -> Result<Encoded, Error> {
         slot.template = Some(template);
+        if self.pooled_transactions {
+            self.encode_unnamed(template, job.params())?;
+            return Ok(Encoded::Bound);
+        }
         if let Some((last, i)) = run.last
             && std::ptr::eq(last, template)
         {
@@ -451,6 +462,25 @@ impl Connection {
         run.described.push(template);
         slot.describes = true;
         Ok(Encoded::Describing)
+    }
+
+    /// Behind a pooler in transaction mode: queues Parse + Describe + Bind + Execute of the
+    /// unnamed statement (without Sync). The description, read just before the query's rows,
+    /// is checked against the template and decodes them (see [`described`]); nothing is
+    /// cached, so no later cycle depends on this one's server session.
+    fn encode_unnamed(
+        &mut self,
+        template: &'static Template,
+        params: &Params<'_>,
+    ) -> Result<(), Error> {
+        check_count(template, params)?;
+        let mark = self.stream.write_buf().len();
+        self.write_parse_describe(template, "")?;
+        if let Err(e) = self.write_bind_execute("", template.param_oids, params) {
+            self.stream.write_buf().truncate(mark);
+            return Err(e);
+        }
+        Ok(())
     }
 
     /// Queues Bind + Execute (without Sync) of a template prepared on this connection, with

@@ -4,9 +4,9 @@
 
 use super::{Connection, Statement, server_error};
 use crate::error::{Error, Kind};
-use crate::proto::message::{Backend, CopyFail, TransactionStatus};
+use crate::proto::message::{Backend, CopyFail, Describe, Parse, Target, TransactionStatus, sync};
 use crate::row::Row;
-use crate::types::Encode;
+use crate::types::{Encode, Oid};
 
 /// A parameter list: `&[&1i32, &"text"]`.
 type Params<'a> = [&'a (dyn Encode + Sync)];
@@ -15,7 +15,10 @@ impl Connection {
     /// Runs `sql` with `params` and returns every row.
     ///
     /// The statement is prepared once per connection (cached by SQL text); parameters and
-    /// results travel in binary format.
+    /// results travel in binary format. Behind a pooler in transaction mode
+    /// ([`Pooler::Transaction`](crate::Pooler::Transaction)) it is prepared unnamed in the same
+    /// write as its execution, each parameter typed by its value
+    /// ([`Encode::type_oid`]; `None` leaves the type to the server).
     pub async fn query(&mut self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>, Error> {
         let mut rows = Vec::new();
         self.run(sql, params, Some(&mut rows)).await?;
@@ -78,6 +81,9 @@ impl Connection {
         mut rows: Option<&mut Vec<Row>>,
     ) -> Result<u64, Error> {
         self.ready().await?;
+        if self.pooled_transactions {
+            return self.run_unnamed(sql, params, rows).await;
+        }
         let statement = self.prepare_cached(sql).await?;
         check_param_count(&statement, params)?;
         let result = self
@@ -103,6 +109,62 @@ impl Connection {
             }
             result => result,
         }
+    }
+
+    /// Behind a pooler in transaction mode: Parse (the parameters typed by their values) +
+    /// Describe + Bind + Execute + Sync of the unnamed statement in one write, so the whole
+    /// cycle runs on one server session.
+    async fn run_unnamed(
+        &mut self,
+        sql: &str,
+        params: &Params<'_>,
+        rows: Option<&mut Vec<Row>>,
+    ) -> Result<u64, Error> {
+        let types: Vec<Oid> = params.iter().map(|p| p.type_oid()).collect();
+        let buf = self.stream.write_buf();
+        let mark = buf.len();
+        let encoded = Parse {
+            name: "",
+            query: sql,
+            param_types: &types,
+        }
+        .encode(buf)
+        .and_then(|()| {
+            Describe {
+                target: Target::Statement,
+                name: "",
+            }
+            .encode(buf)
+        });
+        if let Err(e) = encoded {
+            buf.truncate(mark);
+            return Err(super::prepare::encode_error(e));
+        }
+        if let Err(e) = self.write_bind_execute("", &types, params) {
+            self.stream.write_buf().truncate(mark);
+            return Err(e);
+        }
+        sync(self.stream.write_buf());
+        self.syncs.sent(1);
+        self.stream.flush().await?;
+        let statement = loop {
+            let message = self.recv().await?;
+            match self.stream.decode(message) {
+                Ok(Backend::ParseComplete | Backend::ParameterDescription(_)) => {}
+                Ok(Backend::RowDescription(d)) => {
+                    break Statement::new(String::new(), types, super::described_columns(&d));
+                }
+                Ok(Backend::NoData) => break Statement::new(String::new(), types, Vec::new()),
+                Ok(Backend::ErrorResponse(db)) => {
+                    let e = server_error(db);
+                    self.skip_to_ready().await?;
+                    return Err(e);
+                }
+                Ok(_) => return Err(self.protocol_error("an unexpected message while preparing")),
+                Err(e) => return Err(self.decode_error(e)),
+            }
+        };
+        self.read_results(&statement, rows).await
     }
 
     fn is_stale(&self, e: &Error) -> bool {

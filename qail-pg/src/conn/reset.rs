@@ -24,6 +24,12 @@
 //! `ROLLBACK` outside a transaction only earns a warning). SQL-level `PREPARE`d statements
 //! are kept like the cache's.
 //!
+//! Behind a pooler in transaction mode ([`Pooler::Transaction`](super::config::Pooler)) the
+//! reset is only the `ROLLBACK` of an open transaction: outside a transaction the client has
+//! no server session of its own to reset (pgbouncer's `server_reset_query`, `DISCARD ALL`
+//! by default, is run by pgbouncer itself, and only in session mode unless
+//! `server_reset_query_always` is set).
+//!
 //! A flow reads through [`Connection::recv`] (or calls [`Connection::ready`] first), never
 //! `stream.next_frame` directly, so the reset's replies are never mistaken for its own.
 
@@ -74,8 +80,13 @@ impl Connection {
         if self.transaction_status != TransactionStatus::Idle {
             self.queue_reset_query("ROLLBACK");
         }
-        for sql in RESET {
-            self.queue_reset_query(sql);
+        // Note: behind a pooler in transaction mode the session is not this connection's:
+        // each statement would run on whichever server session the pooler picks, and the
+        // pooler resets its server sessions itself (pgbouncer's server_reset_query).
+        if !self.pooled_transactions {
+            for sql in RESET {
+                self.queue_reset_query(sql);
+            }
         }
         // Note: the ROLLBACK goes out before anything the next user sends.
         self.transaction_status = TransactionStatus::Idle;

@@ -16,7 +16,10 @@ pub(crate) async fn startup(
     config: &Config,
     server_cert: Option<Vec<u8>>,
 ) -> Result<Connection, Error> {
-    let mut conn = Connection::new(stream, cache::DEFAULT_SIZE);
+    let pooled = config.pooler == super::config::Pooler::Transaction;
+    let cache_size = if pooled { 0 } else { cache::DEFAULT_SIZE };
+    let mut conn = Connection::new(stream, cache_size);
+    conn.pooled_transactions = pooled;
     let mut params = vec![
         ("user", config.user.as_str()),
         ("database", config.dbname.as_str()),

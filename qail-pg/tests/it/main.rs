@@ -11,6 +11,7 @@ mod hostile;
 mod hosts;
 mod last_words;
 mod notify;
+mod pgbouncer;
 mod pipeline;
 mod pipeline_atomic;
 mod pool;

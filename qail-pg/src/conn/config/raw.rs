@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::{
     AuthMethod, ChannelBinding, DEFAULT_PORT, DEFAULT_SOCKET_DIR, Env, Host, LoadBalanceHosts,
-    RequireAuth, SslMode, TargetSessionAttrs, TcpOptions, connstr,
+    Pooler, RequireAuth, SslMode, TargetSessionAttrs, TcpOptions, connstr,
 };
 use crate::error::{Error, Kind};
 
@@ -38,6 +38,8 @@ const KEYS: &[(&str, Option<&str>)] = &[
     ("keepalives_count", None),
     ("tcp_user_timeout", None),
     ("service", Some("PGSERVICE")),
+    // Note: not a libpq key; qail's own (see `Pooler`).
+    ("pooler", None),
 ];
 
 /// The origin of an option that came from the service file, in error messages.
@@ -255,6 +257,14 @@ impl Raw {
             ],
         )?;
         Ok(binding.unwrap_or_default())
+    }
+
+    pub(super) fn pooler(&self) -> Result<Pooler, Error> {
+        let pooler = self.choice(
+            "pooler",
+            &[("none", Pooler::None), ("transaction", Pooler::Transaction)],
+        )?;
+        Ok(pooler.unwrap_or_default())
     }
 
     pub(super) fn require_auth(&self) -> Result<Option<RequireAuth>, Error> {

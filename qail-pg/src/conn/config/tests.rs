@@ -283,6 +283,22 @@ fn channel_binding_values() {
 }
 
 #[test]
+fn pooler_values() {
+    assert_eq!(parse("").pooler, Pooler::None);
+    assert_eq!(parse("pooler=none").pooler, Pooler::None);
+    assert_eq!(
+        parse("postgres://a@h:6432/d?pooler=transaction").pooler,
+        Pooler::Transaction
+    );
+    assert_eq!(
+        parse("").pooler(Pooler::Transaction).pooler,
+        Pooler::Transaction
+    );
+    let err = error("pooler=session");
+    assert!(err.contains("valid values are none, transaction"), "{err}");
+}
+
+#[test]
 fn require_auth_lists() {
     let auth = parse("require_auth=scram-sha-256,md5")
         .require_auth

@@ -527,6 +527,15 @@ impl Connection {
         queries: impl Iterator<Item = (&'q str, &'q Params<'q>)> + Clone,
     ) -> Result<Vec<SqlJob<'q>>, Error> {
         self.ready().await?;
+        if self.pooled_transactions {
+            // Note: the statements are prepared in round trips of their own before the
+            // pipeline binds them, which a pooler in transaction mode may run on another
+            // server session.
+            return Err(Error::new(
+                Kind::Usage,
+                "pipelines of run-time SQL prepare their statements first, which cannot work                  behind a pooler in transaction mode (pooler=transaction); run the queries one                  by one with query/execute, or use compiled (qail!) queries in the pipeline",
+            ));
+        }
         let mut jobs = Vec::new();
         for (sql, params) in queries.clone() {
             let statement = self.prepare_cached(sql).await?;
