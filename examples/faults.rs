@@ -12,6 +12,7 @@
 use qail::chrono::{DateTime, Utc};
 use qail::rust_decimal::Decimal;
 use qail::template::Params;
+use qail::types::oid;
 use qail::uuid::Uuid;
 use qail::{Connection, Encode, Error, FromRow, Oid, Query, RawRow, Template};
 
@@ -77,21 +78,21 @@ fn usage() -> (u64, u64, u64) {
 
 fn wide_template() -> &'static Template {
     let columns = [
-        ("id", 20, "int8"),
-        ("i4", 23, "int4"),
-        ("i8", 20, "int8"),
-        ("f8", 701, "float8"),
-        ("b", 16, "bool"),
-        ("t", 25, "text"),
-        ("ts", 1184, "timestamptz"),
-        ("u", 2950, "uuid"),
-        ("n", 1700, "numeric"),
-        ("j", 3802, "jsonb"),
+        ("id", oid::INT8, "int8"),
+        ("i4", oid::INT4, "int4"),
+        ("i8", oid::INT8, "int8"),
+        ("f8", oid::FLOAT8, "float8"),
+        ("b", oid::BOOL, "bool"),
+        ("t", oid::TEXT, "text"),
+        ("ts", oid::TIMESTAMPTZ, "timestamptz"),
+        ("u", oid::UUID, "uuid"),
+        ("n", oid::NUMERIC, "numeric"),
+        ("j", oid::JSONB, "jsonb"),
     ];
     Template::leak(
         "SELECT id, i4, i8, f8, b, t, ts, u, n, j FROM bench_wide \
          WHERE id > $1 ORDER BY id LIMIT 1000",
-        &[20],
+        &[oid::INT8],
         &columns,
     )
     .expect("no NUL in the SQL")
@@ -100,8 +101,8 @@ fn wide_template() -> &'static Template {
 fn pipeline_template() -> &'static Template {
     Template::leak(
         "SELECT id, name FROM harbors_small LIMIT $1",
-        &[20],
-        &[("id", 20, "int8"), ("name", 25, "text")],
+        &[oid::INT8],
+        &[("id", oid::INT8, "int8"), ("name", oid::TEXT, "text")],
     )
     .expect("no NUL in the SQL")
 }
