@@ -2,7 +2,7 @@
 //! nullability overlay), overload resolution, and PostgreSQL's polymorphic pseudo-types.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use qail_catalog::{Function, Null};
 
@@ -113,27 +113,40 @@ fn from_catalog(f: &Function) -> Option<Row> {
     })
 }
 
-/// The catalog, indexed by name once.
-fn index() -> &'static HashMap<&'static str, Vec<Row>> {
-    static INDEX: OnceLock<HashMap<&'static str, Vec<Row>>> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        let mut map: HashMap<&'static str, Vec<Row>> = HashMap::new();
-        for f in qail_catalog::FUNCTIONS {
-            if let Some(row) = from_catalog(f) {
-                map.entry(f.name).or_default().push(row);
-            }
-        }
-        for (name, args, ret, null, kind) in SYNTAX {
-            map.entry(name).or_default().push(Row {
+/// The signatures of the function `name` (`None` when there is none), converted from the
+/// catalog on first use and kept for the process: a compiler process converts only the
+/// functions its queries call, not all of `pg_proc`.
+fn rows(name: &str) -> Option<&'static [Row]> {
+    static CACHE: OnceLock<Mutex<HashMap<&'static str, &'static [Row]>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Mutex::default);
+    // Note: a panic elsewhere cannot leave the map half-written: entries are inserted whole.
+    let mut cache = cache
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(found) = cache.get(name) {
+        return (!found.is_empty()).then_some(*found);
+    }
+    let catalog = qail_catalog::functions(name);
+    let mut built: Vec<Row> = catalog.iter().filter_map(from_catalog).collect();
+    built.extend(
+        SYNTAX
+            .iter()
+            .filter(|(n, ..)| *n == name)
+            .map(|(_, args, ret, null, kind)| Row {
                 args: args.iter().map(|a| (*a).to_owned()).collect(),
                 required: args.len(),
                 ret: (*ret).to_owned(),
                 null: *null,
                 kind: *kind,
-            });
-        }
-        map
-    })
+            }),
+    );
+    let key: &'static str = match catalog.first() {
+        Some(f) => f.name,
+        None => Box::leak(name.to_owned().into_boxed_str()),
+    };
+    let found: &'static [Row] = Box::leak(built.into_boxed_slice());
+    cache.insert(key, found);
+    (!found.is_empty()).then_some(found)
 }
 
 /// How a function's result can be NULL.
@@ -175,27 +188,22 @@ pub(crate) enum CallError {
 
 /// Whether the catalog knows a function of this name.
 pub(crate) fn exists(name: &str) -> bool {
-    index().contains_key(name)
+    rows(name).is_some()
 }
 
 /// Whether `name` is an aggregate function (ordered-set aggregates included).
 pub(crate) fn is_aggregate(name: &str) -> bool {
-    ORDERED_SET.contains(&name)
-        || index()
-            .get(name)
-            .is_some_and(|rows| rows.iter().any(|r| r.kind == 'a'))
+    ORDERED_SET.contains(&name) || rows(name).is_some_and(|rows| rows.iter().any(|r| r.kind == 'a'))
 }
 
 /// Whether `name` returns a set (a row per element) when called in a select list.
 pub(crate) fn is_set_returning(name: &str) -> bool {
-    index()
-        .get(name)
-        .is_some_and(|rows| rows.iter().all(|r| r.kind == 's'))
+    rows(name).is_some_and(|rows| rows.iter().all(|r| r.kind == 's'))
 }
 
 /// The candidate signatures for `name` with `argc` arguments.
 fn candidates(name: &str, argc: usize) -> Vec<&'static Row> {
-    let Some(rows) = index().get(name) else {
+    let Some(rows) = rows(name) else {
         return Vec::new();
     };
     rows.iter()
@@ -350,7 +358,13 @@ mod tests {
 
     #[test]
     fn every_catalog_type_is_known() {
-        for (name, rows) in index() {
+        let mut names: Vec<&str> = qail_catalog::FUNCTIONS.iter().map(|f| f.name).collect();
+        names.extend(SYNTAX.iter().map(|(n, ..)| *n));
+        names.dedup();
+        let mut known = 0;
+        for name in names {
+            let Some(rows) = rows(name) else { continue };
+            known += 1;
             for r in rows {
                 for t in r.args.iter().chain(std::iter::once(&r.ret)) {
                     let t = t.trim_end_matches("...").trim_end_matches("[]");
@@ -364,7 +378,7 @@ mod tests {
                 assert!("fawso".contains(r.kind), "{name}");
             }
         }
-        assert!(index().len() > 1500, "{} names", index().len());
+        assert!(known > 1500, "{known} names");
     }
 
     #[test]
