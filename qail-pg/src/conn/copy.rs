@@ -48,7 +48,9 @@ impl Connection {
             conn: self,
             done: false,
         };
-        copy.start().await?;
+        let started = super::cancel::timed!(copy.conn, copy.start());
+        // Note: whatever failed, no COPY is in progress for a drop to abort.
+        started.inspect_err(|_| copy.done = true)?;
         Ok(copy)
     }
 
@@ -153,24 +155,8 @@ impl Connection {
 }
 
 impl CopyIn<'_> {
-    /// Sends the COPY statement and reads up to CopyInResponse, under the query time-out.
+    /// Sends the COPY statement and reads up to CopyInResponse.
     async fn start(&mut self) -> Result<(), Error> {
-        let limit = self.conn.query_timeout();
-        let token = limit.map(|_| self.conn.cancel_token());
-        match limit {
-            None => self.start_untimed().await,
-            Some(limit) => match tokio::time::timeout(limit, self.start_untimed()).await {
-                Ok(result) => result,
-                Err(_) => {
-                    let token = token.expect("a token is taken with the time-out");
-                    self.done = true;
-                    Err(self.conn.timed_out(token, limit).await)
-                }
-            },
-        }
-    }
-
-    async fn start_untimed(&mut self) -> Result<(), Error> {
         self.conn.stream.flush().await?;
         loop {
             let message = self.conn.recv().await?;
