@@ -11,7 +11,7 @@
 
 use qail::chrono::{DateTime, Utc};
 use qail::rust_decimal::Decimal;
-use qail::template::Params;
+use qail::template::{Arg, Params};
 use qail::types::oid;
 use qail::uuid::Uuid;
 use qail::{Connection, Encode, Error, FromRow, Oid, Query, RawRow, Template};
@@ -109,7 +109,7 @@ fn pipeline_template() -> &'static Template {
 
 async fn wide(conn: &mut Connection, template: &'static Template, i: usize) -> Result<u64, Error> {
     let after = i64::try_from((i % 49) * 1000).unwrap_or(0);
-    let rows: Vec<Wide> = Query::<Wide>::new(template, Params::new([&after]))
+    let rows: Vec<Wide> = Query::<Wide>::new(template, Params::args([Arg::I64(after)]))
         .fetch_all(conn)
         .await?;
     let mut sum = 0u64;
@@ -136,13 +136,12 @@ async fn pipeline(
     template: &'static Template,
     b: usize,
 ) -> Result<u64, Error> {
-    let limits: Vec<i64> = (0..1000)
-        .map(|k| i64::try_from((b * 1000 + k) % 10 + 1).unwrap_or(1))
-        .collect();
-    let queries: Vec<Query<'_, IdName>> = limits
-        .iter()
-        .map(|l| Query::new(template, Params::new([l as _])))
-        .collect();
+    // Note: the limit is held by value in each query (`Arg::I64`), as `qail!` does for an
+    // `i64` argument, so the batch is built straight from the iterator.
+    let queries = (0..1000).map(|k| {
+        let limit = i64::try_from((b * 1000 + k) % 10 + 1).unwrap_or(1);
+        Query::<IdName>::new(template, Params::args([Arg::I64(limit)]))
+    });
     let results = conn
         .pipeline_builder()
         .atomic()

@@ -93,7 +93,7 @@ async fn run_pipeline(conn: &mut Connection, ids: &[i64]) -> Result<usize> {
     let results = conn
         .pipeline_atomic(
             ids.iter()
-                .map(|id| qail!("SELECT id, name FROM vessels WHERE id = $1", *id)),
+                .map(|&id| qail!("SELECT id, name FROM vessels WHERE id = $1", id)),
         )
         .await?;
     let mut name_bytes = 0;

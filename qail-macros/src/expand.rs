@@ -33,12 +33,14 @@ pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
                 #template
                 (&TEMPLATE, ::core::marker::PhantomData::<fn() -> #decoder>)
             },
-            ::qail::__private::Params::new([#(#params),*]),
+            ::qail::__private::Params::args([#(#params),*]),
         )
     })
 }
 
-/// One checked `&dyn Encode` per parameter, spanned at its argument.
+/// One checked [`Arg`](qail_pg::template::Arg) per parameter, spanned at its argument: small
+/// `Copy` values are copied into the query, text and bytes keep their own lifetime, anything
+/// else is borrowed.
 fn params(
     input: &QueryInput,
     checked: &Checked,
@@ -82,7 +84,7 @@ fn params(
             quote!(arg_non_null)
         };
         out.push(
-            quote_spanned!(span=> ::qail::__private::check::#check::<_, #marker, #n>(&(#expr))),
+            quote_spanned!(span=> ::qail::__private::check::#check::<_, #marker, #n>(&(#expr)).into_arg()),
         );
     }
     out

@@ -23,9 +23,12 @@ use proc_macro::TokenStream;
 /// column; `qail!(Type => "SQL", args…)` builds the rows into `Type` by column name.
 /// Parameters are `$1…$n` followed by that many arguments, or `{name}` capturing a variable.
 ///
-/// Arguments are borrowed by the query: run it in the same statement
-/// (`qail!(…).fetch_all(&mut conn).await?`), or bind a computed argument to a variable first
-/// when the query is kept in a `let` before it runs.
+/// Small `Copy` arguments (integers, floats, `bool`, uuids, dates and times, `numeric`,
+/// `interval`, and `Option`s of them) are copied into the query, so a query can outlive the
+/// expression that computed them: `(0..n).map(|i| qail!("… WHERE id = $1", i * 2))`. Text and
+/// bytes (`&str`, `&String`, `&[u8]`) are borrowed for their own lifetime; other arguments
+/// (arrays, JSON) are borrowed from the expression, so bind a computed one to a variable
+/// first when the query is kept in a `let` before it runs. Nothing is allocated either way.
 #[proc_macro]
 pub fn qail(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as ast::QueryInput);

@@ -229,24 +229,26 @@ pub mod ext {
 /// Compile-time checks used by the code `qail!` emits; each is the identity at run time.
 pub mod check {
     use super::{FromPg, NullNotAllowed, NullableField, ToPg};
+    use crate::template::Checked;
     use crate::types::Encode;
 
-    /// Checks argument `$N` against PostgreSQL type `P` and passes it on as a parameter; an
-    /// `Option` is accepted (the parameter may be NULL).
-    pub fn arg<T, P, const N: usize>(value: &T) -> &(dyn Encode + Sync)
+    /// Checks argument `$N` against PostgreSQL type `P` and passes it on, to become an
+    /// [`Arg`](crate::template::Arg) (see [`Checked`]); an `Option` is accepted
+    /// (the parameter may be NULL).
+    pub fn arg<T, P, const N: usize>(value: &T) -> Checked<'_, T>
     where
         T: ToPg<P, N> + Encode + Sync,
     {
-        value
+        Checked::new(value)
     }
 
     /// Checks argument `$N` against PostgreSQL type `P`, where NULL is not meaningful: an
     /// `Option`, or a reference to one, fails with [`NullNotAllowed`]'s message.
-    pub fn arg_non_null<T, P, const N: usize>(value: &T) -> &(dyn Encode + Sync)
+    pub fn arg_non_null<T, P, const N: usize>(value: &T) -> Checked<'_, T>
     where
         T: ToPg<P, N, Null: NullNotAllowed<N>> + Encode + Sync,
     {
-        value
+        Checked::new(value)
     }
 
     /// Checks that a field of type `T` can hold result column `C` of PostgreSQL type `P`.

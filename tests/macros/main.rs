@@ -3,6 +3,7 @@
 //! creates the tables it needs in its own schema and points `search_path` at it.
 
 mod drift;
+mod dynamic;
 mod facade;
 mod ferry;
 mod roundtrip;

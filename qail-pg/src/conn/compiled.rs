@@ -23,13 +23,13 @@ use crate::proto::message::{
     Backend, Bind, DataRow, Describe, Execute, Format, Parse, Target, bind_execute_sync, sync,
 };
 use crate::row::Column;
-use crate::template::Template;
 use crate::template::check::{bound_types, check_description, decoding_types};
 pub(crate) use crate::template::check::{check_bind_prefix, check_count};
-use crate::types::{Encode, Oid};
+use crate::template::{Arg, Template};
+use crate::types::{Oid, Param};
 
-/// A parameter list.
-pub(crate) type Params<'a> = [&'a (dyn Encode + Sync)];
+/// The parameters of a compiled query.
+pub(crate) type Params<'a> = [Arg<'a>];
 
 impl Connection {
     /// Starts `template` with `params`: everything up to BindComplete. The caller reads the
@@ -231,10 +231,10 @@ impl Connection {
     }
 
     /// Queues Bind + Execute + Sync; on an encoding error nothing is queued.
-    pub(crate) fn write_bind(
+    pub(crate) fn write_bind<P: Param>(
         &mut self,
         statement: &Statement,
-        params: &Params<'_>,
+        params: &[P],
     ) -> Result<(), Error> {
         self.write_bind_execute(statement.name(), statement.params(), params)?;
         sync(self.stream.write_buf());
@@ -243,11 +243,11 @@ impl Connection {
 
     /// Queues Bind + Execute of statement `name` (without Sync); on an encoding error nothing
     /// is queued.
-    pub(crate) fn write_bind_execute(
+    pub(crate) fn write_bind_execute<P: Param>(
         &mut self,
         name: &str,
         types: &[Oid],
-        params: &Params<'_>,
+        params: &[P],
     ) -> Result<(), Error> {
         let buf = self.stream.write_buf();
         let mark = buf.len();

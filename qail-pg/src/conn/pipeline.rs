@@ -31,7 +31,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::compiled::{Params, check_bind_prefix, check_count, check_drift, template_statement};
+use super::compiled::{check_bind_prefix, check_count, check_drift, template_statement};
 use super::prepare::close_statement;
 use super::stream::{Received, release};
 use super::{Connection, Statement, described_columns, server_error};
@@ -39,6 +39,7 @@ use crate::error::{Error, Kind};
 use crate::proto::message::{Backend, DataRow, bind_execute, flush, sync};
 use crate::row::Column;
 use crate::template::Template;
+use crate::types::Param;
 use atomic::{end_batch_query, fail_batch};
 
 mod api;
@@ -73,8 +74,10 @@ pub(crate) enum Source<'s> {
 
 /// One query of a pipeline.
 pub(crate) trait Job {
+    /// How the job holds its parameters.
+    type Param: Param;
     fn source(&self) -> Source<'_>;
-    fn params(&self) -> &Params<'_>;
+    fn params(&self) -> &[Self::Param];
 }
 
 /// Receives a pipeline's results, query by query, in order.
@@ -468,10 +471,10 @@ impl Connection {
     /// unnamed statement (without Sync). The description, read just before the query's rows,
     /// is checked against the template and decodes them (see [`described`]); nothing is
     /// cached, so no later cycle depends on this one's server session.
-    fn encode_unnamed(
+    fn encode_unnamed<P: Param>(
         &mut self,
         template: &'static Template,
-        params: &Params<'_>,
+        params: &[P],
     ) -> Result<(), Error> {
         check_count(template, params)?;
         let mark = self.stream.write_buf().len();
@@ -486,11 +489,11 @@ impl Connection {
     /// Queues Bind + Execute (without Sync) of a template prepared on this connection, with
     /// its pre-encoded Bind prefix (checked by `check_bind_prefix` when the pipeline first met
     /// the template): a template's statement is always prepared under the template's name.
-    fn bind_ready(
+    fn bind_ready<P: Param>(
         &mut self,
         template: &'static Template,
         statement: &Statement,
-        params: &Params<'_>,
+        params: &[P],
     ) -> Result<(), Error> {
         debug_assert_eq!(statement.name(), template.name);
         check_count(template, params)?;
@@ -504,11 +507,11 @@ impl Connection {
     }
 
     /// Queues Bind + Execute (without Sync).
-    fn encode_bind(
+    fn encode_bind<P: Param>(
         &mut self,
         name: &str,
         types: &[crate::Oid],
-        params: &Params<'_>,
+        params: &[P],
     ) -> Result<(), Error> {
         if types.len() != params.len() {
             return Err(Error::new(

@@ -150,7 +150,7 @@ impl<D> Query<'_, D> {
 async fn run(
     conn: &mut Connection,
     template: &'static Template,
-    params: &[&(dyn crate::Encode + Sync)],
+    params: &[crate::template::Arg<'_>],
     affected: bool,
     sink: &mut (dyn RowSink + Send),
 ) -> Result<u64, Error> {

@@ -5,14 +5,11 @@
 
 use super::Template;
 use crate::error::{Error, Kind};
+use crate::types::Oid;
 use crate::types::oid::{self, FIRST_USER_OID};
-use crate::types::{Encode, Oid};
 
 /// Refuses `params` unless there is one value per parameter of `template`.
-pub(crate) fn check_count(
-    template: &Template,
-    params: &[&(dyn Encode + Sync)],
-) -> Result<(), Error> {
+pub(crate) fn check_count<P>(template: &Template, params: &[P]) -> Result<(), Error> {
     let expected = template.param_oids.len();
     if params.len() == expected {
         return Ok(());
@@ -143,6 +140,7 @@ pub(crate) fn decoding_types(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::template::Arg;
 
     fn template() -> &'static Template {
         Template::leak(
@@ -160,13 +158,13 @@ mod tests {
     #[test]
     fn count_is_one_value_per_parameter() {
         let t = template();
-        assert!(check_count(t, &[&1i64, &"happy"]).is_ok());
-        let err = check_count(t, &[&1i64]).unwrap_err();
+        assert!(check_count(t, &[Arg::I64(1), Arg::Str("happy")]).is_ok());
+        let err = check_count(t, &[Arg::I64(1)]).unwrap_err();
         assert!(
             err.to_string().contains("2 parameters but 1 values"),
             "{err}"
         );
-        assert!(check_count(t, &[&1i64, &"a", &"b"]).is_err());
+        assert!(check_count(t, &[Arg::I64(1), Arg::Str("a"), Arg::Str("b")]).is_err());
     }
 
     #[test]

@@ -2,12 +2,13 @@
 //!
 //! A [`Template`] is a `static` holding a statement's pre-encoded Parse message and Bind
 //! prefix, built at compile time by the same encoder ([`crate::proto::message`]) the
-//! connection uses at run time. A [`Query`] pairs a template with borrowed parameters; its
-//! rows are decoded by a [`Decoder`] (every [`FromRow`] type is one) from a [`RawRow`], one
-//! column after the other, by index.
+//! connection uses at run time. A [`Query`] pairs a template with its parameters ([`Arg`]s:
+//! small values held by value, others borrowed); its rows are decoded by a [`Decoder`] (every
+//! [`FromRow`] type is one) from a [`RawRow`], one column after the other, by index.
 //!
 //! This module is sans-IO: it builds without the `runtime` feature.
 
+mod arg;
 #[cfg_attr(
     not(feature = "runtime"),
     allow(
@@ -20,6 +21,7 @@ mod encoding;
 mod query;
 mod row;
 
+pub use arg::{Arg, Borrowed, ByValue, Checked, Reborrow, Reborrowed};
 pub use encoding::{Encoded, ExpectedColumn, ExpectedColumns, Template, statement_name};
 pub use query::{NoRows, Params, Query, ReturnsRows};
 pub use row::{Columns, Decoder, FromRow, RawRow};

@@ -3,9 +3,9 @@
 
 use std::marker::PhantomData;
 
-use super::Template;
+use super::{Arg, Template};
 use crate::error::Error;
-use crate::types::{BoxError, Encode, IsNull, Oid};
+use crate::types::Encode;
 
 /// The row type of a statement that returns no rows (INSERT/UPDATE/DELETE without RETURNING).
 /// It is no [`Decoder`](super::Decoder): fetching is a compile error ([`ReturnsRows`]); run it with `execute`.
@@ -54,44 +54,32 @@ impl Query<'_, NoRows> {
     }
 }
 
-/// The parameters of a [`Query`], in `$n` order.
+/// The parameters of a [`Query`], in `$n` order: up to 16 inline, without allocating.
 pub struct Params<'a> {
-    inline: [&'a (dyn Encode + Sync); INLINE],
+    inline: [Arg<'a>; INLINE],
     len: usize,
-    heap: Vec<&'a (dyn Encode + Sync)>,
+    heap: Vec<Arg<'a>>,
 }
 
 const INLINE: usize = 16;
 
-/// Fills unused inline slots; never encoded.
-struct Unused;
-
-impl Encode for Unused {
-    fn encode(&self, _: Oid, _: &mut Vec<u8>) -> Result<IsNull, BoxError> {
-        Ok(IsNull::Yes)
-    }
-    fn accepts(_: Oid) -> bool {
-        true
-    }
-    fn type_oid(&self) -> Oid {
-        0
-    }
-    fn encode_checked(&self, _: Oid, _: &mut Vec<u8>) -> Result<IsNull, BoxError> {
-        Ok(IsNull::Yes)
-    }
-}
-
 impl<'a> Params<'a> {
-    /// Collects the parameters; up to 16 are kept inline without allocating.
+    /// Collects borrowed parameters.
     pub fn new<const N: usize>(params: [&'a (dyn Encode + Sync); N]) -> Params<'a> {
+        Params::args(params.map(Arg::Ref))
+    }
+
+    /// Collects parameters, each borrowed or held by value ([`Arg`]); what `qail!` emits.
+    #[inline]
+    pub fn args<const N: usize>(params: [Arg<'a>; N]) -> Params<'a> {
         if N > INLINE {
             return Params {
-                inline: [&Unused; INLINE],
+                inline: [Arg::Null; INLINE],
                 len: N,
                 heap: params.to_vec(),
             };
         }
-        let mut inline: [&'a (dyn Encode + Sync); INLINE] = [&Unused; INLINE];
+        let mut inline = [Arg::Null; INLINE];
         inline[..N].copy_from_slice(&params);
         Params {
             inline,
@@ -101,7 +89,8 @@ impl<'a> Params<'a> {
     }
 
     /// The parameters as a slice, ready for the Bind encoder.
-    pub fn as_slice(&self) -> &[&'a (dyn Encode + Sync)] {
+    #[inline]
+    pub fn as_slice(&self) -> &[Arg<'a>] {
         if self.len > INLINE {
             &self.heap
         } else {
@@ -142,7 +131,7 @@ impl<'a, D> Query<'a, D> {
     }
 
     /// The parameters, in `$n` order.
-    pub fn params(&self) -> &[&'a (dyn Encode + Sync)] {
+    pub fn params(&self) -> &[Arg<'a>] {
         self.params.as_slice()
     }
 }

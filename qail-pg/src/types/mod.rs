@@ -104,6 +104,28 @@ pub trait Encode {
     fn encode_checked(&self, ty: Oid, buf: &mut Vec<u8>) -> Result<IsNull, BoxError>;
 }
 
+/// A parameter value as the Bind encoders ([`bind_execute_sync`](crate::proto::message::bind_execute_sync)
+/// and friends) take it: a `&dyn Encode`, or an argument a compiled query holds by value
+/// ([`Arg`](crate::template::Arg)).
+pub trait Param: Sync {
+    /// The value to encode.
+    fn as_encode(&self) -> &(dyn Encode + Sync);
+}
+
+impl Param for &(dyn Encode + Sync) {
+    #[inline]
+    fn as_encode(&self) -> &(dyn Encode + Sync) {
+        *self
+    }
+}
+
+impl<T: Encode + Sync> Param for &T {
+    #[inline]
+    fn as_encode(&self) -> &(dyn Encode + Sync) {
+        *self
+    }
+}
+
 /// A Rust value that can be read from a PostgreSQL result column in binary format.
 ///
 /// `'r` is the lifetime of the row's bytes, so `&'r str` and `&'r [u8]` borrow without copying.

@@ -8,19 +8,23 @@ use std::marker::PhantomData;
 
 use super::builder::{Atomic, PerQuery};
 use super::{Job, Mode, Sink, Source};
-use crate::conn::compiled::Params;
 use crate::conn::{Connection, Statement};
 use crate::error::{Error, Kind};
 use crate::proto::message::DataRow;
 use crate::row::Row;
+use crate::template::Arg;
 use crate::template::{Decoder, Query, RawRow};
-use crate::types::Oid;
+use crate::types::{Encode, Oid};
 
-impl<D> Job for Query<'_, D> {
+/// The parameters of a run-time SQL query.
+type Params<'a> = [&'a (dyn Encode + Sync)];
+
+impl<'a, D> Job for Query<'a, D> {
+    type Param = Arg<'a>;
     fn source(&self) -> Source<'_> {
         Source::Template(self.template())
     }
-    fn params(&self) -> &Params<'_> {
+    fn params(&self) -> &[Arg<'a>] {
         Query::params(self)
     }
 }
@@ -31,11 +35,12 @@ pub(super) struct SqlJob<'q> {
     params: &'q Params<'q>,
 }
 
-impl Job for SqlJob<'_> {
+impl<'q> Job for SqlJob<'q> {
+    type Param = &'q (dyn Encode + Sync);
     fn source(&self) -> Source<'_> {
         Source::Statement(&self.statement)
     }
-    fn params(&self) -> &Params<'_> {
+    fn params(&self) -> &[&'q (dyn Encode + Sync)] {
         self.params
     }
 }

@@ -5,12 +5,11 @@ use std::marker::PhantomData;
 
 use super::api::{Pipeline, SqlQueries};
 use super::{Job, Mode, Sink, Source};
-use crate::conn::compiled::Params;
 use crate::conn::{Connection, Statement};
 use crate::error::{Error, Kind};
 use crate::proto::message::DataRow;
 use crate::row::Row;
-use crate::template::{Decoder, Query, RawRow};
+use crate::template::{Arg, Decoder, Query, RawRow};
 use crate::types::Encode;
 
 impl Connection {
@@ -154,11 +153,12 @@ enum What<'q> {
 
 struct Item<'q> {
     what: What<'q>,
-    params: Vec<&'q (dyn Encode + Sync)>,
+    params: Vec<Arg<'q>>,
     collector: Option<Box<dyn Collector + 'q>>,
 }
 
-impl Job for &mut Item<'_> {
+impl<'q> Job for &mut Item<'q> {
+    type Param = Arg<'q>;
     fn source(&self) -> Source<'_> {
         match &self.what {
             What::Template(t) => Source::Template(t),
@@ -166,7 +166,7 @@ impl Job for &mut Item<'_> {
             What::Sql(_, None) => unreachable!("statements are prepared before the run"),
         }
     }
-    fn params(&self) -> &Params<'_> {
+    fn params(&self) -> &[Arg<'q>] {
         &self.params
     }
 }
@@ -292,7 +292,7 @@ impl<'c, 'q, M> PipelineBuilder<'c, 'q, M> {
     ) -> Handle<Vec<Row>> {
         self.push(Item {
             what: What::Sql(sql, None),
-            params: params.to_vec(),
+            params: params.iter().map(|&p| Arg::Ref(p)).collect(),
             collector: Some(Box::new(CollectRows(Vec::new()))),
         })
     }

@@ -2,7 +2,7 @@
 
 use super::EncodeError;
 use super::write::{count16, cstr, tagged};
-use crate::types::{Encode, IsNull, Oid};
+use crate::types::{Encode, IsNull, Oid, Param};
 
 /// The format of parameters or result columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,13 +15,13 @@ pub enum Format {
 
 /// Binds `params`, encoded in binary straight into the output buffer, to `statement`.
 #[derive(Clone, Copy)]
-pub struct Bind<'a> {
+pub struct Bind<'a, P = &'a (dyn Encode + Sync)> {
     /// The portal name (empty: the unnamed portal).
     pub portal: &'a str,
     /// The prepared statement's name.
     pub statement: &'a str,
     /// The parameter values, sent in binary format.
-    pub params: &'a [&'a (dyn Encode + Sync)],
+    pub params: &'a [P],
     /// The parameter types the server reported, one per value. `0` marks a parameter whose
     /// type was checked when the query was compiled (a user type of a `qail!` query): it is
     /// sent in the value's own binary form, without [`Encode::accepts`].
@@ -30,7 +30,7 @@ pub struct Bind<'a> {
     pub result_format: Format,
 }
 
-impl std::fmt::Debug for Bind<'_> {
+impl<P> std::fmt::Debug for Bind<'_, P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Bind")
             .field("portal", &self.portal)
@@ -42,7 +42,7 @@ impl std::fmt::Debug for Bind<'_> {
     }
 }
 
-impl Bind<'_> {
+impl<P: Param> Bind<'_, P> {
     /// Appends the message to `buf`. Counts are checked before a byte is written; a failing
     /// parameter leaves `buf` as it was.
     pub fn encode(&self, buf: &mut Vec<u8>) -> Result<(), EncodeError> {
@@ -63,7 +63,7 @@ impl Bind<'_> {
             write_prefix(buf, self.portal, self.statement, count)?;
             count16(buf, count, "parameters")?;
             for (index, (param, ty)) in self.params.iter().zip(self.param_types).enumerate() {
-                encode_param(buf, index, *param, *ty)?;
+                encode_param(buf, index, param.as_encode(), *ty)?;
             }
             match self.result_format {
                 Format::Text => buf.extend_from_slice(&0u16.to_be_bytes()),
@@ -117,30 +117,30 @@ fn write_prefix(
 ///
 /// Note: the compiled-query path, with the names and format codes pre-encoded: nothing is
 /// checked or searched for a NUL per call.
-pub fn bind_execute_sync(
+pub fn bind_execute_sync<P: Param>(
     buf: &mut Vec<u8>,
     prefix: &[u8],
-    params: &[&(dyn Encode + Sync)],
+    params: &[P],
     param_types: &[Oid],
 ) -> Result<(), EncodeError> {
     bind_execute_tail(buf, prefix, params, param_types, true)
 }
 
 /// [`bind_execute_sync`] without the Sync: a query of a pipeline.
-pub fn bind_execute(
+pub fn bind_execute<P: Param>(
     buf: &mut Vec<u8>,
     prefix: &[u8],
-    params: &[&(dyn Encode + Sync)],
+    params: &[P],
     param_types: &[Oid],
 ) -> Result<(), EncodeError> {
     bind_execute_tail(buf, prefix, params, param_types, false)
 }
 
 #[inline(always)]
-fn bind_execute_tail(
+fn bind_execute_tail<P: Param>(
     buf: &mut Vec<u8>,
     prefix: &[u8],
-    params: &[&(dyn Encode + Sync)],
+    params: &[P],
     param_types: &[Oid],
     with_sync: bool,
 ) -> Result<(), EncodeError> {
@@ -168,7 +168,7 @@ fn bind_execute_tail(
     buf.extend_from_slice(prefix);
     buf.extend_from_slice(&count16.to_be_bytes());
     for (index, (param, ty)) in params.iter().zip(param_types).enumerate() {
-        if let Err(e) = encode_param(buf, index, *param, *ty) {
+        if let Err(e) = encode_param(buf, index, param.as_encode(), *ty) {
             buf.truncate(start);
             return Err(e);
         }
@@ -336,7 +336,7 @@ mod tests {
     fn no_params_text_results() {
         const EXPECTED: &[u8] = b"B\0\0\0\x0ep\0s\0\0\0\0\0\0\0";
         let mut buf = Vec::new();
-        Bind {
+        Bind::<&(dyn Encode + Sync)> {
             portal: "p",
             statement: "s",
             params: &[],
