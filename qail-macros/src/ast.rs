@@ -1,5 +1,7 @@
-//! The input of `qail!`: `[Type =>] "SQL" [, args…]`, and the `{ident}` captures in the SQL,
-//! rewritten to `$n` placeholders with a map back to the original byte offsets.
+//! The input of `qail!`: `[Type =>] "SQL" [, args…] [, name = match …]`, and the SQL's
+//! `{ident}` captures, `IN {list}`s, `{? … }` optional clauses and `{name}` sort choices,
+//! rewritten to `$n` placeholders and pieces with a map back to the original byte offsets.
+//! Kept free of code generation so other tools can parse `qail!` input the same way.
 
 use std::ops::Range;
 
@@ -16,6 +18,58 @@ pub(crate) struct QueryInput {
     pub(crate) sql: LitStr,
     /// Positional arguments for `$1…$n`.
     pub(crate) args: Vec<Expr>,
+    /// Sort choices, `name = match value { Pattern => "SQL", … }`, after the arguments.
+    pub(crate) choices: Vec<Choice>,
+}
+
+/// A sort choice declared as `name = match value { Pattern => "SQL", … }`: `{name}` in the SQL
+/// becomes the SQL of the arm that matches.
+pub(crate) struct Choice {
+    pub(crate) name: Ident,
+    /// The `match` with its arms; each arm's body is the SQL literal.
+    pub(crate) matched: syn::ExprMatch,
+    /// The SQL of each arm, in order.
+    pub(crate) texts: Vec<LitStr>,
+}
+
+/// A named argument `name = match value { Pattern => "SQL", … }` as a [`Choice`].
+fn parse_choice(expr: &Expr) -> syn::Result<Option<Choice>> {
+    let Expr::Assign(assign) = expr else {
+        return Ok(None);
+    };
+    let usage = "declare a sort choice as `name = match value { Pattern => \"SQL\", … }` and write `{name}` in the SQL";
+    let Expr::Path(path) = &*assign.left else {
+        return Err(syn::Error::new_spanned(&assign.left, usage));
+    };
+    let Some(name) = path.path.get_ident() else {
+        return Err(syn::Error::new_spanned(&assign.left, usage));
+    };
+    let Expr::Match(matched) = &*assign.right else {
+        return Err(syn::Error::new_spanned(&assign.right, usage));
+    };
+    let mut texts = Vec::new();
+    for arm in &matched.arms {
+        match &*arm.body {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(text),
+                ..
+            }) => texts.push(text.clone()),
+            other => {
+                return Err(syn::Error::new_spanned(
+                    other,
+                    "each arm of a sort choice is the SQL it stands for, as a string literal: `Pattern => \"price DESC, id\"`",
+                ));
+            }
+        }
+    }
+    if texts.is_empty() {
+        return Err(syn::Error::new_spanned(matched, usage));
+    }
+    Ok(Some(Choice {
+        name: name.clone(),
+        matched: matched.clone(),
+        texts,
+    }))
 }
 
 impl Parse for QueryInput {
@@ -39,12 +93,29 @@ impl Parse for QueryInput {
             )
         })?;
         let mut args = Vec::new();
+        let mut choices: Vec<Choice> = Vec::new();
         if !input.is_empty() {
             input.parse::<Token![,]>()?;
             let rest = Punctuated::<Expr, Token![,]>::parse_terminated(input)?;
-            args.extend(rest);
+            for expr in rest {
+                match parse_choice(&expr)? {
+                    Some(choice) => choices.push(choice),
+                    None if choices.is_empty() => args.push(expr),
+                    None => {
+                        return Err(syn::Error::new_spanned(
+                            expr,
+                            "positional arguments come before the sort choices (`name = match …`)",
+                        ));
+                    }
+                }
+            }
         }
-        Ok(QueryInput { target, sql, args })
+        Ok(QueryInput {
+            target,
+            sql,
+            args,
+            choices,
+        })
     }
 }
 
@@ -54,14 +125,42 @@ pub(crate) struct Capture {
     pub(crate) number: usize,
 }
 
+/// An optional clause `{? … }`: where it is in the SQL as written, and the `$n` of the
+/// captures inside it (the clause is included when each of them is `Some`).
+pub(crate) struct Clause {
+    pub(crate) original: Range<usize>,
+    pub(crate) numbers: Vec<usize>,
+}
+
+/// A piece of the rewritten SQL.
+pub(crate) enum Piece {
+    /// Text every combination has.
+    Text(String),
+    /// The text of optional clause `index`.
+    Clause(usize, String),
+    /// The slot of sort choice `index` (of [`ChoiceSpec`]s).
+    Choice(usize),
+}
+
+/// A sort choice's name and the SQL of each alternative, for [`rewrite`].
+pub(crate) struct ChoiceSpec {
+    pub(crate) name: String,
+    pub(crate) texts: Vec<String>,
+}
+
 /// The SQL with captures rewritten to `$n`, and how to map offsets back.
 pub(crate) struct Rewritten {
-    /// The SQL sent to the analyzer and the server.
+    /// The SQL sent to the analyzer and the server: every optional clause included, each
+    /// choice slot filled with the selected alternative.
     pub(crate) sql: String,
     /// Captured variables, in `$n` order, each name once.
     pub(crate) captures: Vec<Capture>,
     /// The highest positional `$n` written in the SQL (0 when there is none).
     pub(crate) max_positional: usize,
+    /// The optional clauses, in order.
+    pub(crate) clauses: Vec<Clause>,
+    /// `sql`, piece by piece (the choice slots empty).
+    pub(crate) pieces: Vec<Piece>,
     /// `(rewritten range, original range)` of each replaced capture, in order.
     edits: Vec<(Range<usize>, Range<usize>)>,
 }
@@ -94,24 +193,37 @@ impl Rewritten {
             .map_or_else(|| self.original_offset(range.end), |(_, old)| old.end);
         start..end.max(start)
     }
+
+    /// Whether the query has optional clauses or sort choices.
+    pub(crate) fn is_dynamic(&self) -> bool {
+        self.pieces.iter().any(|p| !matches!(p, Piece::Text(_)))
+    }
 }
 
-/// Rewrites `{ident}` captures to `$n` numbered after the `positional` arguments. Quoted
+/// Rewrites `{ident}` captures to `$n` numbered after the `positional` arguments, `IN {list}`
+/// to `= ANY($n)` (`NOT IN {list}` to `<> ALL($n)`), marks optional clauses `{? … }`, and
+/// fills each `{name}` of sort choice `choices[i]` with its alternative `selected[i]`. Quoted
 /// strings, quoted identifiers, dollar-quoted strings and comments are left alone.
-pub(crate) fn rewrite_captures(
+pub(crate) fn rewrite(
     sql: &str,
     positional: usize,
     span: Span,
+    choices: &[ChoiceSpec],
+    selected: &[usize],
 ) -> Result<Rewritten, String> {
     let bytes = sql.as_bytes();
     let mut out = Rewritten {
         sql: String::with_capacity(sql.len()),
         captures: Vec::new(),
         max_positional: 0,
+        clauses: Vec::new(),
+        pieces: vec![Piece::Text(String::new())],
         edits: Vec::new(),
     };
     let mut i = 0;
     let mut copied = 0;
+    let mut open: Option<usize> = None;
+    let mut outside: Vec<usize> = Vec::new();
     while i < bytes.len() {
         match bytes[i] {
             b'\'' | b'"' => i = skip_quoted(bytes, i, bytes[i]),
@@ -124,6 +236,11 @@ pub(crate) fn rewrite_captures(
             b'$' => {
                 let digits = sql[i + 1..].bytes().take_while(u8::is_ascii_digit).count();
                 match sql[i + 1..i + 1 + digits].parse::<usize>() {
+                    Ok(n) if open.is_some() => {
+                        return Err(format!(
+                            "${n} inside an optional clause: capture a variable with `{{name}}` instead, so the clause is included when it is Some"
+                        ));
+                    }
                     Ok(n) => {
                         out.max_positional = out.max_positional.max(n);
                         i += 1 + digits;
@@ -131,18 +248,91 @@ pub(crate) fn rewrite_captures(
                     Err(_) => i = skip_dollar_quoted(sql, i),
                 }
             }
+            b'{' if bytes.get(i + 1) == Some(&b'?') => {
+                if open.is_some() {
+                    return Err(format!(
+                        "`{{?` at byte {i} of the SQL opens an optional clause inside another: close the first with `}}`"
+                    ));
+                }
+                out.push_text(&sql[copied..i]);
+                out.mark(i..i + 2);
+                out.clauses.push(Clause {
+                    original: i..i,
+                    numbers: Vec::new(),
+                });
+                let index = out.clauses.len() - 1;
+                out.pieces.push(Piece::Clause(index, String::new()));
+                open = Some(index);
+                i += 2;
+                copied = i;
+            }
+            b'}' if open.is_some() => {
+                out.push_text(&sql[copied..i]);
+                out.mark(i..i + 1);
+                let index = open.take().unwrap_or_default();
+                let clause = &mut out.clauses[index];
+                clause.original.end = i + 1;
+                if clause.numbers.is_empty() {
+                    return Err(format!(
+                        "the optional clause `{}` has no `{{name}}` capture: it is included when its captures are Some, so capture an Option inside it",
+                        sql[clause.original.clone()].trim()
+                    ));
+                }
+                out.pieces.push(Piece::Text(String::new()));
+                i += 1;
+                copied = i;
+            }
             b'{' => {
                 let (ident, end) = parse_capture(sql, i)?;
-                out.sql.push_str(&sql[copied..i]);
-                out.push_capture(ident, i..end, positional, span);
+                out.push_text(&sql[copied..i]);
+                let name = ident.to_string();
+                if let Some(c) = choices.iter().position(|c| c.name == name) {
+                    if open.is_some() {
+                        return Err(format!(
+                            "the sort choice `{{{name}}}` is inside an optional clause: put it outside"
+                        ));
+                    }
+                    let text = &choices[c].texts[selected.get(c).copied().unwrap_or(0)];
+                    let start = out.sql.len();
+                    out.sql.push_str(text);
+                    out.edits.push((start..out.sql.len(), i..end));
+                    out.pieces.push(Piece::Choice(c));
+                    out.pieces.push(Piece::Text(String::new()));
+                } else {
+                    let number = out.number(ident, positional, span);
+                    match open {
+                        Some(index) => {
+                            if outside.contains(&number) {
+                                return Err(both_sides(&name));
+                            }
+                            out.clauses[index].numbers.push(number);
+                        }
+                        None => {
+                            if out.clauses.iter().any(|c| c.numbers.contains(&number)) {
+                                return Err(both_sides(&name));
+                            }
+                            outside.push(number);
+                        }
+                    }
+                    out.push_param(number, i..end);
+                }
                 i = end;
                 copied = i;
             }
             _ => i += 1,
         }
     }
-    out.sql.push_str(&sql[copied..]);
+    if open.is_some() {
+        return Err("an optional clause `{? …` is not closed: end it with `}`".to_owned());
+    }
+    out.push_text(&sql[copied..]);
     Ok(out)
+}
+
+fn both_sides(name: &str) -> String {
+    format!(
+        "`{{{name}}}` is captured both inside and outside an optional clause: inside one it is an Option deciding the clause; use another variable outside"
+    )
 }
 
 /// The identifier of the `{ident}` starting at `start`, and the index after the `}`.
@@ -153,22 +343,31 @@ fn parse_capture(sql: &str, start: usize) -> Result<(Ident, usize), String> {
     let name = sql[start + 1..close].trim();
     let ident = syn::parse_str::<Ident>(name).map_err(|_| {
         format!(
-            "`{{{name}}}` in the SQL is not a variable capture: write `{{name}}` with a plain identifier, or pass the value as a `$n` argument"
+            "`{{{name}}}` in the SQL is not a variable capture: write `{{name}}` with a plain identifier, `{{? … }}` for an optional clause, or pass the value as a `$n` argument"
         )
     })?;
     Ok((ident, close + 1))
 }
 
 impl Rewritten {
-    /// Appends the `$n` of a capture (a repeated name reuses its number) and records the edit.
-    fn push_capture(
-        &mut self,
-        ident: Ident,
-        original: Range<usize>,
-        positional: usize,
-        span: Span,
-    ) {
-        let number = match self.captures.iter().find(|c| c.ident == ident) {
+    /// Appends text to the SQL and its current piece.
+    fn push_text(&mut self, text: &str) {
+        self.sql.push_str(text);
+        match self.pieces.last_mut() {
+            Some(Piece::Text(t) | Piece::Clause(_, t)) => t.push_str(text),
+            _ => self.pieces.push(Piece::Text(text.to_owned())),
+        }
+    }
+
+    /// Records that `original` (a clause marker) was dropped at the current position.
+    fn mark(&mut self, original: Range<usize>) {
+        let at = self.sql.len();
+        self.edits.push((at..at, original));
+    }
+
+    /// The `$n` of a capture (a repeated name reuses its number).
+    fn number(&mut self, ident: Ident, positional: usize, span: Span) -> usize {
+        match self.captures.iter().find(|c| c.ident == ident) {
             Some(c) => c.number,
             None => {
                 let number = positional + self.captures.len() + 1;
@@ -178,11 +377,59 @@ impl Rewritten {
                 });
                 number
             }
+        }
+    }
+
+    /// Writes `$n` for the capture at `original`, or `= ANY($n)` when it follows `IN`
+    /// (`<> ALL($n)` after `NOT IN`), and records the edit.
+    fn push_param(&mut self, number: usize, original: Range<usize>) {
+        let current = match self.pieces.last() {
+            Some(Piece::Text(t) | Piece::Clause(_, t)) => t.as_str(),
+            _ => "",
         };
-        let start = self.sql.len();
-        self.sql.push_str(&format!("${number}"));
+        let (start, original, text) = match in_list(current) {
+            Some((cut, negated)) => {
+                let start = self.sql.len() - cut;
+                let from = self.original_offset(start);
+                self.sql.truncate(start);
+                if let Some(Piece::Text(t) | Piece::Clause(_, t)) = self.pieces.last_mut() {
+                    t.truncate(t.len() - cut);
+                }
+                let text = if negated {
+                    format!("<> ALL(${number})")
+                } else {
+                    format!("= ANY(${number})")
+                };
+                (start, from..original.end, text)
+            }
+            None => (self.sql.len(), original, format!("${number}")),
+        };
+        self.push_text(&text);
         self.edits.push((start..self.sql.len(), original));
     }
+}
+
+/// When `text` ends with the keyword `IN` (and blanks), how many bytes to cut from its end to
+/// drop it (with a `NOT` before it), and whether it was `NOT IN`.
+fn in_list(text: &str) -> Option<(usize, bool)> {
+    let trimmed = text.trim_end();
+    let before = keyword_before(trimmed, "in")?;
+    let rest = trimmed[..before].trim_end();
+    match keyword_before(rest, "not") {
+        Some(not) => Some((text.len() - not, true)),
+        None => Some((text.len() - before, false)),
+    }
+}
+
+/// Where `keyword` starts when `text` ends with it as a whole word (any case).
+fn keyword_before(text: &str, keyword: &str) -> Option<usize> {
+    let start = text.len().checked_sub(keyword.len())?;
+    let word = text.get(start..)?;
+    let boundary = text[..start]
+        .chars()
+        .next_back()
+        .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '"'));
+    (word.eq_ignore_ascii_case(keyword) && boundary).then_some(start)
 }
 
 /// Skips a `'…'` or `"…"` token (a doubled quote escapes itself); returns the index after it.
@@ -224,7 +471,7 @@ mod tests {
     use quote::quote;
 
     fn rw(sql: &str, positional: usize) -> Rewritten {
-        rewrite_captures(sql, positional, Span::call_site()).unwrap()
+        rewrite(sql, positional, Span::call_site(), &[], &[]).unwrap()
     }
 
     #[test]
@@ -267,11 +514,11 @@ mod tests {
 
     #[test]
     fn bad_captures_are_explained() {
-        let e = rewrite_captures("SELECT {a b}", 0, Span::call_site())
+        let e = rewrite("SELECT {a b}", 0, Span::call_site(), &[], &[])
             .err()
             .unwrap();
         assert!(e.contains("plain identifier"), "{e}");
-        let e = rewrite_captures("SELECT {a", 0, Span::call_site())
+        let e = rewrite("SELECT {a", 0, Span::call_site(), &[], &[])
             .err()
             .unwrap();
         assert!(e.contains("unclosed"), "{e}");

@@ -3,9 +3,10 @@
 
 use qail_schema::Snapshot;
 use qail_schema::check::{Analysis, Diagnostic, OutputColumn, render};
+use syn::LitStr;
 use syn::spanned::Spanned;
 
-use crate::ast::{QueryInput, Rewritten, rewrite_captures};
+use crate::ast::{ChoiceSpec, QueryInput, Rewritten, rewrite};
 
 /// A checked invocation.
 pub(crate) struct Checked {
@@ -19,8 +20,25 @@ pub(crate) struct Checked {
 pub(crate) fn analyze(input: &QueryInput, snapshot: &Snapshot) -> syn::Result<Checked> {
     let span = input.sql.span();
     let original = input.sql.value();
-    let rewritten = rewrite_captures(&original, input.args.len(), span)
+    let specs = choice_specs(input);
+    let selected = vec![0; specs.len()];
+    let rewritten = rewrite(&original, input.args.len(), span, &specs, &selected)
         .map_err(|m| syn::Error::new(span, m))?;
+    for (spec, choice) in specs.iter().zip(&input.choices) {
+        if !rewritten
+            .pieces
+            .iter()
+            .any(|p| matches!(p, crate::ast::Piece::Choice(c) if specs[*c].name == spec.name))
+        {
+            return Err(syn::Error::new(
+                choice.name.span(),
+                format!(
+                    "the sort choice `{}` is not used in the SQL: write `{{{}}}` where its SQL goes, e.g. `ORDER BY {{{}}}`",
+                    spec.name, spec.name, spec.name
+                ),
+            ));
+        }
+    }
     if !rewritten.captures.is_empty() && rewritten.max_positional > input.args.len() {
         return Err(syn::Error::new(
             span,
@@ -37,10 +55,184 @@ pub(crate) fn analyze(input: &QueryInput, snapshot: &Snapshot) -> syn::Result<Ch
         col.range = rewritten.original_range(&col.range);
     }
     check_count(input, &rewritten, &analysis)?;
+    check_variants(
+        input,
+        &original,
+        &rewritten,
+        &specs,
+        snapshot,
+        &mut analysis,
+    )?;
     Ok(Checked {
         analysis,
         rewritten,
     })
+}
+
+/// The sort choices' names and alternatives.
+fn choice_specs(input: &QueryInput) -> Vec<ChoiceSpec> {
+    input
+        .choices
+        .iter()
+        .map(|c| ChoiceSpec {
+            name: c.name.to_string(),
+            texts: c.texts.iter().map(LitStr::value).collect(),
+        })
+        .collect()
+}
+
+/// Up to this many optional clauses every combination is analyzed; beyond, the full query,
+/// each clause left out alone, and all of them left out (see [`check_variants`]).
+const EXHAUSTIVE: usize = 4;
+
+/// A combination other than the full query: the clauses left out and the alternative
+/// selected for each choice.
+struct Variant {
+    left_out: Vec<usize>,
+    selected: Vec<usize>,
+}
+
+/// Analyzes the other combinations of optional clauses and sort choices; each must be valid
+/// and return the same columns (names and types) as the full query, whose columns become
+/// nullable when any combination makes them so.
+///
+/// Cost: with up to [`EXHAUSTIVE`] clauses, every combination; beyond that, n + 1 analyses
+/// (each clause left out alone, then all of them), plus one per extra alternative of each
+/// choice. This covers every combination when the clauses are independent, as filters are:
+/// a clause only adds a conjunct (or a LIMIT, an OFFSET), so leaving it out cannot change the
+/// result columns or the type of another clause's parameters (every parameter is typed once,
+/// in the full query, and bound with that type in every combination); what leaving out one
+/// clause could break (a dangling `AND`, a `WHERE` with no condition) shows in its own
+/// analysis, and leaving out all of them checks the base query.
+fn check_variants(
+    input: &QueryInput,
+    original: &str,
+    full: &Rewritten,
+    specs: &[ChoiceSpec],
+    snapshot: &Snapshot,
+    analysis: &mut Analysis,
+) -> syn::Result<()> {
+    let n = full.clauses.len();
+    let base = vec![0; specs.len()];
+    let mut variants: Vec<Variant> = Vec::new();
+    if n <= EXHAUSTIVE {
+        for mask in 1..(1usize << n) {
+            let left_out = (0..n).filter(|i| mask & (1 << i) != 0).collect();
+            variants.push(Variant {
+                left_out,
+                selected: base.clone(),
+            });
+        }
+    } else {
+        for i in 0..n {
+            variants.push(Variant {
+                left_out: vec![i],
+                selected: base.clone(),
+            });
+        }
+        variants.push(Variant {
+            left_out: (0..n).collect(),
+            selected: base.clone(),
+        });
+    }
+    for (c, spec) in specs.iter().enumerate() {
+        for alternative in 1..spec.texts.len() {
+            let mut selected = base.clone();
+            selected[c] = alternative;
+            variants.push(Variant {
+                left_out: Vec::new(),
+                selected,
+            });
+        }
+    }
+    let span = input.sql.span();
+    let mut errors: Option<syn::Error> = None;
+    let mut push = |e: syn::Error| match &mut errors {
+        Some(all) => all.combine(e),
+        None => errors = Some(e),
+    };
+    for variant in &variants {
+        let mut text = original.to_owned();
+        for &i in variant.left_out.iter().rev() {
+            text.replace_range(full.clauses[i].original.clone(), "");
+        }
+        let what = describe(input, original, full, variant);
+        let rewritten = rewrite(&text, input.args.len(), span, specs, &variant.selected)
+            .map_err(|m| syn::Error::new(span, format!("{what}: {m}")))?;
+        match qail_schema::check::check(&rewritten.sql, snapshot) {
+            Err(diagnostics) => {
+                for d in &diagnostics {
+                    let mapped = Diagnostic {
+                        range: rewritten.original_range(&d.range),
+                        message: format!("{what}: {}", d.message),
+                        ..d.clone()
+                    };
+                    push(rendered(input, &text, &mapped));
+                }
+            }
+            Ok(other) => {
+                let same = other.columns.len() == analysis.columns.len()
+                    && other
+                        .columns
+                        .iter()
+                        .zip(&analysis.columns)
+                        .all(|(a, b)| a.name == b.name && a.ty == b.ty);
+                if !same {
+                    let list = |cols: &[OutputColumn]| {
+                        cols.iter()
+                            .map(|c| c.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    };
+                    push(syn::Error::new(
+                        span,
+                        format!(
+                            "{what}, the query returns other columns ({}) than with every clause ({}): optional clauses and sort choices may change the filter and the order, not the columns",
+                            list(&other.columns),
+                            list(&analysis.columns)
+                        ),
+                    ));
+                    continue;
+                }
+                for (col, other) in analysis.columns.iter_mut().zip(&other.columns) {
+                    if other.nullable && !col.nullable {
+                        col.nullable = true;
+                        col.why.push(format!("{what}: {}", other.why.join(", ")));
+                    }
+                }
+            }
+        }
+    }
+    errors.map_or(Ok(()), Err)
+}
+
+/// Names a combination for an error: the clauses left out (as written) and the choices made.
+fn describe(input: &QueryInput, original: &str, full: &Rewritten, variant: &Variant) -> String {
+    let mut parts = Vec::new();
+    if !variant.left_out.is_empty() {
+        let clauses: Vec<String> = variant
+            .left_out
+            .iter()
+            .map(|&i| format!("`{}`", original[full.clauses[i].original.clone()].trim()))
+            .collect();
+        parts.push(format!(
+            "with optional clause{} {} left out",
+            if clauses.len() == 1 { "" } else { "s" },
+            clauses.join(", ")
+        ));
+    }
+    for (choice, &selected) in input.choices.iter().zip(&variant.selected) {
+        if selected > 0 {
+            let arm = &choice.matched.arms[selected];
+            let pat = &arm.pat;
+            parts.push(format!(
+                "with sort choice `{}` = `{}`",
+                choice.name,
+                quote::quote!(#pat).to_string()
+            ));
+        }
+    }
+    parts.join(" and ")
 }
 
 /// One error per diagnostic, each showing the original SQL with a caret line.

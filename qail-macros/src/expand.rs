@@ -7,7 +7,7 @@ use qail_schema::check::{Analysis, OutputColumn, type_oid};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::ast::QueryInput;
+use crate::ast::{Piece, QueryInput};
 use crate::attr::Errors;
 use crate::check::{Checked, analyze, column_error};
 use crate::types::{self, Mapped};
@@ -22,8 +22,8 @@ pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
     let columns = columns(input, &checked.analysis, &loaded.snapshot, &mut errors);
     let (row_items, decoder) = rows(input, &checked.analysis, &columns, &mut errors);
     errors.finish()?;
-    let template =
-        template(&checked, &columns).map_err(|m| syn::Error::new(input.sql.span(), m))?;
+    let (template, chosen) =
+        template(input, &checked, &columns).map_err(|m| syn::Error::new(input.sql.span(), m))?;
     let track = loaded.track();
     Ok(quote! {
         ::qail::__private::query(
@@ -31,7 +31,7 @@ pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
                 #track
                 #row_items
                 #template
-                (&TEMPLATE, ::core::marker::PhantomData::<fn() -> #decoder>)
+                (#chosen, ::core::marker::PhantomData::<fn() -> #decoder>)
             },
             ::qail::__private::Params::args([#(#params),*]),
         )
@@ -77,8 +77,15 @@ fn params(
             continue;
         }
         let marker = &mapped.marker;
+        let in_clause = checked
+            .rewritten
+            .clauses
+            .iter()
+            .any(|c| c.numbers.contains(&n));
         let n = Literal::usize_unsuffixed(n);
-        let check = if param.nullable {
+        let check = if in_clause {
+            quote!(clause_arg)
+        } else if param.nullable {
             quote!(arg)
         } else {
             quote!(arg_non_null)
@@ -349,8 +356,14 @@ fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
     }
 }
 
-/// `static TEMPLATE: Template = …` with bytes from qail-pg's encoder.
-fn template(checked: &Checked, columns: &[Column<'_>]) -> Result<TokenStream, String> {
+/// The statement's items and the expression choosing its template: `static TEMPLATE:
+/// Template = …` with bytes from qail-pg's encoder, or for a dynamic query `static VARIANTS:
+/// Variants = …` with its pieces (the full query is encoded here too, to check it can be).
+fn template(
+    input: &QueryInput,
+    checked: &Checked,
+    columns: &[Column<'_>],
+) -> Result<(TokenStream, TokenStream), String> {
     let sql = &checked.rewritten.sql;
     let oids: Vec<u32> = checked
         .analysis
@@ -376,15 +389,110 @@ fn template(checked: &Checked, columns: &[Column<'_>]) -> Result<TokenStream, St
     let encoded = qail_pg::Template::encode(sql, &oids, &expected).map_err(|e| {
         format!("the statement cannot be encoded: {e}; remove NUL characters from the SQL")
     })?;
+    if checked.rewritten.is_dynamic() {
+        if input
+            .choices
+            .iter()
+            .flat_map(|c| &c.texts)
+            .any(|t| t.value().contains('\0'))
+        {
+            return Err("a sort choice's SQL contains a NUL character: remove it".to_owned());
+        }
+        let key = key(input, checked)?;
+        let pieces = pieces(input, checked);
+        let expected = expected
+            .iter()
+            .map(|(name, oid, wire)| quote!((#name, #oid, #wire)));
+        let items = quote! {
+            static VARIANTS: ::qail::__private::Variants = ::qail::__private::Variants {
+                pieces: &[#(#pieces),*],
+                param_oids: &[#(#oids),*],
+                columns: &[#(#expected),*],
+                cache: ::qail::__private::Cache::new(),
+            };
+        };
+        return Ok((items, quote!(VARIANTS.template(#key))));
+    }
     let name = &encoded.name;
     let bytes = Literal::byte_string(&encoded.bytes);
-    Ok(quote! {
+    let items = quote! {
         static TEMPLATE: ::qail::__private::Template = ::qail::__private::Template {
             name: #name,
             param_oids: &[#(#oids),*],
             encoded: #bytes,
         };
-    })
+    };
+    Ok((items, quote!(&TEMPLATE)))
+}
+
+/// The pieces of a dynamic query, as `::qail::__private::Piece`s.
+fn pieces(input: &QueryInput, checked: &Checked) -> Vec<TokenStream> {
+    let mut shifts = Vec::new();
+    let mut shift = checked.rewritten.clauses.len();
+    for choice in &input.choices {
+        shifts.push(shift);
+        shift += choice_width(choice.texts.len());
+    }
+    let small = |n: usize| Literal::u32_unsuffixed(u32::try_from(n).unwrap_or(u32::MAX));
+    checked
+        .rewritten
+        .pieces
+        .iter()
+        .map(|piece| match piece {
+            Piece::Text(text) => quote!(::qail::__private::Piece::Text(#text)),
+            Piece::Clause(bit, text) => {
+                let bit = small(*bit);
+                quote!(::qail::__private::Piece::Clause { bit: #bit, text: #text })
+            }
+            Piece::Choice(c) => {
+                let texts = &input.choices[*c].texts;
+                let shift = small(shifts[*c]);
+                let mask = Literal::u64_unsuffixed((1u64 << choice_width(texts.len())) - 1);
+                quote!(::qail::__private::Piece::Choice { shift: #shift, mask: #mask, texts: &[#(#texts),*] })
+            }
+        })
+        .collect()
+}
+
+/// The combination key of a dynamic query: bit `i` set when clause `i`'s captures are all
+/// `Some`, then each sort choice's arm index, in as many bits as its arms need.
+fn key(input: &QueryInput, checked: &Checked) -> Result<TokenStream, String> {
+    let mut parts = Vec::new();
+    for (bit, clause) in checked.rewritten.clauses.iter().enumerate() {
+        let present = clause.numbers.iter().filter_map(|n| {
+            let capture = checked.rewritten.captures.iter().find(|c| c.number == *n)?;
+            let ident = &capture.ident;
+            Some(quote!(::qail::__private::check::present(&#ident)))
+        });
+        let bit = Literal::usize_unsuffixed(bit);
+        parts.push(quote!((((#(#present)&&*) as u64) << #bit)));
+    }
+    let mut shift = checked.rewritten.clauses.len();
+    for choice in &input.choices {
+        let width = choice_width(choice.texts.len());
+        let matched = &choice.matched;
+        let scrutinee = &matched.expr;
+        let arms = matched.arms.iter().enumerate().map(|(i, arm)| {
+            let pat = &arm.pat;
+            let guard = arm.guard.as_ref().map(|(if_, cond)| quote!(#if_ #cond));
+            let i = Literal::u64_suffixed(i as u64);
+            quote!(#pat #guard => #i,)
+        });
+        let at = Literal::usize_unsuffixed(shift);
+        parts.push(quote!(((match #scrutinee { #(#arms)* }) << #at)));
+        shift += width;
+    }
+    if shift > 64 {
+        return Err(format!(
+            "the optional clauses and sort choices need {shift} bits to number their combinations, more than 64: split the query"
+        ));
+    }
+    Ok(quote!(0u64 #(| #parts)*))
+}
+
+/// The bits that number `arms` alternatives.
+fn choice_width(arms: usize) -> usize {
+    (usize::BITS - arms.saturating_sub(1).leading_zeros()) as usize
 }
 
 #[cfg(test)]

@@ -80,6 +80,34 @@ pub trait NullNotAllowed<const N: usize> {}
 
 impl<const N: usize> NullNotAllowed<N> for NotOption {}
 
+/// Reported when the argument of a parameter inside an optional clause is not an `Option`.
+#[diagnostic::on_unimplemented(
+    message = "parameter ${N} is in an optional clause `{{? … }}`, so its argument must be an `Option`",
+    label = "pass an `Option`: the clause is included when it is `Some`",
+    note = "write the condition outside `{{? … }}` if it always applies"
+)]
+pub trait ClauseArgument<const N: usize> {}
+
+impl<const N: usize> ClauseArgument<N> for IsOption {}
+
+/// Whether an optional clause's argument is `Some`.
+pub trait Present {
+    /// `true` for `Some`.
+    fn present(&self) -> bool;
+}
+
+impl<T> Present for Option<T> {
+    fn present(&self) -> bool {
+        self.is_some()
+    }
+}
+
+impl<T: Present + ?Sized> Present for &T {
+    fn present(&self) -> bool {
+        (**self).present()
+    }
+}
+
 #[diagnostic::do_not_recommend]
 impl<T: ToPg<P, N> + ?Sized, P, const N: usize> ToPg<P, N> for &T {
     type Null = T::Null;
@@ -228,7 +256,7 @@ pub mod ext {
 
 /// Compile-time checks used by the code `qail!` emits; each is the identity at run time.
 pub mod check {
-    use super::{FromPg, NullNotAllowed, NullableField, ToPg};
+    use super::{ClauseArgument, FromPg, NullNotAllowed, NullableField, Present, ToPg};
     use crate::template::Checked;
     use crate::types::Encode;
 
@@ -249,6 +277,20 @@ pub mod check {
         T: ToPg<P, N, Null: NullNotAllowed<N>> + Encode + Sync,
     {
         Checked::new(value)
+    }
+
+    /// Checks argument `$N` of an optional clause: an `Option` of a value for PostgreSQL type
+    /// `P` (a `None` leaves the clause out and is bound as NULL).
+    pub fn clause_arg<T, P, const N: usize>(value: &T) -> Checked<'_, T>
+    where
+        T: ToPg<P, N, Null: ClauseArgument<N>> + Encode + Sync,
+    {
+        Checked::new(value)
+    }
+
+    /// Whether an optional clause's argument is `Some`.
+    pub fn present<T: Present + ?Sized>(value: &T) -> bool {
+        value.present()
     }
 
     /// Checks that a field of type `T` can hold result column `C` of PostgreSQL type `P`.

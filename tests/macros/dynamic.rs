@@ -68,3 +68,40 @@ async fn a_pipeline_is_built_from_computed_values() {
         .collect();
     assert_eq!(counts, [500, 0]);
 }
+
+#[tokio::test]
+async fn lists_bind_one_array() {
+    let mut conn = connect_in("lists", SAILINGS_DDL).await;
+    let ids: Vec<i64> = vec![5, 3, 2000, 7];
+    let rows = qail!("SELECT id FROM sailings WHERE id IN {ids} ORDER BY id")
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(rows.iter().map(|r| r.id).collect::<Vec<_>>(), [3, 5, 7]);
+
+    let none: &[i64] = &[];
+    let rows = qail!("SELECT id FROM sailings WHERE id IN {none}")
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert!(rows.is_empty(), "an empty list matches no row");
+
+    // Every length runs as the same statement.
+    let many: Vec<i64> = (1..=10_000).map(|i| i * 2).collect();
+    let n = qail!("SELECT count(*) AS n FROM sailings WHERE id IN {many}")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap()
+        .n;
+    assert_eq!(n, 500);
+
+    let excluded = vec![1_i64, 2, 3];
+    let notes: &[&str] = &["even"];
+    let n =
+        qail!("SELECT count(*) AS n FROM sailings WHERE id NOT IN {excluded} AND notes IN {notes}")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap()
+            .n;
+    assert_eq!(n, 499);
+}

@@ -20,8 +20,10 @@ pub(crate) mod check;
 mod encoding;
 mod query;
 mod row;
+mod variants;
 
 pub use arg::{Arg, Borrowed, ByValue, Checked, Reborrow, Reborrowed};
 pub use encoding::{Encoded, ExpectedColumn, ExpectedColumns, Template, statement_name};
 pub use query::{NoRows, Params, Query, ReturnsRows};
 pub use row::{Columns, Decoder, FromRow, RawRow};
+pub use variants::{Cache, Piece, Variants};
