@@ -105,3 +105,122 @@ async fn lists_bind_one_array() {
             .n;
     assert_eq!(n, 499);
 }
+
+#[tokio::test]
+async fn optional_clauses_apply_when_their_arguments_are_some() {
+    let mut conn = connect_in("clauses", SAILINGS_DDL).await;
+    async fn search(
+        conn: &mut qail::Connection,
+        vessel: Option<i64>,
+        max_price: Option<qail::rust_decimal::Decimal>,
+        note: Option<&str>,
+        limit: Option<i64>,
+    ) -> Vec<i64> {
+        qail!(
+            "SELECT id, vessel_id FROM sailings WHERE seats_left > 0
+             {? AND vessel_id = {vessel} }
+             {? AND price <= {max_price} }
+             {? AND notes = {note} }
+             ORDER BY id
+             {? LIMIT {limit} }"
+        )
+        .fetch_all(conn)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.id)
+        .collect()
+    }
+    let all = search(&mut conn, None, None, None, None).await;
+    let expected: Vec<i64> = (1..=1000).filter(|i| i * 37 % 500 > 0).collect();
+    assert_eq!(all, expected);
+    let some = search(&mut conn, Some(3), None, Some("even"), Some(5)).await;
+    let expected: Vec<i64> = (1..=1000)
+        .filter(|i| i * 37 % 500 > 0 && i % 3 != 0 && i % 7 == 3 && i % 2 == 0)
+        .take(5)
+        .collect();
+    assert_eq!(some, expected);
+    let cheap = search(&mut conn, None, Some(12.into()), None, None).await;
+    let expected: Vec<i64> = (1..=1000)
+        .filter(|i| i * 37 % 500 > 0 && 10 + i % 90 <= 12)
+        .collect();
+    assert_eq!(cheap, expected);
+}
+
+#[tokio::test]
+async fn sixteen_optional_clauses() {
+    let mut conn = connect_in("sixteen", SAILINGS_DDL).await;
+    let bounds: [Option<i64>; 16] = std::array::from_fn(|i| (i % 3 == 0).then_some(i as i64 * 10));
+    let [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p] = bounds;
+    let ids: Vec<i64> = qail!(
+        "SELECT id FROM sailings WHERE true
+         {? AND id > {a} } {? AND id > {b} } {? AND id > {c} } {? AND id > {d} }
+         {? AND id > {e} } {? AND id > {f} } {? AND id > {g} } {? AND id > {h} }
+         {? AND id > {i} } {? AND id > {j} } {? AND id > {k} } {? AND id > {l} }
+         {? AND id > {m} } {? AND id > {n} } {? AND id > {o} } {? AND id <= {p} }
+         ORDER BY id"
+    )
+    .fetch_all(&mut conn)
+    .await
+    .unwrap()
+    .into_iter()
+    .map(|r| r.id)
+    .collect();
+    // Clauses 0, 3, 6, 9, 12 and 15 apply: id > 120 and id <= 150.
+    assert_eq!(ids, (121..=150).collect::<Vec<_>>());
+}
+
+#[derive(Clone, Copy)]
+enum Order {
+    Soonest,
+    Cheapest,
+    MostSeats,
+}
+
+#[tokio::test]
+async fn sort_choices_and_keyset_pages() {
+    let mut conn = connect_in("sort", SAILINGS_DDL).await;
+    // The first row of each order, from the data's formulas (price 10 + i % 90, seats
+    // i * 37 % 500).
+    let first_by = |key: &dyn Fn(i64) -> (i64, i64)| (1..=1000).min_by_key(|&i| key(i)).unwrap();
+    let cheapest = first_by(&|i| (10 + i % 90, -i));
+    let most_seats = first_by(&|i| (-(i * 37 % 500), i));
+    for (order, first) in [
+        (Order::Soonest, 1),
+        (Order::Cheapest, cheapest),
+        (Order::MostSeats, most_seats),
+    ] {
+        let row = qail!(
+            "SELECT id, seats_left FROM sailings ORDER BY {sort} LIMIT 1",
+            sort = match order {
+                Order::Soonest => "departs_at, id",
+                Order::Cheapest => "price, id DESC",
+                Order::MostSeats => "seats_left DESC, id",
+            }
+        )
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+        assert_eq!(row.id, first);
+    }
+
+    // Keyset pagination: the page after the last (departs_at, id) seen, if any.
+    let mut after: Option<(qail::chrono::DateTime<qail::chrono::Utc>, i64)> = None;
+    let mut seen = Vec::new();
+    loop {
+        let (after_t, after_id) = (after.map(|a| a.0), after.map(|a| a.1));
+        let page = qail!(
+            "SELECT id, departs_at FROM sailings WHERE vessel_id = 1
+             {? AND (departs_at, id) > ({after_t}, {after_id}) }
+             ORDER BY departs_at, id LIMIT 40"
+        )
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+        let Some(last) = page.last() else { break };
+        after = Some((last.departs_at, last.id));
+        seen.extend(page.iter().map(|r| r.id));
+    }
+    let expected: Vec<i64> = (1..=1000).filter(|i| i % 3 != 0 && i % 7 == 1).collect();
+    assert_eq!(seen, expected);
+}
