@@ -535,4 +535,82 @@ mod tests {
         assert_eq!(&sql[range], "{harbor_id}");
         assert_eq!(r.original_offset(7), 7);
     }
+
+    #[test]
+    fn lists_and_clauses_are_rewritten() {
+        let sql = "SELECT 1 WHERE a IN {xs} AND b not  in {ys} AND c = {z} {? AND d = {d} AND e IN {es} } LIMIT 1";
+        let r = rw(sql, 0);
+        assert_eq!(
+            r.sql,
+            "SELECT 1 WHERE a = ANY($1) AND b <> ALL($2) AND c = $3  AND d = $4 AND e = ANY($5)  LIMIT 1"
+        );
+        assert_eq!(r.clauses.len(), 1);
+        assert_eq!(r.clauses[0].numbers, [4, 5]);
+        assert_eq!(
+            &sql[r.clauses[0].original.clone()],
+            "{? AND d = {d} AND e IN {es} }"
+        );
+        let at = r.sql.find("<> ALL").unwrap();
+        assert_eq!(&sql[r.original_range(&(at..at + 10))], "not  in {ys}");
+        let at = r.sql.find("LIMIT").unwrap();
+        assert_eq!(r.original_offset(at), sql.find("LIMIT").unwrap());
+        assert!(matches!(&r.pieces[1], Piece::Clause(0, t) if t == " AND d = $4 AND e = ANY($5) "));
+        // `IN` inside a word is not the keyword.
+        assert_eq!(rw("SELECT {x} AS within", 0).sql, "SELECT $1 AS within");
+        assert_eq!(
+            rw("SELECT 1 FROM t JOIN u ON u.a = {x}", 0).sql,
+            "SELECT 1 FROM t JOIN u ON u.a = $1"
+        );
+    }
+
+    #[test]
+    fn clause_mistakes_are_explained() {
+        let e = |sql| rewrite(sql, 0, Span::call_site(), &[], &[]).err().unwrap();
+        assert!(e("SELECT 1 {? AND true }").contains("has no `{name}` capture"));
+        assert!(e("SELECT 1 {? AND a = {a} ").contains("not closed"));
+        assert!(e("SELECT 1 {? AND a = {a} {? AND b = {b} } }").contains("inside another"));
+        assert!(e("SELECT 1 {? AND a = $1 }").contains("capture a variable"));
+        assert!(e("SELECT {a} {? AND a = {a} }").contains("both inside and outside"));
+    }
+
+    #[test]
+    fn sort_choices_fill_their_slot() {
+        let choices = [ChoiceSpec {
+            name: "sort".to_owned(),
+            texts: vec!["name".to_owned(), "id DESC".to_owned()],
+        }];
+        let r = rewrite(
+            "SELECT 1 ORDER BY {sort}, {x}",
+            0,
+            Span::call_site(),
+            &choices,
+            &[1],
+        )
+        .unwrap();
+        assert_eq!(r.sql, "SELECT 1 ORDER BY id DESC, $1");
+        assert!(matches!(r.pieces[1], Piece::Choice(0)));
+        let q: QueryInput = syn::parse2(quote!(
+            "SELECT 1",
+            a,
+            sort = match o {
+                A => "x",
+                _ => "y",
+            }
+        ))
+        .unwrap();
+        assert_eq!(
+            (q.args.len(), q.choices.len(), q.choices[0].texts.len()),
+            (1, 1, 2)
+        );
+        assert!(syn::parse2::<QueryInput>(quote!("SELECT 1", sort = o)).is_err());
+        assert!(
+            syn::parse2::<QueryInput>(quote!(
+                "SELECT 1",
+                sort = match o {
+                    A => 1,
+                }
+            ))
+            .is_err()
+        );
+    }
 }

@@ -577,4 +577,59 @@ mod tests {
         assert!(out.contains("did you mean"), "{out}");
         assert!(out.contains("^^^"), "{out}");
     }
+
+    #[test]
+    fn lists_become_any_of_an_array() {
+        let out = expand(quote!("SELECT id FROM harbors WHERE id IN {ids}"));
+        assert!(out.contains("= ANY($1)"), "{out}");
+        assert!(
+            out.contains("pg :: array < :: qail :: __private :: pg :: uuid >"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn optional_clauses_become_pieces_and_a_key() {
+        let out = expand(quote!(
+            "SELECT id FROM harbors WHERE true {? AND country = {country} } {? AND code = {code} }"
+        ));
+        assert!(out.contains("static VARIANTS"), "{out}");
+        assert!(
+            out.contains("Piece :: Clause { bit : 1 , text : \" AND code = $2 \" }"),
+            "{out}"
+        );
+        assert!(out.contains("check :: clause_arg"), "{out}");
+        assert!(out.contains("present (& country)"), "{out}");
+    }
+
+    #[test]
+    fn a_failing_combination_is_named() {
+        let out = expand(quote!(
+            "SELECT id FROM harbors WHERE {? country = {country} } ORDER BY id"
+        ));
+        assert!(
+            out.contains("with optional clause `{? country = {country} }` left out"),
+            "{out}"
+        );
+        let out = expand(quote!(
+            "SELECT id FROM harbors ORDER BY {sort}",
+            sort = match order {
+                Order::Name => "name",
+                Order::Size => "size DESC",
+            }
+        ));
+        assert!(
+            out.contains("with sort choice `sort` = `Order :: Size`"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn clauses_may_not_change_the_columns() {
+        let out = expand(quote!("SELECT id {? , {x}::int4 AS extra } FROM harbors"));
+        assert!(
+            out.contains("returns other columns (id) than with every clause (id, extra)"),
+            "{out}"
+        );
+    }
 }

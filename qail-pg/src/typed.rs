@@ -91,17 +91,23 @@ pub trait ClauseArgument<const N: usize> {}
 impl<const N: usize> ClauseArgument<N> for IsOption {}
 
 /// Whether an optional clause's argument is `Some`.
+#[diagnostic::on_unimplemented(
+    message = "the argument of an optional clause `{{? … }}` must be an `Option`, not `{Self}`",
+    label = "the clause is included when this is `Some`"
+)]
 pub trait Present {
     /// `true` for `Some`.
     fn present(&self) -> bool;
 }
 
+#[diagnostic::do_not_recommend]
 impl<T> Present for Option<T> {
     fn present(&self) -> bool {
         self.is_some()
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: Present + ?Sized> Present for &T {
     fn present(&self) -> bool {
         (**self).present()
