@@ -224,3 +224,36 @@ async fn sort_choices_and_keyset_pages() {
     let expected: Vec<i64> = (1..=1000).filter(|i| i % 3 != 0 && i % 7 == 1).collect();
     assert_eq!(seen, expected);
 }
+
+#[tokio::test]
+async fn bulk_insert_of_ten_thousand_rows_with_nulls() {
+    let mut conn = connect_in("bulk", SAILINGS_DDL).await;
+    let n = 10_000_i64;
+    let ids: Vec<i64> = (0..n).map(|i| 100_000 + i).collect();
+    let vessels: Vec<Option<i64>> = (0..n).map(|i| (i % 4 != 0).then_some(i % 9)).collect();
+    let notes: Vec<Option<String>> = (0..n).map(|i| (i % 5 == 0).then(|| format!("bulk {i}"))).collect();
+    let seats: Vec<i32> = (0..n).map(|i| i32::try_from(i % 300).unwrap()).collect();
+    let inserted = qail!(
+        "INSERT INTO sailings (id, connection_id, vessel_id, departs_at, sail_date, seats_left, price, notes)
+         SELECT id, '00000000-0000-0000-0000-000000000002', vessel_id, now(), current_date, seats_left, 20, notes
+         FROM UNNEST({ids}::int8[], {vessels}::int8[], {seats}::int4[], {notes}::text[])
+              AS u(id, vessel_id, seats_left, notes)"
+    )
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(inserted, 10_000);
+    let rows = qail!(
+        "SELECT id, vessel_id, seats_left, notes FROM sailings WHERE id >= 100000 ORDER BY id"
+    )
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(rows.len(), 10_000);
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row.id, ids[i]);
+        assert_eq!(row.vessel_id, vessels[i]);
+        assert_eq!(row.seats_left, seats[i]);
+        assert_eq!(row.notes, notes[i]);
+    }
+}
