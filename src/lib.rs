@@ -88,7 +88,7 @@ pub mod __private {
     };
     pub use qail_pg::typed::{FromPg, IsOption, NotOption, NullableField, ToPg, check, pg};
     pub use qail_pg::types::oid::FIRST_USER_OID;
-    pub use qail_pg::types::{BoxError, IsNull, Text};
+    pub use qail_pg::types::{BoxError, FieldArray, IsNull, Text};
     pub use qail_pg::{Decode, Encode, Error, Oid};
 
     /// Rust types of the PostgreSQL types whose mapping depends on a feature. `qail!` names

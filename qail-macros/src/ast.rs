@@ -119,10 +119,22 @@ impl Parse for QueryInput {
     }
 }
 
-/// A `{ident}` capture: the variable and its `$n` number (1-based).
+/// A `{ident}` capture: the variable and its `$n` number (1-based). A bulk insert's
+/// `VALUES {rows}` is one capture per column, each with the field of a row it sends.
 pub(crate) struct Capture {
     pub(crate) ident: Ident,
     pub(crate) number: usize,
+    pub(crate) field: Option<syn::Member>,
+}
+
+/// Given the SQL before a bulk insert's `VALUES {rows}`, the target's columns: each name and
+/// the SQL type of an array of it (`int8[]`).
+pub(crate) type BulkColumns<'a> = &'a dyn Fn(&str) -> Result<Vec<(String, String)>, String>;
+
+/// [`BulkColumns`] of a caller with no snapshot: bulk inserts are refused.
+#[cfg_attr(not(test), allow(dead_code, reason = "for callers without a snapshot"))]
+pub(crate) fn no_bulk(_: &str) -> Result<Vec<(String, String)>, String> {
+    Err("a bulk insert `VALUES {rows}` needs the schema snapshot".to_owned())
 }
 
 /// An optional clause `{? … }`: where it is in the SQL as written, and the `$n` of the
@@ -210,6 +222,7 @@ pub(crate) fn rewrite(
     span: Span,
     choices: &[ChoiceSpec],
     selected: &[usize],
+    bulk: BulkColumns<'_>,
 ) -> Result<Rewritten, String> {
     let bytes = sql.as_bytes();
     let mut out = Rewritten {
@@ -283,10 +296,22 @@ pub(crate) fn rewrite(
                 copied = i;
             }
             b'{' => {
-                let (ident, end) = parse_capture(sql, i)?;
+                let (ident, spread, end) = parse_capture(sql, i)?;
                 out.push_text(&sql[copied..i]);
                 let name = ident.to_string();
-                if let Some(c) = choices.iter().position(|c| c.name == name) {
+                if let Some(values) = out.values_keyword() {
+                    if open.is_some() {
+                        return Err(format!(
+                            "the bulk insert `VALUES {{{name}}}` is inside an optional clause: put it outside"
+                        ));
+                    }
+                    let columns = bulk(&sql[..i])?;
+                    out.push_bulk(&ident, spread, &columns, values, i..end, positional, span)?;
+                } else if spread {
+                    return Err(format!(
+                        "`{{{name}.*}}` sends the fields of each row as the columns of a bulk insert: write it right after `VALUES`"
+                    ));
+                } else if let Some(c) = choices.iter().position(|c| c.name == name) {
                     if open.is_some() {
                         return Err(format!(
                             "the sort choice `{{{name}}}` is inside an optional clause: put it outside"
@@ -335,18 +360,23 @@ fn both_sides(name: &str) -> String {
     )
 }
 
-/// The identifier of the `{ident}` starting at `start`, and the index after the `}`.
-fn parse_capture(sql: &str, start: usize) -> Result<(Ident, usize), String> {
+/// The identifier of the `{ident}` (or `{ident.*}`, then `true`) starting at `start`, and the
+/// index after the `}`.
+fn parse_capture(sql: &str, start: usize) -> Result<(Ident, bool, usize), String> {
     let close = sql[start..].find('}').map(|n| start + n).ok_or_else(|| {
         format!("unclosed `{{` at byte {start} of the SQL: write `{{name}}` to capture a variable")
     })?;
     let name = sql[start + 1..close].trim();
+    let (name, spread) = match name.strip_suffix(".*") {
+        Some(prefix) => (prefix.trim_end(), true),
+        None => (name, false),
+    };
     let ident = syn::parse_str::<Ident>(name).map_err(|_| {
         format!(
             "`{{{name}}}` in the SQL is not a variable capture: write `{{name}}` with a plain identifier, `{{? … }}` for an optional clause, or pass the value as a `$n` argument"
         )
     })?;
-    Ok((ident, close + 1))
+    Ok((ident, spread, close + 1))
 }
 
 impl Rewritten {
@@ -367,17 +397,88 @@ impl Rewritten {
 
     /// The `$n` of a capture (a repeated name reuses its number).
     fn number(&mut self, ident: Ident, positional: usize, span: Span) -> usize {
-        match self.captures.iter().find(|c| c.ident == ident) {
+        match self
+            .captures
+            .iter()
+            .find(|c| c.ident == ident && c.field.is_none())
+        {
             Some(c) => c.number,
             None => {
                 let number = positional + self.captures.len() + 1;
                 self.captures.push(Capture {
                     ident: Ident::new(&ident.to_string(), span),
                     number,
+                    field: None,
                 });
                 number
             }
         }
+    }
+
+    /// When the current piece ends with the keyword `VALUES`, where it starts in `sql`.
+    fn values_keyword(&self) -> Option<usize> {
+        let current = match self.pieces.last() {
+            Some(Piece::Text(t) | Piece::Clause(_, t)) => t.as_str(),
+            _ => return None,
+        };
+        let start = keyword_before(current.trim_end(), "values")?;
+        Some(self.sql.len() - (current.len() - start))
+    }
+
+    /// Replaces `VALUES` (at `values`) and the capture at `original` with `SELECT * FROM
+    /// UNNEST($a::t[], …)`, one parameter per column, each sending a field of every row: the
+    /// tuple fields in order, or (`spread`) the fields named like the columns.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one call site, each value distinct"
+    )]
+    fn push_bulk(
+        &mut self,
+        ident: &Ident,
+        spread: bool,
+        columns: &[(String, String)],
+        values: usize,
+        original: Range<usize>,
+        positional: usize,
+        span: Span,
+    ) -> Result<(), String> {
+        let from = self.original_offset(values);
+        let cut = self.sql.len() - values;
+        self.sql.truncate(values);
+        if let Some(Piece::Text(t) | Piece::Clause(_, t)) = self.pieces.last_mut() {
+            t.truncate(t.len() - cut);
+        }
+        let mut text = String::from("SELECT * FROM UNNEST(");
+        for (i, (column, array)) in columns.iter().enumerate() {
+            let field = if spread {
+                let name = syn::parse_str::<Ident>(column).map_err(|_| {
+                    format!(
+                        "column \"{column}\" is not a Rust field name, so `{{{ident}.*}}` cannot send it: send tuples with `{{{ident}}}`"
+                    )
+                })?;
+                syn::Member::Named(Ident::new(&name.to_string(), span))
+            } else {
+                syn::Member::Unnamed(syn::Index {
+                    index: u32::try_from(i).unwrap_or(u32::MAX),
+                    span,
+                })
+            };
+            let number = positional + self.captures.len() + 1;
+            self.captures.push(Capture {
+                ident: Ident::new(&ident.to_string(), span),
+                number,
+                field: Some(field),
+            });
+            if i > 0 {
+                text.push_str(", ");
+            }
+            text.push_str(&format!("${number}::{array}"));
+        }
+        text.push(')');
+        self.push_text(&text);
+        self.edits
+            .push((values..self.sql.len(), from..original.end));
+        Ok(())
     }
 
     /// Writes `$n` for the capture at `original`, or `= ANY($n)` when it follows `IN`
@@ -407,6 +508,43 @@ impl Rewritten {
         self.push_text(&text);
         self.edits.push((start..self.sql.len(), original));
     }
+}
+
+/// The target of the `INSERT INTO table (columns…)` that `text` ends with (with or without
+/// its `VALUES`): the schema if written, the table and the columns, names unquoted.
+pub(crate) fn insert_target(text: &str) -> Option<(Option<String>, String, Vec<String>)> {
+    let text = text.trim_end();
+    let text = keyword_before(text, "values").map_or(text, |at| &text[..at]);
+    let lower = text.to_ascii_lowercase();
+    let into = lower.rfind("into")? + 4;
+    let rest = text[into..].trim_start();
+    let open = rest.find('(')?;
+    let close = rest.rfind(')')?;
+    let name: Vec<String> = split_names(&rest[..open], '.');
+    let columns = split_names(rest.get(open + 1..close)?, ',');
+    if columns.is_empty() || !rest[close + 1..].trim().is_empty() {
+        return None;
+    }
+    match name.as_slice() {
+        [table] => Some((None, table.clone(), columns)),
+        [schema, table] => Some((Some(schema.clone()), table.clone(), columns)),
+        _ => None,
+    }
+}
+
+/// Names separated by `sep`, each trimmed and unquoted (`"Name"` keeps its case; a bare name
+/// is folded to lower case, as PostgreSQL does).
+fn split_names(text: &str, sep: char) -> Vec<String> {
+    text.split(sep)
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(
+            |n| match n.strip_prefix('"').and_then(|n| n.strip_suffix('"')) {
+                Some(quoted) => quoted.replace("\"\"", "\""),
+                None => n.to_lowercase(),
+            },
+        )
+        .collect()
 }
 
 /// When `text` ends with the keyword `IN` (and blanks), how many bytes to cut from its end to
@@ -471,7 +609,7 @@ mod tests {
     use quote::quote;
 
     fn rw(sql: &str, positional: usize) -> Rewritten {
-        rewrite(sql, positional, Span::call_site(), &[], &[]).unwrap()
+        rewrite(sql, positional, Span::call_site(), &[], &[], &no_bulk).unwrap()
     }
 
     #[test]
@@ -514,11 +652,11 @@ mod tests {
 
     #[test]
     fn bad_captures_are_explained() {
-        let e = rewrite("SELECT {a b}", 0, Span::call_site(), &[], &[])
+        let e = rewrite("SELECT {a b}", 0, Span::call_site(), &[], &[], &no_bulk)
             .err()
             .unwrap();
         assert!(e.contains("plain identifier"), "{e}");
-        let e = rewrite("SELECT {a", 0, Span::call_site(), &[], &[])
+        let e = rewrite("SELECT {a", 0, Span::call_site(), &[], &[], &no_bulk)
             .err()
             .unwrap();
         assert!(e.contains("unclosed"), "{e}");
@@ -565,7 +703,11 @@ mod tests {
 
     #[test]
     fn clause_mistakes_are_explained() {
-        let e = |sql| rewrite(sql, 0, Span::call_site(), &[], &[]).err().unwrap();
+        let e = |sql| {
+            rewrite(sql, 0, Span::call_site(), &[], &[], &no_bulk)
+                .err()
+                .unwrap()
+        };
         assert!(e("SELECT 1 {? AND true }").contains("has no `{name}` capture"));
         assert!(e("SELECT 1 {? AND a = {a} ").contains("not closed"));
         assert!(e("SELECT 1 {? AND a = {a} {? AND b = {b} } }").contains("inside another"));
@@ -585,6 +727,7 @@ mod tests {
             Span::call_site(),
             &choices,
             &[1],
+            &no_bulk,
         )
         .unwrap();
         assert_eq!(r.sql, "SELECT 1 ORDER BY id DESC, $1");
@@ -612,5 +755,52 @@ mod tests {
             ))
             .is_err()
         );
+    }
+
+    fn sailing_columns(before: &str) -> Result<Vec<(String, String)>, String> {
+        let (_, table, columns) = insert_target(before).ok_or("no target")?;
+        assert_eq!(table, "sailings");
+        Ok(columns
+            .into_iter()
+            .map(|c| (c, "int8[]".to_owned()))
+            .collect())
+    }
+
+    #[test]
+    fn bulk_inserts_unnest_one_array_per_column() {
+        let sql = "INSERT INTO sailings (id, \"Seats\") VALUES {rows} RETURNING id";
+        let r = rewrite(sql, 0, Span::call_site(), &[], &[], &sailing_columns).unwrap();
+        assert_eq!(
+            r.sql,
+            "INSERT INTO sailings (id, \"Seats\") SELECT * FROM UNNEST($1::int8[], $2::int8[]) RETURNING id"
+        );
+        let fields: Vec<_> = r
+            .captures
+            .iter()
+            .map(|c| c.field.clone().unwrap())
+            .collect();
+        assert_eq!(fields, [syn::parse_quote!(0), syn::parse_quote!(1)]);
+        let sql = "INSERT INTO public.sailings (id, seats) VALUES {rows.*}";
+        let r = rewrite(sql, 0, Span::call_site(), &[], &[], &sailing_columns).unwrap();
+        let fields: Vec<_> = r
+            .captures
+            .iter()
+            .map(|c| c.field.clone().unwrap())
+            .collect();
+        assert_eq!(fields, [syn::parse_quote!(id), syn::parse_quote!(seats)]);
+        let at = r.sql.find("SELECT").unwrap();
+        assert_eq!(
+            &sql[r.original_range(&(at..r.sql.len()))],
+            "VALUES {rows.*}"
+        );
+        assert_eq!(
+            insert_target("INSERT INTO \"My\".\"T\" (A, \"b\")"),
+            Some((
+                Some("My".to_owned()),
+                "T".to_owned(),
+                vec!["a".to_owned(), "b".to_owned()]
+            ))
+        );
+        assert!(rewrite("SELECT {rows.*}", 0, Span::call_site(), &[], &[], &no_bulk).is_err());
     }
 }

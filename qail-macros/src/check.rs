@@ -6,7 +6,7 @@ use qail_schema::check::{Analysis, Diagnostic, OutputColumn, render};
 use syn::LitStr;
 use syn::spanned::Spanned;
 
-use crate::ast::{ChoiceSpec, QueryInput, Rewritten, rewrite};
+use crate::ast::{ChoiceSpec, QueryInput, Rewritten, insert_target, rewrite};
 
 /// A checked invocation.
 pub(crate) struct Checked {
@@ -22,7 +22,8 @@ pub(crate) fn analyze(input: &QueryInput, snapshot: &Snapshot) -> syn::Result<Ch
     let original = input.sql.value();
     let specs = choice_specs(input);
     let selected = vec![0; specs.len()];
-    let rewritten = rewrite(&original, input.args.len(), span, &specs, &selected)
+    let bulk = |before: &str| bulk_columns(before, snapshot);
+    let rewritten = rewrite(&original, input.args.len(), span, &specs, &selected, &bulk)
         .map_err(|m| syn::Error::new(span, m))?;
     for (spec, choice) in specs.iter().zip(&input.choices) {
         if !rewritten
@@ -67,6 +68,47 @@ pub(crate) fn analyze(input: &QueryInput, snapshot: &Snapshot) -> syn::Result<Ch
         analysis,
         rewritten,
     })
+}
+
+/// The columns of the bulk insert whose SQL before `VALUES {rows}` is `before`, each with the
+/// SQL type of an array of it, from the snapshot.
+fn bulk_columns(before: &str, snapshot: &Snapshot) -> Result<Vec<(String, String)>, String> {
+    let usage = "a bulk insert is `INSERT INTO table (column, …) VALUES {rows}`: name the columns";
+    let (schema, table, columns) = insert_target(before).ok_or(usage)?;
+    let relation = snapshot
+        .relations
+        .iter()
+        .filter(|r| r.name == table && schema.as_ref().is_none_or(|s| *s == r.schema))
+        .min_by_key(|r| {
+            snapshot
+                .search_path
+                .iter()
+                .position(|s| *s == r.schema)
+                .unwrap_or(usize::MAX)
+        })
+        .ok_or_else(|| format!("table \"{table}\" is not in the schema snapshot"))?;
+    columns
+        .into_iter()
+        .map(|name| {
+            let column = relation
+                .columns
+                .iter()
+                .find(|c| c.name == name)
+                .ok_or_else(|| format!("column \"{name}\" does not exist in table \"{table}\""))?;
+            if column.ty.array_dims > 0 {
+                return Err(format!(
+                    "column \"{name}\" is an array, which a bulk insert cannot send (UNNEST would flatten it): insert those rows with one query each"
+                ));
+            }
+            let ty = &column.ty;
+            let array = if ty.schema == "pg_catalog" {
+                format!("\"{}\"[]", ty.name)
+            } else {
+                format!("\"{}\".\"{}\"[]", ty.schema, ty.name)
+            };
+            Ok((name, array))
+        })
+        .collect()
 }
 
 /// The sort choices' names and alternatives.
@@ -157,8 +199,16 @@ fn check_variants(
             text.replace_range(full.clauses[i].original.clone(), "");
         }
         let what = describe(input, original, full, variant);
-        let rewritten = rewrite(&text, input.args.len(), span, specs, &variant.selected)
-            .map_err(|m| syn::Error::new(span, format!("{what}: {m}")))?;
+        let bulk = |before: &str| bulk_columns(before, snapshot);
+        let rewritten = rewrite(
+            &text,
+            input.args.len(),
+            span,
+            specs,
+            &variant.selected,
+            &bulk,
+        )
+        .map_err(|m| syn::Error::new(span, format!("{what}: {m}")))?;
         match qail_schema::check::check(&rewritten.sql, snapshot) {
             Err(diagnostics) => {
                 for d in &diagnostics {

@@ -58,8 +58,14 @@ fn params(
                     continue;
                 };
                 let ident = &capture.ident;
+                let expr = match &capture.field {
+                    Some(field) => {
+                        quote!(::qail::__private::FieldArray::new(&#ident, |row| &row.#field))
+                    }
+                    None => quote!(#ident),
+                };
                 (
-                    quote!(#ident),
+                    expr,
                     input.sql.span(),
                     format!("parameter ${n} ({{{ident}}})"),
                 )

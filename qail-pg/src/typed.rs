@@ -135,6 +135,13 @@ impl<T: ToPg<P, N>, P, const N: usize> ToPg<pg::array<P>, N> for [T] {
 }
 
 #[diagnostic::do_not_recommend]
+impl<R, T: ToPg<P, N>, P, const N: usize> ToPg<pg::array<P>, N>
+    for crate::types::FieldArray<'_, R, T>
+{
+    type Null = NotOption;
+}
+
+#[diagnostic::do_not_recommend]
 impl<T: FromPg<P, C>, P, const C: usize> FromPg<P, C> for Option<T> {}
 
 #[diagnostic::do_not_recommend]

@@ -231,7 +231,9 @@ async fn bulk_insert_of_ten_thousand_rows_with_nulls() {
     let n = 10_000_i64;
     let ids: Vec<i64> = (0..n).map(|i| 100_000 + i).collect();
     let vessels: Vec<Option<i64>> = (0..n).map(|i| (i % 4 != 0).then_some(i % 9)).collect();
-    let notes: Vec<Option<String>> = (0..n).map(|i| (i % 5 == 0).then(|| format!("bulk {i}"))).collect();
+    let notes: Vec<Option<String>> = (0..n)
+        .map(|i| (i % 5 == 0).then(|| format!("bulk {i}")))
+        .collect();
     let seats: Vec<i32> = (0..n).map(|i| i32::try_from(i % 300).unwrap()).collect();
     let inserted = qail!(
         "INSERT INTO sailings (id, connection_id, vessel_id, departs_at, sail_date, seats_left, price, notes)
@@ -256,4 +258,87 @@ async fn bulk_insert_of_ten_thousand_rows_with_nulls() {
         assert_eq!(row.seats_left, seats[i]);
         assert_eq!(row.notes, notes[i]);
     }
+}
+
+/// A row for a bulk insert: fields named like the columns.
+struct NewSailing {
+    id: i64,
+    connection_id: qail::uuid::Uuid,
+    vessel_id: Option<i64>,
+    departs_at: qail::chrono::DateTime<qail::chrono::Utc>,
+    sail_date: qail::chrono::NaiveDate,
+    seats_left: i32,
+    price: qail::rust_decimal::Decimal,
+    notes: Option<String>,
+}
+
+#[tokio::test]
+async fn bulk_insert_from_tuples_and_structs() {
+    let mut conn = connect_in("bulk_rows", SAILINGS_DDL).await;
+    let departs = qail::chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+    let connection = qail::uuid::Uuid::from_u128(7);
+    let rows: Vec<NewSailing> = (0..10_000_i64)
+        .map(|i| NewSailing {
+            id: 200_000 + i,
+            connection_id: connection,
+            vessel_id: (i % 3 != 0).then_some(i % 11),
+            departs_at: departs,
+            sail_date: departs.date_naive(),
+            seats_left: i32::try_from(i % 400).unwrap(),
+            price: qail::rust_decimal::Decimal::new(i, 2),
+            notes: (i % 2 == 0).then(|| format!("n{i}")),
+        })
+        .collect();
+    let inserted = qail!(
+        "INSERT INTO sailings (id, connection_id, vessel_id, departs_at, sail_date, seats_left, price, notes)
+         VALUES {rows.*}"
+    )
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(inserted, 10_000);
+    let back = qail!(
+        "SELECT id, vessel_id, seats_left, price, notes FROM sailings WHERE id >= 200000 ORDER BY id"
+    )
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(back.len(), rows.len());
+    for (got, sent) in back.iter().zip(&rows) {
+        assert_eq!(
+            (got.id, got.vessel_id, got.seats_left, got.price, &got.notes),
+            (
+                sent.id,
+                sent.vessel_id,
+                sent.seats_left,
+                sent.price,
+                &sent.notes
+            )
+        );
+    }
+
+    // Tuples: their fields in the order of the columns.
+    let tuples: Vec<_> = (1..=3_i64)
+        .map(|i| {
+            (
+                300_000 + i,
+                connection,
+                departs,
+                departs.date_naive(),
+                5_i32,
+                qail::rust_decimal::Decimal::ONE,
+            )
+        })
+        .collect();
+    let ids: Vec<i64> = qail!(
+        "INSERT INTO sailings (id, connection_id, departs_at, sail_date, seats_left, price)
+         VALUES {tuples} RETURNING id"
+    )
+    .fetch_all(&mut conn)
+    .await
+    .unwrap()
+    .into_iter()
+    .map(|r| r.id)
+    .collect();
+    assert_eq!(ids, [300_001, 300_002, 300_003]);
 }

@@ -53,6 +53,7 @@ mod timestamp;
 #[cfg(feature = "uuid")]
 mod uuid;
 
+pub use array::FieldArray;
 pub use interval::Interval;
 #[cfg(feature = "json")]
 pub use json::Json;
