@@ -83,8 +83,8 @@ pub mod __private {
     use std::marker::PhantomData;
 
     pub use qail_pg::template::{
-        Cache, Columns, Decoder, ExpectedColumn, FromRow, NoRows, Params, Piece, Query, RawRow,
-        Template, Variants,
+        Cache, Columns, CopyRows, CopyStatement, Decoder, ExpectedColumn, FromRow, NoRows, Params,
+        Piece, Query, RawRow, Template, Variants,
     };
     pub use qail_pg::typed::{FromPg, IsOption, NotOption, NullableField, ToPg, check, pg};
     pub use qail_pg::types::oid::FIRST_USER_OID;

@@ -532,6 +532,43 @@ pub(crate) fn insert_target(text: &str) -> Option<(Option<String>, String, Vec<S
     }
 }
 
+/// A checked COPY, `COPY table (columns…) FROM {rows}` (or `{rows.*}`): the target as
+/// written, the rows' variable, and whether their fields are named like the columns.
+pub(crate) struct CopyForm {
+    pub(crate) target: String,
+    pub(crate) rows: Ident,
+    pub(crate) spread: bool,
+}
+
+/// The [`CopyForm`] of `sql`, when it is one.
+pub(crate) fn copy_form(sql: &str) -> Option<Result<CopyForm, String>> {
+    let trimmed = sql.trim();
+    let head = trimmed.get(..5)?;
+    if !head.eq_ignore_ascii_case("copy ") {
+        return None;
+    }
+    let usage = "a checked COPY is `COPY table (column, …) FROM {rows}` (tuples in column order) or `FROM {rows.*}` (fields named like the columns)";
+    let Some(brace) = trimmed.rfind('{') else {
+        return Some(Err(usage.to_owned()));
+    };
+    let before = trimmed[..brace].trim_end();
+    let Some(from) = keyword_before(before, "from") else {
+        return Some(Err(usage.to_owned()));
+    };
+    let parsed = parse_capture(trimmed, brace).and_then(|(rows, spread, end)| {
+        if trimmed[end..].trim().is_empty() {
+            Ok(CopyForm {
+                target: trimmed[5..from].trim().to_owned(),
+                rows,
+                spread,
+            })
+        } else {
+            Err(usage.to_owned())
+        }
+    });
+    Some(parsed)
+}
+
 /// Names separated by `sep`, each trimmed and unquoted (`"Name"` keeps its case; a bare name
 /// is folded to lower case, as PostgreSQL does).
 fn split_names(text: &str, sep: char) -> Vec<String> {
@@ -802,5 +839,23 @@ mod tests {
             ))
         );
         assert!(rewrite("SELECT {rows.*}", 0, Span::call_site(), &[], &[], &no_bulk).is_err());
+    }
+
+    #[test]
+    fn copy_forms_are_recognized() {
+        let c = copy_form(" copy sailings (id, notes) FROM {rows.*} ")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (c.target.as_str(), c.rows.to_string(), c.spread),
+            ("sailings (id, notes)", "rows".to_owned(), true)
+        );
+        assert!(copy_form("SELECT 1").is_none());
+        assert!(copy_form("COPY t (a) FROM STDIN").unwrap().is_err());
+        assert!(
+            copy_form("COPY t (a) FROM {rows} WHERE true")
+                .unwrap()
+                .is_err()
+        );
     }
 }

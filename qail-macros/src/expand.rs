@@ -7,7 +7,7 @@ use qail_schema::check::{Analysis, OutputColumn, type_oid};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::ast::{Piece, QueryInput};
+use crate::ast::{CopyForm, Piece, QueryInput, copy_form};
 use crate::attr::Errors;
 use crate::check::{Checked, analyze, column_error};
 use crate::types::{self, Mapped};
@@ -16,6 +16,10 @@ use crate::{naming, snapshot};
 /// Expands `qail!(…)`.
 pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
     let loaded = snapshot::load().map_err(|m| syn::Error::new(input.sql.span(), m))?;
+    if let Some(copy) = copy_form(&input.sql.value()) {
+        let copy = copy.map_err(|m| syn::Error::new(input.sql.span(), m))?;
+        return copy_query(input, &copy, &loaded);
+    }
     let checked = analyze(input, &loaded.snapshot)?;
     let mut errors = Errors::default();
     let params = params(input, &checked, &loaded.snapshot, &mut errors);
@@ -35,6 +39,69 @@ pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
             },
             ::qail::__private::Params::args([#(#params),*]),
         )
+    })
+}
+
+/// Expands a checked COPY: the equivalent bulk insert `INSERT INTO target VALUES {rows}` is
+/// analyzed (so the columns and the rows' field types are checked the same way), then the
+/// rows are sent with `COPY target FROM STDIN (FORMAT binary)`.
+fn copy_query(
+    input: &QueryInput,
+    copy: &CopyForm,
+    loaded: &snapshot::Loaded,
+) -> syn::Result<TokenStream> {
+    let span = input.sql.span();
+    if let Some(arg) = input.args.first() {
+        return Err(syn::Error::new(
+            arg.span(),
+            "a COPY takes no arguments: its rows are the `{rows}` in the SQL",
+        ));
+    }
+    let rows = &copy.rows;
+    let spread = if copy.spread { ".*" } else { "" };
+    let insert = QueryInput {
+        target: None,
+        sql: syn::LitStr::new(
+            &format!("INSERT INTO {} VALUES {{{rows}{spread}}}", copy.target),
+            span,
+        ),
+        args: Vec::new(),
+        choices: Vec::new(),
+    };
+    let checked = analyze(&insert, &loaded.snapshot)?;
+    let mut errors = Errors::default();
+    let checks = params(&insert, &checked, &loaded.snapshot, &mut errors);
+    errors.finish()?;
+    let oids: Vec<u32> = checked
+        .analysis
+        .params
+        .iter()
+        .map(|p| {
+            type_oid(&p.ty)
+                .and_then(qail_pg::types::oid::element_of)
+                .unwrap_or(0)
+        })
+        .collect();
+    let fields = checked
+        .rewritten
+        .captures
+        .iter()
+        .filter_map(|c| c.field.as_ref());
+    let sql = format!("COPY {} FROM STDIN (FORMAT binary)", copy.target);
+    let track = loaded.track();
+    Ok(quote! {
+        {
+            #track
+            static COPY: ::qail::__private::CopyStatement = ::qail::__private::CopyStatement {
+                sql: #sql,
+                column_oids: &[#(#oids),*],
+            };
+            let _ = (#(#checks,)*);
+            ::qail::__private::CopyRows::new(&COPY, &#rows, |row, out| {
+                #(out.field(&row.#fields)?;)*
+                ::core::result::Result::Ok(())
+            })
+        }
     })
 }
 

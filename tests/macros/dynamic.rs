@@ -321,7 +321,7 @@ async fn bulk_insert_from_tuples_and_structs() {
     let tuples: Vec<_> = (1..=3_i64)
         .map(|i| {
             (
-                300_000 + i,
+                500_000 + i,
                 connection,
                 departs,
                 departs.date_naive(),
@@ -340,5 +340,38 @@ async fn bulk_insert_from_tuples_and_structs() {
     .into_iter()
     .map(|r| r.id)
     .collect();
-    assert_eq!(ids, [300_001, 300_002, 300_003]);
+    assert_eq!(ids, [500_001, 500_002, 500_003]);
+
+    // The same rows through a binary COPY, checked against the table the same way.
+    let copied: Vec<NewSailing> = rows
+        .iter()
+        .map(|r| NewSailing {
+            id: r.id + 100_000,
+            notes: r.notes.clone(),
+            ..*r
+        })
+        .collect();
+    let n = qail!(
+        "COPY sailings (id, connection_id, vessel_id, departs_at, sail_date, seats_left, price, notes)
+         FROM {copied.*}"
+    )
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(n, 10_000);
+    let back = qail!(
+        "SELECT id, vessel_id, price, notes FROM sailings WHERE id >= 300000 AND id < 310000 ORDER BY id"
+    )
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    let got: Vec<_> = back
+        .iter()
+        .map(|r| (r.id, r.vessel_id, r.price, r.notes.clone()))
+        .collect();
+    let sent: Vec<_> = copied
+        .iter()
+        .map(|r| (r.id, r.vessel_id, r.price, r.notes.clone()))
+        .collect();
+    assert_eq!(got, sent);
 }

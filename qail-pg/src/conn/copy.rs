@@ -154,6 +154,36 @@ impl Connection {
     }
 }
 
+impl<R: Sync> crate::template::CopyRows<'_, R> {
+    /// Sends the rows with a binary COPY and returns the number written: all of them, or
+    /// none (a failing row aborts the COPY). Rows are encoded into chunks of 64 KiB as they
+    /// are sent.
+    pub async fn execute(self, ex: &mut impl super::Executor) -> Result<u64, Error> {
+        use crate::template::{COPY_HEADER, COPY_TRAILER};
+        let mut copy = ex.connection().copy_in(self.statement().sql).await?;
+        let mut chunk = Vec::with_capacity(SEND_AT + 1024);
+        chunk.extend_from_slice(COPY_HEADER);
+        for row in self.rows() {
+            if let Err(e) = self.encode_row(row, &mut chunk) {
+                copy.fail(&format!("a row could not be encoded: {e}"))
+                    .await?;
+                return Err(Error::with_source(
+                    Kind::Encode,
+                    "a COPY row could not be encoded, so the COPY was aborted and no row was written",
+                    e,
+                ));
+            }
+            if chunk.len() >= SEND_AT {
+                copy.send(&chunk).await?;
+                chunk.clear();
+            }
+        }
+        chunk.extend_from_slice(COPY_TRAILER);
+        copy.send(&chunk).await?;
+        copy.finish().await
+    }
+}
+
 impl CopyIn<'_> {
     /// Sends the COPY statement and reads up to CopyInResponse.
     async fn start(&mut self) -> Result<(), Error> {

@@ -17,12 +17,16 @@ mod arg;
     )
 )]
 pub(crate) mod check;
+mod copy_rows;
 mod encoding;
 mod query;
 mod row;
 mod variants;
 
 pub use arg::{Arg, Borrowed, ByValue, Checked, Reborrow, Reborrowed};
+pub use copy_rows::{
+    CopyRow, CopyRows, CopyStatement, HEADER as COPY_HEADER, TRAILER as COPY_TRAILER,
+};
 pub use encoding::{Encoded, ExpectedColumn, ExpectedColumns, Template, statement_name};
 pub use query::{NoRows, Params, Query, ReturnsRows};
 pub use row::{Columns, Decoder, FromRow, RawRow};
