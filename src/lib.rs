@@ -21,6 +21,36 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # Dynamic queries
+//!
+//! Optional filters, sort choices, `IN` lists, bulk inserts and COPY are written in the SQL
+//! of [`qail!`] (its documentation has the syntax), and every combination is checked:
+//!
+//! ```no_run
+//! # use qail::{Connection, qail};
+//! # async fn run(conn: &mut Connection) -> Result<(), qail::Error> {
+//! enum Order { Soonest, Cheapest }
+//! let (vessel, max_price, limit): (Option<i64>, Option<qail::rust_decimal::Decimal>, Option<i64>) =
+//!     (Some(3), None, Some(20));
+//! let order = Order::Cheapest;
+//! let rows = qail!(
+//!     "SELECT id, price FROM sailings WHERE seats_left > 0
+//!      {? AND vessel_id = {vessel} } {? AND price <= {max_price} }
+//!      ORDER BY {sort} {? LIMIT {limit} }",
+//!     sort = match order { Order::Soonest => "departs_at, id", Order::Cheapest => "price, id" }
+//! )
+//! .fetch_all(&mut *conn)
+//! .await?;
+//! let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+//! let again = qail!("SELECT id FROM sailings WHERE id IN {ids}").fetch_all(&mut *conn).await?;
+//! // Small arguments are owned by the query: a pipeline straight from an iterator.
+//! let seats = conn
+//!     .pipeline((1..=10_i64).map(|i| qail!("SELECT seats_left FROM sailings WHERE id = $1", i * 2)))
+//!     .await?;
+//! # let _ = (again, seats);
+//! # Ok(()) }
+//! ```
+//!
 //! # Features
 //!
 //! | feature   | default | PostgreSQL types it maps |

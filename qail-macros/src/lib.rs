@@ -29,6 +29,37 @@ use proc_macro::TokenStream;
 /// bytes (`&str`, `&String`, `&[u8]`) are borrowed for their own lifetime; other arguments
 /// (arrays, JSON) are borrowed from the expression, so bind a computed one to a variable
 /// first when the query is kept in a `let` before it runs. Nothing is allocated either way.
+///
+/// # Dynamic queries
+///
+/// | written in the SQL | means | sent as |
+/// |---|---|---|
+/// | `col IN {ids}` (`NOT IN`) | `ids`: a `Vec`, slice or `&[T]` | `col = ANY($n)` (`<> ALL`), one array parameter; empty matches nothing |
+/// | `{? AND col = {v} }` | an optional clause: included when every capture in it (an `Option`) is `Some` | the clause's text, or nothing |
+/// | `{? LIMIT {n} }`, `{? AND (t, id) > ({after_t}, {after_id}) }` | optional LIMIT/OFFSET, keyset pagination | as above |
+/// | `ORDER BY {sort}` with `sort = match v { P => "SQL", … }` after the arguments | a sort choice, the `match` checked exhaustive by rustc | the matching arm's SQL |
+/// | `INSERT INTO t (a, b) VALUES {rows}` (`{rows.*}`) | a slice of tuples in column order (of structs with fields named like the columns) | `SELECT * FROM UNNEST($1::a[], $2::b[])`, one array per column |
+/// | `COPY t (a, b) FROM {rows}` (`{rows.*}`) | the same rows, checked as the bulk insert | `COPY … FROM STDIN (FORMAT binary)`; run with `.execute(&mut conn)` |
+///
+/// Every combination of optional clauses and sort choices is checked at compile time, and an
+/// error names the combination (`with optional clause `{? AND a = {a} }` left out: …`). With
+/// up to 4 clauses every subset is analyzed; with more, the full query, each clause left out
+/// alone and all of them left out (n + 2 analyses), which covers every combination of
+/// independent clauses such as filters. All combinations share one row type (a column is
+/// nullable if any combination makes it so) and bind every parameter (those of absent clauses
+/// as NULL, unreferenced). At run time the present clauses and the chosen arms form a key;
+/// each key's statement is built once per process from the checked pieces, then looked up.
+///
+/// ```ignore
+/// let rows = qail!(
+///     "SELECT id, price FROM sailings WHERE seats_left > 0
+///      {? AND vessel_id = {vessel} } {? AND price <= {max_price} }
+///      ORDER BY {sort} {? LIMIT {limit} }",
+///     sort = match order { Order::Soonest => "departs_at, id", Order::Cheapest => "price, id" }
+/// )
+/// .fetch_all(&mut conn)
+/// .await?;
+/// ```
 #[proc_macro]
 pub fn qail(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as ast::QueryInput);
