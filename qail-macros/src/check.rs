@@ -278,7 +278,7 @@ fn describe(input: &QueryInput, original: &str, full: &Rewritten, variant: &Vari
             parts.push(format!(
                 "with sort choice `{}` = `{}`",
                 choice.name,
-                quote::quote!(#pat).to_string()
+                quote::quote!(#pat)
             ));
         }
     }

@@ -150,7 +150,8 @@ async fn optional_clauses_apply_when_their_arguments_are_some() {
 #[tokio::test]
 async fn sixteen_optional_clauses() {
     let mut conn = connect_in("sixteen", SAILINGS_DDL).await;
-    let bounds: [Option<i64>; 16] = std::array::from_fn(|i| (i % 3 == 0).then_some(i as i64 * 10));
+    let bounds: [Option<i64>; 16] =
+        std::array::from_fn(|i| (i % 3 == 0).then(|| i64::try_from(i * 10).unwrap()));
     let [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p] = bounds;
     let ids: Vec<i64> = qail!(
         "SELECT id FROM sailings WHERE true
