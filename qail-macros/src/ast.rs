@@ -124,16 +124,31 @@ impl Parse for QueryInput {
 pub(crate) struct Capture {
     pub(crate) ident: Ident,
     pub(crate) number: usize,
-    pub(crate) field: Option<syn::Member>,
+    pub(crate) field: Option<Field>,
 }
 
-/// Given the SQL before a bulk insert's `VALUES {rows}`, the target's columns: each name and
-/// the SQL type of an array of it (`int8[]`).
-pub(crate) type BulkColumns<'a> = &'a dyn Fn(&str) -> Result<Vec<(String, String)>, String>;
+/// The field of each row a bulk insert's column parameter sends.
+#[derive(Clone)]
+pub(crate) struct Field {
+    pub(crate) member: syn::Member,
+    /// Whether the column is NOT NULL (the field then cannot be an `Option`).
+    pub(crate) not_null: bool,
+}
+
+/// A column of a bulk insert's target.
+pub(crate) struct BulkColumn {
+    pub(crate) name: String,
+    /// The SQL type of an array of the column (`"int8"[]`).
+    pub(crate) array: String,
+    pub(crate) not_null: bool,
+}
+
+/// Given the SQL before a bulk insert's `VALUES {rows}`, the target's columns.
+pub(crate) type BulkColumns<'a> = &'a dyn Fn(&str) -> Result<Vec<BulkColumn>, String>;
 
 /// [`BulkColumns`] of a caller with no snapshot: bulk inserts are refused.
 #[cfg_attr(not(test), allow(dead_code, reason = "for callers without a snapshot"))]
-pub(crate) fn no_bulk(_: &str) -> Result<Vec<(String, String)>, String> {
+pub(crate) fn no_bulk(_: &str) -> Result<Vec<BulkColumn>, String> {
     Err("a bulk insert `VALUES {rows}` needs the schema snapshot".to_owned())
 }
 
@@ -436,7 +451,7 @@ impl Rewritten {
         &mut self,
         ident: &Ident,
         spread: bool,
-        columns: &[(String, String)],
+        columns: &[BulkColumn],
         values: usize,
         original: Range<usize>,
         positional: usize,
@@ -449,11 +464,12 @@ impl Rewritten {
             t.truncate(t.len() - cut);
         }
         let mut text = String::from("SELECT * FROM UNNEST(");
-        for (i, (column, array)) in columns.iter().enumerate() {
+        for (i, column) in columns.iter().enumerate() {
+            let (name, array) = (&column.name, &column.array);
             let field = if spread {
-                let name = syn::parse_str::<Ident>(column).map_err(|_| {
+                let name = syn::parse_str::<Ident>(name).map_err(|_| {
                     format!(
-                        "column \"{column}\" is not a Rust field name, so `{{{ident}.*}}` cannot send it: send tuples with `{{{ident}}}`"
+                        "column \"{name}\" is not a Rust field name, so `{{{ident}.*}}` cannot send it: send tuples with `{{{ident}}}`"
                     )
                 })?;
                 syn::Member::Named(Ident::new(&name.to_string(), span))
@@ -467,7 +483,10 @@ impl Rewritten {
             self.captures.push(Capture {
                 ident: Ident::new(&ident.to_string(), span),
                 number,
-                field: Some(field),
+                field: Some(Field {
+                    member: field,
+                    not_null: column.not_null,
+                }),
             });
             if i > 0 {
                 text.push_str(", ");
@@ -794,12 +813,16 @@ mod tests {
         );
     }
 
-    fn sailing_columns(before: &str) -> Result<Vec<(String, String)>, String> {
+    fn sailing_columns(before: &str) -> Result<Vec<BulkColumn>, String> {
         let (_, table, columns) = insert_target(before).ok_or("no target")?;
         assert_eq!(table, "sailings");
         Ok(columns
             .into_iter()
-            .map(|c| (c, "int8[]".to_owned()))
+            .map(|name| BulkColumn {
+                name,
+                array: "int8[]".to_owned(),
+                not_null: true,
+            })
             .collect())
     }
 
@@ -814,7 +837,7 @@ mod tests {
         let fields: Vec<_> = r
             .captures
             .iter()
-            .map(|c| c.field.clone().unwrap())
+            .map(|c| c.field.clone().unwrap().member)
             .collect();
         assert_eq!(fields, [syn::parse_quote!(0), syn::parse_quote!(1)]);
         let sql = "INSERT INTO public.sailings (id, seats) VALUES {rows.*}";
@@ -822,7 +845,7 @@ mod tests {
         let fields: Vec<_> = r
             .captures
             .iter()
-            .map(|c| c.field.clone().unwrap())
+            .map(|c| c.field.clone().unwrap().member)
             .collect();
         assert_eq!(fields, [syn::parse_quote!(id), syn::parse_quote!(seats)]);
         let at = r.sql.find("SELECT").unwrap();

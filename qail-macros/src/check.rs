@@ -6,7 +6,7 @@ use qail_schema::check::{Analysis, Diagnostic, OutputColumn, render};
 use syn::LitStr;
 use syn::spanned::Spanned;
 
-use crate::ast::{ChoiceSpec, QueryInput, Rewritten, insert_target, rewrite};
+use crate::ast::{BulkColumn, ChoiceSpec, QueryInput, Rewritten, insert_target, rewrite};
 
 /// A checked invocation.
 pub(crate) struct Checked {
@@ -72,7 +72,7 @@ pub(crate) fn analyze(input: &QueryInput, snapshot: &Snapshot) -> syn::Result<Ch
 
 /// The columns of the bulk insert whose SQL before `VALUES {rows}` is `before`, each with the
 /// SQL type of an array of it, from the snapshot.
-fn bulk_columns(before: &str, snapshot: &Snapshot) -> Result<Vec<(String, String)>, String> {
+fn bulk_columns(before: &str, snapshot: &Snapshot) -> Result<Vec<BulkColumn>, String> {
     let usage = "a bulk insert is `INSERT INTO table (column, …) VALUES {rows}`: name the columns";
     let (schema, table, columns) = insert_target(before).ok_or(usage)?;
     let relation = snapshot
@@ -106,7 +106,11 @@ fn bulk_columns(before: &str, snapshot: &Snapshot) -> Result<Vec<(String, String
             } else {
                 format!("\"{}\".\"{}\"[]", ty.schema, ty.name)
             };
-            Ok((name, array))
+            Ok(BulkColumn {
+                name,
+                array,
+                not_null: column.not_null,
+            })
         })
         .collect()
 }

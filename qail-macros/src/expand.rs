@@ -86,7 +86,7 @@ fn copy_query(
         .rewritten
         .captures
         .iter()
-        .filter_map(|c| c.field.as_ref());
+        .filter_map(|c| c.field.as_ref().map(|f| &f.member));
     let sql = format!("COPY {} FROM STDIN (FORMAT binary)", copy.target);
     let track = loaded.track();
     Ok(quote! {
@@ -127,7 +127,8 @@ fn params(
                 let ident = &capture.ident;
                 let expr = match &capture.field {
                     Some(field) => {
-                        quote!(::qail::__private::FieldArray::new(&#ident, |row| &row.#field))
+                        let member = &field.member;
+                        quote!(::qail::__private::FieldArray::new(&#ident, |row| &row.#member))
                     }
                     None => quote!(#ident),
                 };
@@ -155,9 +156,23 @@ fn params(
             .clauses
             .iter()
             .any(|c| c.numbers.contains(&n));
+        // Note: a bulk insert's column parameter is an array; whether its elements may be NULL
+        // is the column's NOT NULL.
+        let bulk = checked
+            .rewritten
+            .captures
+            .iter()
+            .find(|c| c.number == n)
+            .and_then(|c| c.field.as_ref());
         let n = Literal::usize_unsuffixed(n);
         let check = if in_clause {
             quote!(clause_arg)
+        } else if let Some(field) = bulk {
+            if field.not_null {
+                quote!(not_null_column)
+            } else {
+                quote!(arg)
+            }
         } else if param.nullable {
             quote!(arg)
         } else {

@@ -90,6 +90,16 @@ pub trait ClauseArgument<const N: usize> {}
 
 impl<const N: usize> ClauseArgument<N> for IsOption {}
 
+/// Reported when a bulk insert sends an `Option` field to a NOT NULL column.
+#[diagnostic::on_unimplemented(
+    message = "parameter ${N} fills a NOT NULL column, but the rows' field for it is an `Option`",
+    label = "a NULL would be refused by the table",
+    note = "make the field a plain value, or leave the column out of the insert to take its default"
+)]
+pub trait NotNullColumn<const N: usize> {}
+
+impl<const N: usize> NotNullColumn<N> for NotOption {}
+
 /// Whether an optional clause's argument is `Some`.
 #[diagnostic::on_unimplemented(
     message = "the argument of an optional clause `{{? … }}` must be an `Option`, not `{Self}`",
@@ -138,7 +148,8 @@ impl<T: ToPg<P, N>, P, const N: usize> ToPg<pg::array<P>, N> for [T] {
 impl<R, T: ToPg<P, N>, P, const N: usize> ToPg<pg::array<P>, N>
     for crate::types::FieldArray<'_, R, T>
 {
-    type Null = NotOption;
+    /// Whether the field is an `Option`: a NOT NULL column refuses one.
+    type Null = T::Null;
 }
 
 #[diagnostic::do_not_recommend]
@@ -269,7 +280,9 @@ pub mod ext {
 
 /// Compile-time checks used by the code `qail!` emits; each is the identity at run time.
 pub mod check {
-    use super::{ClauseArgument, FromPg, NullNotAllowed, NullableField, Present, ToPg};
+    use super::{
+        ClauseArgument, FromPg, NotNullColumn, NullNotAllowed, NullableField, Present, ToPg,
+    };
     use crate::template::Checked;
     use crate::types::Encode;
 
@@ -297,6 +310,15 @@ pub mod check {
     pub fn clause_arg<T, P, const N: usize>(value: &T) -> Checked<'_, T>
     where
         T: ToPg<P, N, Null: ClauseArgument<N>> + Encode + Sync,
+    {
+        Checked::new(value)
+    }
+
+    /// Checks the column values `$N` of a bulk insert into a NOT NULL column: the rows' field
+    /// is not an `Option`.
+    pub fn not_null_column<T, P, const N: usize>(value: &T) -> Checked<'_, T>
+    where
+        T: ToPg<P, N, Null: NotNullColumn<N>> + Encode + Sync,
     {
         Checked::new(value)
     }
