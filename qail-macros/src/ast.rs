@@ -188,6 +188,8 @@ pub(crate) struct Rewritten {
     pub(crate) clauses: Vec<Clause>,
     /// `sql`, piece by piece (the choice slots empty).
     pub(crate) pieces: Vec<Piece>,
+    /// Where each sort choice slot `{name}` is in the SQL as written, with its choice's index.
+    pub(crate) choice_slots: Vec<(usize, Range<usize>)>,
     /// `(rewritten range, original range)` of each replaced capture, in order.
     edits: Vec<(Range<usize>, Range<usize>)>,
 }
@@ -246,6 +248,7 @@ pub(crate) fn rewrite(
         max_positional: 0,
         clauses: Vec::new(),
         pieces: vec![Piece::Text(String::new())],
+        choice_slots: Vec::new(),
         edits: Vec::new(),
     };
     let mut i = 0;
@@ -337,6 +340,7 @@ pub(crate) fn rewrite(
                     out.sql.push_str(text);
                     out.edits.push((start..out.sql.len(), i..end));
                     out.pieces.push(Piece::Choice(c));
+                    out.choice_slots.push((c, i..end));
                     out.pieces.push(Piece::Text(String::new()));
                 } else {
                     let number = out.number(ident, positional, span);

@@ -297,8 +297,28 @@ fn diagnostics_error(
     diagnostics: &[Diagnostic],
 ) -> syn::Error {
     let mut errors = diagnostics.iter().map(|d| {
+        let range = rewritten.original_range(&d.range);
+        // Note: an error inside a sort choice's slot comes from its first arm, the one the
+        // full query is analyzed with.
+        let slot = rewritten
+            .choice_slots
+            .iter()
+            .find(|(_, slot)| range.start >= slot.start && range.start < slot.end);
+        let message = match slot.and_then(|(c, _)| input.choices.get(*c)) {
+            Some(choice) => {
+                let pat = &choice.matched.arms[0].pat;
+                format!(
+                    "with sort choice `{}` = `{}`: {}",
+                    choice.name,
+                    quote::quote!(#pat),
+                    d.message
+                )
+            }
+            None => d.message.clone(),
+        };
         let mapped = Diagnostic {
-            range: rewritten.original_range(&d.range),
+            range,
+            message,
             ..d.clone()
         };
         rendered(input, original, &mapped)

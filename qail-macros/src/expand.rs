@@ -710,6 +710,17 @@ mod tests {
             out.contains("with sort choice `sort` = `Order :: Size`"),
             "{out}"
         );
+        let out = expand(quote!(
+            "SELECT id FROM harbors ORDER BY {sort}",
+            sort = match order {
+                Order::Size => "size DESC",
+                Order::Name => "name",
+            }
+        ));
+        assert!(
+            out.contains("with sort choice `sort` = `Order :: Size`"),
+            "{out}"
+        );
     }
 
     #[test]
