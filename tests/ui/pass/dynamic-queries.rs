@@ -24,4 +24,7 @@ fn main() {
         .map(|i| qail!("SELECT name FROM vessels WHERE id = $1", i * 2))
         .collect();
     drop(queries);
+    let rows: Vec<(i64, qail::uuid::Uuid, Option<i64>)> = Vec::new();
+    let _q = qail!("INSERT INTO sailings (id, connection_id, vessel_id) VALUES {rows} RETURNING id");
+    let _copy = qail!("COPY sailings (id, connection_id, vessel_id) FROM {rows}");
 }
