@@ -50,7 +50,7 @@ use proc_macro::TokenStream;
 /// as NULL, unreferenced). At run time the present clauses and the chosen arms form a key;
 /// each key's statement is built once per process from the checked pieces, then looked up.
 ///
-/// ```ignore
+/// ```text
 /// let rows = qail!(
 ///     "SELECT id, price FROM sailings WHERE seats_left > 0
 ///      {? AND vessel_id = {vessel} } {? AND price <= {max_price} }
