@@ -140,6 +140,17 @@ async fn optional_clauses_apply_when_their_arguments_are_some() {
         .take(5)
         .collect();
     assert_eq!(some, expected);
+    // A list inside an optional clause: an `Option` of the list.
+    let only: Option<Vec<i64>> = Some(vec![4, 8, 15]);
+    let picked: Vec<i64> =
+        qail!("SELECT id FROM sailings WHERE true {? AND id IN {only} } ORDER BY id")
+            .fetch_all(&mut conn)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|r| r.id)
+            .collect();
+    assert_eq!(picked, [4, 8, 15]);
     let cheap = search(&mut conn, None, Some(12.into()), None, None).await;
     let expected: Vec<i64> = (1..=1000)
         .filter(|i| i * 37 % 500 > 0 && 10 + i % 90 <= 12)
