@@ -6,6 +6,7 @@ mod cancel_safety;
 mod compiled;
 mod connect;
 mod copy;
+mod failover;
 mod faults;
 mod hostile;
 mod hosts;
