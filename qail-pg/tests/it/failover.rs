@@ -235,6 +235,9 @@ async fn the_pool_survives_a_failover_to_a_synchronous_standby_without_losing_a_
         writer.await.unwrap();
     }
 
+    let stats = pool.stats();
+    pool.close().await;
+
     // The ledger against the new primary.
     let mut rows = HashMap::<i64, i64>::new();
     for row in promote
@@ -302,11 +305,10 @@ async fn the_pool_survives_a_failover_to_a_synchronous_standby_without_losing_a_
         down - crashed,
         promoted - promoting,
         first_on_new - crashed,
-        pool.stats()
+        stats
     );
     assert!(
         recovery < RECOVERY_BOUND,
         "the pool took longer than {RECOVERY_BOUND:?} to reach the new primary"
     );
-    pool.close().await;
 }

@@ -18,6 +18,8 @@ mod pipeline_atomic;
 mod pool;
 mod proxy;
 mod query;
+#[cfg(feature = "tracing")]
+mod trace;
 mod transaction;
 mod types;
 
