@@ -31,7 +31,7 @@ mod cache;
 mod cancel;
 mod compiled;
 pub(crate) mod config;
-mod connect;
+pub(crate) mod connect;
 mod copy;
 mod executor;
 mod fetch_stream;

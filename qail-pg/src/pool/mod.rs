@@ -44,7 +44,7 @@ pub use pooled::PooledConnection;
 use replicas::Replicas;
 
 use crate::conn::Connection;
-use crate::conn::config::Config;
+use crate::conn::config::{Config, TargetSessionAttrs};
 use crate::error::{Error, Kind};
 use crate::row::Row;
 use crate::types::Encode;
@@ -440,7 +440,7 @@ impl Inner {
         loop {
             let Idle { mut entry, since } = self.idle().pop()?;
             let alive = entry.conn.poll_alive();
-            if alive && !self.expired(&entry) {
+            if alive && !self.expired(&entry) && !self.strayed(&entry.conn) {
                 return Some((entry, since));
             }
             self.destroy(entry, !alive);
@@ -513,6 +513,23 @@ impl Inner {
         });
     }
 
+    /// Whether the server no longer is of the kind the connection string's
+    /// `target_session_attrs` asks for, as far as the parameters it reported say (no round
+    /// trip): a primary turned read-only (`default_transaction_read_only` on, as a failover
+    /// may fence the old primary), a standby promoted. Such a connection is closed rather
+    /// than reused, so the next one is opened over the host list and finds the right server.
+    /// `prefer-standby` accepts either kind, so it never strays.
+    fn strayed(&self, conn: &Connection) -> bool {
+        let wanted = self.config.target_session_attrs;
+        !matches!(
+            wanted,
+            TargetSessionAttrs::Any | TargetSessionAttrs::PreferStandby
+        ) && matches!(
+            crate::conn::connect::reported_session_is(conn, wanted),
+            Some(Some(_))
+        )
+    }
+
     fn expired(&self, entry: &Entry) -> bool {
         self.options
             .max_lifetime
@@ -522,7 +539,7 @@ impl Inner {
     /// Takes a connection back from a user (or a drain). Called from `Drop`: no await.
     pub(crate) fn release(self: &Arc<Inner>, mut entry: Entry, permit: OwnedSemaphorePermit) {
         let broken = entry.conn.is_closed();
-        if self.is_closed() || broken || self.expired(&entry) {
+        if self.is_closed() || broken || self.expired(&entry) || self.strayed(&entry.conn) {
             self.destroy(entry, broken);
             return;
         }
