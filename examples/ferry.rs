@@ -17,13 +17,14 @@
 //!   unnamed statement in one write, the description checked before the rows are decoded.
 //!
 //! With `--pgbouncer URL` (a pgbouncer in front of the same server, such as the one
-//! `scripts/pgbouncer` starts: `postgres://postgres@127.0.0.1:6434/qail_ferry`), the prepared,
-//! uncached and pooler tiers are timed through it as well. pgbouncer drops the `options`
-//! startup parameter that sets the example's `search_path`, so the URL's database must be a
-//! pgbouncer alias whose server sessions start in schema `qail_ferry` (`connect_query`; the
-//! `qail_ferry` alias of `scripts/pgbouncer`). The prepared tier's named statements are not
-//! safe in transaction mode: they work here only because the example's one client at a time
-//! gets the same server session back.
+//! `scripts/pgbouncer` starts: `postgres://postgres@127.0.0.1:6434/qail_ferry`), the uncached
+//! and pooler tiers are timed through it as well. pgbouncer drops the `options` startup
+//! parameter that sets the example's `search_path`, so the URL's database must be a pgbouncer
+//! alias whose server sessions start in schema `qail_ferry` (`connect_query`; the `qail_ferry`
+//! alias of `scripts/pgbouncer`). The prepared tiers cannot go through pgbouncer in
+//! transaction mode: their named statements outlive the client on pgbouncer's server sessions,
+//! so the next client that prepares the same query there fails with 42P05 (a second run of
+//! the example would), or finds the statement missing (26000) on another session.
 //!
 //! Run: `cargo run --release --example ferry -- [ITERATIONS] [--pgbouncer URL]` (default
 //! 2,000 per tier).
@@ -108,7 +109,6 @@ async fn main() -> Result<()> {
         let bouncer = qail::Config::parse(url)
             .map_err(|e| format!("--pgbouncer {url} is not a valid connection string ({e})"))?;
         for (label, tier) in [
-            ("pgbouncer prepared (unsafe)", Tier::Prepared),
             ("pgbouncer uncached", Tier::Uncached),
             ("pgbouncer pooler=transaction", Tier::Pooler),
         ] {
@@ -122,7 +122,7 @@ async fn main() -> Result<()> {
         }
     }
     measure(&mut lanes, iterations).await?;
-    print_timings(&lanes, iterations, pgbouncer.is_some());
+    print_timings(&lanes, iterations);
     Ok(())
 }
 
@@ -293,7 +293,7 @@ async fn measure(lanes: &mut [Lane], iterations: u64) -> Result<()> {
     Ok(())
 }
 
-fn print_timings(lanes: &[Lane], iterations: u64, pgbouncer: bool) {
+fn print_timings(lanes: &[Lane], iterations: u64) {
     let rows: Vec<Vec<String>> = lanes
         .iter()
         .map(|lane| {
@@ -315,11 +315,4 @@ fn print_timings(lanes: &[Lane], iterations: u64, pgbouncer: bool) {
         &["tier", "sent per call", "median", "p99", "queries/s"],
         &rows,
     );
-    if pgbouncer {
-        println!(
-            "\nthrough pgbouncer, the prepared tier's named statements work only because one \
-             client at a time gets the same server session back; with concurrent clients in \
-             transaction mode they fail (42P05, 26000): use pooler=transaction"
-        );
-    }
 }
