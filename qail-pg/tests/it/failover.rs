@@ -379,7 +379,17 @@ async fn fenced_primary_is_left(admin: &mut Connection, primary: u16, standby: u
         .batch_execute("SELECT pg_reload_conf()")
         .await
         .unwrap();
-    let mut conn = pool.acquire().await.unwrap();
+    // Note: the postmaster rereads its configuration after pg_reload_conf() returns, so a
+    // session started at once may still see the old value.
+    let mut acquired = pool.acquire().await;
+    for _ in 0..1000 {
+        if acquired.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        acquired = pool.acquire().await;
+    }
+    let mut conn = acquired.expect("the unfenced primary accepts writes again within 10 s");
     assert_eq!(
         conn.parameter_status("default_transaction_read_only"),
         Some("off")
