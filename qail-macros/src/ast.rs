@@ -4,6 +4,7 @@
 use std::ops::Range;
 
 use proc_macro2::{Ident, Span};
+use qail_schema::capture;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Expr, LitStr, Token, Type};
@@ -54,7 +55,9 @@ pub(crate) struct Capture {
     pub(crate) number: usize,
 }
 
-/// The SQL with captures rewritten to `$n`, and how to map offsets back.
+/// The SQL with captures rewritten to `$n`, and how to map offsets back: the scan is
+/// `qail_schema::capture::rewrite` (shared with the language server); this adds the
+/// identifiers as tokens.
 pub(crate) struct Rewritten {
     /// The SQL sent to the analyzer and the server.
     pub(crate) sql: String,
@@ -62,37 +65,21 @@ pub(crate) struct Rewritten {
     pub(crate) captures: Vec<Capture>,
     /// The highest positional `$n` written in the SQL (0 when there is none).
     pub(crate) max_positional: usize,
-    /// `(rewritten range, original range)` of each replaced capture, in order.
-    edits: Vec<(Range<usize>, Range<usize>)>,
+    /// The shared scan's result, for mapping offsets.
+    shared: capture::Rewritten,
 }
 
 impl Rewritten {
     /// Maps a byte offset in the rewritten SQL back to the original text.
+    #[cfg(test)]
     pub(crate) fn original_offset(&self, offset: usize) -> usize {
-        let mut shift: isize = 0;
-        for (new, old) in &self.edits {
-            if offset < new.start {
-                break;
-            }
-            if offset < new.end {
-                return old.start;
-            }
-            shift = isize::try_from(old.end).unwrap_or(isize::MAX)
-                - isize::try_from(new.end).unwrap_or(isize::MAX);
-        }
-        usize::try_from(isize::try_from(offset).unwrap_or(isize::MAX) + shift).unwrap_or(0)
+        self.shared.original_offset(offset)
     }
 
     /// Maps a byte range in the rewritten SQL back to the original text; a range touching a
     /// rewritten `$n` covers the whole `{ident}`.
     pub(crate) fn original_range(&self, range: &Range<usize>) -> Range<usize> {
-        let start = self.original_offset(range.start);
-        let end = self
-            .edits
-            .iter()
-            .find(|(new, _)| range.end > new.start && range.end <= new.end)
-            .map_or_else(|| self.original_offset(range.end), |(_, old)| old.end);
-        start..end.max(start)
+        self.shared.original_range(range)
     }
 }
 
@@ -103,119 +90,27 @@ pub(crate) fn rewrite_captures(
     positional: usize,
     span: Span,
 ) -> Result<Rewritten, String> {
-    let bytes = sql.as_bytes();
-    let mut out = Rewritten {
-        sql: String::with_capacity(sql.len()),
-        captures: Vec::new(),
-        max_positional: 0,
-        edits: Vec::new(),
-    };
-    let mut i = 0;
-    let mut copied = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\'' | b'"' => i = skip_quoted(bytes, i, bytes[i]),
-            b'-' if bytes.get(i + 1) == Some(&b'-') => {
-                i = sql[i..].find('\n').map_or(sql.len(), |n| i + n);
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i = sql[i + 2..].find("*/").map_or(sql.len(), |n| i + 2 + n + 2);
-            }
-            b'$' => {
-                let digits = sql[i + 1..].bytes().take_while(u8::is_ascii_digit).count();
-                match sql[i + 1..i + 1 + digits].parse::<usize>() {
-                    Ok(n) => {
-                        out.max_positional = out.max_positional.max(n);
-                        i += 1 + digits;
-                    }
-                    Err(_) => i = skip_dollar_quoted(sql, i),
-                }
-            }
-            b'{' => {
-                let (ident, end) = parse_capture(sql, i)?;
-                out.sql.push_str(&sql[copied..i]);
-                out.push_capture(ident, i..end, positional, span);
-                i = end;
-                copied = i;
-            }
-            _ => i += 1,
-        }
-    }
-    out.sql.push_str(&sql[copied..]);
-    Ok(out)
-}
-
-/// The identifier of the `{ident}` starting at `start`, and the index after the `}`.
-fn parse_capture(sql: &str, start: usize) -> Result<(Ident, usize), String> {
-    let close = sql[start..].find('}').map(|n| start + n).ok_or_else(|| {
-        format!("unclosed `{{` at byte {start} of the SQL: write `{{name}}` to capture a variable")
-    })?;
-    let name = sql[start + 1..close].trim();
-    let ident = syn::parse_str::<Ident>(name).map_err(|_| {
-        format!(
-            "`{{{name}}}` in the SQL is not a variable capture: write `{{name}}` with a plain identifier, or pass the value as a `$n` argument"
-        )
-    })?;
-    Ok((ident, close + 1))
-}
-
-impl Rewritten {
-    /// Appends the `$n` of a capture (a repeated name reuses its number) and records the edit.
-    fn push_capture(
-        &mut self,
-        ident: Ident,
-        original: Range<usize>,
-        positional: usize,
-        span: Span,
-    ) {
-        let number = match self.captures.iter().find(|c| c.ident == ident) {
-            Some(c) => c.number,
-            None => {
-                let number = positional + self.captures.len() + 1;
-                self.captures.push(Capture {
-                    ident: Ident::new(&ident.to_string(), span),
-                    number,
-                });
-                number
-            }
-        };
-        let start = self.sql.len();
-        self.sql.push_str(&format!("${number}"));
-        self.edits.push((start..self.sql.len(), original));
-    }
-}
-
-/// Skips a `'…'` or `"…"` token (a doubled quote escapes itself); returns the index after it.
-fn skip_quoted(bytes: &[u8], start: usize, quote: u8) -> usize {
-    let mut i = start + 1;
-    while i < bytes.len() {
-        if bytes[i] == quote {
-            if bytes.get(i + 1) == Some(&quote) {
-                i += 2;
-                continue;
-            }
-            return i + 1;
-        }
-        i += 1;
-    }
-    bytes.len()
-}
-
-/// Skips `$tag$…$tag$` if one starts at `start`; a `$1` placeholder is stepped over.
-fn skip_dollar_quoted(sql: &str, start: usize) -> usize {
-    let rest = &sql[start + 1..];
-    let tag_len = rest
-        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .unwrap_or(rest.len());
-    let tag = &rest[..tag_len];
-    if !rest[tag_len..].starts_with('$') || tag.starts_with(|c: char| c.is_ascii_digit()) {
-        return start + 1;
-    }
-    let delimiter = format!("${tag}$");
-    let body = start + delimiter.len();
-    sql[body..]
-        .find(&delimiter)
-        .map_or(sql.len(), |n| body + n + delimiter.len())
+    let shared = capture::rewrite(sql, positional).map_err(|e| e.message)?;
+    let captures = shared
+        .captures
+        .iter()
+        .map(|c| {
+            // Note: the shared scan accepts any plain identifier; Rust keywords are not
+            // variables.
+            let ident = syn::parse_str::<Ident>(&c.name)
+                .map_err(|_| capture::not_a_capture(&c.name, c.range.clone()).message)?;
+            Ok(Capture {
+                ident: Ident::new(&ident.to_string(), span),
+                number: c.number,
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(Rewritten {
+        sql: shared.sql.clone(),
+        captures,
+        max_positional: shared.max_positional,
+        shared,
+    })
 }
 
 #[cfg(test)]
