@@ -64,6 +64,8 @@ struct Open {
     snapshot: Result<PathBuf, String>,
     features: Features,
     problems: Vec<Problem>,
+    /// The version the client gave the text.
+    version: i32,
 }
 
 /// The server's state.
@@ -154,7 +156,8 @@ impl<'c> Server<'c> {
                 let Some(p) = notification_params::<lsp_types::DidOpenTextDocumentParams>(n) else {
                     return Ok(());
                 };
-                self.open(p.text_document.uri, p.text_document.text)?;
+                let doc = p.text_document;
+                self.open(doc.uri, doc.version, doc.text)?;
             }
             DidChangeTextDocument::METHOD => {
                 let Some(p) = notification_params::<lsp_types::DidChangeTextDocumentParams>(n)
@@ -163,7 +166,7 @@ impl<'c> Server<'c> {
                 };
                 // Full synchronization: the last change holds the whole text.
                 if let Some(change) = p.content_changes.into_iter().last() {
-                    self.open(p.text_document.uri, change.text)?;
+                    self.open(p.text_document.uri, p.text_document.version, change.text)?;
                 }
             }
             DidCloseTextDocument::METHOD => {
@@ -179,7 +182,7 @@ impl<'c> Server<'c> {
     }
 
     /// Reads, analyzes and publishes the diagnostics of a document.
-    fn open(&mut self, uri: Uri, text: String) -> Result<(), ServerError> {
+    fn open(&mut self, uri: Uri, version: i32, text: String) -> Result<(), ServerError> {
         let path = uri_path(&uri);
         let kind = match path.as_deref().and_then(Path::extension) {
             Some(e) if e == "rs" => FileKind::Rust,
@@ -197,6 +200,7 @@ impl<'c> Server<'c> {
             snapshot,
             features,
             problems: Vec::new(),
+            version,
         };
         let key = open.uri.as_str().to_owned();
         self.docs.insert(key.clone(), open);
@@ -301,7 +305,7 @@ impl<'c> Server<'c> {
         let params = PublishDiagnosticsParams {
             uri: open.uri.clone(),
             diagnostics,
-            version: None,
+            version: Some(open.version),
         };
         self.send(Notification::new(
             PublishDiagnostics::METHOD.to_owned(),
