@@ -64,7 +64,7 @@ fn main() {
     );
     assert_eq!(diagnostics, 0);
 
-    let kinds: [(&str, &str, fn(&Site) -> usize); 5] = [
+    let kinds: [(&str, &str, SiteOf); 5] = [
         (
             "completion after `alias.`",
             "textDocument/completion",
@@ -140,6 +140,9 @@ fn schema() -> String {
     }
     ddl
 }
+
+/// Picks a request's offset out of a [`Site`].
+type SiteOf = fn(&Site) -> usize;
 
 /// Where the requests are made in one query.
 struct Site {

@@ -233,7 +233,7 @@ fn relations(out: &mut Vec<CompletionItem>, snap: &Snapshot, schema: Option<&str
         if !visible || !r.name.starts_with(prefix) {
             continue;
         }
-        let on_path = schema.is_some() || snap.search_path.iter().any(|s| *s == r.schema);
+        let on_path = schema.is_some() || snap.search_path.contains(&r.schema);
         let label = if on_path {
             quote_ident(&r.name).into_owned()
         } else {

@@ -79,7 +79,7 @@ pub(crate) fn target<'a>(snap: &'a Snapshot, read: &'a Read<'_>, i: usize) -> Op
         .iter()
         .find(|r| r.range.start <= tok.range.start && tok.range.end <= r.range.end)
     {
-        return relation(snap, r).map(|rel| Target::Relation(rel));
+        return relation(snap, r).map(Target::Relation);
     }
     if let Some(q) = read.qualifier(i) {
         if let Some(r) = read.visible(&q) {
@@ -94,7 +94,7 @@ pub(crate) fn target<'a>(snap: &'a Snapshot, read: &'a Read<'_>, i: usize) -> Op
     if let Some(r) = read.visible(&name)
         && read.tokens.get(i + 1).is_some_and(|t| t.kind == Kind::Dot)
     {
-        return relation(snap, r).map(|rel| Target::Relation(rel));
+        return relation(snap, r).map(Target::Relation);
     }
     for r in &read.rels {
         if let Some(rel) = relation(snap, r)
@@ -104,7 +104,7 @@ pub(crate) fn target<'a>(snap: &'a Snapshot, read: &'a Read<'_>, i: usize) -> Op
         }
     }
     if let Some(r) = read.visible(&name) {
-        return relation(snap, r).map(|rel| Target::Relation(rel));
+        return relation(snap, r).map(Target::Relation);
     }
-    snap.relation(None, &name).map(|rel| Target::Relation(rel))
+    snap.relation(None, &name).map(Target::Relation)
 }

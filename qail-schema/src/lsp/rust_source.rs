@@ -57,9 +57,7 @@ fn invocation(lexer: &mut Lexer<'_>, source: &str) -> Option<Embedded> {
             TokKind::Close if depth == 0 => break,
             TokKind::Close => depth -= 1,
             TokKind::Comma if depth == 0 => {
-                if literal.is_none() {
-                    return None;
-                }
+                literal.as_ref()?;
                 commas += 1;
                 after_comma_tokens = false;
                 continue;

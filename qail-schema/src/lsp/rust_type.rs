@@ -105,7 +105,8 @@ impl Features {
                 .and_then(|t| t.rust)
                 .filter(|r| !r.field.is_empty())
                 .ok_or_else(|| {
-                    format!("no Rust mapping: cast it in SQL (`::text`) or name a type with `AS \"col: Type\"`")
+                    "no Rust mapping: cast it in SQL (`::text`) or name a type with `AS \"col: Type\"`"
+                        .to_owned()
                 })?;
             return match rust.feature {
                 "" => Ok(rust.hint.to_owned()),

@@ -311,10 +311,8 @@ pub(crate) fn relations(sql: &str, tokens: &[Token]) -> Vec<RelRef> {
         let t = &tokens[i];
         match t.kind {
             Kind::Open => level_start.push(out.len()),
-            Kind::Close => {
-                if level_start.len() > 1 {
-                    level_start.pop();
-                }
+            Kind::Close if level_start.len() > 1 => {
+                level_start.pop();
             }
             _ => {}
         }
@@ -332,21 +330,15 @@ pub(crate) fn relations(sql: &str, tokens: &[Token]) -> Vec<RelRef> {
         let join = (clause == "JOIN").then(|| join_word(sql, tokens, i));
         let start = *level_start.last().unwrap_or(&0);
         let mut j = i + 1;
-        loop {
-            let Some((rel, next)) = table_ref(sql, tokens, j) else {
-                break;
-            };
-            if let Some(word) = join {
-                if matches!(word, "RIGHT" | "FULL") {
-                    let label = rel.label();
-                    for earlier in &mut out[start..] {
-                        earlier
-                            .null_reason
-                            .get_or_insert_with(|| format!("left side of {word} JOIN {label}"));
-                    }
+        while let Some((mut rel, next)) = table_ref(sql, tokens, j) {
+            if let Some(word @ ("RIGHT" | "FULL")) = join {
+                let label = rel.label();
+                for earlier in &mut out[start..] {
+                    earlier
+                        .null_reason
+                        .get_or_insert_with(|| format!("left side of {word} JOIN {label}"));
                 }
             }
-            let mut rel = rel;
             if let Some(word @ ("LEFT" | "FULL")) = join {
                 rel.null_reason = Some(format!("right side of {word} JOIN {}", rel.label()));
             }
@@ -358,7 +350,9 @@ pub(crate) fn relations(sql: &str, tokens: &[Token]) -> Vec<RelRef> {
             }
             j += 1;
         }
-        i = j.max(i + 1);
+        // Note: the tokens of the references are read again (a derived table's FROM names
+        // relations too); none of them starts a clause.
+        i += 1;
     }
     out
 }

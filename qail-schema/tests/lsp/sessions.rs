@@ -229,7 +229,7 @@ fn without_recorded_sources_definition_goes_to_the_snapshot_entry() {
         text,
         text.find("sea").unwrap(),
     );
-    let line = def["range"]["start"]["line"].as_u64().unwrap() as usize;
+    let line = usize::try_from(def["range"]["start"]["line"].as_u64().unwrap()).unwrap();
     assert!(
         file.lines()
             .nth(line)
