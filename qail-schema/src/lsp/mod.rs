@@ -5,14 +5,19 @@
 //!   raw strings accounted for), with quick fixes for a did-you-mean name and a missing cast.
 //! - Completion: relations, columns (after `alias.` only that relation's), functions with
 //!   their signatures, types, enum labels in a string compared with an enum column, keywords
-//!   by context. It reads the statement tolerantly ([`scan`](self)), so it works while the SQL
-//!   does not parse.
+//!   by context. It reads the statement tolerantly (tokens, and the relations named in FROM,
+//!   JOIN, UPDATE, INTO and USING with their aliases), so it works while the SQL does not parse.
 //! - Hover: a result column's PostgreSQL type, Rust type (following the crate's qail
 //!   features), nullability and the reasons `cargo qail analyze --why` gives; a column
 //!   reference through its alias and outer joins; a parameter's type.
 //! - Go to definition: a relation or column → its DDL file and line when the snapshot was
 //!   built from SQL files (`cargo qail schema from-sql` records them), else its entry in
 //!   qail.schema.json.
+//!
+//! Limits: the columns of CTEs and derived tables are not completed (the tolerant reading
+//! knows their aliases, not their columns); hover types the result columns of the select list
+//! (and RETURNING), column references, parameters, relations, functions and types, not an
+//! arbitrary sub-expression.
 //!
 //! The snapshot is found as the `qail!` macro finds it: `--snapshot`, else `QAIL_SCHEMA`, else
 //! the nearest `qail.schema.json` walking up from the crate of the file (the directory of its
