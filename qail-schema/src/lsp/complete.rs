@@ -373,7 +373,7 @@ fn item(label: &str, kind: CompletionItemKind, detail: String) -> CompletionItem
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "ddl"))]
 mod tests {
     use super::*;
 

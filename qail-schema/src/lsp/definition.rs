@@ -65,7 +65,7 @@ fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "ddl"))]
 mod tests {
     use super::*;
 

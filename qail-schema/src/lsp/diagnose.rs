@@ -82,7 +82,7 @@ fn fix(hint: &str, written: &str, range: &Range<usize>) -> Option<Fix> {
     None
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "ddl"))]
 mod tests {
     use super::*;
     use crate::lsp::document::{Document, FileKind};

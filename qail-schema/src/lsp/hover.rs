@@ -280,7 +280,7 @@ fn type_text(snap: &Snapshot, name: &str) -> Option<String> {
     Some(format!("**type {}.{}**: {what}", t.schema, t.name))
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "ddl"))]
 mod tests {
     use super::*;
     use crate::lsp::document::{Document, FileKind};
