@@ -5,8 +5,12 @@
 //! - [`ddl`]: DDL scripts → a snapshot, without a database (feature `ddl`).
 //! - [`diff`]: the semantic difference between two snapshots (feature `diff`).
 //! - [`check`]: the offline analyzer, SQL → typed parameters and columns.
+//! - [`capture`]: `{name}` captures in a `qail!` string → `$n`, shared by the macro and the
+//!   language server.
 //! - [`report`]: `cargo qail analyze`, the analyzer over SQL files (text and JSON reports;
 //!   feature `report`).
+//! - [`lsp`]: `cargo qail lsp`, the language server for SQL in `qail!` strings and `.sql`
+//!   files (feature `lsp`).
 //! - [`introspect`]: a live catalog → a snapshot (feature `ddl`; `pull` needs feature
 //!   `introspect`).
 //!
@@ -33,9 +37,11 @@
 //! | `diff`       | via `cli` | [`diff`]: the difference between two snapshots |
 //! | `report`     | via `cli` | [`report`]: the `cargo qail analyze` report |
 //! | `introspect` | yes       | `introspect::pull`: read a live database through qail-pg; enables `ddl` |
+//! | `lsp`        | via `cli` | [`lsp`]: the language server; enables `report` |
 //! | `cli`        | yes       | the `cargo-qail` binary; enables all of the above |
 
 pub mod builtin;
+pub mod capture;
 pub mod check;
 #[cfg(feature = "ddl")]
 pub mod ddl;
@@ -43,6 +49,8 @@ pub mod ddl;
 pub mod diff;
 #[cfg(feature = "ddl")]
 pub mod introspect;
+#[cfg(feature = "lsp")]
+pub mod lsp;
 #[cfg(feature = "report")]
 pub mod report;
 pub mod snapshot;

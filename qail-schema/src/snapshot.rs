@@ -36,6 +36,29 @@ pub struct Snapshot {
     pub functions: Vec<Function>,
     /// Installed extensions, sorted by name.
     pub extensions: Vec<Extension>,
+    /// Where relations and columns are defined, when the snapshot was built from DDL files
+    /// (`cargo qail schema from-sql`); empty for a snapshot pulled from a database. Sorted by
+    /// (schema, table, column), a relation before its columns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<Source>,
+}
+
+/// Where a relation or one of its columns is defined in a DDL file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    /// Schema of the relation.
+    pub schema: String,
+    /// The relation's name.
+    pub table: String,
+    /// The column's name; `None` for the relation itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
+    /// The DDL file, relative to the snapshot file's directory when it is below it
+    /// (otherwise as it was given).
+    pub file: String,
+    /// 1-based line of the definition: the `CREATE` statement's first line for a relation,
+    /// the line naming the column for a column.
+    pub line: u64,
 }
 
 impl Snapshot {

@@ -3,7 +3,7 @@
 //! Installed with `cargo install --path qail-schema`, it runs as `cargo qail …` (cargo passes
 //! `qail` as the first argument) or directly as `cargo-qail …`.
 //!
-//! Exit status: 0 on success, 1 when `schema check`/`schema diff` find differences or
+//! Exit status: 0 on success (`lsp`: after the client's `exit`), 1 when `schema check`/`schema diff` find differences or
 //! `analyze` rejects a statement, 2 on errors.
 
 use std::path::PathBuf;
@@ -29,6 +29,14 @@ enum Command {
     Schema(SchemaCommand),
     /// Analyze the SQL statements of files: parameter and column types, nullability and why.
     Analyze(AnalyzeArgs),
+    /// Run the language server on standard input and output, for SQL in `qail!` strings and
+    /// .sql files (completion, hover, go to definition, diagnostics).
+    Lsp {
+        /// The schema snapshot [default: $QAIL_SCHEMA, else the nearest qail.schema.json
+        /// from each file's directory].
+        #[arg(long)]
+        snapshot: Option<PathBuf>,
+    },
 }
 
 #[derive(Args)]
@@ -150,6 +158,10 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
             let code = report::run(&args.into(), &mut out, &mut err);
             return Ok(ExitCode::from(code));
         }
+        Command::Lsp { snapshot } => {
+            qail_schema::lsp::run_stdio(snapshot)?;
+            return Ok(ExitCode::SUCCESS);
+        }
     };
     match cmd {
         SchemaCommand::Pull { db, out } => pull(&db, &out),
@@ -215,7 +227,9 @@ fn report(a: &Snapshot, b: &Snapshot, title: &str, hint: &str) -> ExitCode {
 }
 
 fn from_sql(paths: &[PathBuf], out: &PathBuf) -> Result<ExitCode, Failure> {
-    let (snap, warnings) = qail_schema::ddl::from_paths(paths)?;
+    let (mut snap, warnings) = qail_schema::ddl::from_paths(paths)?;
+    let dir = out.parent().filter(|d| !d.as_os_str().is_empty());
+    qail_schema::ddl::relative_to(&mut snap, dir.unwrap_or(std::path::Path::new(".")));
     for w in &warnings {
         eprintln!("warning: {w}");
     }

@@ -36,6 +36,7 @@ mod alter;
 mod keys;
 mod names;
 mod objects;
+mod sources;
 mod split;
 mod table;
 
@@ -47,6 +48,7 @@ use sqlparser::ast::Statement;
 use crate::snapshot::Snapshot;
 use split::{Flags, Parsed};
 
+pub use sources::relative_to;
 pub(crate) use table::force_not_null;
 
 /// Columns that a CHECK expression's text (`((a IS NOT NULL))`) forces to be non-null.
@@ -90,6 +92,7 @@ pub fn from_sql(files: &[(String, String)]) -> (Snapshot, Vec<DdlWarning>) {
                 Ok(s) => imp.apply(&s),
                 Err(e) => imp.warn(e),
             }
+            imp.sources.record(&imp.snap, name, text, stmt.line);
         }
     }
     imp.finish()
@@ -131,6 +134,7 @@ pub(crate) struct Importer {
     /// Names of keys, for later `DROP CONSTRAINT`/`DROP INDEX`.
     keys: Vec<keys::NamedKey>,
     warnings: Vec<DdlWarning>,
+    sources: sources::Recorder,
     file: String,
     line: u64,
 }
@@ -144,6 +148,7 @@ impl Importer {
             path: vec!["public".to_owned()],
             keys: Vec::new(),
             warnings: Vec::new(),
+            sources: sources::Recorder::default(),
             file: String::new(),
             line: 0,
         }
@@ -188,6 +193,7 @@ impl Importer {
 
     fn finish(mut self) -> (Snapshot, Vec<DdlWarning>) {
         self.resolve_foreign_keys();
+        self.snap.sources = std::mem::take(&mut self.sources).finish(&self.snap);
         self.snap.sort();
         (self.snap, self.warnings)
     }

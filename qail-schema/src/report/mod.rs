@@ -97,10 +97,10 @@
 mod cli;
 mod joins;
 mod json;
-mod names;
+pub(crate) mod names;
 mod split;
 mod text;
-mod why;
+pub(crate) mod why;
 
 pub use cli::{Format, Options, run};
 pub use json::to_json;

@@ -209,6 +209,7 @@ const KEY_ORDER: &[&str] = &[
     "types",
     "functions",
     "extensions",
+    "sources",
     "schema",
     "name",
     "kind",
@@ -239,6 +240,10 @@ const KEY_ORDER: &[&str] = &[
     "ref_schema",
     "ref_table",
     "ref_columns",
+    "table",
+    "column",
+    "file",
+    "line",
 ];
 
 fn key_rank(key: &str) -> usize {

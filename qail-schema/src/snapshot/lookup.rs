@@ -1,6 +1,6 @@
 //! Normalization and name lookup over a [`Snapshot`].
 
-use super::{Function, Relation, Snapshot, UserType};
+use super::{Function, Relation, Snapshot, Source, UserType};
 
 impl Snapshot {
     /// Sorts every list into its canonical order (see the field docs) and removes duplicates,
@@ -21,6 +21,19 @@ impl Snapshot {
         self.functions
             .sort_by(|a, b| (&a.schema, &a.name, &a.args).cmp(&(&b.schema, &b.name, &b.args)));
         self.extensions.sort_by(|a, b| a.name.cmp(&b.name));
+        self.sources.sort_by(|a, b| {
+            (&a.schema, &a.table, &a.column).cmp(&(&b.schema, &b.table, &b.column))
+        });
+    }
+
+    /// Where a relation (`column` `None`) or a column is defined, when the snapshot records
+    /// it (built from DDL files).
+    pub fn source(&self, schema: &str, table: &str, column: Option<&str>) -> Option<&Source> {
+        let key = (schema, table, column);
+        self.sources
+            .binary_search_by(|s| (&*s.schema, &*s.table, s.column.as_deref()).cmp(&key))
+            .ok()
+            .map(|i| &self.sources[i])
     }
 
     /// Finds a table, view or materialized view. With a schema, only that schema is looked

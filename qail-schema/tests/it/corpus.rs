@@ -20,6 +20,8 @@ fn corpus_dir() -> PathBuf {
 
 fn normalize(mut s: Snapshot) -> Snapshot {
     s.server_version = None;
+    // A pulled snapshot records no sources (`check_script` checks the import's).
+    s.sources.clear();
     for r in &mut s.relations {
         if r.kind != RelationKind::Table {
             r.columns.clear();
@@ -56,6 +58,16 @@ async fn check_script(n: u32, file: &str) {
     );
     for w in &warnings {
         assert!(w.line > 0 && w.file == file, "{w}");
+    }
+    let lines = text.lines().count() as u64;
+    for r in &ddl.relations {
+        let columns = r.columns.iter().map(|c| Some(c.name.as_str()));
+        for column in std::iter::once(None).chain(columns) {
+            let s = ddl.source(&r.schema, &r.name, column).unwrap_or_else(|| {
+                panic!("{file}: no source for {}.{} {column:?}", r.schema, r.name)
+            });
+            assert!(s.file == file && (1..=lines).contains(&s.line), "{s:?}");
+        }
     }
 
     let db = format!("qail_ddl_{n}");
