@@ -333,6 +333,16 @@ impl<'p> Scope<'p> {
         self.rels.iter().any(|r| r.name == name) || self.parent.is_some_and(|p| p.has_rel(name))
     }
 
+    /// Why the whole row of relation `name` (the nearest one of that name) can be NULL: on the
+    /// nullable side of an outer join a null-extended row is NULL as a whole, not a row of
+    /// NULLs. `None` when the relation is not in scope.
+    pub(crate) fn whole_row_null(&self, name: &str) -> Option<Option<String>> {
+        match self.rels.iter().find(|r| r.name == name) {
+            Some(rel) => Some(rel.null_reason.clone()),
+            None => self.parent.and_then(|p| p.whole_row_null(name)),
+        }
+    }
+
     /// The index of the relation a qualifier names (`alias`, `table`, `schema.table`).
     pub(crate) fn find_rel(&self, qual: &[String]) -> Option<usize> {
         match qual {

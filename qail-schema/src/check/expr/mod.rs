@@ -287,6 +287,10 @@ fn column(cx: &mut Ctx, sc: &Scope, qual: &[Ident], id: &Ident) -> Typed {
         Err(LookupError::NoColumn { .. }) if q.is_empty() && sc.has_rel(&name) => {
             // Note: a bare relation name is its whole row, a value of type record.
             let mut t = Typed::known(builtin("record"), whole);
+            if let Some(Some(reason)) = sc.whole_row_null(&name) {
+                t.nullable = true;
+                t.why.push(reason);
+            }
             t.name = Some(name);
             t
         }
