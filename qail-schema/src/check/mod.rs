@@ -33,6 +33,8 @@ mod call;
 mod ctx;
 mod diag;
 mod expr;
+#[cfg(all(test, feature = "introspect"))]
+mod fuzz;
 mod names;
 mod nullability;
 mod query;

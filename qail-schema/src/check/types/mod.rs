@@ -162,13 +162,16 @@ pub(crate) fn castable(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
     if from == to || assignable(&from, &to, snap) {
         return true;
     }
+    // Note: every type converts to and from a string type through its text form (I/O
+    // conversion casts), arrays included.
+    let string = |t: &TypeRef| t.array_dims == 0 && category(t, snap) == 'S';
+    if string(&from) || string(&to) || (to.array_dims == 0 && scalar_name(&to) == Some("record"))
+    {
+        return true;
+    }
     if from.array_dims > 0 || to.array_dims > 0 {
         return from.array_dims == to.array_dims
             && castable(&strip_array(&from), &strip_array(&to), snap);
-    }
-    let string = |t: &TypeRef| category(t, snap) == 'S';
-    if string(&from) || string(&to) || scalar_name(&to) == Some("record") {
-        return true;
     }
     match (scalar_name(&from), scalar_name(&to)) {
         (Some(f), Some(t)) => cast_context(f, t).is_some(),
