@@ -1,5 +1,5 @@
 //! The catalog queries of `pull`. Each takes `$1`, a JSON array of schema names as text (`[]`:
-//! the schemas of the effective search_path), and returns one row with one text column: a
+//! every user schema, system schemas excluded), and returns one row with one text column: a
 //! JSON value that `raw.rs` reads under the query's key.
 //!
 //! Note: separate statements, not one: PostgreSQL 15 spends several times more CPU on one
@@ -11,9 +11,10 @@ macro_rules! sel {
         r"WITH sel AS (
     SELECT n.oid, n.nspname
     FROM pg_namespace n
-    WHERE n.nspname IN (
-        SELECT json_array_elements_text(
-            CASE WHEN $1::text = '[]' THEN to_json(current_schemas(false)) ELSE $1::text::json END))
+    WHERE CASE WHEN $1::text = '[]'
+            -- Note: `pg_` names are reserved for system schemas (pg_toast, pg_temp_N, …).
+            THEN n.nspname !~ '^pg_'
+            ELSE n.nspname IN (SELECT json_array_elements_text($1::text::json)) END
       AND n.nspname NOT IN ('pg_catalog', 'information_schema'))
 "
     };

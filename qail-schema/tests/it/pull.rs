@@ -5,7 +5,7 @@ use qail_schema::snapshot::{RelationKind, TypeRef};
 use crate::util;
 
 #[tokio::test]
-async fn default_schemas_are_the_search_path_and_views_have_typed_nullable_columns() {
+async fn default_schemas_are_every_user_schema_and_views_have_typed_nullable_columns() {
     let db = "qail_pull_defaults";
     let mut conn = util::scratch_db(db).await;
     conn.batch_execute(
@@ -26,9 +26,20 @@ async fn default_schemas_are_the_search_path_and_views_have_typed_nullable_colum
     drop((conn, fresh));
     util::drop_db(db).await;
 
-    assert_eq!(snap.schemas, ["public"]);
+    assert_eq!(snap.schemas, ["hidden", "public"]);
     assert_eq!(snap.search_path, ["public"]);
-    assert!(snap.relation(Some("hidden"), "secret").is_none());
+    assert!(snap.relation(Some("hidden"), "secret").is_some());
+    assert!(
+        snap.relation(None, "secret").is_none(),
+        "unqualified names follow the search_path"
+    );
+    let qualified = qail_schema::check::check("SELECT x FROM hidden.secret", &snap)
+        .expect("a table outside the search_path resolves qualified");
+    assert_eq!(qualified.columns[0].ty, TypeRef::builtin("int4"));
+    assert!(
+        qail_schema::check::check("SELECT x FROM secret", &snap).is_err(),
+        "an unqualified name outside the search_path does not resolve"
+    );
     assert!(hidden.relation(Some("hidden"), "secret").is_some());
     assert!(
         hidden.relation(Some("public"), "shown").is_none(),
