@@ -31,6 +31,8 @@ pub(crate) struct Ctx<'a> {
     lines: LineIndex<'a>,
     pub(crate) params: Vec<Slot>,
     diags: Vec<Diagnostic>,
+    /// Byte offsets of call arguments written after `VARIADIC`.
+    pub(crate) variadic: Vec<usize>,
 }
 
 impl<'a> Ctx<'a> {
@@ -41,6 +43,7 @@ impl<'a> Ctx<'a> {
             lines: LineIndex::new(sql),
             params: Vec::new(),
             diags: Vec::new(),
+            variadic: Vec::new(),
         }
     }
 

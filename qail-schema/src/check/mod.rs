@@ -38,6 +38,7 @@ mod fuzz;
 mod names;
 mod nullability;
 mod query;
+mod rewrite;
 mod scope;
 mod types;
 
@@ -126,7 +127,8 @@ pub struct OutputColumn {
 /// Returns the parameter and column types, or every diagnostic found (each with a byte
 /// range into `sql` and a fix; print them with [`render`]).
 pub fn check(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnostic>> {
-    let statements = Parser::parse_sql(&PostgreSqlDialect {}, sql)
+    let rewritten = rewrite::rewrite(sql);
+    let statements = Parser::parse_sql(&PostgreSqlDialect {}, &rewritten.sql)
         .map_err(|e| vec![diag::syntax_error(sql, &e.to_string())])?;
     let statement = match statements.as_slice() {
         [one] => one,
@@ -146,6 +148,7 @@ pub fn check(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnostic>
         }
     };
     let mut cx = ctx::Ctx::new(sql, snapshot);
+    cx.variadic = rewritten.variadic;
     let out = query::statement(&mut cx, statement);
     cx.finish(out)
 }

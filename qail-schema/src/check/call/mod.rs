@@ -20,10 +20,10 @@ use sqlparser::ast::{
 use crate::check::call::builtins::{CallError, NullRule};
 use crate::check::ctx::Ctx;
 use crate::check::diag::closest;
-use crate::check::expr::{Typed, condition, conditional, constructor, expr, settle, subquery};
+use crate::check::expr::{Ty, Typed, condition, conditional, constructor, expr, settle, subquery};
 use crate::check::scope::{Scope, norm, parts};
 use crate::check::types::overload::{Pick, pick};
-use crate::check::types::{base, builtin, display};
+use crate::check::types::{base, builtin, display, element_of};
 use crate::snapshot::TypeRef;
 
 /// A function call.
@@ -66,7 +66,15 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     let Some((args, star)) = arguments(cx, f, range.clone()) else {
         return Typed::error(range);
     };
-    let typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
+    let mut typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
+    // Note: `f(…, VARIADIC arr)` passes the array as the variadic parameter: it resolves
+    // like a call with one element in its place.
+    if let (Some(last), Some(a)) = (typed.last_mut(), args.last())
+        && cx.variadic.contains(&cx.range(a.as_ref()).start)
+        && let Some(elem) = last.arg().filter(|t| t.array_dims > 0).and_then(element_of)
+    {
+        last.ty = Ty::Known(elem);
+    }
     side_clauses(cx, sc, f);
     if star && name != "count" {
         cx.error(
@@ -120,8 +128,8 @@ fn group_aggregate(t: &mut Typed, name: &str, inputs: &[Typed]) {
     t.nullable = false;
     t.why.clear();
     // Note: an array or JSON aggregate of a non-empty group is a value even if its elements
-    // are NULL; the others skip NULL inputs and are NULL when all of them are.
-    if !name.contains("_agg") {
+    // are NULL; the others (string_agg too) skip NULL inputs and are NULL when all of them are.
+    if !name.contains("_agg") || name == "string_agg" {
         for input in inputs.iter().take(1) {
             t.absorb(input);
         }

@@ -123,7 +123,8 @@ fn scalar_result(cx: &Ctx, schema: Option<&str>, fname: &str, cols: &[Col]) -> b
     cols.len() == 1
         && !special.contains(&fname)
         && !out
-        && user_kind(&cols[0].ty, cx.snap).is_none_or(|k| !matches!(k, UserTypeKind::Composite { .. }))
+        && user_kind(&cols[0].ty, cx.snap)
+            .is_none_or(|k| !matches!(k, UserTypeKind::Composite { .. }))
 }
 
 /// Applies the alias (relation name, column names) and WITH ORDINALITY.

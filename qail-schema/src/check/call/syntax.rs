@@ -28,7 +28,15 @@ pub(crate) fn form(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> T
             ..
         } => {
             let name = if *shorthand { "substr" } else { "substring" };
-            substring(cx, sc, x, substring_from.as_deref(), substring_for.as_deref(), name, range)
+            substring(
+                cx,
+                sc,
+                x,
+                substring_from.as_deref(),
+                substring_for.as_deref(),
+                name,
+                range,
+            )
         }
         Expr::Position { expr: x, r#in } => {
             let text = Some(builtin("text"));
@@ -112,7 +120,14 @@ fn substring(
     let text = builtin("text");
     let mut out = Typed::known(text.clone(), range.clone());
     out.name = Some(name.into());
-    let subject = expect(cx, sc, x, &text, Fit::Implicit, &format!("argument of {name}"));
+    let subject = expect(
+        cx,
+        sc,
+        x,
+        &text,
+        Fit::Implicit,
+        &format!("argument of {name}"),
+    );
     if subject.is_error() {
         return Typed::error(range);
     }
@@ -128,7 +143,13 @@ fn substring(
             };
         }
         let want = if pattern { &text } else { &builtin("int4") };
-        conform(cx, &mut t, want, Fit::Implicit, &format!("argument of {name}"));
+        conform(
+            cx,
+            &mut t,
+            want,
+            Fit::Implicit,
+            &format!("argument of {name}"),
+        );
         if t.is_error() {
             return Typed::error(range);
         }
@@ -136,8 +157,9 @@ fn substring(
     }
     if pattern {
         out.nullable = true;
-        out.why
-            .push(format!("{name}(… FROM pattern) is NULL when the pattern does not match"));
+        out.why.push(format!(
+            "{name}(… FROM pattern) is NULL when the pattern does not match"
+        ));
     }
     out
 }

@@ -63,8 +63,7 @@ fn whole_row_field(sc: &Scope, root: &Expr, chain: &[AccessExpr]) -> Option<Expr
     let record = sc
         .whole_row(&name)
         .is_some_and(|w| w.ty == builtin("record"));
-    (not_column && record)
-        .then(|| Expr::CompoundIdentifier(vec![rel.clone(), field.clone()]))
+    (not_column && record).then(|| Expr::CompoundIdentifier(vec![rel.clone(), field.clone()]))
 }
 
 /// `a[i]` (an element, NULL when out of range) or `a[i:j]` (an array).

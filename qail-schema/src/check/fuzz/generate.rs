@@ -150,7 +150,7 @@ impl Gen {
     }
 
     fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
+        usize::try_from(self.next_u64() % n as u64).expect("below n, a usize")
     }
 
     fn chance(&mut self, percent: u64) -> bool {
@@ -340,7 +340,14 @@ impl Gen {
         // Note: `a, b JOIN c ON …` joins b and c first; the condition cannot see `a`.
         let mut segment = 0;
         for _ in 1..n {
-            let kind = *self.pick(&["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "CROSS JOIN", ","]);
+            let kind = *self.pick(&[
+                "JOIN",
+                "LEFT JOIN",
+                "RIGHT JOIN",
+                "FULL JOIN",
+                "CROSS JOIN",
+                ",",
+            ]);
             let lateral = matches!(kind, "JOIN" | "LEFT JOIN" | "CROSS JOIN" | ",")
                 && depth < MAX_DEPTH
                 && self.chance(10);
@@ -498,19 +505,19 @@ impl Gen {
     }
 
     fn literal(&mut self, t: T) -> String {
-        let s: &str = match t {
-            T::I4 => *self.pick(&["0", "1", "2", "-1", "30"]),
-            T::I8 => *self.pick(&["7::int8", "100::int8"]),
-            T::Num => *self.pick(&["2.5", "0.0"]),
-            T::F8 => *self.pick(&["1.5::float8", "0::float8"]),
-            T::Text => *self.pick(&["'a'", "''", "'ab'", "'a'::text", "''::text"]),
-            T::Bool => *self.pick(&["true", "false"]),
-            T::Date => "'2024-01-02'::date",
-            T::Jsonb => *self.pick(&["'{\"k\": 2}'::jsonb", "'null'::jsonb", "'[1, null]'::jsonb"]),
-            T::Json => "'[1]'::json",
-            T::I4Arr => *self.pick(&["'{1,NULL}'::int4[]", "ARRAY[1, 2]"]),
+        let options: &[&str] = match t {
+            T::I4 => &["0", "1", "2", "-1", "30"],
+            T::I8 => &["7::int8", "100::int8"],
+            T::Num => &["2.5", "0.0"],
+            T::F8 => &["1.5::float8", "0::float8"],
+            T::Text => &["'a'", "''", "'ab'", "'a'::text", "''::text"],
+            T::Bool => &["true", "false"],
+            T::Date => &["'2024-01-02'::date"],
+            T::Jsonb => &["'{\"k\": 2}'::jsonb", "'null'::jsonb", "'[1, null]'::jsonb"],
+            T::Json => &["'[1]'::json"],
+            T::I4Arr => &["'{1,NULL}'::int4[]", "ARRAY[1, 2]"],
         };
-        s.to_string()
+        self.pick(options).to_string()
     }
 
     /// An expression of type `t` over the relations `sc`.
@@ -585,20 +592,23 @@ impl Gen {
         match t {
             T::I4 => match self.below(6) {
                 0 => {
-                    let (a, b) = (self.expr(sc, T::I4, depth, l), self.expr(sc, T::I4, depth, l));
+                    let (a, b) = (
+                        self.expr(sc, T::I4, depth, l),
+                        self.expr(sc, T::I4, depth, l),
+                    );
                     format!("({a} + {b})")
                 }
                 1 => format!("length({})", self.expr(sc, T::Text, depth, l)),
                 2 => {
                     self.tag("null-on-input");
-                    format!(
-                        "array_length({}, 1)",
-                        self.expr(sc, T::I4Arr, depth, l)
-                    )
+                    format!("array_length({}, 1)", self.expr(sc, T::I4Arr, depth, l))
                 }
                 3 => {
                     self.tag("null-on-input");
-                    let (a, b) = (self.expr(sc, T::I4Arr, depth, l), self.expr(sc, T::I4, depth, l));
+                    let (a, b) = (
+                        self.expr(sc, T::I4Arr, depth, l),
+                        self.expr(sc, T::I4, depth, l),
+                    );
                     format!("array_position({a}, {b})")
                 }
                 4 => {
@@ -613,7 +623,10 @@ impl Gen {
                     format!("{}::int8", self.expr(sc, T::I4, depth, l))
                 }
                 1 => {
-                    let (a, b) = (self.expr(sc, T::I8, depth, l), self.expr(sc, T::I4, depth, l));
+                    let (a, b) = (
+                        self.expr(sc, T::I8, depth, l),
+                        self.expr(sc, T::I4, depth, l),
+                    );
                     format!("({a} + {b})")
                 }
                 _ => {
@@ -646,17 +659,26 @@ impl Gen {
             },
             T::Text => match self.below(8) {
                 0 => {
-                    let (a, b) = (self.expr(sc, T::Text, depth, l), self.expr(sc, T::Text, depth, l));
+                    let (a, b) = (
+                        self.expr(sc, T::Text, depth, l),
+                        self.expr(sc, T::Text, depth, l),
+                    );
                     format!("({a} || {b})")
                 }
                 1 => {
-                    let (a, b) = (self.expr(sc, T::Text, depth, l), self.expr(sc, T::Text, depth, l));
+                    let (a, b) = (
+                        self.expr(sc, T::Text, depth, l),
+                        self.expr(sc, T::Text, depth, l),
+                    );
                     format!("concat({a}, {b})")
                 }
                 2 => format!("upper({})", self.expr(sc, T::Text, depth, l)),
                 3 => {
                     self.tag("null-on-input");
-                    format!("substring({} from 'a(.)')", self.expr(sc, T::Text, depth, l))
+                    format!(
+                        "substring({} from 'a(.)')",
+                        self.expr(sc, T::Text, depth, l)
+                    )
                 }
                 4 => {
                     self.tag("cast");
@@ -669,7 +691,10 @@ impl Gen {
                 }
                 6 => format!("split_part({}, 'a', 2)", self.expr(sc, T::Text, depth, l)),
                 _ => {
-                    let (a, b) = (self.expr(sc, T::Text, depth, l), self.expr(sc, T::I4, depth, l));
+                    let (a, b) = (
+                        self.expr(sc, T::Text, depth, l),
+                        self.expr(sc, T::I4, depth, l),
+                    );
                     format!("format('%s-%s', {a}, {b})")
                 }
             },
@@ -711,17 +736,26 @@ impl Gen {
                     format!("to_json({})", self.expr(sc, from, depth, l))
                 }
                 _ => {
-                    let (a, b) = (self.expr(sc, T::I4, depth, l), self.expr(sc, T::Text, depth, l));
+                    let (a, b) = (
+                        self.expr(sc, T::I4, depth, l),
+                        self.expr(sc, T::Text, depth, l),
+                    );
                     format!("json_build_array({a}, {b})")
                 }
             },
             T::I4Arr => match self.below(3) {
                 0 => {
-                    let (a, b) = (self.expr(sc, T::I4, depth, l), self.expr(sc, T::I4, depth, l));
+                    let (a, b) = (
+                        self.expr(sc, T::I4, depth, l),
+                        self.expr(sc, T::I4, depth, l),
+                    );
                     format!("ARRAY[{a}, {b}]")
                 }
                 1 => {
-                    let (a, b) = (self.expr(sc, T::I4Arr, depth, l), self.expr(sc, T::I4, depth, l));
+                    let (a, b) = (
+                        self.expr(sc, T::I4Arr, depth, l),
+                        self.expr(sc, T::I4, depth, l),
+                    );
                     format!("array_append({a}, {b})")
                 }
                 _ => format!("array_remove({}, 1)", self.expr(sc, T::I4Arr, depth, l)),
@@ -796,7 +830,10 @@ impl Gen {
                 if !cols.is_empty() {
                     return self.pick(&cols).clone();
                 }
-                let (a, b) = (self.expr(sc, T::I4, depth, l), self.expr(sc, T::I4, depth, l));
+                let (a, b) = (
+                    self.expr(sc, T::I4, depth, l),
+                    self.expr(sc, T::I4, depth, l),
+                );
                 format!("(({a}) IS DISTINCT FROM ({b}))")
             }
         }
@@ -838,7 +875,11 @@ impl Gen {
             T::Num => {
                 let from = *self.pick(&[T::I4, T::I8, T::Num]);
                 let f = *self.pick(&["sum", "avg"]);
-                let f = if from == T::I4 && f == "sum" { "avg" } else { f };
+                let f = if from == T::I4 && f == "sum" {
+                    "avg"
+                } else {
+                    f
+                };
                 format!("{f}({})", self.expr(sc, from, depth, 1))
             }
             T::F8 => {

@@ -285,7 +285,7 @@ fn env_number(name: &str, default: u64) -> u64 {
 
 #[tokio::test]
 async fn generated_queries_agree_with_the_server() {
-    let queries = env_number("QAIL_FUZZ_QUERIES", 300) as usize;
+    let queries = usize::try_from(env_number("QAIL_FUZZ_QUERIES", 300)).expect("a count");
     let seed = env_number("QAIL_FUZZ_SEED", 1);
     let report = run(seed, queries, "main").await;
     println!("seed {seed}, {queries} queries\n{report}");

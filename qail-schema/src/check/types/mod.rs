@@ -165,8 +165,7 @@ pub(crate) fn castable(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
     // Note: every type converts to and from a string type through its text form (I/O
     // conversion casts), arrays included.
     let string = |t: &TypeRef| t.array_dims == 0 && category(t, snap) == 'S';
-    if string(&from) || string(&to) || (to.array_dims == 0 && scalar_name(&to) == Some("record"))
-    {
+    if string(&from) || string(&to) || (to.array_dims == 0 && scalar_name(&to) == Some("record")) {
         return true;
     }
     if from.array_dims > 0 || to.array_dims > 0 {
