@@ -523,6 +523,18 @@ impl Gen {
     /// An expression of type `t` over the relations `sc`.
     fn expr(&mut self, sc: &[Rel], t: T, depth: u32, level: u32) -> String {
         let cols = Self::columns_of(sc, t);
+        // Note: JSON of a whole row is how applications return nested objects; it is common
+        // enough to be drawn often, at any level.
+        if t == T::Jsonb && !sc.is_empty() && self.chance(25) {
+            self.tag("whole-row");
+            let r = self.pick(sc).alias.clone();
+            return format!("to_jsonb({r})");
+        }
+        if t == T::Json && sc.iter().any(|r| !r.scalar) && self.chance(25) {
+            self.tag("whole-row");
+            let records: Vec<&Rel> = sc.iter().filter(|r| !r.scalar).collect();
+            return format!("row_to_json({})", self.pick(&records).alias);
+        }
         if level >= MAX_EXPR || self.chance(35) {
             if !cols.is_empty() && self.chance(75) {
                 return self.pick(&cols).clone();
