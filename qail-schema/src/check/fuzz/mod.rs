@@ -150,12 +150,15 @@ impl fmt::Display for Report {
     }
 }
 
+/// Which generated queries a run keeps, by their constructs.
+type Wanted = dyn Fn(&BTreeSet<&str>) -> bool;
+
 /// Runs `queries` generated queries from `seed` against a scratch database; with `only`, the
 /// generated queries whose constructs it refuses are skipped (not counted).
 async fn run(
     seed: u64,
     queries: usize,
-    only: Option<&dyn Fn(&BTreeSet<&str>) -> bool>,
+    only: Option<&Wanted>,
     db_suffix: &str,
 ) -> Report {
     let db = format!("qail_fuzz_{}_{db_suffix}", std::process::id());
