@@ -81,9 +81,12 @@ pub enum RelationKind {
     View,
     /// A materialized view.
     MaterializedView,
+    /// A sequence: one row of `last_value`, `log_cnt` and `is_called`
+    /// (`SELECT last_value FROM seq`).
+    Sequence,
 }
 
-/// A table, view or materialized view.
+/// A table, view, materialized view or sequence.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Relation {
     /// Schema name.

@@ -26,7 +26,7 @@ macro_rules! rels {
         r", rels AS (
     SELECT c.oid, c.relname, c.relkind, sel.nspname
     FROM pg_class c JOIN sel ON sel.oid = c.relnamespace
-    WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f')
+    WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S')
 )
 "
     };

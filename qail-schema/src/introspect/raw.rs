@@ -200,6 +200,7 @@ fn relations(
         let kind = match kind.as_str() {
             "v" => RelationKind::View,
             "m" => RelationKind::MaterializedView,
+            "S" => RelationKind::Sequence,
             _ => RelationKind::Table,
         };
         let rel = Relation {

@@ -65,3 +65,46 @@ async fn default_schemas_are_every_user_schema_and_views_have_typed_nullable_col
             .is_some_and(|v| !v.is_empty())
     );
 }
+
+#[tokio::test]
+async fn sequences_are_relations_of_one_row() {
+    let db = "qail_pull_sequences";
+    let mut conn = util::scratch_db(db).await;
+    conn.batch_execute("CREATE SEQUENCE ticket_numbers; CREATE TABLE t (id serial PRIMARY KEY);")
+        .await
+        .expect("setup");
+    let snap = qail_schema::introspect::pull(&mut conn, &[])
+        .await
+        .expect("pull");
+    let sql = "SELECT last_value, is_called, nextval('ticket_numbers') AS next FROM ticket_numbers";
+    let server = conn.prepare(sql).await.expect("the server accepts it");
+    drop(conn);
+    util::drop_db(db).await;
+
+    let seq = snap
+        .relation(None, "ticket_numbers")
+        .expect("sequence pulled");
+    assert_eq!(seq.kind, RelationKind::Sequence);
+    assert!(
+        snap.relation(None, "t_id_seq").is_some(),
+        "a serial's sequence"
+    );
+    let a = qail_schema::check::check(sql, &snap).expect("the analyzer accepts it");
+    let ours: Vec<(String, Option<u32>, bool)> = a
+        .columns
+        .iter()
+        .map(|c| {
+            (
+                c.name.clone(),
+                qail_schema::check::type_oid(&c.ty),
+                c.nullable,
+            )
+        })
+        .collect();
+    let theirs: Vec<(String, Option<u32>, bool)> = server
+        .columns()
+        .iter()
+        .map(|c| (c.name().to_owned(), Some(c.type_oid()), false))
+        .collect();
+    assert_eq!(ours, theirs, "names, types, and every column non-null");
+}

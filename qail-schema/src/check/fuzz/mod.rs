@@ -155,12 +155,7 @@ type Wanted = dyn Fn(&BTreeSet<&str>) -> bool;
 
 /// Runs `queries` generated queries from `seed` against a scratch database; with `only`, the
 /// generated queries whose constructs it refuses are skipped (not counted).
-async fn run(
-    seed: u64,
-    queries: usize,
-    only: Option<&Wanted>,
-    db_suffix: &str,
-) -> Report {
+async fn run(seed: u64, queries: usize, only: Option<&Wanted>, db_suffix: &str) -> Report {
     let db = format!("qail_fuzz_{}_{db_suffix}", std::process::id());
     let base = std::env::var("DATABASE_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
