@@ -225,6 +225,10 @@ pub struct Function {
     pub name: String,
     /// Input argument types, in order (OUT arguments excluded).
     pub args: Vec<TypeRef>,
+    /// Input argument names, in the order of `args` (`""` for an unnamed one); empty when
+    /// none is named. Calls in named notation (`f(a => 1)`) use them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arg_names: Vec<String>,
     /// Number of trailing arguments that have defaults.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub defaults: u32,
@@ -242,6 +246,9 @@ pub struct Function {
     pub strict: bool,
     /// Volatility.
     pub volatility: Volatility,
+    /// The extension that installed it (`citext`, `pg_trgm`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension: Option<String>,
 }
 
 /// An installed extension.

@@ -152,14 +152,25 @@ SELECT ((SELECT coalesce(json_agg(json_build_array(
 SELECT ((SELECT coalesce(json_agg(json_build_array(
                   sel.nspname, p.proname, p.proargtypes::oid[], p.pronargdefaults, p.provariadic <> 0,
                   p.prorettype, p.proretset, p.proisstrict, p.provolatile,
-                  p.proallargtypes, p.proargmodes, p.proargnames)), '[]')
+                  p.proallargtypes, p.proargmodes, p.proargnames,
+                  (SELECT e.extname FROM pg_depend m JOIN pg_extension e ON e.oid = m.refobjid
+                   WHERE m.classid = 'pg_proc'::regclass AND m.objid = p.oid
+                     AND m.refclassid = 'pg_extension'::regclass AND m.deptype = 'e'))), '[]')
                 FROM pg_proc p JOIN sel ON sel.oid = p.pronamespace
                 WHERE p.prokind = 'f'
-                  -- Not a member of an extension ('e') nor made along with another object,
-                  -- such as a range type's constructors ('i').
+                  -- Not made along with another object, such as a range type's
+                  -- constructors ('i').
                   AND NOT EXISTS (SELECT 1 FROM pg_depend m
                                   WHERE m.classid = 'pg_proc'::regclass AND m.objid = p.oid
-                                    AND m.deptype IN ('e', 'i'))))::text"
+                                    AND m.deptype = 'i')
+                  -- An extension's functions (citext's, pg_trgm's similarity, uuid-ossp's)
+                  -- are callable, but not its I/O and index support functions, which take or
+                  -- return internal or cstring values SQL cannot call them with.
+                  AND NOT (EXISTS (SELECT 1 FROM pg_depend m
+                                   WHERE m.classid = 'pg_proc'::regclass AND m.objid = p.oid
+                                     AND m.deptype = 'e')
+                           AND ('internal'::regtype = ANY (p.proargtypes::oid[] || p.prorettype)
+                                OR 'cstring'::regtype = ANY (p.proargtypes::oid[] || p.prorettype)))))::text"
         ),
     ),
     (

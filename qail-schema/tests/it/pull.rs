@@ -108,3 +108,54 @@ async fn sequences_are_relations_of_one_row() {
         .collect();
     assert_eq!(ours, theirs, "names, types, and every column non-null");
 }
+
+#[tokio::test]
+async fn extension_functions_are_pulled_with_their_signatures() {
+    let db = "qail_pull_extensions";
+    let mut conn = util::scratch_db(db).await;
+    conn.batch_execute(
+        "CREATE EXTENSION citext; CREATE EXTENSION pg_trgm; CREATE EXTENSION \"uuid-ossp\";
+         CREATE TABLE people (id uuid PRIMARY KEY DEFAULT uuid_generate_v4(), login citext NOT NULL);",
+    )
+    .await
+    .expect("setup");
+    let snap = qail_schema::introspect::pull(&mut conn, &[])
+        .await
+        .expect("pull");
+    let sql = "SELECT similarity(login::text, $1) AS score, uuid_generate_v4() AS fresh, \
+               uuid_generate_v5(uuid_ns_url(), login::text) AS named, strpos(login, 'a') AS at \
+               FROM people WHERE word_similarity($1, login::text) > 0.3";
+    let server = conn.prepare(sql).await.expect("the server accepts it");
+    drop(conn);
+    util::drop_db(db).await;
+
+    let sim = snap
+        .functions
+        .iter()
+        .find(|f| f.name == "similarity")
+        .expect("pg_trgm's similarity pulled");
+    assert_eq!(sim.extension.as_deref(), Some("pg_trgm"));
+    assert!(
+        !snap.functions.iter().any(|f| f.name == "citextin"),
+        "I/O functions are not callable from SQL"
+    );
+    let a = qail_schema::check::check(sql, &snap).expect("the analyzer accepts it");
+    let ours: Vec<(String, Option<u32>)> = a
+        .columns
+        .iter()
+        .map(|c| (c.name.clone(), qail_schema::check::type_oid(&c.ty)))
+        .collect();
+    let theirs: Vec<(String, Option<u32>)> = server
+        .columns()
+        .iter()
+        .map(|c| (c.name().to_owned(), Some(c.type_oid())))
+        .collect();
+    assert_eq!(ours, theirs);
+    let params: Vec<Option<u32>> = a
+        .params
+        .iter()
+        .map(|p| qail_schema::check::type_oid(&p.ty))
+        .collect();
+    let want: Vec<Option<u32>> = server.params().iter().copied().map(Some).collect();
+    assert_eq!(params, want);
+}

@@ -223,8 +223,11 @@ pub(crate) fn resolve_call(
     } else {
         Err(CallError::UnknownName)
     };
+    // Note: an extension may overload a built-in name for its own types (citext's
+    // strpos(citext, citext)): when no built-in fits, the snapshot's functions are tried.
     let resolved = match resolved {
         Err(CallError::UnknownName) => user_function(cx, schema, name, &types),
+        Err(e) => user_function(cx, schema, name, &types).map_err(|_| e),
         other => other,
     };
     match resolved {
