@@ -331,10 +331,7 @@ impl Importer {
     }
 
     /// Input argument types, how many have defaults, and OUT/INOUT columns.
-    fn function_args(
-        &mut self,
-        f: &CreateFunction,
-    ) -> Result<FunctionArgs, String> {
+    fn function_args(&mut self, f: &CreateFunction) -> Result<FunctionArgs, String> {
         let mut args = Vec::new();
         let mut names = Vec::new();
         let mut out_columns = Vec::new();

@@ -61,7 +61,7 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
         return ordered_set::ordered_set(cx, sc, f, &name, range);
     }
     if named::has_named(f) {
-        return named::named_call(cx, sc, f, &name, range);
+        return named::named_call(cx, sc, f, schema.as_deref(), &name, range);
     }
     let Some((args, star)) = arguments(cx, f, range.clone()) else {
         return Typed::error(range);
@@ -365,7 +365,8 @@ fn user_function(
             } else {
                 builtin("record")
             },
-            null: if fns[i].strict {
+            // Note: an omitted argument takes its default, which may be NULL.
+            null: if fns[i].strict && args.len() == fns[i].args.len() {
                 NullRule::Strict
             } else {
                 NullRule::Always

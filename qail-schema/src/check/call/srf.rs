@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, ObjectName, TableAlias, TableFactor};
 
-use crate::check::call;
+use crate::check::call::{self, named};
 use crate::check::ctx::Ctx;
 use crate::check::expr::{Fit, Ty, Typed, conform, expr};
 use crate::check::scope::{Col, Rel, Scope, norm, parts};
@@ -70,7 +70,16 @@ fn factor(cx: &mut Ctx, sc: &Scope, call: &Call) -> Option<Rel> {
     let fname = ids.last().map(|i| norm(i)).unwrap_or_default();
     let schema = (ids.len() == 2).then(|| norm(ids[0]));
     let mut args = Vec::with_capacity(call.args.len());
-    for a in call.args {
+    let named = call
+        .args
+        .iter()
+        .any(|a| !matches!(a, FunctionArg::Unnamed(FunctionArgExpr::Expr(_))));
+    if named && let Some(ordered) = named::positional(cx.snap, schema.as_deref(), &fname, call.args)
+    {
+        args = ordered;
+    }
+    let given = if args.is_empty() { call.args } else { &[] };
+    for a in given {
         match a {
             FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(e),
             _ => {
