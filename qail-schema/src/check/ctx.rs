@@ -33,6 +33,8 @@ pub(crate) struct Ctx<'a> {
     diags: Vec<Diagnostic>,
     /// Byte offsets of call arguments written after `VARIADIC`.
     pub(crate) variadic: Vec<usize>,
+    /// Byte offsets of UPDATE SET targets written with a subscript: their values are elements.
+    pub(crate) element_targets: Vec<usize>,
 }
 
 impl<'a> Ctx<'a> {
@@ -44,6 +46,7 @@ impl<'a> Ctx<'a> {
             params: Vec::new(),
             diags: Vec::new(),
             variadic: Vec::new(),
+            element_targets: Vec::new(),
         }
     }
 

@@ -149,6 +149,7 @@ pub fn check(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnostic>
     };
     let mut cx = ctx::Ctx::new(sql, snapshot);
     cx.variadic = rewritten.variadic;
+    cx.element_targets = rewritten.element_targets;
     let out = query::statement(&mut cx, statement);
     cx.finish(out)
 }

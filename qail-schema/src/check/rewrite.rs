@@ -2,13 +2,17 @@
 //! replaced by spaces, so every range still points into the user's SQL):
 //! - `BETWEEN SYMMETRIC` / `BETWEEN ASYMMETRIC`: typed like `BETWEEN`;
 //! - `VARIADIC` before a call argument: the keyword goes, the argument's offset is kept so the
-//!   call passes that array as the variadic parameter itself.
+//!   call passes that array as the variadic parameter itself;
+//! - `SET col[i] = v` in UPDATE (and ON CONFLICT DO UPDATE) with a constant subscript: the
+//!   subscript goes, the column's offset is kept so `v` is typed as an element.
 
 /// The SQL to parse and what the rewrite removed.
 pub(crate) struct Rewritten {
     pub(crate) sql: String,
     /// Byte offsets of arguments written after `VARIADIC`.
     pub(crate) variadic: Vec<usize>,
+    /// Byte offsets of SET targets written with a subscript (`SET col[1] = …`).
+    pub(crate) element_targets: Vec<usize>,
 }
 
 /// The previous token outside strings and comments.
@@ -23,7 +27,12 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
     let b = sql.as_bytes();
     let mut out = b.to_vec();
     let mut variadic = Vec::new();
+    let mut element_targets = Vec::new();
     let mut prev = Prev::None;
+    // Parenthesis depth, and the depth of the SET list being read (after UPDATE … SET).
+    let mut depth = 0_usize;
+    let mut update_at: Option<usize> = None;
+    let mut set_at: Option<usize> = None;
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
@@ -75,6 +84,26 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
                     // Note: the rewritten SQL still reads BETWEEN next.
                     continue;
                 }
+                match word.as_str() {
+                    "UPDATE" => update_at = Some(depth),
+                    "SET" if update_at == Some(depth) => set_at = Some(depth),
+                    "WHERE" | "FROM" | "RETURNING" if set_at == Some(depth) => {
+                        set_at = None;
+                        update_at = None;
+                    }
+                    _ => {}
+                }
+                if set_at == Some(depth) && matches!(prev, Prev::Word(ref w) if w == "SET")
+                    || set_at == Some(depth) && prev == Prev::Punct(b',')
+                {
+                    if let Some(end) = constant_subscript(b, i) {
+                        out[i..end].fill(b' ');
+                        element_targets.push(start);
+                        prev = Prev::Word(word);
+                        i = end;
+                        continue;
+                    }
+                }
                 if argument_start && word == "VARIADIC" {
                     out[start..i].fill(b' ');
                     let mut next = i;
@@ -88,13 +117,51 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
             }
             c if c.is_ascii_whitespace() => i += 1,
             c => {
+                match c {
+                    b'(' => depth += 1,
+                    b')' => {
+                        if set_at == Some(depth) {
+                            set_at = None;
+                        }
+                        depth = depth.saturating_sub(1);
+                    }
+                    b';' => {
+                        set_at = None;
+                        update_at = None;
+                    }
+                    _ => {}
+                }
                 prev = Prev::Punct(c);
                 i += 1;
             }
         }
     }
     let sql = String::from_utf8(out).expect("only ASCII letters were replaced by spaces");
-    Rewritten { sql, variadic }
+    Rewritten {
+        sql,
+        variadic,
+        element_targets,
+    }
+}
+
+/// The index after `[digits]` directly at `i` when an `=` (not `=>`) follows it.
+fn constant_subscript(b: &[u8], i: usize) -> Option<usize> {
+    if b.get(i) != Some(&b'[') {
+        return None;
+    }
+    let mut j = i + 1;
+    while j < b.len() && (b[j].is_ascii_digit() || b[j] == b' ') {
+        j += 1;
+    }
+    if b.get(j) != Some(&b']') || j == i + 1 {
+        return None;
+    }
+    let end = j + 1;
+    let mut k = end;
+    while k < b.len() && b[k].is_ascii_whitespace() {
+        k += 1;
+    }
+    (b.get(k) == Some(&b'=') && b.get(k + 1) != Some(&b'>')).then_some(end)
 }
 
 /// The index after a quoted string or identifier starting at `i` (doubled quotes escape; with
@@ -172,6 +239,16 @@ mod tests {
             "SELECT x BETWEEN           1 AND 2, f(a,          b) FROM t"
         );
         assert_eq!(r.variadic, [sql.find(" b)").unwrap() + 1]);
+    }
+
+    #[test]
+    fn constant_subscripts_of_set_targets_are_blanked() {
+        let sql = "UPDATE t SET a[1] = 2, b = c[1] WHERE d[2] = 3";
+        let r = rewrite(sql);
+        assert_eq!(r.sql, "UPDATE t SET a    = 2, b = c[1] WHERE d[2] = 3");
+        assert_eq!(r.element_targets, [13]);
+        let kept = "UPDATE t SET a[$1] = 2";
+        assert_eq!(rewrite(kept).sql, kept, "a parameter subscript is kept");
     }
 
     #[test]
