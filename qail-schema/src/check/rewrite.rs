@@ -93,16 +93,17 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
                     }
                     _ => {}
                 }
-                if set_at == Some(depth) && matches!(prev, Prev::Word(ref w) if w == "SET")
-                    || set_at == Some(depth) && prev == Prev::Punct(b',')
+                let target_start =
+                    matches!(prev, Prev::Word(ref w) if w == "SET") || prev == Prev::Punct(b',');
+                if set_at == Some(depth)
+                    && target_start
+                    && let Some(end) = constant_subscript(b, i)
                 {
-                    if let Some(end) = constant_subscript(b, i) {
-                        out[i..end].fill(b' ');
-                        element_targets.push(start);
-                        prev = Prev::Word(word);
-                        i = end;
-                        continue;
-                    }
+                    out[i..end].fill(b' ');
+                    element_targets.push(start);
+                    prev = Prev::Word(word);
+                    i = end;
+                    continue;
                 }
                 if argument_start && word == "VARIADIC" {
                     out[start..i].fill(b' ');
