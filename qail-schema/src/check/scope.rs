@@ -38,6 +38,9 @@ pub(crate) struct Rel {
     /// A function returning a scalar (without ORDINALITY): its whole-row reference is the
     /// scalar value, not a record.
     pub(crate) scalar: bool,
+    /// A snapshot table or view: the composite type its whole-row reference has (else the
+    /// whole row is a `record`).
+    pub(crate) row_type: Option<TypeRef>,
 }
 
 /// System columns of every table and their types.
@@ -63,6 +66,7 @@ impl Rel {
             primary_key: Vec::new(),
             system: false,
             scalar: false,
+            row_type: None,
         }
     }
 }
@@ -337,6 +341,15 @@ impl<'p> Scope<'p> {
         self.rels.iter().any(|r| r.name == name) || self.parent.is_some_and(|p| p.has_rel(name))
     }
 
+    /// Whether the whole row of relation `name` (the nearest one) has fields: it is not a
+    /// function's scalar.
+    pub(crate) fn has_fields(&self, name: &str) -> bool {
+        match self.rels.iter().find(|r| r.name == name) {
+            Some(rel) => !(rel.scalar && rel.cols.len() == 1),
+            None => self.parent.is_some_and(|p| p.has_fields(name)),
+        }
+    }
+
     /// The whole row of relation `name` (the nearest one of that name) as a value: a
     /// `record`, NULL on the nullable side of an outer join (a null-extended row is NULL as a
     /// whole, not a row of NULLs); for a function returning a scalar, that scalar.
@@ -359,7 +372,10 @@ impl<'p> Scope<'p> {
         let why: Vec<String> = rel.null_reason.iter().cloned().collect();
         Some(Found {
             name: name.to_string(),
-            ty: crate::check::types::builtin("record"),
+            ty: rel
+                .row_type
+                .clone()
+                .unwrap_or_else(|| crate::check::types::builtin("record")),
             nullable: !why.is_empty(),
             why,
             source: None,

@@ -60,10 +60,8 @@ fn whole_row_field(sc: &Scope, root: &Expr, chain: &[AccessExpr]) -> Option<Expr
     let name = norm(rel);
     let not_column = matches!(sc.lookup(&[], &name), Err(LookupError::NoColumn { .. }));
     // Note: a function returning a scalar has a scalar whole row, which has no fields.
-    let record = sc
-        .whole_row(&name)
-        .is_some_and(|w| w.ty == builtin("record"));
-    (not_column && record).then(|| Expr::CompoundIdentifier(vec![rel.clone(), field.clone()]))
+    (not_column && sc.has_fields(&name))
+        .then(|| Expr::CompoundIdentifier(vec![rel.clone(), field.clone()]))
 }
 
 /// `a[i]` (an element, NULL when out of range) or `a[i:j]` (an array).

@@ -77,6 +77,14 @@ pub(crate) fn category(t: &TypeRef, snap: &Snapshot) -> char {
         Some(UserTypeKind::Composite { .. }) => 'C',
         Some(UserTypeKind::Range { .. }) => 'R',
         Some(UserTypeKind::Domain { base, .. }) => category(base, snap),
+        // Note: a table's or view's row type is composite.
+        None if snap
+            .relations
+            .iter()
+            .any(|r| r.schema == t.schema && r.name == t.name) =>
+        {
+            'C'
+        }
         None => 'U',
     }
 }
@@ -110,6 +118,10 @@ pub(crate) fn implicit(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
     }
     if from.array_dims > 0 && from.array_dims == to.array_dims {
         return implicit(&strip_array(from), &strip_array(to), snap);
+    }
+    // Note: every composite value is a record (row_to_json(t) over a table's whole row).
+    if scalar_name(to) == Some("record") && category(from, snap) == 'C' {
+        return true;
     }
     match (scalar_name(from), scalar_name(to)) {
         (Some(f), Some(t)) => cast_context(f, t) == Some(CastContext::Implicit),
