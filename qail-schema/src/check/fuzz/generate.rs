@@ -286,7 +286,19 @@ impl Gen {
             if !keys.is_empty() {
                 self.tag("group-by");
                 let list: Vec<&str> = keys.iter().map(|(k, _)| k.as_str()).collect();
-                clauses.push_str(&format!(" GROUP BY {}", list.join(", ")));
+                let list = list.join(", ");
+                // Note: ROLLUP, CUBE and GROUPING SETS make a key NULL in the rows of the
+                // sets that leave it out.
+                let grouping = match self.below(10) {
+                    0 => format!("ROLLUP ({list})"),
+                    1 => format!("CUBE ({list})"),
+                    2 => format!("GROUPING SETS (({list}), ())"),
+                    _ => list,
+                };
+                if grouping.contains('(') {
+                    self.tag("grouping-sets");
+                }
+                clauses.push_str(&format!(" GROUP BY {grouping}"));
             }
             if self.chance(15) {
                 self.tag("having");
@@ -786,7 +798,7 @@ impl Gen {
             let t = *self.pick(&ALL);
             return format!("({}) IS NOT NULL", self.expr(sc, t, depth, l));
         }
-        match self.below(12) {
+        match self.below(13) {
             0 => {
                 let t = *self.pick(&[T::I4, T::I8, T::Text, T::Num, T::Date, T::Bool]);
                 let (a, b) = (self.expr(sc, t, depth, l), self.expr(sc, t, depth, l));
@@ -837,6 +849,20 @@ impl Gen {
                 format!("{r} IS{not} NULL")
             }
             10 => format!("({}) LIKE 'a%'", self.expr(sc, T::Text, depth, l)),
+            11 if depth < MAX_DEPTH && self.chance(50) => {
+                self.tag("in-subquery");
+                let (name, cols) = *self.pick(TABLES);
+                let alias = self.fresh("i");
+                let ints: Vec<&str> = cols
+                    .iter()
+                    .filter(|(_, t)| *t == T::I4)
+                    .map(|(c, _)| *c)
+                    .collect();
+                let col = self.pick(&ints).to_string();
+                let not = if self.chance(40) { " NOT" } else { "" };
+                let x = self.expr(sc, T::I4, depth, l);
+                format!("({x}){not} IN (SELECT {alias}.{col} FROM {name} {alias})")
+            }
             _ => {
                 let cols = Self::columns_of(sc, T::Bool);
                 if !cols.is_empty() {
