@@ -274,7 +274,7 @@ fn union_column(
     for side in [&a, &b] {
         if is_unknown(&side.ty)
             && !known.is_empty()
-            && let Some(text) = quoted_literal(&cx.sql[side.range.clone()])
+            && let Some(text) = cx.sql.get(side.range.clone()).and_then(quoted_literal)
             && let Some((msg, hint)) = literal::invalid(&text, &ty, cx.snap)
         {
             cx.error(side.range.clone(), msg, Some(hint));
