@@ -104,9 +104,12 @@ pub enum RelationKind {
     View,
     /// A materialized view.
     MaterializedView,
+    /// A sequence: one row of `last_value`, `log_cnt` and `is_called`
+    /// (`SELECT last_value FROM seq`).
+    Sequence,
 }
 
-/// A table, view or materialized view.
+/// A table, view, materialized view or sequence.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Relation {
     /// Schema name.
@@ -245,6 +248,10 @@ pub struct Function {
     pub name: String,
     /// Input argument types, in order (OUT arguments excluded).
     pub args: Vec<TypeRef>,
+    /// Input argument names, in the order of `args` (`""` for an unnamed one); empty when
+    /// none is named. Calls in named notation (`f(a => 1)`) use them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arg_names: Vec<String>,
     /// Number of trailing arguments that have defaults.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub defaults: u32,
@@ -262,6 +269,9 @@ pub struct Function {
     pub strict: bool,
     /// Volatility.
     pub volatility: Volatility,
+    /// The extension that installed it (`citext`, `pg_trgm`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension: Option<String>,
 }
 
 /// An installed extension.

@@ -120,8 +120,9 @@ struct DbArgs {
     /// Connection URL or key=value string [default: $DATABASE_URL].
     #[arg(long)]
     database_url: Option<String>,
-    /// A schema to read; repeat for several. Default for `pull`: the schemas on the
-    /// database's search_path; for `check`: the schemas in the snapshot file.
+    /// A schema to read; repeat for several. Default for `pull`: every user schema (system
+    /// schemas excluded; unqualified names still follow the database's search_path); for
+    /// `check`: the schemas in the snapshot file.
     #[arg(long = "schema", value_name = "SCHEMA")]
     schemas: Vec<String>,
 }

@@ -31,6 +31,10 @@ pub(crate) struct Ctx<'a> {
     lines: LineIndex<'a>,
     pub(crate) params: Vec<Slot>,
     diags: Vec<Diagnostic>,
+    /// Byte offsets of call arguments written after `VARIADIC`.
+    pub(crate) variadic: Vec<usize>,
+    /// Byte offsets of UPDATE SET targets written with a subscript: their values are elements.
+    pub(crate) element_targets: Vec<usize>,
 }
 
 impl<'a> Ctx<'a> {
@@ -41,6 +45,8 @@ impl<'a> Ctx<'a> {
             lines: LineIndex::new(sql),
             params: Vec::new(),
             diags: Vec::new(),
+            variadic: Vec::new(),
+            element_targets: Vec::new(),
         }
     }
 

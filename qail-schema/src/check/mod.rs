@@ -33,9 +33,12 @@ mod call;
 mod ctx;
 mod diag;
 mod expr;
+#[cfg(all(test, feature = "introspect"))]
+mod fuzz;
 mod names;
 mod nullability;
 mod query;
+mod rewrite;
 mod scope;
 mod types;
 
@@ -124,7 +127,8 @@ pub struct OutputColumn {
 /// Returns the parameter and column types, or every diagnostic found (each with a byte
 /// range into `sql` and a fix; print them with [`render`]).
 pub fn check(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnostic>> {
-    let statements = Parser::parse_sql(&PostgreSqlDialect {}, sql)
+    let rewritten = rewrite::rewrite(sql);
+    let statements = Parser::parse_sql(&PostgreSqlDialect {}, &rewritten.sql)
         .map_err(|e| vec![diag::syntax_error(sql, &e.to_string())])?;
     let statement = match statements.as_slice() {
         [one] => one,
@@ -144,6 +148,8 @@ pub fn check(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnostic>
         }
     };
     let mut cx = ctx::Ctx::new(sql, snapshot);
+    cx.variadic = rewritten.variadic;
+    cx.element_targets = rewritten.element_targets;
     let out = query::statement(&mut cx, statement);
     cx.finish(out)
 }

@@ -35,6 +35,12 @@ pub(crate) struct Rel {
     pub(crate) primary_key: Vec<usize>,
     /// A table: it has the system columns (`ctid`, `xmin`, `xmax`, `tableoid`, …).
     pub(crate) system: bool,
+    /// A function returning a scalar (without ORDINALITY): its whole-row reference is the
+    /// scalar value, not a record.
+    pub(crate) scalar: bool,
+    /// A snapshot table or view: the composite type its whole-row reference has (else the
+    /// whole row is a `record`).
+    pub(crate) row_type: Option<TypeRef>,
 }
 
 /// System columns of every table and their types.
@@ -59,6 +65,8 @@ impl Rel {
             proven,
             primary_key: Vec::new(),
             system: false,
+            scalar: false,
+            row_type: None,
         }
     }
 }
@@ -331,6 +339,49 @@ impl<'p> Scope<'p> {
     /// Whether a relation of this name is in scope here or in an enclosing query.
     pub(crate) fn has_rel(&self, name: &str) -> bool {
         self.rels.iter().any(|r| r.name == name) || self.parent.is_some_and(|p| p.has_rel(name))
+    }
+
+    /// Whether the whole row of relation `name` (the nearest one) has fields: it is not a
+    /// function's scalar.
+    pub(crate) fn has_fields(&self, name: &str) -> bool {
+        match self.rels.iter().find(|r| r.name == name) {
+            Some(rel) => !(rel.scalar && rel.cols.len() == 1),
+            None => self.parent.is_some_and(|p| p.has_fields(name)),
+        }
+    }
+
+    /// The whole row of relation `name` (the nearest one of that name) as a value: a
+    /// `record`, NULL on the nullable side of an outer join (a null-extended row is NULL as a
+    /// whole, not a row of NULLs); for a function returning a scalar, that scalar.
+    pub(crate) fn whole_row(&self, name: &str) -> Option<Found> {
+        let Some(r) = self.rels.iter().position(|r| r.name == name) else {
+            let f = self.parent?.whole_row(name)?;
+            return Some(Found {
+                depth: f.depth + 1,
+                ..f
+            });
+        };
+        let rel = &self.rels[r];
+        if rel.scalar && rel.cols.len() == 1 {
+            return Some(Found {
+                name: name.to_string(),
+                at: None,
+                ..self.value(r, 0)
+            });
+        }
+        let why: Vec<String> = rel.null_reason.iter().cloned().collect();
+        Some(Found {
+            name: name.to_string(),
+            ty: rel
+                .row_type
+                .clone()
+                .unwrap_or_else(|| crate::check::types::builtin("record")),
+            nullable: !why.is_empty(),
+            why,
+            source: None,
+            at: None,
+            depth: 0,
+        })
     }
 
     /// The index of the relation a qualifier names (`alias`, `table`, `schema.table`).

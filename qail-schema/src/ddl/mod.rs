@@ -30,7 +30,8 @@
 //! - `(LIKE t)` copies NOT NULL also where it came from a `CHECK (c IS NOT NULL)` of `t`
 //!   (PostgreSQL copies only declared NOT NULL without `INCLUDING CONSTRAINTS`).
 //! - Dropping a CHECK constraint does not undo the NOT NULL a `CHECK (c IS NOT NULL)` gave.
-//! - Sequences, triggers, policies, privileges and comments are not part of the snapshot.
+//! - Sequences are not imported (a pulled snapshot has them); triggers, policies, privileges
+//!   and comments are not part of a snapshot.
 
 mod alter;
 mod keys;

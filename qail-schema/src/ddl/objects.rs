@@ -269,7 +269,12 @@ impl Importer {
     fn create_function(&mut self, f: &CreateFunction, flags: Flags) -> Result<(), String> {
         let (schema, name) = split_name(&f.name)?;
         let schema = self.creation_schema(schema);
-        let (args, defaults, mut out_columns) = self.function_args(f)?;
+        let FunctionArgs {
+            args,
+            names: arg_names,
+            defaults,
+            mut out_columns,
+        } = self.function_args(f)?;
         let mut returns_set = flags.setof;
         let returns = match &f.return_type {
             Some(DataType::Table(Some(cols))) => {
@@ -300,6 +305,7 @@ impl Importer {
             schema,
             name,
             args,
+            arg_names,
             defaults,
             variadic: flags.variadic,
             returns,
@@ -307,6 +313,7 @@ impl Importer {
             returns_set,
             strict,
             volatility,
+            extension: None,
         };
         let same =
             |g: &Function| g.schema == func.schema && g.name == func.name && g.args == func.args;
@@ -324,17 +331,16 @@ impl Importer {
     }
 
     /// Input argument types, how many have defaults, and OUT/INOUT columns.
-    fn function_args(
-        &mut self,
-        f: &CreateFunction,
-    ) -> Result<(Vec<TypeRef>, u32, Vec<Field>), String> {
+    fn function_args(&mut self, f: &CreateFunction) -> Result<FunctionArgs, String> {
         let mut args = Vec::new();
+        let mut names = Vec::new();
         let mut out_columns = Vec::new();
         let mut defaults = 0_u32;
         for a in f.args.iter().flatten() {
             let ty = self.type_ref(&a.data_type)?.0;
             if matches!(a.mode, None | Some(ArgMode::In | ArgMode::InOut)) {
                 args.push(ty.clone());
+                names.push(a.name.as_ref().map(ident).unwrap_or_default());
                 if a.default_expr.is_some() {
                     defaults = defaults.saturating_add(1);
                 }
@@ -344,7 +350,15 @@ impl Importer {
                 out_columns.push(Field { name, ty });
             }
         }
-        Ok((args, defaults, out_columns))
+        if names.iter().all(String::is_empty) {
+            names.clear();
+        }
+        Ok(FunctionArgs {
+            args,
+            names,
+            defaults,
+            out_columns,
+        })
     }
 
     fn drop(&mut self, kind: ObjectType, n: &ObjectName, if_exists: bool) -> Result<(), String> {
@@ -457,4 +471,13 @@ fn position(labels: &[String], label: &str) -> Result<usize, String> {
         .iter()
         .position(|l| l == label)
         .ok_or_else(|| format!("enum label {label} does not exist"))
+}
+
+/// A `CREATE FUNCTION`'s arguments: input types and names, how many inputs have defaults,
+/// and the OUT arguments.
+struct FunctionArgs {
+    args: Vec<TypeRef>,
+    names: Vec<String>,
+    defaults: u32,
+    out_columns: Vec<Field>,
 }

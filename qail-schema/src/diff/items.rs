@@ -26,6 +26,7 @@ fn kind_name(k: RelationKind) -> &'static str {
         RelationKind::Table => "table",
         RelationKind::View => "view",
         RelationKind::MaterializedView => "materialized view",
+        RelationKind::Sequence => "sequence",
     }
 }
 

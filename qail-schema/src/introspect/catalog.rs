@@ -1,5 +1,5 @@
 //! The catalog queries of `pull`. Each takes `$1`, a JSON array of schema names as text (`[]`:
-//! the schemas of the effective search_path), and returns one row with one text column: a
+//! every user schema, system schemas excluded), and returns one row with one text column: a
 //! JSON value that `raw.rs` reads under the query's key.
 //!
 //! Note: separate statements, not one: PostgreSQL 15 spends several times more CPU on one
@@ -11,9 +11,10 @@ macro_rules! sel {
         r"WITH sel AS (
     SELECT n.oid, n.nspname
     FROM pg_namespace n
-    WHERE n.nspname IN (
-        SELECT json_array_elements_text(
-            CASE WHEN $1::text = '[]' THEN to_json(current_schemas(false)) ELSE $1::text::json END))
+    WHERE CASE WHEN $1::text = '[]'
+            -- Note: `pg_` names are reserved for system schemas (pg_toast, pg_temp_N, …).
+            THEN n.nspname !~ '^pg_'
+            ELSE n.nspname IN (SELECT json_array_elements_text($1::text::json)) END
       AND n.nspname NOT IN ('pg_catalog', 'information_schema'))
 "
     };
@@ -25,7 +26,7 @@ macro_rules! rels {
         r", rels AS (
     SELECT c.oid, c.relname, c.relkind, sel.nspname
     FROM pg_class c JOIN sel ON sel.oid = c.relnamespace
-    WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f')
+    WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S')
 )
 "
     };
@@ -151,14 +152,25 @@ SELECT ((SELECT coalesce(json_agg(json_build_array(
 SELECT ((SELECT coalesce(json_agg(json_build_array(
                   sel.nspname, p.proname, p.proargtypes::oid[], p.pronargdefaults, p.provariadic <> 0,
                   p.prorettype, p.proretset, p.proisstrict, p.provolatile,
-                  p.proallargtypes, p.proargmodes, p.proargnames)), '[]')
+                  p.proallargtypes, p.proargmodes, p.proargnames,
+                  (SELECT e.extname FROM pg_depend m JOIN pg_extension e ON e.oid = m.refobjid
+                   WHERE m.classid = 'pg_proc'::regclass AND m.objid = p.oid
+                     AND m.refclassid = 'pg_extension'::regclass AND m.deptype = 'e'))), '[]')
                 FROM pg_proc p JOIN sel ON sel.oid = p.pronamespace
                 WHERE p.prokind = 'f'
-                  -- Not a member of an extension ('e') nor made along with another object,
-                  -- such as a range type's constructors ('i').
+                  -- Not made along with another object, such as a range type's
+                  -- constructors ('i').
                   AND NOT EXISTS (SELECT 1 FROM pg_depend m
                                   WHERE m.classid = 'pg_proc'::regclass AND m.objid = p.oid
-                                    AND m.deptype IN ('e', 'i'))))::text"
+                                    AND m.deptype = 'i')
+                  -- An extension's functions (citext's, pg_trgm's similarity, uuid-ossp's)
+                  -- are callable, but not its I/O and index support functions, which take or
+                  -- return internal or cstring values SQL cannot call them with.
+                  AND NOT (EXISTS (SELECT 1 FROM pg_depend m
+                                   WHERE m.classid = 'pg_proc'::regclass AND m.objid = p.oid
+                                     AND m.deptype = 'e')
+                           AND ('internal'::regtype = ANY (p.proargtypes::oid[] || p.prorettype)
+                                OR 'cstring'::regtype = ANY (p.proargtypes::oid[] || p.prorettype)))))::text"
         ),
     ),
     (

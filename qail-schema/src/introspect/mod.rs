@@ -88,9 +88,9 @@ impl From<qail_pg::Error> for Error {
 }
 
 #[cfg(feature = "introspect")]
-/// Reads the schemas named in `schemas` (all of them: an empty slice means every schema on the
-/// connection's effective search_path, except `pg_catalog` and `information_schema`) from the
-/// live catalog.
+/// Reads the schemas named in `schemas` from the live catalog. An empty slice means every user
+/// schema (all but `pg_catalog`, `information_schema` and the `pg_`-prefixed system schemas);
+/// the snapshot keeps the connection's effective search_path for unqualified names.
 pub async fn pull(conn: &mut qail_pg::Connection, schemas: &[String]) -> Result<Snapshot, Error> {
     let param = serde_json::to_string(schemas).expect("a list of strings serializes");
     // One snapshot of the catalog for every query.

@@ -103,7 +103,7 @@ struct RawUserType(
 );
 
 /// `schema, name, proargtypes, pronargdefaults, variadic, prorettype, proretset, proisstrict,
-/// provolatile, proallargtypes, proargmodes, proargnames`.
+/// provolatile, proallargtypes, proargmodes, proargnames, extension`.
 #[derive(Deserialize)]
 struct RawFunction(
     String,
@@ -118,6 +118,7 @@ struct RawFunction(
     Option<Vec<Oid>>,
     Option<Vec<String>>,
     Option<Vec<String>>,
+    Option<String>,
 );
 
 /// Type OID → (schema, name, element OID, category).
@@ -200,6 +201,7 @@ fn relations(
         let kind = match kind.as_str() {
             "v" => RelationKind::View,
             "m" => RelationKind::MaterializedView,
+            "S" => RelationKind::Sequence,
             _ => RelationKind::Table,
         };
         let rel = Relation {
@@ -311,14 +313,28 @@ fn function(types: &Types, f: RawFunction) -> Result<Function, String> {
         all,
         modes,
         names,
+        extension,
     ) = f;
     let args = argtypes
         .iter()
         .map(|t| types.type_ref(*t, 0))
         .collect::<Result<Vec<_>, _>>()?;
     let mut out_columns = Vec::new();
+    let names = names.unwrap_or_default();
+    // Note: with OUT arguments, proargnames covers every argument; else the inputs only.
+    let mut arg_names: Vec<String> = match &modes {
+        Some(modes) => names
+            .iter()
+            .zip(modes)
+            .filter(|(_, m)| matches!(m.as_str(), "i" | "b" | "v"))
+            .map(|(n, _)| n.clone())
+            .collect(),
+        None => names.iter().take(args.len()).cloned().collect(),
+    };
+    if arg_names.iter().all(String::is_empty) {
+        arg_names.clear();
+    }
     if let (Some(all), Some(modes)) = (all, modes) {
-        let names = names.unwrap_or_default();
         for (i, (ty, mode)) in all.iter().zip(&modes).enumerate() {
             if matches!(mode.as_str(), "o" | "b" | "t") {
                 let name = names.get(i).cloned().unwrap_or_default();
@@ -333,6 +349,7 @@ fn function(types: &Types, f: RawFunction) -> Result<Function, String> {
         schema,
         name,
         args,
+        arg_names,
         defaults: u32::try_from(ndefaults).unwrap_or(0),
         variadic,
         returns: types.type_ref(ret, 0)?,
@@ -344,5 +361,6 @@ fn function(types: &Types, f: RawFunction) -> Result<Function, String> {
             "s" => Volatility::Stable,
             _ => Volatility::Volatile,
         },
+        extension,
     })
 }

@@ -19,6 +19,12 @@ fn rendered(sql: &str) -> String {
 
 const CASES: &[(&str, &str)] = &[
     (
+        "SELECT 1 UNION SELECT 'x'",
+        r#"error: invalid input syntax for type integer: "x"
+  |  SELECT 1 UNION SELECT 'x'
+  |                        ^^^ write a valid integer literal, or pass it as a parameter"#,
+    ),
+    (
         "SELECT NULL UNION SELECT NULL UNION SELECT 1",
         r#"error: UNION types text and integer cannot be matched (column "?column?")
   |  SELECT NULL UNION SELECT NULL UNION SELECT 1

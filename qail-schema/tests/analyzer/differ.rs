@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use qail_pg::Connection;
 use qail_schema::Snapshot;
 use qail_schema::check::{check, render, type_oid};
-use qail_schema::snapshot::TypeRef;
+use qail_schema::snapshot::{RelationKind, TypeRef};
 
 pub(crate) fn base_url() -> String {
     std::env::var("DATABASE_URL")
@@ -58,8 +58,17 @@ pub(crate) async fn user_type_oids(
     snapshot: &Snapshot,
 ) -> HashMap<String, u32> {
     let mut map = HashMap::new();
-    for t in &snapshot.types {
-        let name = format!("\"{}\".\"{}\"", t.schema, t.name);
+    // Note: a table's or view's row type is a type too (the type of its whole-row reference).
+    let names = snapshot.types.iter().map(|t| (&t.schema, &t.name)).chain(
+        snapshot
+            .relations
+            .iter()
+            .filter(|r| r.kind != RelationKind::Sequence)
+            .map(|r| (&r.schema, &r.name)),
+    );
+    for (schema, type_name) in names {
+        let t = (schema.clone(), type_name.clone());
+        let name = format!("\"{}\".\"{}\"", t.0, t.1);
         let rows = conn
             .query(
                 "SELECT oid, typarray FROM pg_type WHERE oid = to_regtype($1)",
@@ -71,8 +80,8 @@ pub(crate) async fn user_type_oids(
             .first()
             .expect("the snapshot's types exist on the server");
         let scalar = TypeRef {
-            schema: t.schema.clone(),
-            name: t.name.clone(),
+            schema: t.0.clone(),
+            name: t.1.clone(),
             oid: None,
             array_dims: 0,
         };

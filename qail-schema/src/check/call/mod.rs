@@ -20,10 +20,10 @@ use sqlparser::ast::{
 use crate::check::call::builtins::{CallError, NullRule};
 use crate::check::ctx::Ctx;
 use crate::check::diag::closest;
-use crate::check::expr::{Typed, condition, conditional, constructor, expr, settle, subquery};
+use crate::check::expr::{Ty, Typed, condition, conditional, constructor, expr, settle, subquery};
 use crate::check::scope::{Scope, norm, parts};
 use crate::check::types::overload::{Pick, pick};
-use crate::check::types::{base, builtin, display};
+use crate::check::types::{base, builtin, display, element_of};
 use crate::snapshot::TypeRef;
 
 /// A function call.
@@ -61,12 +61,20 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
         return ordered_set::ordered_set(cx, sc, f, &name, range);
     }
     if named::has_named(f) {
-        return named::named_call(cx, sc, f, &name, range);
+        return named::named_call(cx, sc, f, schema.as_deref(), &name, range);
     }
     let Some((args, star)) = arguments(cx, f, range.clone()) else {
         return Typed::error(range);
     };
-    let typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
+    let mut typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
+    // Note: `f(…, VARIADIC arr)` passes the array as the variadic parameter: it resolves
+    // like a call with one element in its place.
+    if let (Some(last), Some(a)) = (typed.last_mut(), args.last())
+        && cx.variadic.contains(&cx.range(a.as_ref()).start)
+        && let Some(elem) = last.arg().filter(|t| t.array_dims > 0).and_then(element_of)
+    {
+        last.ty = Ty::Known(elem);
+    }
     side_clauses(cx, sc, f);
     if star && name != "count" {
         cx.error(
@@ -120,8 +128,8 @@ fn group_aggregate(t: &mut Typed, name: &str, inputs: &[Typed]) {
     t.nullable = false;
     t.why.clear();
     // Note: an array or JSON aggregate of a non-empty group is a value even if its elements
-    // are NULL; the others skip NULL inputs and are NULL when all of them are.
-    if !name.contains("_agg") {
+    // are NULL; the others (string_agg too) skip NULL inputs and are NULL when all of them are.
+    if !name.contains("_agg") || name == "string_agg" {
         for input in inputs.iter().take(1) {
             t.absorb(input);
         }
@@ -215,8 +223,11 @@ pub(crate) fn resolve_call(
     } else {
         Err(CallError::UnknownName)
     };
+    // Note: an extension may overload a built-in name for its own types (citext's
+    // strpos(citext, citext)): when no built-in fits, the snapshot's functions are tried.
     let resolved = match resolved {
         Err(CallError::UnknownName) => user_function(cx, schema, name, &types),
+        Err(e) => user_function(cx, schema, name, &types).map_err(|_| e),
         other => other,
     };
     match resolved {
@@ -354,7 +365,8 @@ fn user_function(
             } else {
                 builtin("record")
             },
-            null: if fns[i].strict {
+            // Note: an omitted argument takes its default, which may be NULL.
+            null: if fns[i].strict && args.len() == fns[i].args.len() {
                 NullRule::Strict
             } else {
                 NullRule::Always

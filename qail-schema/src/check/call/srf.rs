@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, ObjectName, TableAlias, TableFactor};
 
-use crate::check::call;
+use crate::check::call::{self, named};
 use crate::check::ctx::Ctx;
 use crate::check::expr::{Fit, Ty, Typed, conform, expr};
 use crate::check::scope::{Col, Rel, Scope, norm, parts};
@@ -70,7 +70,16 @@ fn factor(cx: &mut Ctx, sc: &Scope, call: &Call) -> Option<Rel> {
     let fname = ids.last().map(|i| norm(i)).unwrap_or_default();
     let schema = (ids.len() == 2).then(|| norm(ids[0]));
     let mut args = Vec::with_capacity(call.args.len());
-    for a in call.args {
+    let named = call
+        .args
+        .iter()
+        .any(|a| !matches!(a, FunctionArg::Unnamed(FunctionArgExpr::Expr(_))));
+    if named && let Some(ordered) = named::positional(cx.snap, schema.as_deref(), &fname, call.args)
+    {
+        args = ordered;
+    }
+    let given = if args.is_empty() { call.args } else { &[] };
+    for a in given {
         match a {
             FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(e),
             _ => {
@@ -98,7 +107,33 @@ fn factor(cx: &mut Ctx, sc: &Scope, call: &Call) -> Option<Rel> {
         "unnest" if args.len() > 1 => unnest_columns(cx, sc, &args)?,
         _ => function_columns(cx, sc, schema.as_deref(), &fname, &args, call)?,
     };
-    Some(relation(cols, &fname, call))
+    let scalar = scalar_result(cx, schema.as_deref(), &fname, &cols);
+    let mut rel = relation(cols, &fname, call);
+    rel.scalar = scalar && !call.ordinality;
+    Some(rel)
+}
+
+/// Whether a function in FROM returns a scalar (one column that is not a user function's
+/// OUT/TABLE column): its whole-row reference is then that value.
+fn scalar_result(cx: &Ctx, schema: Option<&str>, fname: &str, cols: &[Col]) -> bool {
+    let special = [
+        "jsonb_to_recordset",
+        "jsonb_to_record",
+        "json_to_recordset",
+        "json_to_record",
+        "jsonb_each",
+        "json_each",
+        "jsonb_each_text",
+        "json_each_text",
+    ];
+    let out = cx.snap.functions.iter().any(|f| {
+        f.name == fname && !f.out_columns.is_empty() && schema.is_none_or(|s| s == f.schema)
+    });
+    cols.len() == 1
+        && !special.contains(&fname)
+        && !out
+        && user_kind(&cols[0].ty, cx.snap)
+            .is_none_or(|k| !matches!(k, UserTypeKind::Composite { .. }))
 }
 
 /// Applies the alias (relation name, column names) and WITH ORDINALITY.
@@ -296,5 +331,7 @@ fn unnest(
     {
         cols[0].name = norm(&a.name);
     }
-    Some(relation(cols, "unnest", &call))
+    let mut rel = relation(cols, "unnest", &call);
+    rel.scalar = rel.cols.len() == 1 && !ordinality;
+    Some(rel)
 }

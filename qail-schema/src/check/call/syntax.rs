@@ -7,9 +7,9 @@ use sqlparser::ast::Expr;
 
 use crate::check::call;
 use crate::check::ctx::Ctx;
-use crate::check::expr::{Fit, Typed, conform, expect, expr, unsupported};
+use crate::check::expr::{Fit, Ty, Typed, conform, expect, expr, unsupported};
 use crate::check::scope::Scope;
-use crate::check::types::{builtin, scalar_name};
+use crate::check::types::{builtin, category, scalar_name};
 use crate::snapshot::TypeRef;
 
 /// A function written with SQL syntax (`EXTRACT(… FROM x)`, `SUBSTRING(x FROM …)`, …).
@@ -27,13 +27,16 @@ pub(crate) fn form(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> T
             shorthand,
             ..
         } => {
-            let int4 = Some(builtin("int4"));
-            let mut args = vec![(x.as_ref(), Some(builtin("text")))];
-            for bound in [substring_from, substring_for].into_iter().flatten() {
-                args.push((bound.as_ref(), int4.clone()));
-            }
             let name = if *shorthand { "substr" } else { "substring" };
-            syntax_fn_refs(cx, sc, &args, "text", name, range)
+            substring(
+                cx,
+                sc,
+                x,
+                substring_from.as_deref(),
+                substring_for.as_deref(),
+                name,
+                range,
+            )
         }
         Expr::Position { expr: x, r#in } => {
             let text = Some(builtin("text"));
@@ -97,6 +100,66 @@ fn syntax_fn_refs(
             return Typed::error(range);
         }
         out.absorb(&t);
+    }
+    out
+}
+
+/// `SUBSTRING(x FROM start FOR count)` with integers, or the regular-expression forms
+/// `SUBSTRING(x FROM pattern)` and `SUBSTRING(x FROM pattern FOR escape)` when the FROM
+/// argument is a string (PostgreSQL prefers the string category for an untyped literal).
+/// The pattern forms are NULL when the pattern does not match.
+fn substring(
+    cx: &mut Ctx,
+    sc: &Scope,
+    x: &Expr,
+    from: Option<&Expr>,
+    count: Option<&Expr>,
+    name: &str,
+    range: Range<usize>,
+) -> Typed {
+    let text = builtin("text");
+    let mut out = Typed::known(text.clone(), range.clone());
+    out.name = Some(name.into());
+    let subject = expect(
+        cx,
+        sc,
+        x,
+        &text,
+        Fit::Implicit,
+        &format!("argument of {name}"),
+    );
+    if subject.is_error() {
+        return Typed::error(range);
+    }
+    out.absorb(&subject);
+    let mut pattern = false;
+    for (i, bound) in [from, count].into_iter().flatten().enumerate() {
+        let mut t = expr(cx, sc, bound);
+        if i == 0 {
+            pattern = match &t.ty {
+                Ty::Unknown => t.literal.is_some(),
+                Ty::Known(have) => category(have, cx.snap) == 'S',
+                _ => false,
+            };
+        }
+        let want = if pattern { &text } else { &builtin("int4") };
+        conform(
+            cx,
+            &mut t,
+            want,
+            Fit::Implicit,
+            &format!("argument of {name}"),
+        );
+        if t.is_error() {
+            return Typed::error(range);
+        }
+        out.absorb(&t);
+    }
+    if pattern {
+        out.nullable = true;
+        out.why.push(format!(
+            "{name}(… FROM pattern) is NULL when the pattern does not match"
+        ));
     }
     out
 }

@@ -39,12 +39,25 @@ pub(crate) fn cast(
     settle(cx, &mut inner, &target);
     let mut t = Typed::known(target.clone(), range);
     t.absorb(&inner);
-    // Note: PostgreSQL names a cast of a cast (or of a literal) after the outer type.
-    t.name = match x {
-        Expr::Cast { .. } => Some(target.name),
-        _ => inner.name.or(Some(target.name)),
+    // Note: PostgreSQL names a cast after what it casts when that has a name of its own (a
+    // column, a function, through any number of casts: `tableoid::regclass::text` is
+    // `tableoid`), else after the type (a literal, `1::int4::text` is `text`).
+    t.name = if weakly_named(x) {
+        Some(target.name)
+    } else {
+        inner.name.or(Some(target.name))
     };
     t
+}
+
+/// Whether the name PostgreSQL derives for `e` yields to a cast's type name: literals and
+/// casts of them.
+fn weakly_named(e: &Expr) -> bool {
+    match e {
+        Expr::Cast { expr, .. } | Expr::Nested(expr) => weakly_named(expr),
+        Expr::Value(_) | Expr::TypedString { .. } | Expr::Interval(_) => true,
+        _ => false,
+    }
 }
 
 /// `ARRAY[…]::T[]`: PostgreSQL casts each element to T, so untyped elements take T.

@@ -285,8 +285,13 @@ fn column(cx: &mut Ctx, sc: &Scope, qual: &[Ident], id: &Ident) -> Typed {
             t
         }
         Err(LookupError::NoColumn { .. }) if q.is_empty() && sc.has_rel(&name) => {
-            // Note: a bare relation name is its whole row, a value of type record.
-            let mut t = Typed::known(builtin("record"), whole);
+            // Note: a bare relation name is its whole row.
+            let row = sc.whole_row(&name).expect("the relation is in scope");
+            let mut t = Typed::known(row.ty, whole);
+            if !unsound_whole_row() {
+                t.nullable = row.nullable;
+                t.why = row.why;
+            }
             t.name = Some(name);
             t
         }
@@ -295,6 +300,20 @@ fn column(cx: &mut Ctx, sc: &Scope, qual: &[Ident], id: &Ident) -> Typed {
             Typed::error(whole)
         }
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Test builds only: type whole-row references on the nullable side of an outer join as
+    /// never NULL, the unsound rule the differential fuzzer must catch.
+    pub(crate) static UNSOUND_WHOLE_ROW: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn unsound_whole_row() -> bool {
+    #[cfg(test)]
+    return UNSOUND_WHOLE_ROW.get();
+    #[cfg(not(test))]
+    false
 }
 
 /// Fixes an operand's type after overload resolution: a pending parameter takes `to`.

@@ -7,7 +7,7 @@ use sqlparser::ast::{AccessExpr, Expr, Subscript};
 use crate::check::ctx::Ctx;
 use crate::check::diag::did_you_mean;
 use crate::check::expr::{Fit, Typed, expect, expr};
-use crate::check::scope::{Scope, norm};
+use crate::check::scope::{LookupError, Scope, norm};
 use crate::check::types::{builtin, display, element_of, user_kind};
 use crate::snapshot::{TypeRef, UserTypeKind};
 
@@ -18,7 +18,12 @@ pub(crate) fn subscript(
     chain: &[AccessExpr],
     range: Range<usize>,
 ) -> Typed {
-    let base = expr(cx, sc, root);
+    // Note: `(t).col` over a relation `t` is its column, as PostgreSQL resolves it (the
+    // whole-row reference is never built).
+    let (base, chain) = match (whole_row_field(sc, root, chain), chain) {
+        (Some(column), [_, rest @ ..]) => (expr(cx, sc, &column), rest),
+        _ => (expr(cx, sc, root), chain),
+    };
     let mut ty = match base.arg() {
         Some(t) => t.clone(),
         None => return Typed::error(range),
@@ -38,6 +43,25 @@ pub(crate) fn subscript(
     }
     out.ty = crate::check::expr::Ty::Known(ty);
     out
+}
+
+/// `rel.field` when `root` is a bare relation name (not a column) and the chain starts with
+/// a field.
+fn whole_row_field(sc: &Scope, root: &Expr, chain: &[AccessExpr]) -> Option<Expr> {
+    let mut root = root;
+    while let Expr::Nested(inner) = root {
+        root = inner;
+    }
+    let (Expr::Identifier(rel), Some(AccessExpr::Dot(Expr::Identifier(field)))) =
+        (root, chain.first())
+    else {
+        return None;
+    };
+    let name = norm(rel);
+    let not_column = matches!(sc.lookup(&[], &name), Err(LookupError::NoColumn { .. }));
+    // Note: a function returning a scalar has a scalar whole row, which has no fields.
+    (not_column && sc.has_fields(&name))
+        .then(|| Expr::CompoundIdentifier(vec![rel.clone(), field.clone()]))
 }
 
 /// `a[i]` (an element, NULL when out of range) or `a[i:j]` (an array).

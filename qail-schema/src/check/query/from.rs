@@ -318,6 +318,13 @@ pub(crate) fn table(
     let cols = table_columns(found, cx.snap);
     let mut rel = Rel::new(tname.clone(), Some(found.schema.clone()), tname, cols);
     rel.system = found.kind == RelationKind::Table;
+    // Note: sequences have no row type.
+    rel.row_type = (found.kind != RelationKind::Sequence).then(|| TypeRef {
+        schema: found.schema.clone(),
+        name: found.name.clone(),
+        oid: None,
+        array_dims: 0,
+    });
     rel.primary_key = found
         .primary_key
         .iter()

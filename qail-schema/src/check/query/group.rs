@@ -94,10 +94,33 @@ pub(crate) fn check(cx: &mut Ctx, sc: &Scope, s: &Select) {
     }
 }
 
+/// An expression's SQL text with unquoted words folded to lower case, as PostgreSQL folds
+/// identifiers and keywords: `LOWER(Name)` and `lower(name)` are the same expression.
+pub(crate) fn canonical(e: &Expr) -> String {
+    let text = e.to_string();
+    let mut out = String::with_capacity(text.len());
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\'' || c == '"' => quote = Some(c),
+            None => {
+                out.extend(c.to_lowercase());
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// What GROUP BY makes available.
 struct Grouped<'a> {
-    /// Grouping expressions as written (compared by their SQL text).
+    /// Grouping expressions as written.
     exprs: Vec<&'a Expr>,
+    /// Their [`canonical`] texts, which expressions are compared by.
+    texts: Vec<String>,
     /// Grouped columns as (relation, column).
     cols: Vec<(usize, usize)>,
 }
@@ -131,8 +154,10 @@ impl<'a> Grouped<'a> {
             }
         }
         let cols = resolved.iter().filter_map(|e| column_at(sc, e)).collect();
+        let texts = resolved.iter().map(|e| canonical(e)).collect();
         Grouped {
             exprs: resolved,
+            texts,
             cols,
         }
     }
@@ -145,8 +170,7 @@ impl<'a> Grouped<'a> {
 
     /// Collects column references of `e` that are neither grouped nor inside an aggregate.
     fn ungrouped<'e>(&self, sc: &Scope, e: &'e Expr, bad: &mut Vec<(&'e Expr, String)>) {
-        // Note: sqlparser compares expressions without their source positions.
-        if self.exprs.contains(&e) {
+        if self.exprs.contains(&e) || self.texts.contains(&canonical(e)) {
             return;
         }
         match e {

@@ -30,7 +30,7 @@ pub(crate) fn insert(cx: &mut Ctx, ins: &Insert, outer: Option<&Scope>) -> Optio
     }
     let targets = target_columns(cx, &target, &ins.columns)?;
     match &ins.source {
-        Some(q) => source(cx, q, &targets, outer)?,
+        Some(q) => source(cx, q, &targets, ins.columns.is_empty(), outer)?,
         None if ins.columns.is_empty() => {}
         None => {
             cx.error(
@@ -118,14 +118,32 @@ pub(crate) fn no_such_column(cx: &mut Ctx, target: &Rel, id: &Ident) {
     );
 }
 
-fn source(cx: &mut Ctx, q: &Query, targets: &[Col], outer: Option<&Scope>) -> Option<()> {
+/// The VALUES rows or query of an INSERT. Without a column list (`implicit`), fewer values
+/// than columns fill the leading columns and the rest take their defaults.
+fn source(
+    cx: &mut Ctx,
+    q: &Query,
+    targets: &[Col],
+    implicit: bool,
+    outer: Option<&Scope>,
+) -> Option<()> {
     let empty = scope_in(outer);
     let SetExpr::Values(values) = q.body.as_ref() else {
         bare_params(cx, q, targets);
         let cols = select::query_raw(cx, q, outer)?;
+        let targets = if implicit && cols.len() < targets.len() {
+            &targets[..cols.len()]
+        } else {
+            targets
+        };
         return select_source(cx, q, &cols, targets);
     };
     for row in &values.rows {
+        let targets = if implicit && row.len() < targets.len() {
+            &targets[..row.len()]
+        } else {
+            targets
+        };
         if row.len() != targets.len() {
             let more = if row.len() > targets.len() {
                 "expressions than target columns"

@@ -8,7 +8,7 @@ use sqlparser::ast::{
 };
 
 use crate::check::ctx::Ctx;
-use crate::check::expr::{Fit, Ty, Typed, condition, expect, expr, settle};
+use crate::check::expr::{Fit, Ty, Typed, condition, expect, expr, literal, settle};
 use crate::check::nullability::output;
 use crate::check::query::{from, group, statement_in};
 use crate::check::scope::{Col, Scope, norm, parts};
@@ -269,6 +269,18 @@ fn union_column(
             return None;
         }
     };
+    // Note: an untyped string literal side is converted to the other side's type, which
+    // fails for text the type does not read (`SELECT 1 UNION SELECT 'x'`).
+    for side in [&a, &b] {
+        if is_unknown(&side.ty)
+            && !known.is_empty()
+            && let Some(text) = cx.sql.get(side.range.clone()).and_then(quoted_literal)
+            && let Some((msg, hint)) = literal::invalid(&text, &ty, cx.snap)
+        {
+            cx.error(side.range.clone(), msg, Some(hint));
+            return None;
+        }
+    }
     let nullable = a.nullable || b.nullable;
     let why = if nullable {
         [a.why, b.why].concat()
@@ -284,6 +296,24 @@ fn union_column(
         why,
         range: a.range,
     })
+}
+
+/// The text of the string literal `item` starts with (`'it''s' AS x` → `it's`).
+fn quoted_literal(item: &str) -> Option<String> {
+    let rest = item.trim_start().strip_prefix('\'')?;
+    let mut text = String::new();
+    let mut chars = rest.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\'' {
+            if chars.peek() == Some(&'\'') {
+                chars.next();
+            } else {
+                return Some(text);
+            }
+        }
+        text.push(c);
+    }
+    None
 }
 
 fn values(cx: &mut Ctx, rows: &[Vec<Expr>], sc: &Scope) -> Option<Vec<OutputColumn>> {

@@ -9,7 +9,7 @@ use crate::check::ctx::{Ctx, Shape};
 use crate::check::expr::{Fit, condition, expect};
 use crate::check::query::{finish, from, insert, scope_in, select};
 use crate::check::scope::{Rel, Scope, norm, parts};
-use crate::check::types::assignable;
+use crate::check::types::{assignable, element_of};
 use crate::check::{StatementKind, nullability};
 
 pub(crate) fn update(
@@ -62,11 +62,17 @@ fn assign(cx: &mut Ctx, sc: &Scope, target: &Rel, id: &Ident, value: &Expr) {
     if is_default(value) {
         return;
     }
+    // Note: `SET col[i] = v` assigns an element (the subscript was removed before parsing).
+    let element = cx.element_targets.contains(&cx.ident_range(id).start);
+    let ty = match element_of(&col.ty) {
+        Some(e) if element => e,
+        _ => col.ty.clone(),
+    };
     let t = expect(
         cx,
         sc,
         value,
-        &col.ty,
+        &ty,
         Fit::Assign,
         &format!("column \"{col_name}\""),
     );

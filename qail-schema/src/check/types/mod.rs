@@ -77,6 +77,14 @@ pub(crate) fn category(t: &TypeRef, snap: &Snapshot) -> char {
         Some(UserTypeKind::Composite { .. }) => 'C',
         Some(UserTypeKind::Range { .. }) => 'R',
         Some(UserTypeKind::Domain { base, .. }) => category(base, snap),
+        // Note: a table's or view's row type is composite.
+        None if snap
+            .relations
+            .iter()
+            .any(|r| r.schema == t.schema && r.name == t.name) =>
+        {
+            'C'
+        }
         None => 'U',
     }
 }
@@ -110,6 +118,10 @@ pub(crate) fn implicit(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
     }
     if from.array_dims > 0 && from.array_dims == to.array_dims {
         return implicit(&strip_array(from), &strip_array(to), snap);
+    }
+    // Note: every composite value is a record (row_to_json(t) over a table's whole row).
+    if scalar_name(to) == Some("record") && category(from, snap) == 'C' {
+        return true;
     }
     match (scalar_name(from), scalar_name(to)) {
         (Some(f), Some(t)) => cast_context(f, t) == Some(CastContext::Implicit),
@@ -162,13 +174,15 @@ pub(crate) fn castable(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
     if from == to || assignable(&from, &to, snap) {
         return true;
     }
+    // Note: every type converts to and from a string type through its text form (I/O
+    // conversion casts), arrays included.
+    let string = |t: &TypeRef| t.array_dims == 0 && category(t, snap) == 'S';
+    if string(&from) || string(&to) || (to.array_dims == 0 && scalar_name(&to) == Some("record")) {
+        return true;
+    }
     if from.array_dims > 0 || to.array_dims > 0 {
         return from.array_dims == to.array_dims
             && castable(&strip_array(&from), &strip_array(&to), snap);
-    }
-    let string = |t: &TypeRef| category(t, snap) == 'S';
-    if string(&from) || string(&to) || scalar_name(&to) == Some("record") {
-        return true;
     }
     match (scalar_name(&from), scalar_name(&to)) {
         (Some(f), Some(t)) => cast_context(f, t).is_some(),

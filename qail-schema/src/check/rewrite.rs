@@ -1,0 +1,262 @@
+//! Syntax the SQL parser lacks, rewritten before parsing without moving a byte (keywords are
+//! replaced by spaces, so every range still points into the user's SQL):
+//! - `BETWEEN SYMMETRIC` / `BETWEEN ASYMMETRIC`: typed like `BETWEEN`;
+//! - `VARIADIC` before a call argument: the keyword goes, the argument's offset is kept so the
+//!   call passes that array as the variadic parameter itself;
+//! - `SET col[i] = v` in UPDATE (and ON CONFLICT DO UPDATE) with a constant subscript: the
+//!   subscript goes, the column's offset is kept so `v` is typed as an element.
+
+/// The SQL to parse and what the rewrite removed.
+pub(crate) struct Rewritten {
+    pub(crate) sql: String,
+    /// Byte offsets of arguments written after `VARIADIC`.
+    pub(crate) variadic: Vec<usize>,
+    /// Byte offsets of SET targets written with a subscript (`SET col[1] = …`).
+    pub(crate) element_targets: Vec<usize>,
+}
+
+/// The previous token outside strings and comments.
+#[derive(PartialEq)]
+enum Prev {
+    None,
+    Word(String),
+    Punct(u8),
+}
+
+pub(crate) fn rewrite(sql: &str) -> Rewritten {
+    let b = sql.as_bytes();
+    let mut out = b.to_vec();
+    let mut variadic = Vec::new();
+    let mut element_targets = Vec::new();
+    let mut prev = Prev::None;
+    // Parenthesis depth, and the depth of the SET list being read (after UPDATE … SET).
+    let mut depth = 0_usize;
+    let mut update_at: Option<usize> = None;
+    let mut set_at: Option<usize> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'\'' => {
+                let escapes = i > 0 && matches!(b[i - 1], b'e' | b'E');
+                i = skip_quoted(b, i, b'\'', escapes);
+                prev = Prev::Punct(b'\'');
+            }
+            b'"' => {
+                i = skip_quoted(b, i, b'"', false);
+                prev = Prev::Word(String::new());
+            }
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => i = skip_block_comment(b, i),
+            b'$' => match dollar_tag(b, i) {
+                Some(tag) => {
+                    let body = i + tag.len();
+                    i = find(b, body, tag).map_or(b.len(), |end| end + tag.len());
+                    prev = Prev::Punct(b'$');
+                }
+                None => {
+                    i += 1;
+                    while i < b.len() && b[i].is_ascii_digit() {
+                        i += 1;
+                    }
+                    prev = Prev::Word(String::new());
+                }
+            },
+            c if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 => {
+                let start = i;
+                while i < b.len()
+                    && (b[i].is_ascii_alphanumeric()
+                        || b[i] == b'_'
+                        || b[i] == b'$'
+                        || b[i] >= 0x80)
+                {
+                    i += 1;
+                }
+                let word = sql[start..i].to_ascii_uppercase();
+                let after_between = prev == Prev::Word("BETWEEN".into());
+                let argument_start = matches!(prev, Prev::Punct(b'(' | b','));
+                if after_between && (word == "SYMMETRIC" || word == "ASYMMETRIC") {
+                    out[start..i].fill(b' ');
+                    // Note: the rewritten SQL still reads BETWEEN next.
+                    continue;
+                }
+                match word.as_str() {
+                    "UPDATE" => update_at = Some(depth),
+                    "SET" if update_at == Some(depth) => set_at = Some(depth),
+                    "WHERE" | "FROM" | "RETURNING" if set_at == Some(depth) => {
+                        set_at = None;
+                        update_at = None;
+                    }
+                    _ => {}
+                }
+                let target_start =
+                    matches!(prev, Prev::Word(ref w) if w == "SET") || prev == Prev::Punct(b',');
+                if set_at == Some(depth)
+                    && target_start
+                    && let Some(end) = constant_subscript(b, i)
+                {
+                    out[i..end].fill(b' ');
+                    element_targets.push(start);
+                    prev = Prev::Word(word);
+                    i = end;
+                    continue;
+                }
+                if argument_start && word == "VARIADIC" {
+                    out[start..i].fill(b' ');
+                    let mut next = i;
+                    while next < b.len() && b[next].is_ascii_whitespace() {
+                        next += 1;
+                    }
+                    variadic.push(next);
+                    continue;
+                }
+                prev = Prev::Word(word);
+            }
+            c if c.is_ascii_whitespace() => i += 1,
+            c => {
+                match c {
+                    b'(' => depth += 1,
+                    b')' => {
+                        if set_at == Some(depth) {
+                            set_at = None;
+                        }
+                        depth = depth.saturating_sub(1);
+                    }
+                    b';' => {
+                        set_at = None;
+                        update_at = None;
+                    }
+                    _ => {}
+                }
+                prev = Prev::Punct(c);
+                i += 1;
+            }
+        }
+    }
+    let sql = String::from_utf8(out).expect("only ASCII letters were replaced by spaces");
+    Rewritten {
+        sql,
+        variadic,
+        element_targets,
+    }
+}
+
+/// The index after `[digits]` directly at `i` when an `=` (not `=>`) follows it.
+fn constant_subscript(b: &[u8], i: usize) -> Option<usize> {
+    if b.get(i) != Some(&b'[') {
+        return None;
+    }
+    let mut j = i + 1;
+    while j < b.len() && (b[j].is_ascii_digit() || b[j] == b' ') {
+        j += 1;
+    }
+    if b.get(j) != Some(&b']') || j == i + 1 {
+        return None;
+    }
+    let end = j + 1;
+    let mut k = end;
+    while k < b.len() && b[k].is_ascii_whitespace() {
+        k += 1;
+    }
+    (b.get(k) == Some(&b'=') && b.get(k + 1) != Some(&b'>')).then_some(end)
+}
+
+/// The index after a quoted string or identifier starting at `i` (doubled quotes escape; with
+/// `escapes`, a backslash does too).
+fn skip_quoted(b: &[u8], i: usize, q: u8, escapes: bool) -> usize {
+    let mut j = i + 1;
+    while j < b.len() {
+        if escapes && b[j] == b'\\' {
+            j += 2;
+            continue;
+        }
+        if b[j] == q {
+            if b.get(j + 1) == Some(&q) {
+                j += 2;
+                continue;
+            }
+            return j + 1;
+        }
+        j += 1;
+    }
+    b.len()
+}
+
+/// The index after a (nested) block comment starting at `i`.
+fn skip_block_comment(b: &[u8], i: usize) -> usize {
+    let mut depth = 0;
+    let mut j = i;
+    while j < b.len() {
+        if b[j] == b'/' && b.get(j + 1) == Some(&b'*') {
+            depth += 1;
+            j += 2;
+        } else if b[j] == b'*' && b.get(j + 1) == Some(&b'/') {
+            depth -= 1;
+            j += 2;
+            if depth == 0 {
+                return j;
+            }
+        } else {
+            j += 1;
+        }
+    }
+    b.len()
+}
+
+/// `$tag$` or `$$` at `i`.
+fn dollar_tag(b: &[u8], i: usize) -> Option<&[u8]> {
+    let mut j = i + 1;
+    if b.get(j).is_some_and(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+        j += 1;
+    }
+    (b.get(j) == Some(&b'$')).then(|| &b[i..=j])
+}
+
+fn find(b: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    b.get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|p| p + from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keywords_are_blanked_in_place() {
+        let sql = "SELECT x BETWEEN symmetric 1 AND 2, f(a, VARIADIC b) FROM t";
+        let r = rewrite(sql);
+        assert_eq!(r.sql.len(), sql.len());
+        assert_eq!(
+            r.sql,
+            "SELECT x BETWEEN           1 AND 2, f(a,          b) FROM t"
+        );
+        assert_eq!(r.variadic, [sql.find(" b)").unwrap() + 1]);
+    }
+
+    #[test]
+    fn constant_subscripts_of_set_targets_are_blanked() {
+        let sql = "UPDATE t SET a[1] = 2, b = c[1] WHERE d[2] = 3";
+        let r = rewrite(sql);
+        assert_eq!(r.sql, "UPDATE t SET a    = 2, b = c[1] WHERE d[2] = 3");
+        assert_eq!(r.element_targets, [13]);
+        let kept = "UPDATE t SET a[$1] = 2";
+        assert_eq!(rewrite(kept).sql, kept, "a parameter subscript is kept");
+    }
+
+    #[test]
+    fn strings_comments_and_identifiers_are_left_alone() {
+        let sql = "SELECT 'BETWEEN SYMMETRIC', $$ (VARIADIC x) $$, \"variadic\" -- f(VARIADIC y)\n/* BETWEEN SYMMETRIC */ FROM t WHERE a = $1";
+        let r = rewrite(sql);
+        assert_eq!(r.sql, sql);
+        assert!(r.variadic.is_empty());
+    }
+}
