@@ -55,7 +55,7 @@ const CHUNK: usize = 64 * 1024;
 const RESERVE_LIMIT: usize = 1 << 16;
 
 /// The most bytes [`Run::owed`] counts: more than one wait asks for.
-const MAX_OWED: usize = 64 * 1024;
+const MAX_OWED: usize = 32 * 1024;
 
 /// Where a pipeline's Syncs go.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -129,9 +129,12 @@ const MIN_READ: usize = 16 * 1024;
 /// The largest read or write buffer kept between messages.
 const MAX_IDLE_CAPACITY: usize = 1024 * 1024;
 
-/// The most bytes a wait asks to have arrived before it wakes ([`Stream::next_frame_sending`]):
-/// what one read takes.
-const MAX_WAKE_AT: usize = READ_SIZE;
+/// The most bytes a wait asks to have arrived before it wakes ([`Stream::next_frame_sending`]).
+///
+/// Note: Linux grows the receive buffer to hold twice the mark and, when it must, clamps the
+/// TCP window to the mark for the rest of the connection (`tcp_set_rcvlowat`); a mark of a
+/// quarter of the initial receive buffer (128 KiB) never needs either.
+const MAX_WAKE_AT: usize = 16 * 1024;
 
 /// The bytes a cycle must receive before [`Stream::end_cycle`] moves the read buffer: glibc's
 /// default trim threshold (128 KiB). Rows decoded from fewer bytes rarely leave that much to
