@@ -5,6 +5,10 @@
 #   DATABASE_URL=postgres://postgres@127.0.0.1:5432 bench/setup.sh
 #
 # DATABASE_URL names the server; its database part, if any, is ignored.
+#
+# bench/qail.schema.json is this schema's snapshot, which the `qail` driver's `qail!` queries
+# are checked against when the harness compiles. After changing the tables below, write it
+# again: cargo qail schema pull --database-url "$server/qail_bench" --out bench/qail.schema.json
 set -euo pipefail
 
 url="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432}"

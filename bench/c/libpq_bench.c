@@ -6,10 +6,10 @@
  * Connects, prepares nothing before the clock starts (statement preparation is measured, as
  * for the Rust drivers), runs WORKLOAD, and prints one line:
  *
- *   queries=… rows=… wall_ns=… cpu_ns=… sys_ns=… p50_ns=… p99_ns=… max_rss_kib=…
+ *   queries=… rows=… wall_ns=… cpu_ns=… sys_ns=… minflt=… p50_ns=… p99_ns=… max_rss_kib=…
  *
  * cpu_ns is getrusage(RUSAGE_SELF) user+system time around the workload (all threads),
- * sys_ns its system part.
+ * sys_ns its system part, minflt the minor page faults; max_rss_kib is the process's peak.
  * Parameters and results are binary. Sequential workloads use PQexecPrepared; pipelined
  * ones use pipeline mode (PostgreSQL 14+ libpq). Values are decoded into C values: integers,
  * floats, bools, times and uuids by value, text copied into buffers, numeric into a scaled
@@ -62,6 +62,13 @@ static uint64_t sys_ns(void) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     return (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
+}
+
+/* Minor page faults so far. */
+static uint64_t minflt(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (uint64_t)ru.ru_minflt;
 }
 
 #include "wire.h"
@@ -123,9 +130,16 @@ static counts_t point(PGconn *conn, uint64_t n) {
     return c;
 }
 
-/* Sends `batch` prepared queries with one int8 parameter from `param(i)`, syncs, reads. */
+static void expect_sync(PGconn *conn) {
+    PGresult *r = PQgetResult(conn);
+    if (PQresultStatus(r) != PGRES_PIPELINE_SYNC) die(conn, "expected pipeline sync");
+    PQclear(r);
+}
+
+/* Sends `batch` prepared queries with one int8 parameter from `param(i)`, with a Sync after
+ * each (`per_query`) or one after the batch, and reads the results. */
 static counts_t pipelined(PGconn *conn, uint64_t first, uint64_t batch,
-                          uint64_t (*param)(uint64_t)) {
+                          uint64_t (*param)(uint64_t), int per_query) {
     counts_t c = {0, 0};
     char buf[8];
     const char *vals[1] = {buf};
@@ -133,8 +147,9 @@ static counts_t pipelined(PGconn *conn, uint64_t first, uint64_t batch,
     for (uint64_t k = 0; k < batch; k++) {
         put64(buf, param(first + k));
         if (!PQsendQueryPrepared(conn, "s", 1, vals, lens, fmts, 1)) die(conn, "send");
+        if (per_query && !PQpipelineSync(conn)) die(conn, "pipeline sync");
     }
-    if (!PQpipelineSync(conn)) die(conn, "pipeline sync");
+    if (!per_query && !PQpipelineSync(conn)) die(conn, "pipeline sync");
     for (uint64_t k = 0; k < batch; k++) {
         PGresult *r = PQgetResult(conn);
         if (PQresultStatus(r) != PGRES_TUPLES_OK) die(conn, "pipelined query");
@@ -142,23 +157,22 @@ static counts_t pipelined(PGconn *conn, uint64_t first, uint64_t batch,
         c.queries++;
         PQclear(r);
         if ((r = PQgetResult(conn)) != NULL) die(conn, "expected end of query results");
+        if (per_query) expect_sync(conn);
     }
-    PGresult *r = PQgetResult(conn);
-    if (PQresultStatus(r) != PGRES_PIPELINE_SYNC) die(conn, "expected pipeline sync");
-    PQclear(r);
+    if (!per_query) expect_sync(conn);
     return c;
 }
 
 static uint64_t limit_param(uint64_t i) { return i % 10 + 1; }
 static uint64_t id_param(uint64_t i) { return i % 10000 + 1; }
 
-static counts_t pipeline(PGconn *conn, uint64_t n, uint64_t batch) {
+static counts_t pipeline(PGconn *conn, uint64_t n, uint64_t batch, int per_query) {
     const Oid types[1] = {20};
     prepare(conn, PIPELINE_SQL, 1, types);
     if (!PQenterPipelineMode(conn)) die(conn, "enter pipeline mode");
     counts_t c = {0, 0};
     for (uint64_t b = 0; b < (n + batch - 1) / batch; b++) {
-        counts_t d = pipelined(conn, b * batch, batch, limit_param);
+        counts_t d = pipelined(conn, b * batch, batch, limit_param, per_query);
         c.queries += d.queries;
         c.rows += d.rows;
     }
@@ -267,7 +281,8 @@ typedef struct {
 static void *pool_task(void *arg) {
     task_t *t = arg;
     for (uint64_t b = 0; b < t->batches; b++) {
-        counts_t d = pipelined(t->conn, (t->task * t->batches + b) * t->batch, t->batch, id_param);
+        counts_t d =
+            pipelined(t->conn, (t->task * t->batches + b) * t->batch, t->batch, id_param, 0);
         t->counts.queries += d.queries;
         t->counts.rows += d.rows;
     }
@@ -376,35 +391,14 @@ static long peak_rss_kib(void) {
     return kib;
 }
 
-static void report(counts_t c, uint64_t wall, uint64_t cpu, uint64_t sys) {
+static void report(counts_t c, uint64_t wall, uint64_t cpu, uint64_t sys, uint64_t faults) {
     qsort(lat, lat_n, sizeof *lat, cmp_u64);
-    printf("queries=%llu rows=%llu wall_ns=%llu cpu_ns=%llu sys_ns=%llu p50_ns=%llu p99_ns=%llu "
-           "max_rss_kib=%ld\n",
+    printf("queries=%llu rows=%llu wall_ns=%llu cpu_ns=%llu sys_ns=%llu minflt=%llu p50_ns=%llu "
+           "p99_ns=%llu max_rss_kib=%ld\n",
            (unsigned long long)c.queries, (unsigned long long)c.rows,
            (unsigned long long)wall, (unsigned long long)cpu, (unsigned long long)sys,
-           (unsigned long long)percentile(50), (unsigned long long)percentile(99), peak_rss_kib());
-}
-
-/* The memory workload: 10,000 point SELECTs and 1,000 INSERTs; the report's max_rss_kib. */
-static counts_t memory(PGconn *conn) {
-    counts_t c = point(conn, 10000);
-    const Oid types[4] = {20, 25, 23, 701};
-    PGresult *r = PQprepare(conn, "i", INSERT_SQL, 4, types);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK) die(conn, "prepare insert");
-    PQclear(r);
-    const int fmts[4] = {1, 1, 1, 1};
-    for (uint64_t n = 0; n < 1000; n++) {
-        insert_params_t p;
-        insert_row(n % INSERT_BATCH, p.id, p.name, p.qty, p.price);
-        const char *vals[4] = {p.id, p.name, p.qty, p.price};
-        const int lens[4] = {8, (int)strlen(p.name), 4, 8};
-        r = PQexecPrepared(conn, "i", 4, vals, lens, fmts, 1);
-        if (PQresultStatus(r) != PGRES_COMMAND_OK) die(conn, "insert");
-        PQclear(r);
-        c.queries++;
-    }
-    lat_n = 0;
-    return c;
+           (unsigned long long)faults, (unsigned long long)percentile(50),
+           (unsigned long long)percentile(99), peak_rss_kib());
 }
 
 /* The rows of `batches` insert batches as binary parameters and as COPY text, built before
@@ -459,16 +453,16 @@ int main(int argc, char **argv) {
         build_inserts(n, &rows, &texts);
     }
 
-    uint64_t wall0 = now_ns(), cpu0 = cpu_ns(), sys0 = sys_ns();
+    uint64_t wall0 = now_ns(), cpu0 = cpu_ns(), sys0 = sys_ns(), flt0 = minflt();
     counts_t c = {0, 0};
     if (!strcmp(w, "point")) c = point(conn, n);
-    else if (!strcmp(w, "pipeline")) c = pipeline(conn, n, batch);
+    else if (!strcmp(w, "pipeline")) c = pipeline(conn, n, batch, 1);
+    else if (!strcmp(w, "pipeline_atomic")) c = pipeline(conn, n, batch, 0);
     else if (!strcmp(w, "join")) c = join(conn, n);
     else if (!strcmp(w, "wide")) c = wide(conn, n);
     else if (!strcmp(w, "params16")) c = params16(conn, n);
     else if (is_insert) c = insert(conn, rows, n);
     else if (is_copy) c = copy_in(conn, texts, n);
-    else if (!strcmp(w, "memory")) c = memory(conn);
     else if (!strcmp(w, "pool10")) {
         pthread_t th[POOL_TASKS];
         for (int k = 0; k < POOL_TASKS; k++) {
@@ -487,6 +481,6 @@ int main(int argc, char **argv) {
         return 2;
     }
     uint64_t wall = now_ns() - wall0, cpu = cpu_ns() - cpu0, sys = sys_ns() - sys0;
-    report(c, wall, cpu, sys);
+    report(c, wall, cpu, sys, minflt() - flt0);
     return 0;
 }

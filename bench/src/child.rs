@@ -1,13 +1,19 @@
-//! Measurements taken in a child process: the libpq C program, and the memory workload of
-//! every driver. The child prints one line of `key=value` pairs measured by itself.
+//! Every measurement is taken in a fresh child process: the harness binary in its `--child`
+//! mode for the Rust drivers, the C program for libpq. The child measures itself around the
+//! workload and prints one line of `key=value` pairs, or `missing=REASON` when the driver has
+//! no way to run the workload.
 
 use std::process::Command;
 use std::time::Duration;
 
 use crate::measure::{Counts, Result, Sample};
 
-/// Runs `cmd` and reads the report line it prints on stdout.
-pub(crate) fn run(mut cmd: Command) -> Result<Sample> {
+/// The line a child prints when its driver cannot run the workload.
+pub(crate) const MISSING: &str = "missing=";
+
+/// Runs `cmd` and reads the report line it prints on stdout; `Ok(None)` when the driver
+/// cannot run the workload.
+pub(crate) fn run(mut cmd: Command) -> Result<Option<Sample>> {
     let out = cmd.output().map_err(|e| {
         format!(
             "cannot start {:?}: {e}; build the harness with `cargo build --release` in bench/",
@@ -24,15 +30,19 @@ pub(crate) fn run(mut cmd: Command) -> Result<Sample> {
         .into());
     }
     let stdout = String::from_utf8(out.stdout)?;
+    if stdout.lines().any(|l| l.starts_with(MISSING)) {
+        return Ok(None);
+    }
     let line = stdout
         .lines()
         .rev()
         .find(|l| l.contains("queries="))
         .ok_or_else(|| format!("{:?} printed no report line", cmd.get_program()))?;
-    parse_report(line)
+    parse_report(line).map(Some)
 }
 
-/// Parses `queries=… rows=… wall_ns=… cpu_ns=… [sys_ns=…] [p50_ns=… p99_ns=…] [max_rss_kib=…]`.
+/// Parses `queries=… rows=… wall_ns=… cpu_ns=… [sys_ns=…] [minflt=…] [p50_ns=… p99_ns=…]
+/// [max_rss_kib=…]`.
 pub(crate) fn parse_report(line: &str) -> Result<Sample> {
     let mut sample = Sample::default();
     let mut counts = Counts::default();
@@ -49,6 +59,7 @@ pub(crate) fn parse_report(line: &str) -> Result<Sample> {
             "wall_ns" => sample.wall = Duration::from_nanos(n),
             "cpu_ns" => sample.cpu = Duration::from_nanos(n),
             "sys_ns" => sample.sys = Duration::from_nanos(n),
+            "minflt" => sample.minflt = n,
             "p50_ns" if n > 0 => sample.p50 = Some(Duration::from_nanos(n)),
             "p99_ns" if n > 0 => sample.p99 = Some(Duration::from_nanos(n)),
             "max_rss_kib" => sample.max_rss_kib = Some(n),
@@ -63,12 +74,14 @@ pub(crate) fn parse_report(line: &str) -> Result<Sample> {
 pub(crate) fn format_report(s: &Sample) -> String {
     let ns = |d: Option<Duration>| d.map_or(0, |d| d.as_nanos());
     format!(
-        "queries={} rows={} wall_ns={} cpu_ns={} sys_ns={} p50_ns={} p99_ns={} max_rss_kib={}",
+        "queries={} rows={} wall_ns={} cpu_ns={} sys_ns={} minflt={} p50_ns={} p99_ns={} \
+         max_rss_kib={}",
         s.counts.queries,
         s.counts.rows,
         s.wall.as_nanos(),
         s.cpu.as_nanos(),
         s.sys.as_nanos(),
+        s.minflt,
         ns(s.p50),
         ns(s.p99),
         s.max_rss_kib.unwrap_or(0)
@@ -89,6 +102,7 @@ mod tests {
             wall: Duration::from_nanos(1_000),
             cpu: Duration::from_nanos(500),
             sys: Duration::from_nanos(200),
+            minflt: 7,
             p50: Some(Duration::from_nanos(30)),
             p99: None,
             max_rss_kib: Some(4096),
@@ -98,6 +112,7 @@ mod tests {
         assert_eq!(back.wall, s.wall);
         assert_eq!(back.cpu, s.cpu);
         assert_eq!(back.sys, s.sys);
+        assert_eq!(back.minflt, 7);
         assert_eq!(back.p50, s.p50);
         assert_eq!(back.p99, None);
         assert_eq!(back.max_rss_kib, Some(4096));

@@ -10,7 +10,9 @@ use crate::workload::{Sizes, Workload};
 pub(crate) const USAGE: &str = "\
 usage: qail-bench [WORKLOAD ...] [options]
 
-Workloads (default: all): point pipeline join wide params16 pool10 insert copy memory
+Workloads (default: all): point pipeline_atomic pipeline join wide params16 pool10 insert copy
+
+Every driver runs every workload in a fresh process of its own, once per round.
 
 Options:
   --rounds N             rounds, interleaved across drivers (default 5, at least 1)
@@ -29,10 +31,13 @@ Options:
 pub(crate) enum Command {
     /// Run the benchmark.
     Bench(Options),
-    /// Internal: the memory workload's child process.
-    MemoryChild { driver: Driver, url: String },
-    /// Internal: a child that only starts up, for the memory workload's baseline.
-    MemoryBaseline,
+    /// Internal: one driver's run of one workload, in a child process.
+    Child {
+        driver: Driver,
+        workload: Workload,
+        url: String,
+        sizes: Sizes,
+    },
     /// Print usage.
     Help,
 }
@@ -54,8 +59,9 @@ impl Options {
     pub(crate) fn sizes_line(&self) -> String {
         let s = &self.sizes;
         format!(
-            "Sizes per run: point {}, pipeline {} (batches of {}), join {}, wide {} × 1,000 rows, \
-             params16 {}, pool10 {} (10 tasks, batches of 100), insert/copy {} × 100 rows.",
+            "Sizes per run: point {}, pipeline and pipeline_atomic {} (batches of {}), join {}, \
+             wide {} × 1,000 rows, params16 {}, pool10 {} (10 tasks, batches of 100), \
+             insert/copy {} × 100 rows.",
             s.point,
             s.pipeline,
             s.pipeline_batch,
@@ -111,7 +117,8 @@ pub(crate) fn parse(args: &[String]) -> Result<Command> {
         url: default_url(env_url.as_deref()),
     };
     let (mut full, mut scale, mut pipeline) = (false, 1.0f64, None::<usize>);
-    let mut memory_child = None;
+    let mut child = None;
+    let mut child_sizes = None;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -129,18 +136,24 @@ pub(crate) fn parse(args: &[String]) -> Result<Command> {
             "--no-warmup" => opts.warmup = false,
             "--out" => opts.out = Some(PathBuf::from(value(&mut it, arg)?)),
             "--url" => opts.url = value(&mut it, arg)?.clone(),
-            "--memory-baseline" => return Ok(Command::MemoryBaseline),
-            "--memory-child" => memory_child = Some(value(&mut it, arg)?.parse::<Driver>()?),
+            "--child" => {
+                let driver = value(&mut it, arg)?.parse::<Driver>()?;
+                let workload = value(&mut it, arg)?.parse::<Workload>()?;
+                child = Some((driver, workload));
+            }
+            "--sizes" => child_sizes = Some(Sizes::from_arg(value(&mut it, arg)?)?),
             flag if flag.starts_with('-') => {
                 return Err(format!("unknown option `{flag}`; see --help").into());
             }
             w => opts.workloads.push(w.parse()?),
         }
     }
-    if let Some(driver) = memory_child {
-        return Ok(Command::MemoryChild {
+    if let Some((driver, workload)) = child {
+        return Ok(Command::Child {
             driver,
+            workload,
             url: opts.url,
+            sizes: child_sizes.ok_or("--child needs --sizes")?,
         });
     }
     if opts.rounds == 0 {
@@ -196,6 +209,25 @@ mod tests {
         assert_eq!(o.drivers, vec![Driver::Qail, Driver::Sqlx]);
         assert_eq!(o.rounds, 7);
         assert_eq!(o.sizes.pipeline, 1_000_000);
+    }
+
+    #[test]
+    fn parses_a_child_run() {
+        let sizes = Sizes::quick().to_arg();
+        let line = format!("--child qail wide --url postgres://h/qail_bench --sizes {sizes}");
+        let Ok(Command::Child {
+            driver,
+            workload,
+            url,
+            sizes: s,
+        }) = parse(&args(&line))
+        else {
+            panic!("expected a child command");
+        };
+        assert_eq!((driver, workload), (Driver::Qail, Workload::Wide));
+        assert_eq!(url, "postgres://h/qail_bench");
+        assert_eq!(s.to_arg(), sizes);
+        assert!(parse(&args("--child qail wide")).is_err());
     }
 
     #[test]

@@ -1,11 +1,12 @@
-//! qail-bench: qail-pg and its peers measured side by side in one process run.
+//! qail-bench: qail-pg and its peers measured side by side, each run in a process of its own.
 //!
 //! ```text
 //! cargo run --release -- [WORKLOAD ...] [--rounds N] [--drivers a,b] [--full] [--scale F]
 //! ```
 //!
-//! Rounds are interleaved (every driver runs a workload before any runs it again) and the
-//! table reports medians. See bench/README.md.
+//! Every driver runs every workload in a fresh process, once per round; rounds are
+//! interleaved (every driver runs a workload before any runs it again) and the table reports
+//! medians. See bench/README.md.
 
 mod child;
 mod cli;
@@ -18,7 +19,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use drivers::{Ctx, Driver};
-use measure::{Meter, Result, Sample};
+use measure::{Result, Sample};
 use report::Results;
 use workload::Workload;
 
@@ -35,10 +36,12 @@ fn main() {
         }
     };
     let outcome = match cli::parse(&args) {
-        Ok(cli::Command::MemoryChild { driver, url }) => {
-            runtime.block_on(memory_child(driver, &url))
-        }
-        Ok(cli::Command::MemoryBaseline) => memory_baseline(),
+        Ok(cli::Command::Child {
+            driver,
+            workload,
+            url,
+            sizes,
+        }) => runtime.block_on(child_run(driver, workload, Ctx { url, sizes })),
         Ok(cli::Command::Help) => {
             println!("{}", cli::USAGE);
             Ok(())
@@ -52,45 +55,28 @@ fn main() {
     }
 }
 
-/// The memory workload inside a fresh process: run the body, print the report line.
-async fn memory_child(driver: Driver, url: &str) -> Result<()> {
-    let m = Meter::start()?;
-    driver.memory_body(url).await?;
-    let mut sample = m.finish(measure::Counts {
-        queries: u64::try_from(drivers::MEMORY_SELECTS + drivers::MEMORY_INSERTS)?,
-        rows: u64::try_from(drivers::MEMORY_SELECTS)?,
-    })?;
-    sample.max_rss_kib = Some(measure::max_rss_kib()?);
-    println!("{}", child::format_report(&sample));
+/// One driver's run of one workload, in this (fresh) process: prints the report line.
+async fn child_run(driver: Driver, workload: Workload, ctx: Ctx) -> Result<()> {
+    match driver.run(workload, &ctx).await? {
+        Some(mut sample) => {
+            sample.max_rss_kib = Some(measure::max_rss_kib()?);
+            println!("{}", child::format_report(&sample));
+        }
+        None => println!("{}no implementation", child::MISSING),
+    }
     Ok(())
 }
 
-/// The harness process itself, with a runtime and no connection: the memory baseline.
-fn memory_baseline() -> Result<()> {
-    let sample = Sample {
-        max_rss_kib: Some(measure::max_rss_kib()?),
-        ..Sample::default()
-    };
-    println!("{}", child::format_report(&sample));
-    Ok(())
-}
-
-/// Peak RSS of the harness binary doing nothing, in MiB.
-fn baseline_mib() -> Result<f64> {
-    let mut cmd = Command::new(std::env::current_exe()?);
-    cmd.arg("--memory-baseline");
-    let kib = child::run(cmd)?.max_rss_kib.unwrap_or(0);
-    Ok(kib as f64 / 1024.0)
-}
-
-/// Runs one workload with one driver: in-process, or as a child for `memory`.
-async fn run_one(driver: Driver, w: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
-    if w != Workload::Memory || driver == Driver::Libpq {
-        return driver.run(w, ctx).await;
+/// Runs one workload with one driver in a fresh process: the harness binary in its child
+/// mode, or the C program.
+fn run_one(driver: Driver, w: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
+    if driver == Driver::Libpq {
+        return drivers::libpq::run(w, ctx);
     }
     let mut cmd = Command::new(std::env::current_exe()?);
-    cmd.args(["--memory-child", driver.name(), "--url", &ctx.url]);
-    child::run(cmd).map(Some)
+    cmd.args(["--child", driver.name(), w.name(), "--url", &ctx.url])
+        .args(["--sizes", &ctx.sizes.to_arg()]);
+    child::run(cmd)
 }
 
 async fn bench(opts: cli::Options) -> Result<()> {
@@ -99,13 +85,14 @@ async fn bench(opts: cli::Options) -> Result<()> {
         sizes: opts.sizes.clone(),
     };
     let server = server_version(&ctx.url).await?;
+    let load = load_average();
     if opts.warmup {
-        warm_up(&opts, &ctx).await;
+        warm_up(&opts, &ctx);
     }
     let started = Instant::now();
-    let results = rounds(&opts, &ctx).await;
+    let results = rounds(&opts, &ctx);
     let elapsed = started.elapsed().as_secs_f64();
-    let out = render(&opts, &results, &server, elapsed)?;
+    let out = render(&opts, &results, &server, &load, elapsed);
     println!("{out}");
     if let Some(path) = &opts.out {
         std::fs::write(path, &out)
@@ -115,15 +102,15 @@ async fn bench(opts: cli::Options) -> Result<()> {
 }
 
 /// One unrecorded pass at 10% size: connections, caches and the server's buffers warm up.
-async fn warm_up(opts: &cli::Options, ctx: &Ctx) {
+fn warm_up(opts: &cli::Options, ctx: &Ctx) {
     let warm = Ctx {
         url: ctx.url.clone(),
         sizes: ctx.sizes.scaled(0.1),
     };
     eprintln!("warm-up (10% size, not recorded)");
-    for &w in opts.workloads.iter().filter(|w| **w != Workload::Memory) {
+    for &w in &opts.workloads {
         for &d in &opts.drivers {
-            if let Err(e) = run_one(d, w, &warm).await {
+            if let Err(e) = run_one(d, w, &warm) {
                 eprintln!("warm-up {w:<9} {d:<15} error: {e}");
             }
         }
@@ -131,18 +118,18 @@ async fn warm_up(opts: &cli::Options, ctx: &Ctx) {
 }
 
 /// The measured rounds, interleaved: every driver runs a workload before any runs it again.
-async fn rounds(opts: &cli::Options, ctx: &Ctx) -> Results {
+fn rounds(opts: &cli::Options, ctx: &Ctx) -> Results {
     let mut results = Results::default();
     for round in 1..=opts.rounds {
         for &w in &opts.workloads {
             for &d in &opts.drivers {
                 let at = format!("round {round}/{} {w:<9} {d:<15}", opts.rounds);
-                match run_one(d, w, ctx).await {
+                match run_one(d, w, ctx) {
                     Ok(Some(s)) => {
                         eprintln!("{at} {}", brief(&s));
                         results.push(w, d, s);
                     }
-                    Ok(None) => results.mark_missing(w, d, "TODO: no API in qail-pg yet".into()),
+                    Ok(None) => results.mark_missing(w, d, "the driver has no API for it".into()),
                     Err(e) => {
                         eprintln!("{at} error: {e}");
                         results.mark_missing(w, d, format!("error: {e}"));
@@ -155,9 +142,10 @@ async fn rounds(opts: &cli::Options, ctx: &Ctx) -> Results {
 }
 
 /// The markdown report: header, table, notes.
-fn render(opts: &cli::Options, results: &Results, server: &str, secs: f64) -> Result<String> {
+fn render(opts: &cli::Options, results: &Results, server: &str, load: &str, secs: f64) -> String {
     let mut out = format!(
-        "Rounds: {} (interleaved), medians. Server: {server}. Machine: {}. Run took {secs:.0} s.\n\n",
+        "Rounds: {} (interleaved, each driver and workload a fresh process), medians. \
+         Server: {server}. Machine: {}. Load average at start: {load}. Run took {secs:.0} s.\n\n",
         opts.rounds,
         machine(),
     );
@@ -166,39 +154,43 @@ fn render(opts: &cli::Options, results: &Results, server: &str, secs: f64) -> Re
         "\n\nRatios: qail's advantage over the peer (> 1 means qail is faster or uses less).\n\n",
     );
     out.push_str(&results.table(&opts.workloads, &opts.drivers));
-    let mut notes: Vec<String> = opts
+    let notes: Vec<String> = opts
         .workloads
         .iter()
         .flat_map(|&w| results.row_count_mismatches(w))
         .chain(results.missing_notes())
         .collect();
-    if opts.workloads.contains(&Workload::Memory) {
-        notes.push(format!(
-            "memory: the Rust drivers run in the harness binary (all drivers linked); that \
-             binary starting a runtime and doing nothing peaks at {:.1} MiB",
-            baseline_mib()?
-        ));
-    }
     if !notes.is_empty() {
         out.push_str("\nNotes:\n");
         for n in notes {
             out.push_str(&format!("- {n}\n"));
         }
     }
-    Ok(out)
+    out
+}
+
+/// The 1, 5 and 15 minute load averages, from /proc/loadavg.
+fn load_average() -> String {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let fields: Vec<&str> = text.split_whitespace().take(3).collect();
+    if fields.len() == 3 {
+        fields.join(" / ")
+    } else {
+        "unknown".to_owned()
+    }
 }
 
 fn brief(s: &Sample) -> String {
     let secs = s.wall.as_secs_f64().max(1e-9);
-    match s.max_rss_kib {
-        Some(kib) => format!("peak RSS {:.1} MiB", kib as f64 / 1024.0),
-        None => format!(
-            "{:>10.0} q/s {:>10.0} rows/s  cpu {:.3} s",
-            s.counts.queries as f64 / secs,
-            s.counts.rows as f64 / secs,
-            s.cpu.as_secs_f64()
-        ),
-    }
+    format!(
+        "{:>10.0} q/s {:>10.0} rows/s  user {:.3} s  sys {:.3} s  faults {:>7}  peak {:.1} MiB",
+        s.counts.queries as f64 / secs,
+        s.counts.rows as f64 / secs,
+        s.user().as_secs_f64(),
+        s.sys.as_secs_f64(),
+        s.minflt,
+        s.max_rss_kib.unwrap_or(0) as f64 / 1024.0,
+    )
 }
 
 /// The server's version string, asked through tokio-postgres (any driver would do).

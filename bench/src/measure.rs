@@ -1,8 +1,10 @@
-//! Wall time, client CPU time and per-query latency of one driver's run of one workload.
+//! Wall time, client CPU time, minor page faults and per-query latency of one driver's run of
+//! one workload.
 //!
-//! CPU time is `getrusage(RUSAGE_THREAD)`: the harness runs every Rust driver on a
-//! current-thread tokio runtime, so the thread's user + system time is all the client work
-//! (encoding, decoding, syscalls) of that run, the driver's background tasks included.
+//! Every run is a process of its own (see `child`), so `getrusage(RUSAGE_SELF)` taken around
+//! the workload is all the client's work (encoding, decoding, syscalls, the allocator's page
+//! faults) of that run, every thread and background task included, and nothing of another
+//! driver's.
 
 use std::time::{Duration, Instant};
 
@@ -37,18 +39,28 @@ pub(crate) struct Sample {
     pub(crate) cpu: Duration,
     /// The system (kernel) part of `cpu`.
     pub(crate) sys: Duration,
+    /// Minor page faults (pages the kernel had to map in).
+    pub(crate) minflt: u64,
     /// Per-query latency percentiles, for sequential workloads.
     pub(crate) p50: Option<Duration>,
     pub(crate) p99: Option<Duration>,
-    /// Peak resident set size in KiB (the memory workload only).
+    /// Peak resident set size of the whole process in KiB.
     pub(crate) max_rss_kib: Option<u64>,
 }
 
-/// CPU time this thread has used so far: (user + system, system).
-fn thread_cpu() -> Result<(Duration, Duration)> {
-    let usage = getrusage(UsageWho::RUSAGE_THREAD)?;
+impl Sample {
+    /// The user-space part of `cpu`.
+    pub(crate) fn user(&self) -> Duration {
+        self.cpu.saturating_sub(self.sys)
+    }
+}
+
+/// What this process has used so far: CPU time (user + system, system) and minor faults.
+fn process_usage() -> Result<(Duration, Duration, u64)> {
+    let usage = getrusage(UsageWho::RUSAGE_SELF)?;
     let sys = timeval(usage.system_time());
-    Ok((timeval(usage.user_time()) + sys, sys))
+    let minflt = u64::try_from(usage.minor_page_faults()).unwrap_or(0);
+    Ok((timeval(usage.user_time()) + sys, sys, minflt))
 }
 
 /// Peak resident set size of this process in KiB.
@@ -81,6 +93,7 @@ pub(crate) struct Meter {
     started: Instant,
     cpu_at_start: Duration,
     sys_at_start: Duration,
+    minflt_at_start: u64,
     /// Latencies of sequential queries, pushed by the workload.
     pub(crate) latencies: Latencies,
 }
@@ -88,10 +101,11 @@ pub(crate) struct Meter {
 impl Meter {
     /// Starts the clocks.
     pub(crate) fn start() -> Result<Meter> {
-        let (cpu_at_start, sys_at_start) = thread_cpu()?;
+        let (cpu_at_start, sys_at_start, minflt_at_start) = process_usage()?;
         Ok(Meter {
             cpu_at_start,
             sys_at_start,
+            minflt_at_start,
             started: Instant::now(),
             latencies: Latencies::default(),
         })
@@ -100,13 +114,14 @@ impl Meter {
     /// Stops the clocks and turns the run into a [`Sample`].
     pub(crate) fn finish(self, counts: Counts) -> Result<Sample> {
         let wall = self.started.elapsed();
-        let (cpu, sys) = thread_cpu()?;
+        let (cpu, sys, minflt) = process_usage()?;
         let (p50, p99) = self.latencies.percentiles();
         Ok(Sample {
             counts,
             wall,
             cpu: cpu.saturating_sub(self.cpu_at_start),
             sys: sys.saturating_sub(self.sys_at_start),
+            minflt: minflt.saturating_sub(self.minflt_at_start),
             p50,
             p99,
             max_rss_kib: None,
@@ -187,13 +202,13 @@ mod tests {
     }
 
     #[test]
-    fn thread_cpu_advances_with_work() {
-        let before = thread_cpu().expect("getrusage works on Linux").0;
+    fn process_cpu_advances_with_work() {
+        let before = process_usage().expect("getrusage works on Linux").0;
         let mut x = 0u64;
         for i in 0..20_000_000u64 {
             x = std::hint::black_box(x.wrapping_add(i * i));
         }
         std::hint::black_box(x);
-        assert!(thread_cpu().expect("getrusage works on Linux").0 > before);
+        assert!(process_usage().expect("getrusage works on Linux").0 > before);
     }
 }

@@ -33,25 +33,18 @@ fn per(n: u64, total_ns: f64) -> Option<f64> {
 
 fn metrics(w: Workload) -> Vec<Metric> {
     let mut m = Vec::new();
-    match w {
-        Workload::Memory => {
-            m.push(Metric {
-                label: "peak RSS, MiB",
-                value: |s| s.max_rss_kib.map(|k| k as f64 / 1024.0),
-                higher_is_better: false,
-            });
-            return m;
-        }
-        Workload::Insert | Workload::Copy => m.push(Metric {
+    if matches!(w, Workload::Insert | Workload::Copy) {
+        m.push(Metric {
             label: "rows/s",
             value: |s| per_sec(s.counts.rows, s),
             higher_is_better: true,
-        }),
-        _ => m.push(Metric {
+        });
+    } else {
+        m.push(Metric {
             label: "queries/s",
             value: |s| per_sec(s.counts.queries, s),
             higher_is_better: true,
-        }),
+        });
     }
     if w.is_sequential() {
         m.push(Metric {
@@ -65,21 +58,38 @@ fn metrics(w: Workload) -> Vec<Metric> {
             higher_is_better: false,
         });
     }
-    m.push(Metric {
-        label: "client CPU, µs/query",
-        value: |s| per(s.counts.queries, s.cpu.as_secs_f64() * 1e6),
-        higher_is_better: false,
-    });
-    m.push(Metric {
-        label: "of which system, µs/query",
-        value: |s| per(s.counts.queries, s.sys.as_secs_f64() * 1e6),
-        higher_is_better: false,
-    });
-    m.push(Metric {
-        label: "client CPU, ns/row",
-        value: |s| per(s.counts.rows, s.cpu.as_secs_f64() * 1e9),
-        higher_is_better: false,
-    });
+    m.extend([
+        Metric {
+            label: "client CPU, µs/query",
+            value: |s| per(s.counts.queries, s.cpu.as_secs_f64() * 1e6),
+            higher_is_better: false,
+        },
+        Metric {
+            label: "of which user, µs/query",
+            value: |s| per(s.counts.queries, s.user().as_secs_f64() * 1e6),
+            higher_is_better: false,
+        },
+        Metric {
+            label: "of which system, µs/query",
+            value: |s| per(s.counts.queries, s.sys.as_secs_f64() * 1e6),
+            higher_is_better: false,
+        },
+        Metric {
+            label: "client CPU, ns/row",
+            value: |s| per(s.counts.rows, s.cpu.as_secs_f64() * 1e9),
+            higher_is_better: false,
+        },
+        Metric {
+            label: "minor faults/query",
+            value: |s| per(s.counts.queries, s.minflt as f64),
+            higher_is_better: false,
+        },
+        Metric {
+            label: "peak RSS, MiB",
+            value: |s| s.max_rss_kib.map(|k| k as f64 / 1024.0),
+            higher_is_better: false,
+        },
+    ]);
     m
 }
 
@@ -89,7 +99,7 @@ impl Results {
         self.samples.entry((w, d)).or_default().push(s);
     }
 
-    /// Records that `d` cannot run `w`, and why ("TODO: …", or the error).
+    /// Records that `d` cannot run `w`, and why (no API for it, or the error).
     pub(crate) fn mark_missing(&mut self, w: Workload, d: Driver, why: String) {
         self.missing.entry((w, d)).or_insert(why);
     }
@@ -116,7 +126,7 @@ impl Results {
             return Vec::new();
         };
         seen.iter()
-            .filter(|&&(_, q, r)| (q, r) != (q0, r0) && w != Workload::Memory)
+            .filter(|&&(_, q, r)| (q, r) != (q0, r0))
             .map(|(d, q, r)| format!("{w}: {d} did {q} queries/{r} rows, {first} {q0}/{r0}"))
             .collect()
     }
@@ -148,7 +158,7 @@ impl Results {
                 for &d in drivers {
                     let cell = match self.median_of(w, d, &metric) {
                         Some(v) => fmt_value(v),
-                        None if self.missing.contains_key(&(w, d)) => "TODO".to_owned(),
+                        None if self.missing.contains_key(&(w, d)) => "n/a".to_owned(),
                         None => "–".to_owned(),
                     };
                     let _ = write!(out, " {cell} |");
@@ -245,12 +255,12 @@ mod tests {
         );
         // qail: median wall 1 s → 10,000 q/s; sqlx 5,000 q/s → qail 2× better.
         assert!(
-            t.contains("| pipeline | queries/s | 10,000 | 5,000 | TODO | 2.00× | – |"),
+            t.contains("| pipeline | queries/s | 10,000 | 5,000 | n/a | 2.00× | – |"),
             "{t}"
         );
         // CPU: qail 10 µs/query, sqlx 40 µs/query → qail 4× better.
         assert!(
-            t.contains("| pipeline | client CPU, µs/query | 10.0 | 40.0 | TODO | 4.00× |"),
+            t.contains("| pipeline | client CPU, µs/query | 10.0 | 40.0 | n/a | 4.00× |"),
             "{t}"
         );
     }

@@ -12,7 +12,10 @@ use uuid::Uuid;
 pub(crate) enum Workload {
     /// Sequential point lookups by primary key.
     Point,
-    /// Many small queries pipelined in batches.
+    /// Many small queries pipelined in batches of one Sync (one implicit transaction) each,
+    /// rows returned owned.
+    PipelineAtomic,
+    /// The same batches with a Sync after every query: each query its own cycle.
     Pipeline,
     /// The ferry 3×LEFT JOIN, sequential.
     Join,
@@ -26,14 +29,13 @@ pub(crate) enum Workload {
     Insert,
     /// 100-row batches through COPY FROM STDIN.
     Copy,
-    /// Peak RSS of a minimal program: 10,000 point SELECTs and 1,000 INSERTs.
-    Memory,
 }
 
 impl Workload {
     /// Every workload, in report order.
     pub(crate) const ALL: [Workload; 9] = [
         Workload::Point,
+        Workload::PipelineAtomic,
         Workload::Pipeline,
         Workload::Join,
         Workload::Wide,
@@ -41,13 +43,13 @@ impl Workload {
         Workload::Pool10,
         Workload::Insert,
         Workload::Copy,
-        Workload::Memory,
     ];
 
     /// The name used on the command line and in the report.
     pub(crate) fn name(self) -> &'static str {
         match self {
             Workload::Point => "point",
+            Workload::PipelineAtomic => "pipeline_atomic",
             Workload::Pipeline => "pipeline",
             Workload::Join => "join",
             Workload::Wide => "wide",
@@ -55,7 +57,6 @@ impl Workload {
             Workload::Pool10 => "pool10",
             Workload::Insert => "insert",
             Workload::Copy => "copy",
-            Workload::Memory => "memory",
         }
     }
 
@@ -151,6 +152,61 @@ impl Sizes {
             pool: s(self.pool, POOL_TASKS * POOL_BATCH),
             insert_batches: s(self.insert_batches, 1),
         }
+    }
+}
+
+impl Sizes {
+    /// The sizes as one command-line value, for a child process: `point=5000,pipeline=…`.
+    pub(crate) fn to_arg(&self) -> String {
+        self.fields()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Parses what [`Sizes::to_arg`] wrote; every field must be there.
+    pub(crate) fn from_arg(arg: &str) -> Result<Sizes, String> {
+        let mut sizes = Sizes::quick();
+        let mut seen = 0;
+        for pair in arg.split(',') {
+            let (key, value) = pair
+                .split_once('=')
+                .ok_or_else(|| format!("malformed size `{pair}`: expected name=number"))?;
+            let value: usize = value
+                .parse()
+                .map_err(|_| format!("size `{key}` is not a number: `{value}`"))?;
+            let field = match key {
+                "point" => &mut sizes.point,
+                "pipeline" => &mut sizes.pipeline,
+                "pipeline_batch" => &mut sizes.pipeline_batch,
+                "join" => &mut sizes.join,
+                "wide" => &mut sizes.wide,
+                "params16" => &mut sizes.params16,
+                "pool" => &mut sizes.pool,
+                "insert_batches" => &mut sizes.insert_batches,
+                _ => return Err(format!("unknown size `{key}`")),
+            };
+            *field = value;
+            seen += 1;
+        }
+        if seen != sizes.fields().len() {
+            return Err(format!("sizes `{arg}` lack a field"));
+        }
+        Ok(sizes)
+    }
+
+    fn fields(&self) -> [(&'static str, usize); 8] {
+        [
+            ("point", self.point),
+            ("pipeline", self.pipeline),
+            ("pipeline_batch", self.pipeline_batch),
+            ("join", self.join),
+            ("wide", self.wide),
+            ("params16", self.params16),
+            ("pool", self.pool),
+            ("insert_batches", self.insert_batches),
+        ]
     }
 }
 
@@ -263,8 +319,8 @@ pub(crate) struct JoinRow {
     pub(crate) origin: Option<String>,
     pub(crate) destination: Option<String>,
     pub(crate) operator: Option<String>,
-    pub(crate) departure: Option<NaiveTime>,
-    pub(crate) duration: Option<i32>,
+    pub(crate) departure_time: Option<NaiveTime>,
+    pub(crate) duration_minutes: Option<i32>,
     pub(crate) price: Option<Decimal>,
 }
 
@@ -322,6 +378,15 @@ mod tests {
         assert_eq!(s.pipeline, s.pipeline_batch);
         assert_eq!(s.pool, POOL_TASKS * POOL_BATCH);
         assert_eq!(Sizes::full().pipeline, 1_000_000);
+    }
+
+    #[test]
+    fn sizes_round_trip_through_the_child_argument() {
+        let s = Sizes::full().scaled(0.3);
+        let back = Sizes::from_arg(&s.to_arg()).expect("own format parses");
+        assert_eq!(back.to_arg(), s.to_arg());
+        assert!(Sizes::from_arg("point=1").is_err());
+        assert!(Sizes::from_arg("point=x").is_err());
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! libpq from C: `c/libpq_bench.c`, built by `build.rs`, run as a subprocess that connects,
-//! measures its own wall and CPU time (`getrusage(RUSAGE_SELF)`) around the workload and
-//! prints one report line. Sequential workloads use `PQexecPrepared`; pipelined ones use
+//! measures its own wall time, CPU time and minor faults (`getrusage(RUSAGE_SELF)`) around
+//! the workload and prints one report line with its peak RSS. Sequential workloads use `PQexecPrepared`; pipelined ones use
 //! pipeline mode; all use binary parameters and results.
 
 use std::process::Command;
@@ -23,23 +23,17 @@ fn command(url: &str, workload: Workload, n: usize, batch: usize) -> Command {
     cmd
 }
 
-/// Runs one workload with libpq.
-pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
+/// Runs one workload with libpq, in a fresh process.
+pub(crate) fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
     let s = &ctx.sizes;
     let (n, batch) = match workload {
         Workload::Point => (s.point, 1),
-        Workload::Pipeline => (s.pipeline, s.pipeline_batch),
+        Workload::Pipeline | Workload::PipelineAtomic => (s.pipeline, s.pipeline_batch),
         Workload::Join => (s.join, 1),
         Workload::Wide => (s.wide, 1),
         Workload::Params16 => (s.params16, 1),
         Workload::Pool10 => (s.pool.div_ceil(POOL_TASKS * POOL_BATCH), POOL_BATCH),
         Workload::Insert | Workload::Copy => (s.insert_batches, crate::workload::INSERT_BATCH),
-        Workload::Memory => (0, 0),
     };
-    let mut sample = child::run(command(&ctx.url, workload, n, batch))?;
-    if workload != Workload::Memory {
-        // The C program always reports its peak RSS; only the memory workload shows it.
-        sample.max_rss_kib = None;
-    }
-    Ok(sample)
+    child::run(command(&ctx.url, workload, n, batch))
 }

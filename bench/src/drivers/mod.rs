@@ -1,5 +1,6 @@
 //! The drivers under test. Each module implements one function per workload; `run` connects
-//! (outside the measurement), starts a [`Meter`](crate::measure::Meter) and calls it.
+//! (outside the measurement), starts a [`Meter`](crate::measure::Meter) and calls it, inside
+//! a child process of the harness (libpq: inside the C program).
 
 use std::fmt;
 use std::str::FromStr;
@@ -63,28 +64,16 @@ impl Driver {
         }
     }
 
-    /// Runs `workload` once and measures it; `None` when this driver has no implementation
-    /// of it (yet).
+    /// Runs `workload` once in this process and measures it; `None` when this driver has no
+    /// way to run it. libpq runs in the C program instead ([`libpq::run`]).
     pub(crate) async fn run(self, workload: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
         match self {
-            Driver::Qail => qail::run(workload, ctx).await,
-            Driver::QailSql => qail_sql::run(workload, ctx).await,
+            Driver::Qail => qail::run(workload, ctx).await.map(Some),
+            Driver::QailSql => qail_sql::run(workload, ctx).await.map(Some),
             Driver::TokioPostgres => tokio_pg::run(workload, ctx).await.map(Some),
             Driver::Sqlx => sqlx_pg::run(workload, ctx).await.map(Some),
-            Driver::Qail302 => qail302::run(workload, ctx).await.map(Some),
-            Driver::Libpq => libpq::run(workload, ctx).await.map(Some),
-        }
-    }
-
-    /// The memory workload's body, run inside a fresh child process.
-    pub(crate) async fn memory_body(self, url: &str) -> Result<()> {
-        match self {
-            Driver::Qail => qail::memory(url).await,
-            Driver::QailSql => qail_sql::memory(url).await,
-            Driver::TokioPostgres => tokio_pg::memory(url).await,
-            Driver::Sqlx => sqlx_pg::memory(url).await,
-            Driver::Qail302 => qail302::memory(url).await,
-            Driver::Libpq => Err("the libpq memory run is the C program's own mode".into()),
+            Driver::Qail302 => qail302::run(workload, ctx).await,
+            Driver::Libpq => Err("libpq runs in the C program, not in the harness".into()),
         }
     }
 }
@@ -108,11 +97,6 @@ impl FromStr for Driver {
             })
     }
 }
-
-/// Number of point SELECTs in the memory workload.
-pub(crate) const MEMORY_SELECTS: usize = 10_000;
-/// Number of INSERTs in the memory workload.
-pub(crate) const MEMORY_INSERTS: usize = 1_000;
 
 #[cfg(test)]
 mod tests {

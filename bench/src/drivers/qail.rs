@@ -1,148 +1,80 @@
-//! qail-pg from this repository (`../qail-pg`) on its compiled-query path: what `qail!`
-//! emits. Each statement is a [`Template`] (pre-encoded Parse message and Bind prefix, the
-//! expected result columns) and each row type decodes itself by index ([`FromRow`]); the
-//! connection sends Parse+Describe the first time and Bind+Execute+Sync afterwards, with no
-//! SQL text hashed or looked up per query. Pipelines use `Connection::pipeline_atomic` (one
-//! Sync per batch, as libpq and qail-pg 3.0.2 do here).
+//! qail from this repository (`..`) on its compiled-query path: every statement is a
+//! `qail!` invocation, checked at compile time against `bench/qail.schema.json` (the schema
+//! of `setup.sh`, written by `cargo qail schema pull`), expanding to a pre-encoded template
+//! and a decoder into the workload's row type by column name. The connection sends
+//! Parse+Describe the first time and Bind+Execute+Sync afterwards, with no SQL text hashed or
+//! looked up per query. Pipelines use `pipeline_builder()`: `.atomic()` (one Sync per batch,
+//! as libpq and qail-pg 3.0.2 do) or a Sync per query, rows returned owned.
 //!
-//! The templates are built here by hand, with the same public constructors the macro
-//! output uses, until `qail!` can be pointed at the benchmark schema from this crate.
-//! TODO(templates): replace them with `qail!` invocations and a committed snapshot.
+//! Each statement is built by one function of this module taking its arguments; the
+//! arguments are borrowed by the query (`qail!` borrows them), so the workloads keep them
+//! alive in a vector or a local until the query has run.
 
 use std::hint::black_box;
-use std::sync::LazyLock;
 use std::time::Instant;
 
 use futures_util::future::try_join_all;
-use qail_pg::template::ExpectedColumn;
-use qail_pg::{Connection, Error, FromRow, NoRows, Oid, Pool, Query, RawRow, Template};
+use qail::{Connection, NoRows, Pool, Query, qail};
 
-use crate::drivers::{Ctx, MEMORY_INSERTS, MEMORY_SELECTS, qail_sql};
+use crate::drivers::{Ctx, qail_sql};
 use crate::measure::{Counts, Latencies, Meter, Result, Sample};
 use crate::workload::{self as w, JoinRow, WideRow, Workload};
 
-const BOOL: Oid = 16;
-const INT8: Oid = 20;
-const INT4: Oid = 23;
-const TEXT: Oid = 25;
-const FLOAT8: Oid = 701;
-const TIME: Oid = 1083;
-const TIMESTAMPTZ: Oid = 1184;
-const NUMERIC: Oid = 1700;
-const UUID: Oid = 2950;
-const JSONB: Oid = 3802;
-
-const fn col(name: &'static str, type_oid: Oid, type_name: &'static str) -> ExpectedColumn {
-    ExpectedColumn {
-        name,
-        type_oid,
-        type_name,
-    }
+/// The row of the id/name queries.
+pub(crate) struct IdName {
+    pub(crate) id: i64,
+    pub(crate) name: String,
 }
 
-/// Builds a template the way `qail!` does, once per process.
-fn template(
-    sql: &'static str,
-    param_oids: &'static [Oid],
-    columns: &'static [ExpectedColumn],
-) -> &'static Template {
-    let columns: Vec<(&str, Oid, &str)> = columns
-        .iter()
-        .map(|c| (c.name, c.type_oid, c.type_name))
-        .collect();
-    Template::leak(sql, param_oids, &columns).expect("the benchmark SQL has no NUL byte")
+// The statements. Their SQL is the workload's (`workload::*_SQL`), written out because
+// `qail!` takes a literal; a test checks that the two agree.
+
+fn point_query(id: &i64) -> Query<'_, impl qail::template::Decoder<Row = IdName>> {
+    qail!(IdName => "SELECT id, name FROM harbors_small WHERE id = $1", *id)
 }
 
-const ID_NAME: &[ExpectedColumn] = &[col("id", INT8, "int8"), col("name", TEXT, "text")];
-
-static POINT: LazyLock<&Template> = LazyLock::new(|| template(w::POINT_SQL, &[INT8], ID_NAME));
-static PIPELINE: LazyLock<&Template> =
-    LazyLock::new(|| template(w::PIPELINE_SQL, &[INT8], ID_NAME));
-static PARAMS16: LazyLock<&Template> =
-    LazyLock::new(|| template(w::PARAMS16_SQL, &[INT4; 16], ID_NAME));
-static INSERT: LazyLock<&Template> =
-    LazyLock::new(|| template(w::INSERT_SQL, &[INT8, TEXT, INT4, FLOAT8], &[]));
-const JOIN_COLUMNS: &[ExpectedColumn] = &[
-    col("id", UUID, "uuid"),
-    col("name", TEXT, "text"),
-    col("origin", TEXT, "text"),
-    col("destination", TEXT, "text"),
-    col("operator", TEXT, "text"),
-    col("departure_time", TIME, "time"),
-    col("duration_minutes", INT4, "int4"),
-    col("price", NUMERIC, "numeric"),
-];
-static JOIN: LazyLock<&Template> = LazyLock::new(|| template(w::JOIN_SQL, &[], JOIN_COLUMNS));
-const WIDE_COLUMNS: &[ExpectedColumn] = &[
-    col("id", INT8, "int8"),
-    col("i4", INT4, "int4"),
-    col("i8", INT8, "int8"),
-    col("f8", FLOAT8, "float8"),
-    col("b", BOOL, "bool"),
-    col("t", TEXT, "text"),
-    col("ts", TIMESTAMPTZ, "timestamptz"),
-    col("u", UUID, "uuid"),
-    col("n", NUMERIC, "numeric"),
-    col("j", JSONB, "jsonb"),
-];
-static WIDE: LazyLock<&Template> = LazyLock::new(|| template(w::WIDE_SQL, &[INT8], WIDE_COLUMNS));
-
-/// The row of the id/name queries, as `qail!` would generate it.
-struct IdName {
-    id: i64,
-    name: String,
+fn pipeline_query(limit: &i64) -> Query<'_, impl qail::template::Decoder<Row = IdName>> {
+    qail!(IdName => "SELECT id, name FROM harbors_small LIMIT $1", *limit)
 }
 
-impl FromRow for IdName {
-    fn from_row(row: &mut RawRow<'_>, columns: &[Oid]) -> std::result::Result<Self, Error> {
-        Ok(IdName {
-            id: row.get_next(columns)?,
-            name: row.get_next(columns)?,
-        })
-    }
+fn join_query() -> Query<'static, impl qail::template::Decoder<Row = JoinRow>> {
+    qail!(JoinRow => "SELECT c.id, c.name, o.name AS origin, \
+     d.name AS destination, op.name AS operator, c.departure_time, c.duration_minutes, c.price \
+     FROM odyssey_connections c \
+     LEFT JOIN harbors o ON o.id = c.origin_harbor_id \
+     LEFT JOIN harbors d ON d.id = c.destination_harbor_id \
+     LEFT JOIN operators op ON op.id = c.operator_id \
+     WHERE c.is_enabled ORDER BY c.name LIMIT 50")
 }
 
-impl FromRow for JoinRow {
-    fn from_row(r: &mut RawRow<'_>, c: &[Oid]) -> std::result::Result<Self, Error> {
-        Ok(JoinRow {
-            id: r.get_next(c)?,
-            name: r.get_next(c)?,
-            origin: r.get_next(c)?,
-            destination: r.get_next(c)?,
-            operator: r.get_next(c)?,
-            departure: r.get_next(c)?,
-            duration: r.get_next(c)?,
-            price: r.get_next(c)?,
-        })
-    }
+fn wide_query(after: &i64) -> Query<'_, impl qail::template::Decoder<Row = WideRow>> {
+    qail!(WideRow => "SELECT id, i4, i8, f8, b, t, ts, u, n, j FROM bench_wide \
+     WHERE id > $1 ORDER BY id LIMIT 1000", *after)
 }
 
-impl FromRow for WideRow {
-    fn from_row(r: &mut RawRow<'_>, c: &[Oid]) -> std::result::Result<Self, Error> {
-        Ok(WideRow {
-            id: r.get_next(c)?,
-            i4: r.get_next(c)?,
-            i8: r.get_next(c)?,
-            f8: r.get_next(c)?,
-            b: r.get_next(c)?,
-            t: r.get_next(c)?,
-            ts: r.get_next(c)?,
-            u: r.get_next(c)?,
-            n: r.get_next(c)?,
-            j: r.get_next(c)?,
-        })
-    }
+fn params16_query(ids: &[i32; 16]) -> Query<'_, impl qail::template::Decoder<Row = IdName>> {
+    let [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p] = ids;
+    qail!(IdName => "SELECT id, name FROM harbors_small WHERE id IN \
+     ($1::int4, $2::int4, $3::int4, $4::int4, $5::int4, $6::int4, $7::int4, $8::int4, \
+     $9::int4, $10::int4, $11::int4, $12::int4, $13::int4, $14::int4, $15::int4, $16::int4)",
+     *a, *b, *c, *d, *e, *f, *g, *h, *i, *j, *k, *l, *m, *n, *o, *p)
 }
 
-fn query<'a, D>(t: &'static Template, params: qail_pg::template::Params<'a>) -> Query<'a, D> {
-    Query::new(t, params)
+fn insert_query(r: &w::InsertRow) -> Query<'_, NoRows> {
+    qail!(
+        "INSERT INTO bench_insert (id, name, qty, price) VALUES ($1, $2, $3, $4)",
+        r.id,
+        r.name,
+        r.qty,
+        r.price
+    )
 }
 
 /// Runs one workload through compiled queries.
-pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
+pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
     let s = &ctx.sizes;
     if workload == Workload::Pool10 {
-        return pool10(&ctx.url, s.pool).await.map(Some);
+        return pool10(&ctx.url, s.pool).await;
     }
     let mut c = Connection::connect(&ctx.url).await?;
     if matches!(workload, Workload::Insert | Workload::Copy) {
@@ -154,20 +86,19 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>>
     let lat = &mut m.latencies;
     let counts = match workload {
         Workload::Point => point(&mut c, s.point, lat).await?,
-        Workload::Pipeline => pipeline(&mut c, s.pipeline, s.pipeline_batch).await?,
+        Workload::PipelineAtomic => pipeline(&mut c, s.pipeline, s.pipeline_batch, true).await?,
+        Workload::Pipeline => pipeline(&mut c, s.pipeline, s.pipeline_batch, false).await?,
         Workload::Join => join(&mut c, s.join, lat).await?,
         Workload::Wide => wide(&mut c, s.wide, lat).await?,
         Workload::Params16 => params16(&mut c, s.params16, lat).await?,
         Workload::Insert => insert(&mut c, &batches).await?,
         // COPY has no compiled form: the same call as the run-time path.
         Workload::Copy => qail_sql::copy(&mut c, &texts).await?,
-        Workload::Pool10 | Workload::Memory => {
-            return Err(format!("{workload} is not run in-process").into());
-        }
+        Workload::Pool10 => return Err("pool10 is handled above".into()),
     };
     let sample = m.finish(counts)?;
     c.close().await;
-    Ok(Some(sample))
+    Ok(sample)
 }
 
 async fn point(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Counts> {
@@ -175,9 +106,7 @@ async fn point(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Coun
     for i in 0..n {
         let t = Instant::now();
         let id = w::point_id(i);
-        let row: IdName = query::<IdName>(&POINT, qail_pg::template::Params::new([&id]))
-            .fetch_one(c)
-            .await?;
+        let row = point_query(&id).fetch_one(c).await?;
         black_box((row.id, row.name));
         lat.record(t);
         counts.add(1, 1);
@@ -185,45 +114,27 @@ async fn point(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Coun
     Ok(counts)
 }
 
-/// One pipelined batch of id/name queries; returns (queries, rows). The rows are visited
-/// borrowed (`pipeline_builder().atomic().queries(…).for_each`): the id decoded, the name checked as UTF-8 and
-/// copied into a reused buffer, as the C program copies it into a C buffer.
-async fn id_name_batch(
-    c: &mut Connection,
-    t: &'static Template,
-    params: &[i64],
-) -> Result<(u64, u64)> {
-    // Collected first: a lazy iterator's closure in this future trips the Send check of
-    // `tokio::spawn` (higher-ranked lifetimes).
-    let queries: Vec<Query<'_, IdName>> = params
-        .iter()
-        .map(|p| query(t, qail_pg::template::Params::new([p as _])))
-        .collect();
-    let mut name = String::new();
-    let mut ids = 0i64;
-    let counts = c
-        .pipeline_builder()
-        .atomic()
-        .queries(queries)
-        .for_each(|_, row, columns| {
-            ids = ids.wrapping_add(row.get_next::<i64>(columns)?);
-            name.clear();
-            name.push_str(row.get_next::<&str>(columns)?);
-            Ok(())
-        })
-        .await?;
-    black_box((ids, &name));
-    Ok((counts.len() as u64, counts.iter().sum()))
-}
-
-async fn pipeline(c: &mut Connection, n: usize, batch: usize) -> Result<Counts> {
+/// Batches of `batch` queries, with one Sync per batch (`atomic`) or per query; rows owned.
+async fn pipeline(c: &mut Connection, n: usize, batch: usize, atomic: bool) -> Result<Counts> {
     let mut counts = Counts::default();
     for b in 0..n.div_ceil(batch) {
         let limits: Vec<i64> = (0..batch)
             .map(|k| w::pipeline_limit(b * batch + k))
             .collect();
-        let (q, r) = id_name_batch(c, &PIPELINE, &limits).await?;
-        counts.add(q, r);
+        let queries: Vec<_> = limits.iter().map(pipeline_query).collect();
+        let results = if atomic {
+            c.pipeline_builder()
+                .atomic()
+                .queries(queries)
+                .rows()
+                .await?
+        } else {
+            let results = c.pipeline_builder().queries(queries).rows().await?;
+            results.into_iter().collect::<std::result::Result<_, _>>()?
+        };
+        for rows in results {
+            counts.add(1, w::consume(rows));
+        }
     }
     Ok(counts)
 }
@@ -232,9 +143,7 @@ async fn join(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Count
     let mut counts = Counts::default();
     for _ in 0..n {
         let t = Instant::now();
-        let rows: Vec<JoinRow> = query::<JoinRow>(&JOIN, qail_pg::template::Params::new([]))
-            .fetch_all(c)
-            .await?;
+        let rows = join_query().fetch_all(c).await?;
         lat.record(t);
         counts.add(1, w::consume(rows));
     }
@@ -246,9 +155,7 @@ async fn wide(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Count
     for i in 0..n {
         let t = Instant::now();
         let after = w::wide_after(i);
-        let rows: Vec<WideRow> = query::<WideRow>(&WIDE, qail_pg::template::Params::new([&after]))
-            .fetch_all(c)
-            .await?;
+        let rows = wide_query(&after).fetch_all(c).await?;
         lat.record(t);
         counts.add(1, w::consume(rows));
     }
@@ -260,12 +167,25 @@ async fn params16(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<C
     for i in 0..n {
         let ids = w::params16(i);
         let t = Instant::now();
-        let params = qail_pg::template::Params::new(ids.each_ref().map(|id| id as _));
-        let rows: Vec<IdName> = query::<IdName>(&PARAMS16, params).fetch_all(c).await?;
+        let rows = params16_query(&ids).fetch_all(c).await?;
         lat.record(t);
         counts.add(1, w::consume(rows));
     }
     Ok(counts)
+}
+
+/// One atomic batch of point lookups on a pooled connection; returns (queries, rows).
+async fn point_batch(c: &mut Connection, ids: &[i64]) -> Result<(u64, u64)> {
+    let queries: Vec<_> = ids.iter().map(point_query).collect();
+    let results = c
+        .pipeline_builder()
+        .atomic()
+        .queries(queries)
+        .rows()
+        .await?;
+    let queries = results.len() as u64;
+    let rows = results.into_iter().map(w::consume).sum();
+    Ok((queries, rows))
 }
 
 async fn pool10(url: &str, n: usize) -> Result<Sample> {
@@ -286,7 +206,7 @@ async fn pool10(url: &str, n: usize) -> Result<Sample> {
                 let mut c = pool.acquire().await?;
                 let first = (task * batches_per_task + b) * w::POOL_BATCH;
                 let ids: Vec<i64> = (first..first + w::POOL_BATCH).map(w::point_id).collect();
-                let (q, r) = id_name_batch(&mut c, &POINT, &ids).await?;
+                let (q, r) = point_batch(&mut c, &ids).await?;
                 counts.add(q, r);
             }
             Ok::<Counts, crate::measure::BoxError>(counts)
@@ -305,20 +225,7 @@ async fn pool10(url: &str, n: usize) -> Result<Sample> {
 async fn insert(c: &mut Connection, batches: &[Vec<w::InsertRow>]) -> Result<Counts> {
     let mut counts = Counts::default();
     for batch in batches {
-        let queries: Vec<Query<'_, NoRows>> = batch
-            .iter()
-            .map(|r| {
-                query(
-                    &INSERT,
-                    qail_pg::template::Params::new([
-                        &r.id as _,
-                        &r.name as _,
-                        &r.qty as _,
-                        &r.price as _,
-                    ]),
-                )
-            })
-            .collect();
+        let queries: Vec<_> = batch.iter().map(insert_query).collect();
         for done in c
             .pipeline_builder()
             .atomic()
@@ -332,24 +239,23 @@ async fn insert(c: &mut Connection, batches: &[Vec<w::InsertRow>]) -> Result<Cou
     Ok(counts)
 }
 
-/// The memory workload's body: 10,000 point SELECTs and 1,000 INSERTs.
-pub(crate) async fn memory(url: &str) -> Result<()> {
-    let mut c = Connection::connect(url).await?;
-    for i in 0..MEMORY_SELECTS {
-        let id = w::point_id(i);
-        let row: IdName = query::<IdName>(&POINT, qail_pg::template::Params::new([&id]))
-            .fetch_one(&mut c)
-            .await?;
-        black_box((row.id, row.name));
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_statements_are_the_workloads() {
+        let row = w::insert_batch(0).swap_remove(0);
+        let sql = [
+            (point_query(&1).template().sql(), w::POINT_SQL),
+            (pipeline_query(&1).template().sql(), w::PIPELINE_SQL),
+            (join_query().template().sql(), w::JOIN_SQL),
+            (wide_query(&1).template().sql(), w::WIDE_SQL),
+            (params16_query(&[1; 16]).template().sql(), w::PARAMS16_SQL),
+            (insert_query(&row).template().sql(), w::INSERT_SQL),
+        ];
+        for (compiled, workload) in sql {
+            assert_eq!(compiled, workload);
+        }
     }
-    for r in w::insert_batch(0).iter().cycle().take(MEMORY_INSERTS) {
-        query::<NoRows>(
-            &INSERT,
-            qail_pg::template::Params::new([&r.id, &r.name, &r.qty, &r.price]),
-        )
-        .execute(&mut c)
-        .await?;
-    }
-    c.close().await;
-    Ok(())
 }

@@ -14,7 +14,7 @@ use qail_pg_302::types::{FromPg, Json, Numeric, Time};
 use qail_pg_302::{PgConnection, PgEncoder, PgPool, PoolConfig};
 use rust_decimal::Decimal;
 
-use crate::drivers::{Ctx, MEMORY_INSERTS, MEMORY_SELECTS};
+use crate::drivers::Ctx;
 use crate::measure::{Counts, Latencies, Meter, Result, Sample};
 use crate::workload::{self as w, JoinRow, WideRow, Workload};
 
@@ -101,11 +101,14 @@ fn text_param(v: impl ToString) -> Option<Vec<u8>> {
     Some(v.to_string().into_bytes())
 }
 
-/// Runs one workload with qail-pg 3.0.2.
-pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
+/// Runs one workload with qail-pg 3.0.2; `None` for the per-query pipeline, which it lacks
+/// (its pipelines end with one Sync).
+pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
     let s = &ctx.sizes;
-    if workload == Workload::Pool10 {
-        return pool10(&ctx.url, s.pool).await;
+    match workload {
+        Workload::Pool10 => return pool10(&ctx.url, s.pool).await.map(Some),
+        Workload::Pipeline => return Ok(None),
+        _ => {}
     }
     let mut c = connect(&ctx.url).await?;
     if matches!(workload, Workload::Insert | Workload::Copy) {
@@ -117,17 +120,17 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
     let lat = &mut m.latencies;
     let counts = match workload {
         Workload::Point => point(&mut c, s.point, lat).await?,
-        Workload::Pipeline => pipeline(&mut c, s.pipeline, s.pipeline_batch).await?,
+        Workload::PipelineAtomic => pipeline(&mut c, s.pipeline, s.pipeline_batch).await?,
         Workload::Join => join(&mut c, s.join, lat).await?,
         Workload::Wide => wide(&mut c, s.wide, lat).await?,
         Workload::Params16 => params16(&mut c, s.params16, lat).await?,
         Workload::Insert => insert(&mut c, &batches).await?,
         Workload::Copy => copy(&mut c, &texts).await?,
-        Workload::Pool10 | Workload::Memory => {
-            return Err(format!("{workload} is not run in-process").into());
+        Workload::Pool10 | Workload::Pipeline => {
+            return Err(format!("{workload} is handled above").into());
         }
     };
-    m.finish(counts)
+    m.finish(counts).map(Some)
 }
 
 async fn point(c: &mut PgConnection, n: usize, lat: &mut Latencies) -> Result<Counts> {
@@ -172,7 +175,7 @@ fn join_row(r: &RawRow) -> Result<JoinRow> {
         origin: opt(r, 2, TEXT, BINARY)?,
         destination: opt(r, 3, TEXT, BINARY)?,
         operator: opt(r, 4, TEXT, BINARY)?,
-        departure: opt::<Time>(r, 5, TIME, BINARY)?
+        departure_time: opt::<Time>(r, 5, TIME, BINARY)?
             .map(|t| {
                 let usec = u64::try_from(t.usec)?;
                 let secs = u32::try_from(usec / 1_000_000)?;
@@ -182,7 +185,7 @@ fn join_row(r: &RawRow) -> Result<JoinRow> {
             })
             .transpose()
             .map_err(|e: crate::measure::BoxError| e)?,
-        duration: opt(r, 6, INT4, BINARY)?,
+        duration_minutes: opt(r, 6, INT4, BINARY)?,
         price: decimal(opt(r, 7, NUMERIC, BINARY)?)?,
     })
 }
@@ -328,20 +331,4 @@ async fn copy(c: &mut PgConnection, texts: &[Vec<u8>]) -> Result<Counts> {
         counts.add(1, n);
     }
     Ok(counts)
-}
-
-/// The memory workload's body: 10,000 point SELECTs and 1,000 INSERTs.
-pub(crate) async fn memory(url: &str) -> Result<()> {
-    let mut c = connect(url).await?;
-    for i in 0..MEMORY_SELECTS {
-        let params = [text_param(w::point_id(i))];
-        let rows = c
-            .query_cached_with_result_format(w::POINT_SQL, &params, BINARY)
-            .await?;
-        black_box(rows);
-    }
-    for r in w::insert_batch(0).iter().cycle().take(MEMORY_INSERTS) {
-        black_box(c.query_cached(w::INSERT_SQL, &insert_params(r)).await?);
-    }
-    Ok(())
 }

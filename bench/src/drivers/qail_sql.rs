@@ -1,11 +1,9 @@
 //! qail-pg from this repository (`../qail-pg`), through its run-time SQL API: `query`
 //! (prepared once per connection, binary parameters and results), `Row::try_get` by index,
-//! `pipeline_builder().atomic().sql(…).rows()` (one Sync per batch, as libpq and qail-pg 3.0.2 do here), `Pool`,
-//! `copy_in`.
+//! `pipeline_builder().sql(…).rows()` (a Sync per query; `.atomic()`: one Sync per batch, as
+//! libpq and qail-pg 3.0.2 do), `Pool`, `copy_in`.
 //!
-//! One function per workload. A workload whose API does not exist yet returns `None` from
-//! [`run`] and shows as "TODO" in the report. The compiled-query path is in
-//! [`super::qail`].
+//! One function per workload. The compiled-query path is in [`super::qail`].
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -13,15 +11,15 @@ use std::time::Instant;
 use futures_util::future::try_join_all;
 use qail_pg::{Connection, Encode, Pool, Row};
 
-use crate::drivers::{Ctx, MEMORY_INSERTS, MEMORY_SELECTS};
+use crate::drivers::Ctx;
 use crate::measure::{Counts, Latencies, Meter, Result, Sample};
 use crate::workload::{self as w, JoinRow, WideRow, Workload};
 
-/// Runs one workload with qail; `None` when the driver cannot run it yet.
-pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
+/// Runs one workload with qail's run-time SQL.
+pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
     let s = &ctx.sizes;
     if workload == Workload::Pool10 {
-        return pool10(&ctx.url, s.pool).await.map(Some);
+        return pool10(&ctx.url, s.pool).await;
     }
     let mut c = Connection::connect(&ctx.url).await?;
     if matches!(workload, Workload::Insert | Workload::Copy) {
@@ -33,19 +31,20 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>>
     let lat = &mut m.latencies;
     let counts = match workload {
         Workload::Point => point(&mut c, s.point, lat).await?,
-        Workload::Pipeline => pipeline(&mut c, s.pipeline, s.pipeline_batch).await?,
+        Workload::Pipeline => pipeline(&mut c, s.pipeline, s.pipeline_batch, false).await?,
+        Workload::PipelineAtomic => pipeline(&mut c, s.pipeline, s.pipeline_batch, true).await?,
         Workload::Insert => insert(&mut c, &batches).await?,
         Workload::Copy => copy(&mut c, &texts).await?,
         Workload::Join => join(&mut c, s.join, lat).await?,
         Workload::Wide => wide(&mut c, s.wide, lat).await?,
         Workload::Params16 => params16(&mut c, s.params16, lat).await?,
-        Workload::Pool10 | Workload::Memory => {
+        Workload::Pool10 => {
             return Err(format!("{workload} is not run in-process").into());
         }
     };
     let sample = m.finish(counts)?;
     c.close().await;
-    Ok(Some(sample))
+    Ok(sample)
 }
 
 fn id_name(row: &Row) -> Result<(i64, String)> {
@@ -68,7 +67,8 @@ async fn point(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Coun
 /// One parameter as a slice item of `PipelineBuilder::sql`.
 type Param<'a> = [&'a (dyn Encode + Sync); 1];
 
-async fn pipeline(c: &mut Connection, n: usize, batch: usize) -> Result<Counts> {
+/// Batches of `batch` queries, with one Sync per batch (`atomic`) or per query.
+async fn pipeline(c: &mut Connection, n: usize, batch: usize, atomic: bool) -> Result<Counts> {
     let mut counts = Counts::default();
     for b in 0..n.div_ceil(batch) {
         let limits: Vec<i64> = (0..batch)
@@ -76,7 +76,13 @@ async fn pipeline(c: &mut Connection, n: usize, batch: usize) -> Result<Counts> 
             .collect();
         let params: Vec<Param<'_>> = limits.iter().map(|l| [l as _]).collect();
         let queries: Vec<_> = params.iter().map(|p| (w::PIPELINE_SQL, &p[..])).collect();
-        for rows in c.pipeline_builder().atomic().sql(&queries).rows().await? {
+        let results = if atomic {
+            c.pipeline_builder().atomic().sql(&queries).rows().await?
+        } else {
+            let results = c.pipeline_builder().sql(&queries).rows().await?;
+            results.into_iter().collect::<std::result::Result<_, _>>()?
+        };
+        for rows in results {
             let decoded = rows.iter().map(id_name).collect::<Result<Vec<_>>>()?;
             counts.add(1, w::consume(decoded));
         }
@@ -161,8 +167,8 @@ async fn join(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Count
                     origin: r.try_get(2)?,
                     destination: r.try_get(3)?,
                     operator: r.try_get(4)?,
-                    departure: r.try_get(5)?,
-                    duration: r.try_get(6)?,
+                    departure_time: r.try_get(5)?,
+                    duration_minutes: r.try_get(6)?,
                     price: r.try_get(7)?,
                 })
             })
@@ -213,19 +219,4 @@ async fn params16(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<C
         counts.add(1, w::consume(decoded));
     }
     Ok(counts)
-}
-
-/// The memory workload's body: 10,000 point SELECTs and 1,000 INSERTs.
-pub(crate) async fn memory(url: &str) -> Result<()> {
-    let mut c = Connection::connect(url).await?;
-    for i in 0..MEMORY_SELECTS {
-        let rows = c.query(w::POINT_SQL, &[&w::point_id(i)]).await?;
-        black_box(id_name(rows.first().ok_or("point lookup found no row")?)?);
-    }
-    for r in w::insert_batch(0).iter().cycle().take(MEMORY_INSERTS) {
-        c.execute(w::INSERT_SQL, &[&r.id, &r.name, &r.qty, &r.price])
-            .await?;
-    }
-    c.close().await;
-    Ok(())
 }

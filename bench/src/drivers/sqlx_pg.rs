@@ -13,7 +13,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{ConnectOptions, Executor, PgConnection};
 use uuid::Uuid;
 
-use crate::drivers::{Ctx, MEMORY_INSERTS, MEMORY_SELECTS};
+use crate::drivers::Ctx;
 use crate::measure::{Counts, Latencies, Meter, Result, Sample};
 use crate::workload::{self as w, JoinRow, WideRow, Workload};
 
@@ -42,13 +42,13 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
     let lat = &mut m.latencies;
     let counts = match workload {
         Workload::Point => point(&mut c, s.point, lat).await?,
-        Workload::Pipeline => pipeline(&mut c, s.pipeline).await?,
+        Workload::Pipeline | Workload::PipelineAtomic => pipeline(&mut c, s.pipeline).await?,
         Workload::Join => join(&mut c, s.join, lat).await?,
         Workload::Wide => wide(&mut c, s.wide, lat).await?,
         Workload::Params16 => params16(&mut c, s.params16, lat).await?,
         Workload::Insert => insert(&mut c, &batches).await?,
         Workload::Copy => copy(&mut c, &texts).await?,
-        Workload::Pool10 | Workload::Memory => {
+        Workload::Pool10 => {
             return Err(format!("{workload} is not run in-process").into());
         }
     };
@@ -106,8 +106,8 @@ async fn join(c: &mut PgConnection, n: usize, lat: &mut Latencies) -> Result<Cou
                 origin: r.2,
                 destination: r.3,
                 operator: r.4,
-                departure: r.5,
-                duration: r.6,
+                departure_time: r.5,
+                duration_minutes: r.6,
                 price: r.7,
             })
             .collect();
@@ -240,26 +240,4 @@ async fn copy(c: &mut PgConnection, texts: &[Vec<u8>]) -> Result<Counts> {
         counts.add(1, copy.finish().await?);
     }
     Ok(counts)
-}
-
-/// The memory workload's body: 10,000 point SELECTs and 1,000 INSERTs.
-pub(crate) async fn memory(url: &str) -> Result<()> {
-    let mut c = connect(url).await?;
-    for i in 0..MEMORY_SELECTS {
-        let row: (i64, String) = sqlx::query_as(w::POINT_SQL)
-            .bind(w::point_id(i))
-            .fetch_one(&mut c)
-            .await?;
-        black_box(row);
-    }
-    for r in w::insert_batch(0).iter().cycle().take(MEMORY_INSERTS) {
-        sqlx::query(w::INSERT_SQL)
-            .bind(r.id)
-            .bind(&r.name)
-            .bind(r.qty)
-            .bind(r.price)
-            .execute(&mut c)
-            .await?;
-    }
-    Ok(())
 }

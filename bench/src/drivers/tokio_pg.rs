@@ -8,7 +8,7 @@ use futures_util::{SinkExt, future::try_join_all};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, NoTls, Row};
 
-use crate::drivers::{Ctx, MEMORY_INSERTS, MEMORY_SELECTS};
+use crate::drivers::Ctx;
 use crate::measure::{Counts, Latencies, Meter, Result, Sample};
 use crate::workload::{self as w, JoinRow, WideRow, Workload};
 
@@ -38,13 +38,15 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
     let lat = &mut m.latencies;
     let counts = match workload {
         Workload::Point => point(&c, s.point, lat).await?,
-        Workload::Pipeline => pipeline(&c, s.pipeline, s.pipeline_batch).await?,
+        Workload::Pipeline | Workload::PipelineAtomic => {
+            pipeline(&c, s.pipeline, s.pipeline_batch).await?
+        }
         Workload::Join => join(&c, s.join, lat).await?,
         Workload::Wide => wide(&c, s.wide, lat).await?,
         Workload::Params16 => params16(&c, s.params16, lat).await?,
         Workload::Insert => insert(&c, &batches).await?,
         Workload::Copy => copy(&c, &texts).await?,
-        Workload::Pool10 | Workload::Memory => {
+        Workload::Pool10 => {
             return Err(format!("{workload} is not run in-process").into());
         }
     };
@@ -105,8 +107,8 @@ async fn join(c: &Client, n: usize, lat: &mut Latencies) -> Result<Counts> {
                     origin: r.try_get(2)?,
                     destination: r.try_get(3)?,
                     operator: r.try_get(4)?,
-                    departure: r.try_get(5)?,
-                    duration: r.try_get(6)?,
+                    departure_time: r.try_get(5)?,
+                    duration_minutes: r.try_get(6)?,
                     price: r.try_get(7)?,
                 })
             })
@@ -223,19 +225,4 @@ async fn copy(c: &Client, texts: &[Vec<u8>]) -> Result<Counts> {
         counts.add(1, sink.finish().await?);
     }
     Ok(counts)
-}
-
-/// The memory workload's body: 10,000 point SELECTs and 1,000 INSERTs.
-pub(crate) async fn memory(url: &str) -> Result<()> {
-    let c = connect(url).await?;
-    let stmt = c.prepare(w::POINT_SQL).await?;
-    for i in 0..MEMORY_SELECTS {
-        black_box(id_name(&c.query_one(&stmt, &[&w::point_id(i)]).await?)?);
-    }
-    let stmt = c.prepare(w::INSERT_SQL).await?;
-    for r in w::insert_batch(0).iter().cycle().take(MEMORY_INSERTS) {
-        c.execute(&stmt, &[&r.id, &r.name, &r.qty, &r.price])
-            .await?;
-    }
-    Ok(())
 }

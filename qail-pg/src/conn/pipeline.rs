@@ -55,6 +55,9 @@ const CHUNK: usize = 64 * 1024;
 /// The most results reserved up front, whatever the iterator claims.
 const RESERVE_LIMIT: usize = 1 << 16;
 
+/// The most bytes [`Run::owed`] counts: more than one wait asks for.
+const MAX_OWED: usize = 32 * 1024;
+
 /// Where a pipeline's Syncs go.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Mode {
@@ -274,7 +277,11 @@ impl Connection {
             // Note: the replies already received are taken without going through a future.
             let message = match self.stream.try_frame() {
                 Ok(Some(message)) => message,
-                Ok(None) => match self.stream.next_frame_sending().await {
+                Ok(None) => match self
+                    .stream
+                    .next_frame_sending(run.owed(self.stream.sent_total()))
+                    .await
+                {
                     Ok(message) => message,
                     Err(e) => break Err(e),
                 },
@@ -754,7 +761,40 @@ fn index_of_last(statements: &[Statement]) -> u32 {
     u32::try_from(statements.len() - 1).unwrap_or(UNRESOLVED - 1)
 }
 
+/// The fewest bytes the server answers a per-query cycle with: ReadyForQuery (6 bytes).
+const CYCLE_MIN: usize = 6;
+
+/// The fewest bytes the server answers a per-query cycle that carries a Bind with: an
+/// ErrorResponse (at least 6 bytes) or BindComplete and an end of the portal (at least 10),
+/// then ReadyForQuery.
+const BOUND_CYCLE_MIN: usize = 12;
+
 impl Run {
+    /// A lower bound on the bytes the server still owes for the cycles sent so far (`sent`
+    /// bytes cover them), for [`Stream::next_frame_sending`](super::stream::Stream::next_frame_sending)
+    /// to wait for: per query, one Sync each, every cycle whose Sync went out and is not
+    /// answered yet. The query at the front may have been answered up to its ReadyForQuery;
+    /// a query whose Bind was not sent (its error is the client's) is answered by
+    /// ReadyForQuery alone. 0 (wake at the first byte) in an atomic batch, and while a
+    /// template is described.
+    fn owed(&self, sent: u64) -> usize {
+        if self.mode != Mode::PerQuery || self.waiting.is_some() {
+            return 0;
+        }
+        let mut owed = 0;
+        for (i, slot) in self.queue.iter().enumerate() {
+            if slot.synced_at > sent || slot.describes || owed >= MAX_OWED {
+                break;
+            }
+            owed += if i == 0 || slot.error.is_some() {
+                CYCLE_MIN
+            } else {
+                BOUND_CYCLE_MIN
+            };
+        }
+        owed
+    }
+
     /// The index of `statement` in `statements`, added unless it is the last one added.
     fn intern(&mut self, statement: &Statement) -> u32 {
         if let Some(last) = self.statements.last()
@@ -799,5 +839,51 @@ fn report_lost<J: Job>(
     }
     for (index, _) in (run.next_index..).zip(jobs) {
         sink.done(index, Err(not_run()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slot(synced_at: u64, error: bool, describes: bool) -> Slot {
+        Slot {
+            index: 0,
+            statement: 0,
+            template: None,
+            describes,
+            error: error.then(|| Error::new(Kind::Usage, "a client-side failure")),
+            affected: 0,
+            synced_at,
+        }
+    }
+
+    fn run(mode: Mode, slots: Vec<Slot>) -> Run {
+        Run::new(mode, slots.into())
+    }
+
+    #[test]
+    fn a_per_query_pipeline_is_owed_the_least_its_sent_cycles_are_answered_with() {
+        let slots = || {
+            vec![
+                slot(10, false, false),
+                slot(20, false, false),
+                slot(30, true, false),
+                slot(40, false, false),
+                slot(u64::MAX, false, false),
+            ]
+        };
+        // The front: its ReadyForQuery at least; a Bind sent: 12; the client's failure: 6.
+        assert_eq!(run(Mode::PerQuery, slots()).owed(40), 6 + 12 + 6 + 12);
+        // Only what was sent is owed.
+        assert_eq!(run(Mode::PerQuery, slots()).owed(25), 6 + 12);
+        assert_eq!(run(Mode::PerQuery, slots()).owed(5), 0);
+        // A template being described stops the count; an atomic batch owes one reply.
+        let describing = vec![slot(10, false, false), slot(20, false, true)];
+        assert_eq!(run(Mode::PerQuery, describing).owed(40), 6);
+        assert_eq!(run(Mode::Atomic, slots()).owed(40), 0);
+        let mut waiting = run(Mode::PerQuery, slots());
+        waiting.waiting = Some(Template::leak("SELECT 1", &[], &[]).unwrap());
+        assert_eq!(waiting.owed(40), 0);
     }
 }

@@ -129,6 +129,13 @@ const MIN_READ: usize = 16 * 1024;
 /// The largest read or write buffer kept between messages.
 const MAX_IDLE_CAPACITY: usize = 1024 * 1024;
 
+/// The most bytes a wait asks to have arrived before it wakes ([`Stream::next_frame_sending`]).
+///
+/// Note: Linux grows the receive buffer to hold twice the mark and, when it must, clamps the
+/// TCP window to the mark for the rest of the connection (`tcp_set_rcvlowat`); a mark of a
+/// quarter of the initial receive buffer (128 KiB) never needs either.
+const MAX_WAKE_AT: usize = 16 * 1024;
+
 /// The bytes a cycle must receive before [`Stream::end_cycle`] moves the read buffer: glibc's
 /// default trim threshold (128 KiB). Rows decoded from fewer bytes rarely leave that much to
 /// give back to the kernel.
@@ -173,6 +180,9 @@ pub(crate) struct Stream {
     /// The value of `sent_total` when every cycle sent had been answered last
     /// ([`Stream::settled`]); more, and a request is in flight.
     settled_at: u64,
+    /// The TCP socket's receive low-water mark ([`wake`]): the bytes that must be waiting
+    /// before a read wakes. 1 (the default) except during a wait that asked for more.
+    wake_at: usize,
 }
 
 impl Stream {
@@ -193,6 +203,7 @@ impl Stream {
             last_words: None,
             sent_total: 0,
             settled_at: 0,
+            wake_at: 1,
         }
     }
 
@@ -268,25 +279,31 @@ impl Stream {
             if let Some(found) = self.take_frame()? {
                 return Ok(found);
             }
-            std::future::poll_fn(|cx| self.poll_fill(cx)).await?;
+            std::future::poll_fn(|cx| self.poll_fill(cx, 1)).await?;
         }
     }
 
     /// Like [`Stream::next_frame`], but sends the write buffer while waiting: writes and reads
     /// progress together, so a large batch cannot deadlock with a server that stops reading
     /// until its replies are read. Bytes may be appended to the write buffer between calls.
-    pub(crate) async fn next_frame_sending(&mut self) -> Result<Received, Error> {
+    ///
+    /// `owed` is a lower bound on the bytes the server will still send for what has been
+    /// written (beyond the unconsumed bytes already received): over TCP, a wait for replies
+    /// wakes only once that many have arrived (or the connection ends), not at every packet.
+    /// The caller must be sure of it: more than will come, and the wait never ends.
+    pub(crate) async fn next_frame_sending(&mut self, owed: usize) -> Result<Received, Error> {
         loop {
             if let Some(found) = self.take_frame()? {
                 return Ok(found);
             }
-            std::future::poll_fn(|cx| self.poll_progress(cx)).await?;
+            let wake_at = owed.saturating_sub(self.read_end - self.read_pos).max(1);
+            std::future::poll_fn(|cx| self.poll_progress(cx, wake_at)).await?;
         }
     }
 
     /// Waits until the socket delivers more bytes (at least one) into the read buffer.
     pub(crate) async fn fill(&mut self) -> Result<(), Error> {
-        std::future::poll_fn(|cx| self.poll_fill(cx)).await
+        std::future::poll_fn(|cx| self.poll_fill(cx, 1)).await
     }
 
     /// Told at each ReadyForQuery: after a cycle that received more than [`MOVE_AFTER`] bytes,
@@ -388,19 +405,27 @@ impl Stream {
         self.write_buf.len() - self.written
     }
 
-    /// Writes what it can, then reads what it can; ready once some bytes were read.
-    fn poll_progress(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+    /// Writes what it can, then reads what it can; ready once some bytes were read. While
+    /// bytes remain unsent the wait wakes at every arrival (the server may be waiting for its
+    /// replies to be read before it reads more); once all are sent, at `wake_at` bytes.
+    fn poll_progress(&mut self, cx: &mut Context<'_>, wake_at: usize) -> Poll<Result<(), Error>> {
         if let Err(e) = self.poll_send(cx) {
             return Poll::Ready(Err(self.io_error(e)));
         }
-        self.poll_fill(cx)
+        let wake_at = if self.unsent() == 0 { wake_at } else { 1 };
+        self.poll_fill(cx, wake_at)
     }
 
     /// Reads what the socket has into the free space (made first); ready once bytes were read.
+    /// When it must wait, it wakes once `wake_at` bytes have arrived (over TCP on Linux; at
+    /// the first byte elsewhere).
     ///
     /// Note: the buffer is initialized and `read_end` moves in the same poll that reads, so a
     /// dropped future never leaves a partial message or unaccounted bytes behind.
-    fn poll_fill(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+    fn poll_fill(&mut self, cx: &mut Context<'_>, wake_at: usize) -> Poll<Result<(), Error>> {
+        if let Err(e) = self.set_wake_at(wake_at) {
+            return Poll::Ready(Err(self.io_error(e)));
+        }
         self.make_room();
         let free = self.read_buf.get_mut(self.read_end..).unwrap_or_default();
         let mut buf = ReadBuf::new(free);
@@ -421,6 +446,27 @@ impl Stream {
             Poll::Ready(Err(e)) => Poll::Ready(Err(self.io_error(e))),
             Poll::Pending => Poll::Pending,
         }
+    }
+
+    /// Sets the TCP socket's receive low-water mark for a wait that wants `wants` bytes: at
+    /// most that (a higher mark could outwait the bytes to come), and not lower than half of
+    /// it. A new mark is a quarter below the wish, so that the next few waits, each wanting a
+    /// little less, keep it without a system call. Other sockets wake at the first byte.
+    ///
+    /// Note: every read sets the mark it needs, so a wait that was dropped leaves none behind
+    /// for the next one.
+    fn set_wake_at(&mut self, wants: usize) -> io::Result<()> {
+        let wants = wants.clamp(1, MAX_WAKE_AT);
+        if self.wake_at <= wants && (self.wake_at >= wants / 2 || !wake::SUPPORTED) {
+            return Ok(());
+        }
+        let Socket::Tcp(tcp) = &self.socket else {
+            return Ok(());
+        };
+        let mark = if wants < 4 { 1 } else { wants - wants / 4 };
+        wake::set_rcvlowat(tcp, mark)?;
+        self.wake_at = mark;
+        Ok(())
     }
 
     /// Makes sure the free space after the received bytes takes at least [`MIN_READ`] bytes
@@ -595,6 +641,8 @@ fn message_len(pending: &[u8], phase: Phase) -> usize {
         Ok(None) | Err(_) => 0,
     }
 }
+
+mod wake;
 
 #[cfg(test)]
 mod bounded;

@@ -48,6 +48,48 @@ async fn an_error_in_query_500_of_1000_affects_only_that_query() {
     assert_eq!(again[0].as_ref().unwrap(), &[Int8(100)]);
 }
 
+/// A per-query pipeline waits for replies a batch at a time (the least the queries still owe):
+/// queries that fail in the client (a wrong parameter count: only their Sync goes out, and
+/// the server answers it with ReadyForQuery alone), in the server (division by zero) and
+/// that succeed, interleaved, each get their own result, and the connection answers the
+/// next query.
+#[tokio::test]
+async fn client_and_server_failures_interleaved_in_a_large_pipeline_each_get_their_result() {
+    let mut conn = super::connect().await;
+    let t = div();
+    let divisors: Vec<i64> = (0..3000).map(|i| i % 3).collect();
+    let queries = divisors.iter().enumerate().map(|(i, d)| {
+        if i % 5 == 4 {
+            query::<Int8>(t, &[])
+        } else {
+            query::<Int8>(t, &[d])
+        }
+    });
+    let results = tokio::time::timeout(std::time::Duration::from_secs(120), conn.pipeline(queries))
+        .await
+        .expect("the pipeline ends")
+        .unwrap();
+    assert_eq!(results.len(), 3000);
+    for (i, (result, d)) in results.iter().zip(&divisors).enumerate() {
+        match result {
+            Ok(rows) => assert_eq!(rows, &[Int8(1000 / d)], "query {i}"),
+            Err(e) if i % 5 == 4 => assert!(e.to_string().contains("parameter"), "{i}: {e}"),
+            Err(e) => {
+                assert_eq!(*d, 0, "query {i}: {e}");
+                assert_eq!(e.code(), Some("22012"), "query {i}");
+            }
+        }
+    }
+    assert!(
+        results
+            .iter()
+            .enumerate()
+            .all(|(i, r)| r.is_ok() == (i % 5 != 4 && i % 3 != 0))
+    );
+    let v: i64 = conn.query_one("SELECT 7::int8", &[]).await.unwrap().get(0);
+    assert_eq!(v, 7);
+}
+
 #[tokio::test]
 async fn a_hundred_thousand_queries_in_one_call() {
     let mut conn = super::connect().await;
