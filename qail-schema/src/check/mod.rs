@@ -45,6 +45,7 @@ use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 
 pub use diag::{Diagnostic, render};
+pub use types::shape::{Shape, ShapeField};
 pub use types::type_oid;
 
 use crate::snapshot::{Snapshot, TypeRef};
@@ -117,6 +118,9 @@ pub struct OutputColumn {
     /// the alias, the `*` it was expanded from, the first row's expression of a VALUES list,
     /// the first branch's item of a set operation. Diagnostics about the column point here.
     pub range: Range<usize>,
+    /// What is known inside the value when it is a record or an array of records (the
+    /// server reports only `record` / `record[]`): see [`Shape`].
+    pub shape: Option<Shape>,
 }
 
 /// Analyzes one SQL statement against a snapshot.
