@@ -86,8 +86,8 @@ pub mod __private {
         Columns, Decoder, ExpectedColumn, FromRow, NoRows, Params, Query, RawRow, Template,
     };
     pub use qail_pg::typed::{FromPg, IsOption, NotOption, NullableField, ToPg, check, pg};
-    pub use qail_pg::types::oid::FIRST_USER_OID;
-    pub use qail_pg::types::{BoxError, IsNull, Text};
+    pub use qail_pg::types::oid::{FIRST_USER_OID, RECORD_ARRAY};
+    pub use qail_pg::types::{ArrayElement, BoxError, IsNull, Text, record};
     pub use qail_pg::{Decode, Encode, Error, Oid};
 
     /// Rust types of the PostgreSQL types whose mapping depends on a feature. `qail!` names

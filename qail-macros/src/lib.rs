@@ -12,6 +12,7 @@ mod derive_row;
 mod derive_type;
 mod expand;
 mod naming;
+mod nested;
 mod snapshot;
 mod types;
 

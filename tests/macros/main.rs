@@ -5,6 +5,7 @@
 mod drift;
 mod facade;
 mod ferry;
+mod nested;
 mod roundtrip;
 
 use qail::Connection;
