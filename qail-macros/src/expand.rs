@@ -206,7 +206,7 @@ fn record(
     let mut nested_items = Vec::new();
     for col in columns {
         let Some(ty) = nested::field(input, col, snapshot, &mut nested_items, errors)
-            .or_else(|| field_type(input, col, errors))
+            .unwrap_or_else(|| field_type(input, col, errors))
         else {
             continue;
         };

@@ -22,16 +22,16 @@ use crate::expand::Column;
 use crate::naming;
 use crate::types::{self, Mapped};
 
-/// The type of the generated row's field for a record-valued column (`None` for other
-/// columns, and after reporting an error). A column typed by its alias (`AS "c: Type"`) is
-/// left to the alias.
+/// The type of the generated row's field for a record-valued column: `None` for other
+/// columns, `Some(None)` once an error is reported. A column typed by its alias
+/// (`AS "c: Type"`) is left to the alias.
 pub(crate) fn field(
     input: &QueryInput,
     col: &Column<'_>,
     snapshot: &Snapshot,
     items: &mut Vec<TokenStream>,
     errors: &mut Errors,
-) -> Option<TokenStream> {
+) -> Option<Option<TokenStream>> {
     if col.out.rust_type.is_some() {
         return None;
     }
@@ -42,11 +42,11 @@ pub(crate) fn field(
         snapshot,
         items,
     )? {
-        Ok(ty) => Some(ty),
+        Ok(ty) => Some(Some(ty)),
         Err((message, fix)) => {
             let message = format!("column \"{}\": {message}", col.out.name);
             errors.push(column_error(input, col.out, message, fix));
-            None
+            Some(None)
         }
     }
 }
