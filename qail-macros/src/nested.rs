@@ -149,20 +149,33 @@ fn record(
         } else {
             ty
         };
-        let name = Literal::string(&f.name);
         decls.push(quote!(pub #field: #ty));
-        reads.push(quote!(#field: fields.next(#name)?));
+        reads.push((field, f.name.clone()));
     }
-    let count = Literal::usize_unsuffixed(fields.len());
-    let fields_ty = quote!(::qail::__private::record::Fields);
     let doc = format!(" A record of this query: `{ident}`.");
-    let decode = format_ident!("decode");
+    let decode = record_decode(ident, &reads);
     Ok(quote! {
         #[doc = #doc]
         #[derive(Debug)]
         #[allow(dead_code, reason = "a query may select fields the code does not read")]
         pub struct #ident { #(#decls,)* }
 
+        #decode
+    })
+}
+
+/// `Decode` of a struct from a record or composite value, one field per struct field in
+/// order (each `(field, name in messages)`), and `ArrayElement` so that arrays of it are
+/// `Vec`s. Shared by the generated row structs and `#[derive(QailRow)]`.
+pub(crate) fn record_decode(ident: &Ident, fields: &[(Ident, String)]) -> TokenStream {
+    let count = Literal::usize_unsuffixed(fields.len());
+    let reads = fields.iter().map(|(field, name)| {
+        let name = Literal::string(name);
+        quote!(#field: fields.next(#name)?)
+    });
+    let fields_ty = quote!(::qail::__private::record::Fields);
+    let decode = format_ident!("decode");
+    quote! {
         #[automatically_derived]
         impl<'r> ::qail::__private::Decode<'r> for #ident {
             fn accepts(ty: ::qail::__private::Oid) -> bool {
@@ -183,7 +196,7 @@ fn record(
         impl ::qail::__private::ArrayElement for #ident {
             const ARRAY_OID: ::qail::__private::Oid = ::qail::__private::RECORD_ARRAY;
         }
-    })
+    }
 }
 
 /// The Rust type of a scalar field.

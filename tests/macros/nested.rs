@@ -196,3 +196,50 @@ async fn a_row_a_whole_row_and_composite_columns() {
     assert!(previous[1].is_none(), "a NULL element");
     assert!(rows[1].address.is_none() && rows[1].previous_addresses.is_none());
 }
+
+/// A child type of the user's own: `#[derive(QailRow)]` also reads a struct from a record.
+#[derive(qail::QailRow, Debug, PartialEq)]
+struct Line {
+    name: String,
+    minutes: Option<i32>,
+}
+
+#[derive(qail::QailRow)]
+struct Harbor {
+    name: String,
+    lines: Vec<Line>,
+}
+
+#[tokio::test]
+async fn named_child_types_with_derive_and_the_typed_form() {
+    let mut conn = connect_in("nested_named", FERRY_DDL).await;
+    seed(&mut conn, 4).await;
+    let harbors: Vec<Harbor> = qail!(
+        Harbor => "SELECT h.name, ARRAY(SELECT x FROM (SELECT c.name, c.duration_minutes AS minutes
+                FROM odyssey_connections c WHERE c.origin_harbor_id = h.id ORDER BY c.name) x) AS lines
+         FROM harbors h ORDER BY h.name DESC"
+    )
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(harbors[0].name, "Piraeus");
+    assert_eq!(harbors[0].lines.len(), 4);
+    assert_eq!(
+        harbors[0].lines[2],
+        Line {
+            name: "line 00003".into(),
+            minutes: None
+        }
+    );
+    assert!(harbors[1].lines.is_empty());
+    // The same child type named in an alias of the generated row.
+    let rows = qail!(
+        "SELECT ARRAY(SELECT ROW(c.name, c.duration_minutes) FROM odyssey_connections c
+                ORDER BY c.name) AS \"lines: Vec<Line>\""
+    )
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(rows.lines.len(), 4);
+    assert_eq!(rows.lines[0].minutes, Some(1));
+}
