@@ -121,7 +121,7 @@ fn record(input: &DeriveInput, parsed: &[(&syn::Field, attr::Field)]) -> TokenSt
         .map(|(f, _)| {
             let ident = f.ident.clone()?;
             let name = ident.unraw_string();
-            Some((ident, name))
+            Some((ident, name, 0))
         })
         .collect();
     fields.map_or_else(TokenStream::new, |f| {

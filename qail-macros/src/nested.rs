@@ -12,7 +12,7 @@
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use qail_schema::Snapshot;
-use qail_schema::check::{OutputColumn, Shape, ShapeField};
+use qail_schema::check::{OutputColumn, Shape, ShapeField, type_oid};
 use quote::{format_ident, quote};
 
 use crate::ast::QueryInput;
@@ -150,7 +150,13 @@ fn record(
             ty
         };
         decls.push(quote!(pub #field: #ty));
-        reads.push((field, f.name.clone()));
+        let base = f
+            .shape
+            .is_none()
+            .then(|| type_oid(&f.ty))
+            .flatten()
+            .unwrap_or(0);
+        reads.push((field, f.name.clone(), base));
     }
     let doc = format!(" A record of this query: `{ident}`.");
     let decode = record_decode(ident, &reads);
@@ -165,13 +171,14 @@ fn record(
 }
 
 /// `Decode` of a struct from a record or composite value, one field per struct field in
-/// order (each `(field, name in messages)`), and `ArrayElement` so that arrays of it are
-/// `Vec`s. Shared by the generated row structs and `#[derive(QailRow)]`.
-pub(crate) fn record_decode(ident: &Ident, fields: &[(Ident, String)]) -> TokenStream {
+/// order (each `(field, name in messages, built-in type OID or 0)`), and `ArrayElement` so
+/// that arrays of it are `Vec`s. Shared by the generated row structs and `#[derive(QailRow)]`.
+pub(crate) fn record_decode(ident: &Ident, fields: &[(Ident, String, u32)]) -> TokenStream {
     let count = Literal::usize_unsuffixed(fields.len());
-    let reads = fields.iter().map(|(field, name)| {
+    let reads = fields.iter().map(|(field, name, base)| {
         let name = Literal::string(name);
-        quote!(#field: fields.next(#name)?)
+        let base = Literal::u32_unsuffixed(*base);
+        quote!(#field: fields.next_of(#name, #base)?)
     });
     let fields_ty = quote!(::qail::__private::record::Fields);
     let decode = format_ident!("decode");

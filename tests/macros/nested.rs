@@ -7,11 +7,14 @@ use qail::uuid::Uuid;
 use crate::{FERRY_DDL, connect_in};
 
 const CONTACTS_DDL: &str = "
+    CREATE DOMAIN email_address AS text CHECK (VALUE LIKE '%@%');
+    CREATE DOMAIN positive_count AS int4 NOT NULL CHECK (VALUE > 0);
     CREATE TYPE postal_address AS (street text, city text, zip varchar(10));
     CREATE TABLE harbor_contacts (
         id int4 GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         harbor_id uuid NOT NULL REFERENCES harbors (id),
-        email text, berths int4, address postal_address, previous_addresses postal_address[],
+        email email_address, berths positive_count, address postal_address,
+        previous_addresses postal_address[],
         kinds text[] NOT NULL DEFAULT '{}', scores int4[], opening tstzrange);
 ";
 
@@ -168,14 +171,16 @@ async fn a_row_a_whole_row_and_composite_columns() {
     let mut conn = connect_in("nested_composite", &format!("{FERRY_DDL}{CONTACTS_DDL}")).await;
     let (full, _) = seed(&mut conn, 1).await;
     conn.batch_execute(&format!(
-        "INSERT INTO harbor_contacts (harbor_id, address, previous_addresses) VALUES
-             ('{full}', ROW('1 Quay', 'Piraeus', NULL), ARRAY[ROW('2 Pier', NULL, '185')::postal_address, NULL]),
-             ('{full}', NULL, NULL)"
+        "INSERT INTO harbor_contacts (harbor_id, email, berths, address, previous_addresses) VALUES
+             ('{full}', 'port@example.gr', 12, ROW('1 Quay', 'Piraeus', NULL),
+              ARRAY[ROW('2 Pier', NULL, '185')::postal_address, NULL]),
+             ('{full}', NULL, 3, NULL, NULL)"
     ))
     .await
     .unwrap();
     let rows = qail!(
-        "SELECT ROW(k.id, h.name) AS pair, h AS harbor, k.address, k.previous_addresses
+        "SELECT ROW(k.id, h.name) AS pair, h AS harbor, k.address, k.previous_addresses,
+                ROW(k.email, k.berths) AS reach
          FROM harbor_contacts k JOIN harbors h ON h.id = k.harbor_id ORDER BY k.id"
     )
     .fetch_all(&mut conn)
@@ -195,6 +200,10 @@ async fn a_row_a_whole_row_and_composite_columns() {
     assert_eq!(first.zip.as_deref(), Some("185"));
     assert!(previous[1].is_none(), "a NULL element");
     assert!(rows[1].address.is_none() && rows[1].previous_addresses.is_none());
+    // Domain fields carry the domain's OID in the record; they are read as the base type.
+    assert_eq!(rows[0].reach.email.as_deref(), Some("port@example.gr"));
+    assert_eq!(rows[0].reach.berths, 12);
+    assert_eq!(rows[1].reach.email, None);
 }
 
 /// A child type of the user's own: `#[derive(QailRow)]` also reads a struct from a record.

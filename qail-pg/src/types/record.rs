@@ -60,13 +60,24 @@ impl<'r> Fields<'r> {
 
     /// Decodes the next field as `T`; `name` names it in errors.
     pub fn next<T: Decode<'r>>(&mut self, name: &str) -> Result<T, BoxError> {
+        self.next_of(name, 0)
+    }
+
+    /// Decodes the next field as `T`, known at compile time to be of the built-in type `base`
+    /// (0 when not known). A field a record reports with a user type `T` does not accept is a
+    /// domain over `base` — `ROW(d)` and a table's whole row carry a domain column's own OID —
+    /// and is read as `base`, the domain's binary form.
+    pub fn next_of<T: Decode<'r>>(&mut self, name: &str, base: Oid) -> Result<T, BoxError> {
         let at = self.next;
         if at >= self.count {
             return Err(format!("a record was read past its {} fields", self.count).into());
         }
         self.next += 1;
-        let field_ty = self.r.u32()?;
+        let mut field_ty = self.r.u32()?;
         let len = self.r.i32()?;
+        if base != 0 && field_ty >= oid::FIRST_USER_OID && !T::accepts(field_ty) {
+            field_ty = base;
+        }
         if !T::accepts(field_ty) {
             return Err(format!(
                 "field {} (`{name}`) of a PostgreSQL `{}` value is `{}`, which cannot be read \
@@ -136,6 +147,22 @@ mod tests {
         assert!(e.contains("field 2 (`b`)") && e.contains("Option"), "{e}");
         let e = Fields::new(oid::RECORD, ROW, 2).unwrap_err().to_string();
         assert!(e.contains("3 fields where 2"), "{e}");
+    }
+
+    #[test]
+    fn a_domain_field_is_read_as_its_base_type() {
+        let mut domain = ROW.to_vec();
+        domain[24..28].copy_from_slice(&(oid::FIRST_USER_OID + 5).to_be_bytes());
+        let mut f = Fields::new(oid::RECORD, &domain, 3).unwrap();
+        let _: i32 = f.next("a").unwrap();
+        let _: Option<String> = f.next("b").unwrap();
+        assert!(
+            f.next::<String>("c").is_err(),
+            "without the base type: refused"
+        );
+        let mut f = Fields::new(oid::RECORD, &domain, 3).unwrap();
+        let _: (i32, Option<String>) = (f.next("a").unwrap(), f.next("b").unwrap());
+        assert_eq!(f.next_of::<String>("c", oid::TEXT).unwrap(), "ab");
     }
 
     #[test]

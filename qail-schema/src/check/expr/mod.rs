@@ -292,7 +292,7 @@ fn column(cx: &mut Ctx, sc: &Scope, qual: &[Ident], id: &Ident) -> Typed {
         Err(LookupError::NoColumn { .. }) if q.is_empty() && sc.has_rel(&name) => {
             // Note: a bare relation name is its whole row, a value of type record.
             let mut t = Typed::known(builtin("record"), whole);
-            record::whole_row(sc, &name, &mut t);
+            record::whole_row(sc, &name, &mut t, cx.snap);
             t.name = Some(name);
             t
         }

@@ -40,7 +40,7 @@ fn field_name(e: &Expr) -> Option<String> {
 /// Gives the whole-row reference `t` to relation `name` (the nearest in scope) its shape:
 /// its columns, each as nullable as the column itself. A NULL-extended row of an outer join
 /// is a NULL record, not a record of NULLs, so `t` itself is nullable there.
-pub(crate) fn whole_row(sc: &Scope, name: &str, t: &mut Typed) {
+pub(crate) fn whole_row(sc: &Scope, name: &str, t: &mut Typed, snap: &Snapshot) {
     let mut scope = Some(sc);
     while let Some(s) = scope {
         if let Some(r) = s.find_rel(&[name.to_string()]) {
@@ -54,11 +54,11 @@ pub(crate) fn whole_row(sc: &Scope, name: &str, t: &mut Typed) {
         }
         scope = s.parent;
     }
-    t.shape = relation_fields(sc, name);
+    t.shape = relation_fields(sc, name, snap);
 }
 
-/// The fields of relation `name`'s whole row.
-fn relation_fields(sc: &Scope, name: &str) -> Option<Shape> {
+/// The fields of relation `name`'s whole row (a domain column as its base type).
+fn relation_fields(sc: &Scope, name: &str, snap: &Snapshot) -> Option<Shape> {
     let mut scope = Some(sc);
     while let Some(s) = scope {
         if let Some(r) = s.find_rel(&[name.to_string()]) {
@@ -69,7 +69,7 @@ fn relation_fields(sc: &Scope, name: &str) -> Option<Shape> {
                 .enumerate()
                 .map(|(c, col)| ShapeField {
                     name: col.name.clone(),
-                    ty: col.ty.clone(),
+                    ty: base(&col.ty, snap),
                     nullable: !col.not_null && !rel.proven[c],
                     shape: col.shape.clone(),
                 })
