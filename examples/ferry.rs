@@ -16,7 +16,18 @@
 //!   pgbouncer in transaction mode needs): Parse + Describe + Bind + Execute + Sync of the
 //!   unnamed statement in one write, the description checked before the rows are decoded.
 //!
-//! Run: `cargo run --release --example ferry -- [ITERATIONS]` (default 2,000 per tier).
+//! With `--pgbouncer URL` (a pgbouncer in front of the same server, such as the one
+//! `scripts/pgbouncer` starts: `postgres://postgres@127.0.0.1:6434/qail_ferry`), the uncached
+//! and pooler tiers are timed through it as well. pgbouncer drops the `options` startup
+//! parameter that sets the example's `search_path`, so the URL's database must be a pgbouncer
+//! alias whose server sessions start in schema `qail_ferry` (`connect_query`; the `qail_ferry`
+//! alias of `scripts/pgbouncer`). The prepared tiers cannot go through pgbouncer in
+//! transaction mode: their named statements outlive the client on pgbouncer's server sessions,
+//! so the next client that prepares the same query there fails with 42P05 (a second run of
+//! the example would), or finds the statement missing (26000) on another session.
+//!
+//! Run: `cargo run --release --example ferry -- [ITERATIONS] [--pgbouncer URL]` (default
+//! 2,000 per tier).
 
 #[allow(
     dead_code,
@@ -32,8 +43,11 @@ use qail::{Connection, qail};
 use support::{Args, Result, human, per_second, percentile, print_table, thousands};
 
 const SCHEMA: &str = "qail_ferry";
-const USAGE: &str = "usage: cargo run --release --example ferry -- [ITERATIONS | --iterations N]
-  runs the ferry query N times per tier (default 2,000) against DATABASE_URL";
+const USAGE: &str =
+    "usage: cargo run --release --example ferry -- [ITERATIONS | --iterations N] [--pgbouncer URL]
+  runs the ferry query N times per tier (default 2,000) against DATABASE_URL, and with
+  --pgbouncer through that pgbouncer too (e.g. postgres://postgres@127.0.0.1:6434/qail_ferry,
+  the alias scripts/pgbouncer defines)";
 
 /// The ferry query, written once. `qail!` checks it against `qail.schema.json` at compile
 /// time: the columns of the LEFT-joined tables come out as `Option`, those of
@@ -59,8 +73,9 @@ macro_rules! enabled_connections {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<()> {
-    let args = Args::parse(&["--iterations"], USAGE);
+    let args = Args::parse(&["--iterations", "--pgbouncer"], USAGE);
     let iterations = args.number("--iterations", true, 2_000, USAGE).max(1);
+    let pgbouncer = args.string("--pgbouncer", USAGE);
 
     let mut conn = support::connect_in(SCHEMA).await?;
     println!(
@@ -84,13 +99,31 @@ async fn main() -> Result<()> {
     show_rows(&mut conn).await?;
     show_nested(&mut conn).await?;
 
-    let mut uncached = support::connect_in(SCHEMA).await?;
-    uncached.set_statement_cache_size(0);
-    let config = support::config_in(SCHEMA)?.pooler(qail::Pooler::Transaction);
-    let pooled = Connection::connect_with(&config).await?;
-    let mut others = [uncached, pooled];
-    let samples = measure(&mut conn, &mut others, iterations).await?;
-    print_timings(&samples, iterations);
+    let direct = support::config_in(SCHEMA)?;
+    let mut lanes = vec![
+        Lane::open("prepared  (fetch_all)", Tier::Prepared, &direct).await?,
+        Lane::open("borrowed  (for_each)", Tier::Borrowed, &direct).await?,
+        Lane::open("uncached  (cache size 0)", Tier::Uncached, &direct).await?,
+        Lane::open("pooler    (pooler=transaction)", Tier::Pooler, &direct).await?,
+    ];
+    if let Some(url) = &pgbouncer {
+        let bouncer = qail::Config::parse(url)
+            .map_err(|e| format!("--pgbouncer {url} is not a valid connection string ({e})"))?;
+        for (label, tier) in [
+            ("pgbouncer uncached", Tier::Uncached),
+            ("pgbouncer pooler=transaction", Tier::Pooler),
+        ] {
+            let lane = Lane::open(label, tier, &bouncer).await.map_err(|e| {
+                format!(
+                    "through pgbouncer at {url}: {e}; start it with scripts/pgbouncer, and \
+                     name a database whose server sessions use schema {SCHEMA}"
+                )
+            })?;
+            lanes.push(lane);
+        }
+    }
+    measure(&mut lanes, iterations).await?;
+    print_timings(&lanes, iterations);
     Ok(())
 }
 
@@ -185,120 +218,131 @@ async fn show_rows(conn: &mut Connection) -> Result<()> {
     Ok(())
 }
 
+/// How a lane runs the query: what its connection is set up for and how rows are read.
 #[derive(Clone, Copy)]
 enum Tier {
+    /// The statement cache on, rows into the generated struct.
     Prepared,
+    /// The statement cache on, rows read in place.
     Borrowed,
+    /// The statement cache off.
     Uncached,
+    /// `pooler=transaction`.
     Pooler,
 }
 
-const TIERS: [Tier; 4] = [Tier::Prepared, Tier::Borrowed, Tier::Uncached, Tier::Pooler];
-
-/// Runs the query once in `tier`; returns the number of rows. `others` are the uncached and
-/// the `pooler=transaction` connections.
-async fn run_once(
-    tier: Tier,
-    conn: &mut Connection,
-    others: &mut [Connection; 2],
-) -> Result<usize> {
-    match tier {
-        Tier::Prepared => Ok(enabled_connections!(true).fetch_all(conn).await?.len()),
-        Tier::Uncached => Ok(enabled_connections!(true)
-            .fetch_all(&mut others[0])
-            .await?
-            .len()),
-        Tier::Pooler => Ok(enabled_connections!(true)
-            .fetch_all(&mut others[1])
-            .await?
-            .len()),
-        Tier::Borrowed => {
-            // Each column is read in place, in order: `&str` points into the read buffer.
-            let mut without_operator = 0usize;
-            let mut name_bytes = 0usize;
-            let n = enabled_connections!(true)
-                .for_each(conn, |row, columns| {
-                    let _id: Uuid = row.get_next(columns)?;
-                    let name: &str = row.get_next(columns)?;
-                    let _origin: Option<&str> = row.get_next(columns)?;
-                    let _origin_country: Option<&str> = row.get_next(columns)?;
-                    let _destination: Option<&str> = row.get_next(columns)?;
-                    let _destination_country: Option<&str> = row.get_next(columns)?;
-                    let operator: Option<&str> = row.get_next(columns)?;
-                    let _active: Option<bool> = row.get_next(columns)?;
-                    name_bytes += name.len();
-                    without_operator += usize::from(operator.is_none());
-                    Ok(())
-                })
-                .await?;
-            std::hint::black_box((name_bytes, without_operator));
-            Ok(usize::try_from(n)?)
+impl Tier {
+    /// What goes to the server per call, once the connection is warm.
+    fn sent(self) -> &'static str {
+        match self {
+            Tier::Prepared => "Bind+Execute+Sync, 50 rows → Vec<Record>",
+            Tier::Borrowed => "Bind+Execute+Sync, rows read in place",
+            Tier::Uncached | Tier::Pooler => "Parse+Describe+Bind+Execute+Sync",
         }
     }
 }
 
-/// Times `iterations` calls per tier, interleaved (each round runs the tiers in a rotating
-/// order) so a busy machine slows all of them alike. Returns the sorted samples per tier.
-async fn measure(
-    conn: &mut Connection,
-    others: &mut [Connection; 2],
-    iterations: u64,
-) -> Result<[Vec<Duration>; 4]> {
-    let warm_up = 100;
-    for round in 0..warm_up {
-        for tier in TIERS {
-            let n = run_once(tier, conn, others).await?;
-            if round == 0 && n != 50 {
-                return Err(format!("the query returned {n} rows, 50 expected").into());
+/// One timed line of the table: a tier on a connection of its own, and its samples.
+struct Lane {
+    label: &'static str,
+    tier: Tier,
+    conn: Connection,
+    samples: Vec<Duration>,
+}
+
+impl Lane {
+    /// Connects for `tier` with `config`, in the example's schema.
+    async fn open(label: &'static str, tier: Tier, config: &qail::Config) -> Result<Lane> {
+        let mut config = support::in_schema(config.clone(), SCHEMA);
+        if let Tier::Pooler = tier {
+            config = config.pooler(qail::Pooler::Transaction);
+        }
+        let mut conn = Connection::connect_with(&config).await?;
+        if let Tier::Uncached = tier {
+            conn.set_statement_cache_size(0);
+        }
+        Ok(Lane {
+            label,
+            tier,
+            conn,
+            samples: Vec::new(),
+        })
+    }
+
+    /// Runs the query once; returns the number of rows.
+    async fn run_once(&mut self) -> Result<usize> {
+        let conn = &mut self.conn;
+        match self.tier {
+            Tier::Prepared | Tier::Uncached | Tier::Pooler => {
+                Ok(enabled_connections!(true).fetch_all(conn).await?.len())
+            }
+            Tier::Borrowed => {
+                // Each column is read in place, in order: `&str` points into the read buffer.
+                let mut without_operator = 0usize;
+                let mut name_bytes = 0usize;
+                let n = enabled_connections!(true)
+                    .for_each(conn, |row, columns| {
+                        let _id: Uuid = row.get_next(columns)?;
+                        let name: &str = row.get_next(columns)?;
+                        let _origin: Option<&str> = row.get_next(columns)?;
+                        let _origin_country: Option<&str> = row.get_next(columns)?;
+                        let _destination: Option<&str> = row.get_next(columns)?;
+                        let _destination_country: Option<&str> = row.get_next(columns)?;
+                        let operator: Option<&str> = row.get_next(columns)?;
+                        let _active: Option<bool> = row.get_next(columns)?;
+                        name_bytes += name.len();
+                        without_operator += usize::from(operator.is_none());
+                        Ok(())
+                    })
+                    .await?;
+                std::hint::black_box((name_bytes, without_operator));
+                Ok(usize::try_from(n)?)
             }
         }
     }
-    let mut samples: [Vec<Duration>; 4] = Default::default();
-    for round in 0..iterations {
-        let shift = usize::try_from(round % 4)?;
-        for k in 0..4 {
-            let t = (k + shift) % 4;
-            let started = Instant::now();
-            run_once(TIERS[t], conn, others).await?;
-            samples[t].push(started.elapsed());
-        }
-    }
-    for s in &mut samples {
-        s.sort_unstable();
-    }
-    Ok(samples)
 }
 
-fn print_timings(samples: &[Vec<Duration>; 4], iterations: u64) {
-    let what = [
-        (
-            "prepared  (fetch_all)",
-            "Bind+Execute+Sync, 50 rows → Vec<Record>",
-        ),
-        (
-            "borrowed  (for_each)",
-            "Bind+Execute+Sync, rows read in place",
-        ),
-        (
-            "uncached  (cache size 0)",
-            "Parse+Describe+Bind+Execute+Sync",
-        ),
-        (
-            "pooler    (pooler=transaction)",
-            "Parse+Describe+Bind+Execute+Sync",
-        ),
-    ];
-    let rows: Vec<Vec<String>> = samples
+/// Times `iterations` calls per lane, interleaved (each round runs the lanes in a rotating
+/// order) so a busy machine slows all of them alike; leaves each lane's samples sorted.
+async fn measure(lanes: &mut [Lane], iterations: u64) -> Result<()> {
+    let warm_up = 100;
+    for round in 0..warm_up {
+        for lane in lanes.iter_mut() {
+            let n = lane.run_once().await?;
+            if round == 0 && n != 50 {
+                return Err(
+                    format!("{}: the query returned {n} rows, 50 expected", lane.label).into(),
+                );
+            }
+        }
+    }
+    let count = lanes.len();
+    for round in 0..iterations {
+        let shift = usize::try_from(round)? % count;
+        for k in 0..count {
+            let lane = &mut lanes[(k + shift) % count];
+            let started = Instant::now();
+            lane.run_once().await?;
+            lane.samples.push(started.elapsed());
+        }
+    }
+    for lane in lanes {
+        lane.samples.sort_unstable();
+    }
+    Ok(())
+}
+
+fn print_timings(lanes: &[Lane], iterations: u64) {
+    let rows: Vec<Vec<String>> = lanes
         .iter()
-        .zip(what)
-        .map(|(s, (tier, sent))| {
-            let total: Duration = s.iter().sum();
+        .map(|lane| {
+            let total: Duration = lane.samples.iter().sum();
             vec![
-                tier.to_owned(),
-                sent.to_owned(),
-                human(percentile(s, 50)),
-                human(percentile(s, 99)),
-                per_second(s.len(), total),
+                lane.label.to_owned(),
+                lane.tier.sent().to_owned(),
+                human(percentile(&lane.samples, 50)),
+                human(percentile(&lane.samples, 99)),
+                per_second(lane.samples.len(), total),
             ]
         })
         .collect();

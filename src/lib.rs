@@ -33,7 +33,8 @@
 //! | `net`     | no      | `inet`, `cidr`, `macaddr` |
 //!
 //! A query that touches a type whose feature is off fails to compile with a message naming the
-//! feature to enable.
+//! feature to enable. The `tracing` feature (off by default) runs every connection attempt and
+//! query in a `tracing` span with OpenTelemetry's database fields (README, "Observability").
 //!
 //! # Nested results
 //!

@@ -29,12 +29,17 @@ pub(crate) fn config_in(schema: &str) -> Result<Config> {
     let config = Config::parse(&url()).map_err(|e| {
         format!("DATABASE_URL is not a valid connection string ({e}); set it to e.g. postgres://postgres@127.0.0.1:5432/postgres")
     })?;
+    Ok(in_schema(config, schema))
+}
+
+/// `config` with `search_path` set to `schema` (through the `options` startup parameter).
+pub(crate) fn in_schema(config: Config, schema: &str) -> Config {
     let search_path = format!("-c search_path={schema}");
     let options = match &config.options {
         Some(options) => format!("{options} {search_path}"),
         None => search_path,
     };
-    Ok(config.options(options))
+    config.options(options)
 }
 
 /// Connects with `search_path` = `schema`.
@@ -117,6 +122,27 @@ impl Args {
             }
         }
         Args { args }
+    }
+
+    /// The text given as `--name VALUE` or `--name=VALUE`, if any; a missing value ends the
+    /// process with the usage.
+    pub(crate) fn string(&self, name: &str, usage: &str) -> Option<String> {
+        let mut found = None;
+        let mut iter = self.args.iter();
+        while let Some(arg) = iter.next() {
+            if arg == name {
+                match iter.next() {
+                    Some(value) => found = Some(value.clone()),
+                    None => {
+                        eprintln!("{name} needs a value\n{usage}");
+                        std::process::exit(2);
+                    }
+                }
+            } else if let Some(v) = arg.strip_prefix(name).and_then(|r| r.strip_prefix('=')) {
+                found = Some(v.to_owned());
+            }
+        }
+        found
     }
 
     /// The number given as `--name N`, `--name=N` or (when `positional`) as a bare argument;

@@ -55,6 +55,29 @@ pub(crate) enum Kind {
     Caller,
 }
 
+impl Kind {
+    /// A short name, for the `error.type` of tracing spans.
+    #[cfg(feature = "tracing")]
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kind::Config => "config",
+            Kind::Io => "io",
+            Kind::Tls => "tls",
+            Kind::Auth => "auth",
+            Kind::Db => "db",
+            Kind::Protocol => "protocol",
+            Kind::Closed => "closed",
+            Kind::Encode => "encode",
+            Kind::Decode => "decode",
+            Kind::SchemaDrift => "schema_drift",
+            Kind::Timeout => "timeout",
+            Kind::Usage => "usage",
+            Kind::RowCount => "row_count",
+            Kind::Caller => "caller",
+        }
+    }
+}
+
 impl Error {
     #[cfg_attr(
         not(feature = "runtime"),

@@ -19,7 +19,7 @@
 //! | `json`    | no      | `serde_json::Value` and `Json<T>` ↔ `json`, `jsonb` |
 //! | `decimal` | no      | `rust_decimal::Decimal` ↔ `numeric` |
 //! | `net`     | no      | `inet`, `cidr`, `macaddr` |
-//! | `tracing` | no      | spans for connect and queries |
+//! | `tracing` | no      | spans for connect and queries, with OpenTelemetry's database fields (`db.system.name`, `db.query.text`, `server.address`, the SQLSTATE on errors, …) |
 
 #[cfg(feature = "runtime")]
 mod conn;

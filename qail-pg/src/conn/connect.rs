@@ -225,45 +225,63 @@ async fn session_is(
     conn: &mut Connection,
     wanted: TargetSessionAttrs,
 ) -> Result<Option<&'static str>, Error> {
-    match wanted {
-        TargetSessionAttrs::Any => Ok(None),
+    if let Some(answer) = reported_session_is(conn, wanted) {
+        return Ok(answer);
+    }
+    Ok(match wanted {
+        TargetSessionAttrs::Any => None,
         TargetSessionAttrs::ReadWrite | TargetSessionAttrs::ReadOnly => {
-            let read_only = match (
-                conn.parameter_status("default_transaction_read_only"),
-                conn.parameter_status("in_hot_standby"),
-            ) {
-                (Some(default), Some(standby)) => default == "on" || standby == "on",
-                _ => {
-                    let row = conn.query_one("SHOW transaction_read_only", &[]).await?;
-                    row.try_get::<&str>(0)? == "on"
-                }
-            };
-            Ok(match (wanted, read_only) {
-                (TargetSessionAttrs::ReadWrite, true) => Some("read-only"),
-                (TargetSessionAttrs::ReadOnly, false) => Some("read-write"),
-                _ => None,
-            })
+            let row = conn.query_one("SHOW transaction_read_only", &[]).await?;
+            read_only_is(wanted, row.try_get::<&str>(0)? == "on")
         }
         TargetSessionAttrs::Primary
         | TargetSessionAttrs::Standby
         | TargetSessionAttrs::PreferStandby => {
-            let standby = match conn.parameter_status("in_hot_standby") {
-                Some(value) => value == "on",
-                None => {
-                    let row = conn
-                        .query_one("SELECT pg_catalog.pg_is_in_recovery()", &[])
-                        .await?;
-                    row.try_get::<bool>(0)?
-                }
-            };
-            Ok(match (wanted, standby) {
-                (TargetSessionAttrs::Primary, true) => Some("a standby"),
-                (TargetSessionAttrs::Standby | TargetSessionAttrs::PreferStandby, false) => {
-                    Some("a primary")
-                }
-                _ => None,
-            })
+            let row = conn
+                .query_one("SELECT pg_catalog.pg_is_in_recovery()", &[])
+                .await?;
+            standby_is(wanted, row.try_get::<bool>(0)?)
         }
+    })
+}
+
+/// [`session_is`] from the parameters the server reported alone, without a round trip:
+/// `None` when the server does not report them (older than 14). The pool asks it of a
+/// returned connection, whose server may have changed since (`default_transaction_read_only`
+/// turned on by a reload, a standby promoted): the server reports such changes after the next
+/// statement.
+pub(crate) fn reported_session_is(
+    conn: &Connection,
+    wanted: TargetSessionAttrs,
+) -> Option<Option<&'static str>> {
+    let on = |name| conn.parameter_status(name).map(|value| value == "on");
+    match wanted {
+        TargetSessionAttrs::Any => Some(None),
+        TargetSessionAttrs::ReadWrite | TargetSessionAttrs::ReadOnly => {
+            let (default, standby) = (on("default_transaction_read_only")?, on("in_hot_standby")?);
+            Some(read_only_is(wanted, default || standby))
+        }
+        TargetSessionAttrs::Primary
+        | TargetSessionAttrs::Standby
+        | TargetSessionAttrs::PreferStandby => Some(standby_is(wanted, on("in_hot_standby")?)),
+    }
+}
+
+fn read_only_is(wanted: TargetSessionAttrs, read_only: bool) -> Option<&'static str> {
+    match (wanted, read_only) {
+        (TargetSessionAttrs::ReadWrite, true) => Some("read-only"),
+        (TargetSessionAttrs::ReadOnly, false) => Some("read-write"),
+        _ => None,
+    }
+}
+
+fn standby_is(wanted: TargetSessionAttrs, standby: bool) -> Option<&'static str> {
+    match (wanted, standby) {
+        (TargetSessionAttrs::Primary, true) => Some("a standby"),
+        (TargetSessionAttrs::Standby | TargetSessionAttrs::PreferStandby, false) => {
+            Some("a primary")
+        }
+        _ => None,
     }
 }
 

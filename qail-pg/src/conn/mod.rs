@@ -31,7 +31,7 @@ mod cache;
 mod cancel;
 mod compiled;
 pub(crate) mod config;
-mod connect;
+pub(crate) mod connect;
 mod copy;
 mod executor;
 mod fetch_stream;
@@ -143,7 +143,7 @@ impl Connection {
 
     /// Connects with a parsed [`Config`], trying its hosts in order.
     pub async fn connect_with(config: &Config) -> Result<Connection, Error> {
-        trace::connect(connect::connect(config)).await
+        trace::connect(config, connect::connect(config)).await
     }
 
     fn new(stream: Stream, statement_cache_size: usize) -> Connection {

@@ -154,6 +154,7 @@ async fn run(
     affected: bool,
     sink: &mut (dyn RowSink + Send),
 ) -> Result<u64, Error> {
+    let span = trace::query_span(conn, template.sql());
     let visit = async {
         timed!(conn, async {
             let mut rows = Dyn { sink, rows: 0 };
@@ -168,7 +169,7 @@ async fn run(
             Ok(if affected { tagged } else { rows.rows })
         })
     };
-    trace::query(template.name, visit, |n| *n).await
+    trace::query(span, visit, |n| *n).await
 }
 
 /// A `dyn RowSink` passed on to [`Connection::read_rows`], counting the rows.

@@ -35,7 +35,7 @@ pub(super) async fn drain(pool: Arc<Inner>, entry: Entry, permit: OwnedSemaphore
 }
 
 /// Closes the connection it holds when dropped, whether the drain failed or was itself
-/// dropped (the runtime shutting down).
+/// dropped (the runtime shutting down); counted as broken.
 struct Draining {
     entry: Option<Entry>,
     pool: Arc<Inner>,
@@ -44,7 +44,7 @@ struct Draining {
 impl Drop for Draining {
     fn drop(&mut self) {
         if let Some(entry) = self.entry.take() {
-            self.pool.destroy(entry);
+            self.pool.destroy(entry, true);
         }
     }
 }
@@ -95,8 +95,9 @@ impl Inner {
             let all = std::mem::take(&mut *idle);
             let mut keep = Vec::with_capacity(all.len());
             for mut item in all {
-                if self.expired(&item.entry) || !item.entry.conn.poll_alive() {
-                    doomed.push(item);
+                let alive = item.entry.conn.poll_alive();
+                if !alive || self.expired(&item.entry) {
+                    doomed.push((item, !alive));
                 } else {
                     keep.push(item);
                 }
@@ -109,12 +110,12 @@ impl Inner {
                     .take(surplus)
                     .take_while(|item| now.saturating_duration_since(item.since) >= limit)
                     .count();
-                doomed.extend(keep.drain(..stale));
+                doomed.extend(keep.drain(..stale).map(|item| (item, false)));
             }
             *idle = keep;
         }
-        for Idle { entry, .. } in doomed {
-            self.destroy(entry);
+        for (Idle { entry, .. }, broken) in doomed {
+            self.destroy(entry, broken);
         }
     }
 

@@ -36,7 +36,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError, oneshot};
 
 pub use builder::Builder;
 use builder::Options;
@@ -44,7 +44,7 @@ pub use pooled::PooledConnection;
 use replicas::Replicas;
 
 use crate::conn::Connection;
-use crate::conn::config::Config;
+use crate::conn::config::{Config, TargetSessionAttrs};
 use crate::error::{Error, Kind};
 use crate::row::Row;
 use crate::types::Encode;
@@ -81,12 +81,28 @@ pub struct Stats {
     pub idle: usize,
     /// Connections held by users, being opened, or having a cancelled call drained.
     pub in_use: usize,
-    /// Calls to [`Pool::acquire`] waiting for a connection.
+    /// Calls to [`Pool::acquire`] waiting now for a connection to be returned (all
+    /// `max_size` are in use).
     pub waiters: usize,
     /// Connections opened since the pool was created.
     pub created: u64,
-    /// Connections closed since the pool was created (broken, expired, idle too long…).
+    /// Connections closed since the pool was created (broken, expired, idle too long, or the
+    /// pool closed).
     pub destroyed: u64,
+    /// Of [`destroyed`](Stats::destroyed), the connections closed because they were broken:
+    /// the server or the network closed them (found when a call failed, at checkout, or by
+    /// the background check of idle ones), a health check or the reset failed, or the
+    /// replies a cancelled call left could not be read within the drain time-out.
+    pub broken: u64,
+    /// Calls to [`Pool::acquire`] since the pool was created that found every connection in
+    /// use and waited for one (the others took an idle connection or opened one at once).
+    pub waits: u64,
+    /// The time those calls waited for a connection to be returned, in total, however each
+    /// wait ended (a connection, the acquire time-out, the caller giving up). Not counted:
+    /// the time to open a connection. `wait_time / waits` is the mean wait.
+    pub wait_time: Duration,
+    /// The longest of those waits.
+    pub max_wait: Duration,
 }
 
 /// State shared by the pool's handles, its connections and its background task.
@@ -102,6 +118,11 @@ pub(crate) struct Inner {
     waiters: AtomicUsize,
     created: AtomicU64,
     destroyed: AtomicU64,
+    broken: AtomicU64,
+    waits: AtomicU64,
+    /// Nanoseconds, in total and the longest.
+    wait_time: AtomicU64,
+    max_wait: AtomicU64,
     closed: AtomicBool,
 }
 
@@ -177,6 +198,10 @@ impl Pool {
             waiters: AtomicUsize::new(0),
             created: AtomicU64::new(0),
             destroyed: AtomicU64::new(0),
+            broken: AtomicU64::new(0),
+            waits: AtomicU64::new(0),
+            wait_time: AtomicU64::new(0),
+            max_wait: AtomicU64::new(0),
             closed: AtomicBool::new(false),
         })
     }
@@ -207,8 +232,22 @@ impl Pool {
         )
     }
 
-    /// The pool's current size, idle and in-use connections, waiters and lifetime counts: of
-    /// the primary's connections; see [`Pool::replica_stats`] for the replicas'.
+    /// The pool's state: its size, idle and in-use connections and waiters now, and since it
+    /// was created the connections opened, closed and broken and the time acquires waited —
+    /// of the primary's connections; see [`Pool::replica_stats`] for the replicas'. Each
+    /// figure is read on its own (atomically, not all at one instant), without a lock beyond
+    /// the idle list's; counting costs the acquire path nothing unless it has to wait.
+    ///
+    /// ```no_run
+    /// # async fn run(pool: qail_pg::Pool) {
+    /// let stats = pool.stats();
+    /// if stats.waits > 0 {
+    ///     let mean = stats.wait_time / u32::try_from(stats.waits).unwrap_or(u32::MAX);
+    ///     println!("{} of {} in use; mean wait {mean:?}, longest {:?}; {} broken",
+    ///         stats.in_use, stats.max_size, stats.max_wait, stats.broken);
+    /// }
+    /// # }
+    /// ```
     pub fn stats(&self) -> Stats {
         let inner = &self.inner;
         let size = inner.open.load(Ordering::Acquire);
@@ -221,6 +260,10 @@ impl Pool {
             waiters: inner.waiters.load(Ordering::Acquire),
             created: inner.created.load(Ordering::Acquire),
             destroyed: inner.destroyed.load(Ordering::Acquire),
+            broken: inner.broken.load(Ordering::Acquire),
+            waits: inner.waits.load(Ordering::Acquire),
+            wait_time: Duration::from_nanos(inner.wait_time.load(Ordering::Acquire)),
+            max_wait: Duration::from_nanos(inner.max_wait.load(Ordering::Acquire)),
         }
     }
 
@@ -239,7 +282,7 @@ impl Pool {
         self.inner.semaphore.close();
         let idle = std::mem::take(&mut *self.inner.idle());
         for idle in idle {
-            self.inner.forget();
+            self.inner.forget(false);
             idle.entry.conn.close().await;
         }
     }
@@ -314,19 +357,31 @@ impl Drop for Inner {
     }
 }
 
-/// Counts a waiting acquire for as long as it waits, however it ends.
-struct Waiting<'a>(&'a AtomicUsize);
+/// Counts a waiting acquire for as long as it waits, and its wait when it ends, however it
+/// ends.
+struct Waiting<'a> {
+    pool: &'a Inner,
+    since: Instant,
+}
 
 impl<'a> Waiting<'a> {
-    fn new(waiters: &'a AtomicUsize) -> Waiting<'a> {
-        waiters.fetch_add(1, Ordering::AcqRel);
-        Waiting(waiters)
+    fn new(pool: &'a Inner) -> Waiting<'a> {
+        pool.waiters.fetch_add(1, Ordering::AcqRel);
+        Waiting {
+            pool,
+            since: Instant::now(),
+        }
     }
 }
 
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
+        let waited = u64::try_from(self.since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let pool = self.pool;
+        pool.waits.fetch_add(1, Ordering::AcqRel);
+        pool.wait_time.fetch_add(waited, Ordering::AcqRel);
+        pool.max_wait.fetch_max(waited, Ordering::AcqRel);
+        pool.waiters.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -348,12 +403,18 @@ impl Inner {
     }
 
     async fn acquire(self: Arc<Inner>) -> Result<PooledConnection, Error> {
-        let mut permit = {
-            let _waiting = Waiting::new(&self.waiters);
-            Arc::clone(&self.semaphore)
-                .acquire_owned()
-                .await
-                .map_err(|_| Inner::closed_error())?
+        // Note: tokio's semaphore hands returned permits to queued waiters first, so taking
+        // a free one here never overtakes a waiter.
+        let mut permit = match Arc::clone(&self.semaphore).try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(TryAcquireError::Closed) => return Err(Inner::closed_error()),
+            Err(TryAcquireError::NoPermits) => {
+                let _waiting = Waiting::new(&self);
+                Arc::clone(&self.semaphore)
+                    .acquire_owned()
+                    .await
+                    .map_err(|_| Inner::closed_error())?
+            }
         };
         while let Some((entry, since)) = self.pop_usable() {
             let mut pooled = PooledConnection::new(entry, permit, Arc::clone(&self));
@@ -378,10 +439,11 @@ impl Inner {
     fn pop_usable(&self) -> Option<(Entry, Instant)> {
         loop {
             let Idle { mut entry, since } = self.idle().pop()?;
-            if !self.expired(&entry) && entry.conn.poll_alive() {
+            let alive = entry.conn.poll_alive();
+            if alive && !self.expired(&entry) && !self.strayed(&entry.conn) {
                 return Some((entry, since));
             }
-            self.destroy(entry);
+            self.destroy(entry, !alive);
         }
     }
 
@@ -451,6 +513,23 @@ impl Inner {
         });
     }
 
+    /// Whether the server no longer is of the kind the connection string's
+    /// `target_session_attrs` asks for, as far as the parameters it reported say (no round
+    /// trip): a primary turned read-only (`default_transaction_read_only` on, as a failover
+    /// may fence the old primary), a standby promoted. Such a connection is closed rather
+    /// than reused, so the next one is opened over the host list and finds the right server.
+    /// `prefer-standby` accepts either kind, so it never strays.
+    fn strayed(&self, conn: &Connection) -> bool {
+        let wanted = self.config.target_session_attrs;
+        !matches!(
+            wanted,
+            TargetSessionAttrs::Any | TargetSessionAttrs::PreferStandby
+        ) && matches!(
+            crate::conn::connect::reported_session_is(conn, wanted),
+            Some(Some(_))
+        )
+    }
+
     fn expired(&self, entry: &Entry) -> bool {
         self.options
             .max_lifetime
@@ -459,8 +538,9 @@ impl Inner {
 
     /// Takes a connection back from a user (or a drain). Called from `Drop`: no await.
     pub(crate) fn release(self: &Arc<Inner>, mut entry: Entry, permit: OwnedSemaphorePermit) {
-        if self.is_closed() || entry.conn.is_closed() || self.expired(&entry) {
-            self.destroy(entry);
+        let broken = entry.conn.is_closed();
+        if self.is_closed() || broken || self.expired(&entry) || self.strayed(&entry.conn) {
+            self.destroy(entry, broken);
             return;
         }
         if entry.conn.has_interrupted_flow() {
@@ -468,13 +548,13 @@ impl Inner {
                 Ok(runtime) => {
                     runtime.spawn(maintain::drain(Arc::clone(self), entry, permit));
                 }
-                Err(_) => self.destroy(entry),
+                Err(_) => self.destroy(entry, false),
             }
             return;
         }
         entry.conn.start_reset();
         if entry.conn.is_closed() {
-            self.destroy(entry);
+            self.destroy(entry, true);
             return;
         }
         self.push_idle(entry);
@@ -482,15 +562,19 @@ impl Inner {
         drop(permit);
     }
 
-    /// Stops counting a connection that is about to be closed.
-    fn forget(&self) {
+    /// Stops counting a connection that is about to be closed, `broken` or not.
+    fn forget(&self, broken: bool) {
         self.open.fetch_sub(1, Ordering::AcqRel);
         self.destroyed.fetch_add(1, Ordering::AcqRel);
+        if broken {
+            self.broken.fetch_add(1, Ordering::AcqRel);
+        }
     }
 
-    /// Closes a connection: politely in the background when a runtime is at hand.
-    pub(crate) fn destroy(&self, entry: Entry) {
-        self.forget();
+    /// Closes a connection, counting it as `broken` or not ([`Stats::broken`]): politely in
+    /// the background when a runtime is at hand.
+    pub(crate) fn destroy(&self, entry: Entry, broken: bool) {
+        self.forget(broken);
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(entry.conn.close());
         }

@@ -33,10 +33,11 @@ impl PooledConnection {
         }
     }
 
-    /// Closes the connection instead of returning it; gives back its slot to reuse.
+    /// Closes the connection, which failed its health check, instead of returning it; gives
+    /// back its slot to reuse.
     pub(crate) fn discard(mut self) -> OwnedSemaphorePermit {
         if let Some(entry) = self.entry.take() {
-            self.pool.destroy(entry);
+            self.pool.destroy(entry, true);
         }
         self.permit
             .take()

@@ -6,6 +6,7 @@ mod cancel_safety;
 mod compiled;
 mod connect;
 mod copy;
+mod failover;
 mod faults;
 mod hostile;
 mod hosts;
@@ -17,6 +18,8 @@ mod pipeline_atomic;
 mod pool;
 mod proxy;
 mod query;
+#[cfg(feature = "tracing")]
+mod trace;
 mod transaction;
 mod types;
 

@@ -4,6 +4,7 @@
 mod fake;
 mod lifecycle;
 mod replicas;
+mod stats;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
