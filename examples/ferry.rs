@@ -97,6 +97,7 @@ async fn main() -> Result<()> {
     );
 
     show_rows(&mut conn).await?;
+    show_nested(&mut conn).await?;
 
     let direct = support::config_in(SCHEMA)?;
     let mut lanes = vec![
@@ -123,6 +124,44 @@ async fn main() -> Result<()> {
     }
     measure(&mut lanes, iterations).await?;
     print_timings(&lanes, iterations);
+    Ok(())
+}
+
+/// Prints a few harbors with their departing connections, loaded in one query: each
+/// harbor's `connections` is a `Vec` of a struct qail! generates from the derived table's
+/// rows (fields named by its aliases), its `operator` an `Option` because the operator is
+/// LEFT JOINed.
+async fn show_nested(conn: &mut Connection) -> Result<()> {
+    let harbors = qail!(
+        "SELECT h.name, h.country,
+                ARRAY(SELECT x FROM (
+                          SELECT c.name, d.name AS destination, op.name AS operator
+                          FROM odyssey_connections c
+                          JOIN harbors d ON d.id = c.destination_harbor_id
+                          LEFT JOIN operators op ON op.id = c.operator_id
+                          WHERE c.origin_harbor_id = h.id AND c.is_enabled
+                          ORDER BY c.name LIMIT 3) x) AS connections
+         FROM harbors h ORDER BY h.name LIMIT 3"
+    )
+    .fetch_all(conn)
+    .await?;
+    println!(
+        "harbors with their connections in one query (connections: Vec<{{ name: String, \
+         destination: String, operator: Option<String> }}>):"
+    );
+    for h in &harbors {
+        println!(
+            "  {} ({}): {} connections shown",
+            h.name,
+            h.country,
+            h.connections.len()
+        );
+        for c in &h.connections {
+            let operator = c.operator.as_deref().unwrap_or("no operator");
+            println!("    {} → {} ({operator})", c.name, c.destination);
+        }
+    }
+    println!();
     Ok(())
 }
 

@@ -1,12 +1,15 @@
-//! Three ways to load connections together with their two harbors, all with `qail!`:
+//! Four ways to load connections together with their two harbors, all with `qail!`:
 //!
 //! - **JOIN**: one query joining the harbors in — one round trip.
 //! - **batched**: the connections, then every harbor they name in one `= ANY($1)` query with a
 //!   `Vec<Uuid>` parameter, as a DataLoader does — two round trips whatever the row count.
 //! - **N+1**: the connections, then each harbor on its own, as a lazily loading ORM does —
 //!   1 + 2N round trips.
+//! - **nested**: one query returning each origin harbor with the array of its connections
+//!   (`array_agg(x)` of a derived table's rows), decoded into generated nested structs —
+//!   one round trip, each harbor's name sent once.
 //!
-//! The three payloads are checked to be equal before anything is timed; then the strategies
+//! The four payloads are checked to be equal before anything is timed; then the strategies
 //! run in a random order each round. `--delay-ms N` sleeps N ms before each round trip, to
 //! show what a database that is not on the same machine does to N+1.
 //!
@@ -74,9 +77,15 @@ enum Strategy {
     Join,
     Batched,
     NPlusOne,
+    Nested,
 }
 
-const STRATEGIES: [Strategy; 3] = [Strategy::Join, Strategy::Batched, Strategy::NPlusOne];
+const STRATEGIES: [Strategy; 4] = [
+    Strategy::Join,
+    Strategy::Batched,
+    Strategy::NPlusOne,
+    Strategy::Nested,
+];
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<()> {
@@ -101,9 +110,9 @@ async fn main() -> Result<()> {
         trips: 0,
     };
 
-    // Same answer three ways, or nothing is worth timing.
+    // Same answer four ways, or nothing is worth timing.
     let reference = load(Strategy::Join, &mut db, rows).await?;
-    for strategy in [Strategy::Batched, Strategy::NPlusOne] {
+    for strategy in [Strategy::Batched, Strategy::NPlusOne, Strategy::Nested] {
         let payload = load(strategy, &mut db, rows).await?;
         assert_eq!(
             payload, reference,
@@ -112,7 +121,7 @@ async fn main() -> Result<()> {
     }
     if let Some(first) = reference.first() {
         println!(
-            "the three strategies load the same {} connections, e.g.\n  {first:?}\n",
+            "the four strategies load the same {} connections, e.g.\n  {first:?}\n",
             reference.len()
         );
     }
@@ -188,6 +197,37 @@ async fn load(strategy: Strategy, db: &mut Db, rows: i64) -> Result<Vec<Loaded>>
             }
             Ok(loaded)
         }
+        Strategy::Nested => {
+            db.trip().await;
+            let harbors = qail!(
+                "SELECT o.name AS origin, array_agg(x ORDER BY x.name) AS lines
+                 FROM (SELECT c.id, c.name, c.origin_harbor_id, d.name AS destination
+                       FROM odyssey_connections c
+                       JOIN harbors d ON d.id = c.destination_harbor_id
+                       WHERE c.is_enabled
+                       ORDER BY c.name
+                       LIMIT $1) x
+                 JOIN harbors o ON o.id = x.origin_harbor_id
+                 GROUP BY o.id",
+                rows
+            )
+            .fetch_all(&mut db.conn)
+            .await?;
+            let mut loaded: Vec<Loaded> = harbors
+                .into_iter()
+                .flat_map(|h| {
+                    let origin = h.origin;
+                    h.lines.into_iter().map(move |l| Loaded {
+                        id: l.id,
+                        name: l.name,
+                        origin: origin.clone(),
+                        destination: l.destination,
+                    })
+                })
+                .collect();
+            loaded.sort_by(|a, b| a.name.cmp(&b.name));
+            Ok(loaded)
+        }
     }
 }
 
@@ -218,14 +258,14 @@ async fn harbor_name(db: &mut Db, id: Uuid) -> Result<String> {
 
 /// Times `runs` loads per strategy, in a random order each run. Returns the sorted samples
 /// and the round trips of one load, per strategy.
-async fn measure(db: &mut Db, rows: i64, runs: u64) -> Result<([Vec<Duration>; 3], [u64; 3])> {
+async fn measure(db: &mut Db, rows: i64, runs: u64) -> Result<([Vec<Duration>; 4], [u64; 4])> {
     let seed = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(1, |d| d.as_nanos() % u128::from(u64::MAX));
     let mut rng = Rng::new(u64::try_from(seed)?);
-    let mut samples: [Vec<Duration>; 3] = Default::default();
-    let mut trips = [0u64; 3];
-    let mut order = [0usize, 1, 2];
+    let mut samples: [Vec<Duration>; 4] = Default::default();
+    let mut trips = [0u64; 4];
+    let mut order = [0usize, 1, 2, 3];
     for _ in 0..runs {
         rng.shuffle(&mut order);
         for &i in &order {
@@ -243,10 +283,10 @@ async fn measure(db: &mut Db, rows: i64, runs: u64) -> Result<([Vec<Duration>; 3
     Ok((samples, trips))
 }
 
-fn print_results(samples: &[Vec<Duration>; 3], trips: &[u64; 3], runs: u64, delay: Duration) {
+fn print_results(samples: &[Vec<Duration>; 4], trips: &[u64; 4], runs: u64, delay: Duration) {
     let join = percentile(&samples[0], 50).as_secs_f64();
-    let names = ["JOIN", "batched (= ANY($1))", "N+1"];
-    let table: Vec<Vec<String>> = (0..3)
+    let names = ["JOIN", "batched (= ANY($1))", "N+1", "nested (array_agg)"];
+    let table: Vec<Vec<String>> = (0..4)
         .map(|i| {
             let median = percentile(&samples[i], 50);
             vec![

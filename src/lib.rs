@@ -65,6 +65,45 @@
 //! A query that touches a type whose feature is off fails to compile with a message naming the
 //! feature to enable. The `tracing` feature (off by default) runs every connection attempt and
 //! query in a `tracing` span with OpenTelemetry's database fields (README, "Observability").
+//!
+//! # Nested results
+//!
+//! A parent with its children in one query — `array_agg(ROW(…))`, `ARRAY(SELECT …)`, a
+//! whole-row reference, a composite column — comes back as generated structs, decoded in
+//! binary field by field (no JSON):
+//!
+//! ```no_run
+//! # use qail::{Connection, qail};
+//! # async fn run(conn: &mut Connection) -> Result<(), qail::Error> {
+//! let harbors = qail!("SELECT h.name, ARRAY(SELECT x FROM (
+//!                          SELECT c.name, d.name AS destination, c.duration_minutes
+//!                          FROM odyssey_connections c JOIN harbors d ON d.id = c.destination_harbor_id
+//!                          WHERE c.origin_harbor_id = h.id ORDER BY c.name) x) AS connections
+//!                      FROM harbors h")
+//!     .fetch_all(conn)
+//!     .await?;
+//! for c in &harbors[0].connections {          // Vec<RecordConnections>
+//!     let minutes: Option<i32> = c.duration_minutes; // a nullable column stays an Option
+//!     println!("{} → {} {minutes:?}", c.name, c.destination);
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! The child struct is named after the row type and the column (`RecordConnections`; a record
+//! inside it `RecordConnectionsOperator`). An array is `Vec<Child>`, `Option<Vec<Child>>`
+//! when the array can be NULL (an aggregate over no rows, or whose `FILTER` left none —
+//! `COALESCE(array_agg(…), '{}')` is never NULL), and `Vec<Option<Child>>` when an element can
+//! be (the NULL-extended row of an outer join). Fields are named after the columns of a
+//! whole-row reference or derived table, after a composite type's fields, and inside
+//! `ROW(…)` after plain column references — any other `ROW` field is `f1`, `f2`, … by
+//! position, as PostgreSQL names them; to choose names, select the fields with aliases in a
+//! derived table and aggregate its rows, as above.
+//!
+//! To name the child type yourself, derive [`QailRow`] on it: a struct without generics whose
+//! fields are plain columns is then also read from a record, field by field in order, and
+//! can be a field of a `Type => "…"` row (`lines: Vec<Line>`) or an alias's type
+//! (`AS "lines: Vec<Line>"`). Its fields are checked against the record's types when a row
+//! is read (the generated structs are checked when the query compiles).
 
 pub use qail_macros::{QailRow, QailType, qail};
 #[doc(inline)]
@@ -118,8 +157,8 @@ pub mod __private {
         Piece, Query, RawRow, Template, Variants,
     };
     pub use qail_pg::typed::{FromPg, IsOption, NotOption, NullableField, ToPg, check, pg};
-    pub use qail_pg::types::oid::FIRST_USER_OID;
-    pub use qail_pg::types::{BoxError, FieldArray, IsNull, Text};
+    pub use qail_pg::types::oid::{FIRST_USER_OID, RECORD_ARRAY};
+    pub use qail_pg::types::{ArrayElement, BoxError, FieldArray, IsNull, Text, record};
     pub use qail_pg::{Decode, Encode, Error, Oid};
 
     /// Rust types of the PostgreSQL types whose mapping depends on a feature. `qail!` names

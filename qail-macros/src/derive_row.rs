@@ -9,7 +9,7 @@ use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Token};
 
 use crate::attr::{self, Errors};
-use crate::{naming, snapshot, types};
+use crate::{naming, nested, snapshot, types};
 
 /// Expands the derive; on bad input, the errors plus a stub impl so nothing else cascades.
 pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
@@ -88,10 +88,12 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     };
     errors.finish()?;
     let ident = &input.ident;
+    let record = record(input, &parsed);
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     Ok(quote! {
         const _: () = {
             #checks
+            #record
 
             #[automatically_derived]
             impl #impl_generics ::qail::__private::FromRow for #ident #ty_generics #where_clause {
@@ -103,6 +105,27 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 }
             }
         };
+    })
+}
+
+/// A struct without generics whose fields are plain columns can also be read from a record
+/// or composite value (a nested row: `Vec<Self>` for `array_agg(ROW(…))`), field by field in
+/// order.
+fn record(input: &DeriveInput, parsed: &[(&syn::Field, attr::Field)]) -> TokenStream {
+    let plain = parsed.iter().all(|(_, a)| a.modes().is_empty());
+    if !input.generics.params.is_empty() || !plain {
+        return TokenStream::new();
+    }
+    let fields: Option<Vec<_>> = parsed
+        .iter()
+        .map(|(f, _)| {
+            let ident = f.ident.clone()?;
+            let name = ident.unraw_string();
+            Some((ident, name, 0))
+        })
+        .collect();
+    fields.map_or_else(TokenStream::new, |f| {
+        nested::record_decode(&input.ident, &f)
     })
 }
 

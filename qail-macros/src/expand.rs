@@ -11,7 +11,7 @@ use crate::ast::{CopyForm, Piece, QueryInput, copy_form};
 use crate::attr::Errors;
 use crate::check::{Checked, analyze, column_error};
 use crate::types::{self, Mapped};
-use crate::{naming, snapshot};
+use crate::{naming, nested, snapshot};
 
 /// Expands `qail!(…)`.
 pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
@@ -24,7 +24,13 @@ pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
     let params = params(input, &checked, &loaded.snapshot, &mut errors);
     let columns = columns(input, &checked.analysis, &loaded.snapshot, &mut errors);
-    let (row_items, decoder) = rows(input, &checked.analysis, &columns, &mut errors);
+    let (row_items, decoder) = rows(
+        input,
+        &checked.analysis,
+        &columns,
+        &loaded.snapshot,
+        &mut errors,
+    );
     errors.finish()?;
     let (template, chosen) =
         template(input, &checked, &columns).map_err(|m| syn::Error::new(input.sql.span(), m))?;
@@ -239,6 +245,7 @@ fn columns<'a>(
         }
         let mapped = match types::map(&col.ty, snapshot) {
             Ok(m) => Some(m),
+            Err(_) if col.shape.is_some() => None,
             Err(m) if col.rust_type.is_some() || input.target.is_some() => {
                 let _ = m;
                 None
@@ -268,6 +275,7 @@ fn rows(
     input: &QueryInput,
     analysis: &Analysis,
     columns: &[Column<'_>],
+    snapshot: &Snapshot,
     errors: &mut Errors,
 ) -> (TokenStream, TokenStream) {
     if !analysis.returns_rows {
@@ -278,17 +286,25 @@ fn rows(
     }
     match &input.target {
         Some(target) => (typed_decoder(target, columns), quote!(__QailDecode)),
-        None => (record(input, columns, errors), quote!(Record)),
+        None => (record(input, columns, snapshot, errors), quote!(Record)),
     }
 }
 
 /// `struct Record { … }` with one field per column and its by-index `FromRow`.
-fn record(input: &QueryInput, columns: &[Column<'_>], errors: &mut Errors) -> TokenStream {
+fn record(
+    input: &QueryInput,
+    columns: &[Column<'_>],
+    snapshot: &Snapshot,
+    errors: &mut Errors,
+) -> TokenStream {
     let mut fields = Vec::new();
     let mut reads = Vec::new();
     let mut all_debug = true;
+    let mut nested_items = Vec::new();
     for col in columns {
-        let Some(ty) = field_type(input, col, errors) else {
+        let Some(ty) = nested::field(input, col, snapshot, &mut nested_items, errors)
+            .unwrap_or_else(|| field_type(input, col, errors))
+        else {
             continue;
         };
         all_debug &= col.out.rust_type.is_none();
@@ -317,6 +333,8 @@ fn record(input: &QueryInput, columns: &[Column<'_>], errors: &mut Errors) -> To
         quote!(::core::result::Result::Ok(Record { #(#reads,)* }))
     };
     quote! {
+        #(#nested_items)*
+
         /// A row of this query: one field per result column.
         #derive
         #[allow(dead_code, reason = "a query may select columns the code does not read")]
@@ -469,7 +487,7 @@ fn template(
         .map(|(c, wire)| {
             (
                 c.out.name.as_str(),
-                type_oid(&c.out.ty).unwrap_or(0),
+                nested::expected_oid(c.out).unwrap_or_else(|| type_oid(&c.out.ty).unwrap_or(0)),
                 wire.as_str(),
             )
         })

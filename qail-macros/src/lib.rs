@@ -2,8 +2,9 @@
 //!
 //! Use them through the `qail` crate; this crate's output refers to `::qail::__private`.
 //! The entry points only parse and hand over: the model (`ast`, `attr`), the checks
-//! (`check`, `snapshot`, `types`, `naming`) and code generation (`expand`, `derive_row`,
-//! `derive_type`) are plain functions over `proc_macro2` types.
+//! (`check`, `snapshot`, `types`, `naming`) and code generation (`expand`, `nested` for the
+//! structs of record-valued columns, `derive_row`, `derive_type`) are plain functions over
+//! `proc_macro2` types.
 
 mod ast;
 mod attr;
@@ -12,6 +13,7 @@ mod derive_row;
 mod derive_type;
 mod expand;
 mod naming;
+mod nested;
 mod snapshot;
 mod types;
 

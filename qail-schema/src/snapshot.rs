@@ -109,6 +109,18 @@ pub enum RelationKind {
     Sequence,
 }
 
+impl RelationKind {
+    /// The kind as SQL names it: `table`, `view`, `materialized view`, `sequence`.
+    pub fn sql_name(self) -> &'static str {
+        match self {
+            RelationKind::Table => "table",
+            RelationKind::View => "view",
+            RelationKind::MaterializedView => "materialized view",
+            RelationKind::Sequence => "sequence",
+        }
+    }
+}
+
 /// A table, view, materialized view or sequence.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Relation {

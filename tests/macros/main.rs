@@ -6,6 +6,7 @@ mod drift;
 mod dynamic;
 mod facade;
 mod ferry;
+mod nested;
 mod roundtrip;
 
 use qail::Connection;

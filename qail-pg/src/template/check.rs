@@ -94,7 +94,10 @@ where
 /// Whether the server's type `actual` is the expected one (any user type for OID 0).
 fn matches(expected: Oid, actual: Oid) -> bool {
     match expected {
-        0 => actual >= FIRST_USER_OID,
+        // Note: a record-valued column is `record` or a composite type depending on how it is
+        // written (`ROW(…)`, a derived table's row vs. a table's whole row); its fields are
+        // checked one by one when it is read.
+        0 => actual >= FIRST_USER_OID || actual == oid::RECORD || actual == oid::RECORD_ARRAY,
         oid => oid == actual,
     }
 }

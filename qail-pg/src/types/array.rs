@@ -128,7 +128,10 @@ impl<R, T: Encode + ArrayElement> Encode for FieldArray<'_, R, T> {
 
 impl<'r, T: Decode<'r> + ArrayElement> Decode<'r> for Vec<T> {
     fn accepts(ty: Oid) -> bool {
-        accepts_array(ty, T::accepts)
+        // Note: an array of a composite type has a user OID this crate cannot map to its
+        // element; a record struct accepts it, and the element OID in the array's header is
+        // checked against the struct when the value is read.
+        accepts_array(ty, T::accepts) || (ty >= oid::FIRST_USER_OID && T::accepts(oid::RECORD))
     }
     fn decode(ty: Oid, raw: &'r [u8]) -> Result<Self, BoxError> {
         let mut r = Reader::new(ty, raw);

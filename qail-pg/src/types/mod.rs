@@ -23,6 +23,7 @@
 //! | `numeric` | `rust_decimal::Decimal` | `decimal` |
 //! | `inet`, `cidr`, `macaddr` | `IpAddr`, `Inet`, `Cidr`, `MacAddr` | `net` |
 //! | one-dimensional arrays of the above | `Vec<T>`, `Vec<Option<T>>` (and `&[T]` to send) | |
+//! | `record`, composite types, arrays of them (read only) | structs `qail!` generates over [`record::Fields`] | |
 //! | NULL | `Option<T>` | |
 //!
 //! A Rust type accepts only the PostgreSQL types it holds without loss: `i32` does not read an
@@ -46,6 +47,7 @@ mod net;
 mod numeric;
 pub mod oid;
 mod reader;
+pub mod record;
 mod text;
 #[cfg(feature = "time")]
 mod time;

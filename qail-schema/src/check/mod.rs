@@ -12,12 +12,15 @@
 //! `jsonb_to_recordset(…) AS x(a int, …)`), user functions from the snapshot (STRICT, SETOF,
 //! RETURNS TABLE), enums, domains (as their base type; NOT NULL domains are non-null),
 //! composite types and their fields, ranges, arrays of all of these, and explicit casts,
-//! which must have a path in PostgreSQL.
+//! which must have a path in PostgreSQL. Inside record-valued columns (`ROW(…)`, whole-row
+//! references, composite types, `array_agg` / `ARRAY(SELECT …)` of them) it reports each
+//! field's type and nullability and each array's element nullability as a [`Shape`].
 //!
 //! Layout: `query/` analyzes statements (SELECT, FROM, grouping, INSERT, UPDATE, DELETE);
 //! `expr/` types expressions (operators, predicates, casts, subqueries, constructors);
 //! `call/` types function calls against the built-in catalog and the snapshot's functions;
-//! `types/` holds the built-in types, casts, type names as written and overload resolution;
+//! `types/` holds the built-in types, casts, type names as written, overload resolution and
+//! record shapes;
 //! `scope`, `names`, `nullability`, `ctx` and `diag` are shared by all of them.
 //!
 //! ```
@@ -48,6 +51,7 @@ use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 
 pub use diag::{Diagnostic, render};
+pub use types::shape::{Shape, ShapeField};
 pub use types::type_oid;
 
 use crate::snapshot::{Snapshot, TypeRef};
@@ -120,6 +124,9 @@ pub struct OutputColumn {
     /// the alias, the `*` it was expanded from, the first row's expression of a VALUES list,
     /// the first branch's item of a set operation. Diagnostics about the column point here.
     pub range: Range<usize>,
+    /// What is known inside the value when it is a record or an array of records (the
+    /// server reports only `record` / `record[]`): see [`Shape`].
+    pub shape: Option<Shape>,
 }
 
 /// Analyzes one SQL statement against a snapshot.

@@ -6,7 +6,7 @@ use sqlparser::ast::{BinaryOperator, Expr, SelectItem};
 use crate::check::OutputColumn;
 use crate::check::expr::{Ty, Typed};
 use crate::check::scope::{Scope, norm};
-use crate::check::types::{base, builtin};
+use crate::check::types::{base, builtin, shape};
 use crate::snapshot::Snapshot;
 
 /// Applies the top-level AND conjuncts of `cond` that reject NULL for a column: the column is
@@ -178,6 +178,7 @@ pub(crate) fn output(
         Ty::Unknown => builtin("unknown"),
         _ => builtin("text"),
     };
+    let shape = t.shape.or_else(|| shape::of_type(&ty, snap));
     let mut col = OutputColumn {
         name: t.name.unwrap_or_else(|| "?column?".into()),
         ty,
@@ -186,6 +187,7 @@ pub(crate) fn output(
         rust_type: None,
         why: if t.nullable { t.why } else { Vec::new() },
         range,
+        shape,
     };
     if let Some(a) = alias {
         let (name, force, rust) = parse_alias(&norm(a));

@@ -2,8 +2,8 @@
 
 use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
 
-use crate::check::ColumnSource;
 use crate::check::diag::closest;
+use crate::check::{ColumnSource, Shape};
 use crate::snapshot::TypeRef;
 
 /// A column as a relation in scope exposes it.
@@ -15,6 +15,8 @@ pub(crate) struct Col {
     pub(crate) source: Option<ColumnSource>,
     /// Why it is nullable, when not from a table column (e.g. a derived table's aggregate).
     pub(crate) why: Vec<String>,
+    /// The fields inside it, when it is a record or an array of records.
+    pub(crate) shape: Option<Shape>,
 }
 
 /// A relation in a FROM clause (table, view, CTE, subquery, EXCLUDED…).
@@ -103,6 +105,8 @@ pub(crate) struct Found {
     pub(crate) at: Option<(usize, usize)>,
     /// 0 for the current scope, 1 for the enclosing query, …
     pub(crate) depth: usize,
+    /// The fields inside it, when it is a record or an array of records.
+    pub(crate) shape: Option<Shape>,
 }
 
 /// Why a reference did not resolve.
@@ -195,6 +199,7 @@ impl<'p> Scope<'p> {
             source: col.source.clone(),
             at: Some((r, c)),
             depth: 0,
+            shape: col.shape.clone(),
         }
     }
 
@@ -238,6 +243,7 @@ impl<'p> Scope<'p> {
             source: None,
             at: None,
             depth: 0,
+            shape: None,
         })
     }
 
@@ -381,6 +387,7 @@ impl<'p> Scope<'p> {
             source: None,
             at: None,
             depth: 0,
+            shape: None,
         })
     }
 
@@ -465,6 +472,7 @@ mod tests {
             not_null,
             source: None,
             why: Vec::new(),
+            shape: None,
         }
     }
 

@@ -21,15 +21,6 @@ pub(crate) fn type_name(t: &TypeRef) -> String {
     s
 }
 
-fn kind_name(k: RelationKind) -> &'static str {
-    match k {
-        RelationKind::Table => "table",
-        RelationKind::View => "view",
-        RelationKind::MaterializedView => "materialized view",
-        RelationKind::Sequence => "sequence",
-    }
-}
-
 fn list(v: &[String]) -> String {
     format!("({})", v.join(", "))
 }
@@ -62,7 +53,7 @@ fn pair<'a, T, K: Ord>(
 }
 
 pub(crate) fn relations(old: &Snapshot, new: &Snapshot, opts: &DiffOptions, out: &mut Vec<Change>) {
-    let label = |r: &Relation| format!("{} {}.{}", kind_name(r.kind), r.schema, r.name);
+    let label = |r: &Relation| format!("{} {}.{}", r.kind.sql_name(), r.schema, r.name);
     pair(
         &old.relations,
         &new.relations,
@@ -80,8 +71,8 @@ pub(crate) fn relations(old: &Snapshot, new: &Snapshot, opts: &DiffOptions, out:
             if o.kind != n.kind {
                 push(format!(
                     "kind {} → {}",
-                    kind_name(o.kind),
-                    kind_name(n.kind)
+                    o.kind.sql_name(),
+                    n.kind.sql_name()
                 ));
             }
             let skip_columns = opts.lenient_view_columns

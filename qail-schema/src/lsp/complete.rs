@@ -19,7 +19,7 @@ use super::scan::{Kind, word_start};
 use crate::Snapshot;
 use crate::report::format_type;
 use crate::report::names::quote_ident;
-use crate::snapshot::{RelationKind, UserTypeKind};
+use crate::snapshot::UserTypeKind;
 
 /// Completion items at byte `at` of `sql` (the SQL as written).
 pub(crate) fn complete(snap: &Snapshot, sql: &str, at: usize) -> Vec<CompletionItem> {
@@ -239,11 +239,7 @@ fn relations(out: &mut Vec<CompletionItem>, snap: &Snapshot, schema: Option<&str
         } else {
             format!("{}.{}", quote_ident(&r.schema), quote_ident(&r.name))
         };
-        let kind = match r.kind {
-            RelationKind::Table => "table",
-            RelationKind::View => "view",
-            RelationKind::MaterializedView => "materialized view",
-        };
+        let kind = r.kind.sql_name();
         out.push(item(
             &label,
             CompletionItemKind::CLASS,

@@ -160,11 +160,7 @@ fn column_text(
 }
 
 fn relation_text(snap: &Snapshot, rel: &Relation) -> String {
-    let kind = match rel.kind {
-        RelationKind::Table => "table",
-        RelationKind::View => "view",
-        RelationKind::MaterializedView => "materialized view",
-    };
+    let kind = rel.kind.sql_name();
     let mut out = format!("**{kind} {}.{}**\n\n", rel.schema, rel.name);
     for c in rel.columns.iter().take(40) {
         let _ = writeln!(

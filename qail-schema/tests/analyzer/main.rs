@@ -4,6 +4,7 @@
 mod corpus;
 mod diagnostics;
 mod differ;
+mod nested;
 mod nullability;
 mod server;
 mod support;

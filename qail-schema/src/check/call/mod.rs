@@ -20,7 +20,9 @@ use sqlparser::ast::{
 use crate::check::call::builtins::{CallError, NullRule};
 use crate::check::ctx::Ctx;
 use crate::check::diag::closest;
-use crate::check::expr::{Ty, Typed, condition, conditional, constructor, expr, settle, subquery};
+use crate::check::expr::{
+    Ty, Typed, condition, conditional, constructor, expr, record, settle, subquery,
+};
 use crate::check::scope::{Scope, norm, parts};
 use crate::check::types::overload::{Pick, pick};
 use crate::check::types::{base, builtin, display, element_of};
@@ -84,20 +86,24 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
         );
         return Typed::error(range);
     }
-    match name.as_str() {
+    let inputs: Vec<Typed> = typed.clone();
+    let mut t = match name.as_str() {
         "coalesce" | "greatest" | "least" if schema.is_none() => {
-            conditional::coalesce(cx, name, typed, range)
+            conditional::coalesce(cx, name.clone(), typed, range)
         }
         "nullif" if schema.is_none() && typed.len() == 2 => conditional::nullif(cx, typed, range),
         _ => {
-            let inputs: Vec<Typed> = typed.clone();
             let mut t = resolve_call(cx, schema.as_deref(), &name, typed, range);
             if sc.grouped && f.filter.is_none() && f.over.is_none() && !t.is_error() {
                 group_aggregate(&mut t, &name, &inputs);
             }
             t
         }
+    };
+    if schema.is_none() {
+        record::through_call(&mut t, &name, &inputs);
     }
+    t
 }
 
 /// Aggregates that are non-null over a non-empty group of non-null inputs.

@@ -164,6 +164,7 @@ fn col(name: &str, ty: TypeRef, not_null: bool) -> Col {
         not_null,
         source: None,
         why: Vec::new(),
+        shape: None,
     }
 }
 

@@ -7,7 +7,7 @@ use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments};
 
 use crate::check::ctx::Ctx;
 use crate::check::expr::conditional::unify;
-use crate::check::expr::{Fit, Ty, Typed, conform, expect, expr};
+use crate::check::expr::{Fit, Ty, Typed, conform, expect, expr, record};
 use crate::check::scope::Scope;
 use crate::check::types::{array_of, builtin, user_kind};
 use crate::snapshot::{TypeRef, UserTypeKind};
@@ -101,7 +101,8 @@ pub(crate) fn row(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> Op
     let items = row_fields(e)?;
     let mut out = Typed::known(builtin("record"), range.clone());
     out.name = Some("row".into());
-    for item in items {
+    let mut typed = Vec::with_capacity(items.len());
+    for item in &items {
         let mut t = expr(cx, sc, item);
         if matches!(t.ty, Ty::Unknown) {
             conform(cx, &mut t, &builtin("text"), Fit::Implicit, "row field");
@@ -109,6 +110,8 @@ pub(crate) fn row(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> Op
         if t.is_error() || matches!(t.ty, Ty::Param(_)) {
             return Some(Typed::error(range));
         }
+        typed.push(t);
     }
+    out.shape = Some(record::row(&items, &typed, cx.snap));
     Some(out)
 }

@@ -8,6 +8,7 @@ pub(crate) mod constructor;
 pub(crate) mod literal;
 pub(crate) mod operator;
 pub(crate) mod predicate;
+pub(crate) mod record;
 pub(crate) mod subquery;
 pub(crate) mod subscript;
 
@@ -20,7 +21,7 @@ use crate::check::ctx::Ctx;
 use crate::check::names::report_lookup;
 use crate::check::scope::{LookupError, Scope, norm};
 use crate::check::types::{assignable, builtin, display, implicit};
-use crate::check::{ColumnSource, call};
+use crate::check::{ColumnSource, Shape, call};
 use crate::snapshot::TypeRef;
 
 /// The type of an expression, as far as it is known.
@@ -49,6 +50,8 @@ pub(crate) struct Typed {
     /// The text of a string literal, checked once its type is known.
     pub(crate) literal: Option<String>,
     pub(crate) range: Range<usize>,
+    /// The fields inside a record, or inside the elements of an array of records.
+    pub(crate) shape: Option<Shape>,
 }
 
 impl Typed {
@@ -62,6 +65,7 @@ impl Typed {
             param: None,
             literal: None,
             range,
+            shape: None,
         }
     }
 
@@ -282,6 +286,7 @@ fn column(cx: &mut Ctx, sc: &Scope, qual: &[Ident], id: &Ident) -> Typed {
             t.why = f.why;
             t.name = Some(f.name);
             t.source = f.source;
+            t.shape = f.shape;
             t
         }
         Err(LookupError::NoColumn { .. }) if q.is_empty() && sc.has_rel(&name) => {
@@ -292,6 +297,7 @@ fn column(cx: &mut Ctx, sc: &Scope, qual: &[Ident], id: &Ident) -> Typed {
                 t.nullable = row.nullable;
                 t.why = row.why;
             }
+            t.shape = record::whole_row_shape(sc, &name, cx.snap);
             t.name = Some(name);
             t
         }

@@ -7,7 +7,7 @@ use sqlparser::ast::{Expr, GroupByExpr, Query, SelectItem, SetExpr};
 
 use crate::check::call::builtins;
 use crate::check::ctx::Ctx;
-use crate::check::expr::{Ty, Typed};
+use crate::check::expr::{Ty, Typed, record};
 use crate::check::query::{group, select};
 use crate::check::scope::{Scope, norm, parts};
 use crate::check::types::{array_of, builtin};
@@ -17,10 +17,11 @@ pub(crate) fn array_subquery(cx: &mut Ctx, sc: &Scope, q: &Query, range: Range<u
     let Some(col) = single_column(cx, sc, q, range.clone()) else {
         return Typed::error(range);
     };
-    match col.ty {
+    match &col.ty {
         Ty::Known(t) => {
-            let mut out = Typed::known(array_of(&t), range);
+            let mut out = Typed::known(array_of(t), range);
             out.name = Some("array".into());
+            out.shape = record::array_of(&col);
             out
         }
         _ => Typed::error(range),
@@ -93,6 +94,7 @@ pub(crate) fn single_column(
     t.why = c.why;
     t.name = Some(c.name);
     t.source = c.source;
+    t.shape = c.shape;
     Some(t)
 }
 

@@ -11,7 +11,7 @@ use crate::check::expr::condition;
 use crate::check::names::{find_relation, relation_suggestion};
 use crate::check::query::select;
 use crate::check::scope::{Col, Merged, Rel, Scope, Star, norm, parts};
-use crate::check::types::{common_type, display, not_null_domain};
+use crate::check::types::{common_type, display, not_null_domain, shape};
 use crate::check::{ColumnSource, nullability};
 use crate::snapshot::{Relation, RelationKind, Snapshot, TypeRef};
 
@@ -272,6 +272,7 @@ fn derived(
             not_null: !c.nullable,
             source: c.source,
             why: c.why,
+            shape: c.shape,
         })
         .collect();
     let name = alias.map_or_else(|| "subquery".to_string(), |a| norm(&a.name));
@@ -350,6 +351,7 @@ fn table_columns(found: &Relation, snap: &Snapshot) -> Vec<Col> {
                 column: c.name.clone(),
             }),
             why: Vec::new(),
+            shape: shape::of_type(&c.ty, snap),
         })
         .collect()
 }

@@ -134,6 +134,7 @@ fn named(cols: Vec<OutputColumn>, cte: &Cte) -> Vec<Col> {
             not_null: !c.nullable,
             source: c.source,
             why: c.why,
+            shape: c.shape,
         })
         .collect();
     for (c, a) in cols.iter_mut().zip(&cte.alias.columns) {
@@ -295,6 +296,8 @@ fn union_column(
         rust_type: a.rust_type,
         why,
         range: a.range,
+        // Note: a set operation's branches have one record type only when they agree.
+        shape: a.shape.filter(|s| Some(s) == b.shape.as_ref()),
     })
 }
 

@@ -4,6 +4,7 @@
 //! what the catalog does not hold: domains, user types, arrays and I/O conversions.
 
 pub(crate) mod overload;
+pub(crate) mod shape;
 pub(crate) mod written;
 
 use qail_catalog::CastContext;

@@ -1,0 +1,350 @@
+//! Nested row structs for record-valued columns: `ROW(…)`, whole-row references, composite
+//! types, and arrays of them (`array_agg(ROW(…))`, `ARRAY(SELECT …)`).
+//!
+//! A column whose analysis carries a [`Shape`] becomes a field of a generated struct named
+//! after its parent and the column, in CamelCase: the column `connections` of `Record` is
+//! `RecordConnections`, its field `stops` is `RecordConnectionsStops`. An array is a `Vec`, of
+//! `Option<_>` when an element can be NULL; a nullable column or field is an `Option`. The
+//! struct's fields are named after the record's fields (the naming rule is the analyzer's:
+//! plain column references keep their names, other expressions are `f1`, `f2`, …; alias them
+//! in a subquery to choose). Each struct decodes the binary record field by field through
+//! `qail_pg::types::record::Fields`, checking every field's type OID.
+
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use qail_schema::Snapshot;
+use qail_schema::check::{OutputColumn, Shape, ShapeField, type_oid};
+use quote::{format_ident, quote};
+
+use crate::ast::QueryInput;
+use crate::attr::Errors;
+use crate::check::column_error;
+use crate::expand::Column;
+use crate::naming;
+use crate::types::{self, Mapped};
+
+/// The type of the generated row's field for a record-valued column: `None` for other
+/// columns, `Some(None)` once an error is reported. A column typed by its alias
+/// (`AS "c: Type"`) is left to the alias.
+pub(crate) fn field(
+    input: &QueryInput,
+    col: &Column<'_>,
+    snapshot: &Snapshot,
+    items: &mut Vec<TokenStream>,
+    errors: &mut Errors,
+) -> Option<Option<TokenStream>> {
+    if col.out.rust_type.is_some() {
+        return None;
+    }
+    match column_type(
+        col.out.shape.as_ref(),
+        "Record",
+        &col.out.name,
+        snapshot,
+        items,
+    )? {
+        Ok(ty) => Some(Some(ty)),
+        Err((message, fix)) => {
+            let message = format!("column \"{}\": {message}", col.out.name);
+            errors.push(column_error(input, col.out, message, fix));
+            Some(None)
+        }
+    }
+}
+
+/// The type OID the server's description must have for a record-valued column: 0, "a
+/// composite type or `record`", because a whole-row reference to a table is reported as the
+/// table's row type and one to a derived table as `record`. `None` for other columns.
+pub(crate) fn expected_oid(col: &OutputColumn) -> Option<u32> {
+    col.shape.as_ref().map(|_| 0)
+}
+
+/// What is wrong with a record and how to fix it.
+type Failure = (String, String);
+
+/// The Rust type of a record-valued column (before `Option` for its own nullability), with
+/// the structs it needs appended to `items`; `None` when the column has no shape. An error
+/// says what to change in the SQL.
+pub(crate) fn column_type(
+    shape: Option<&Shape>,
+    parent: &str,
+    column: &str,
+    snapshot: &Snapshot,
+    items: &mut Vec<TokenStream>,
+) -> Option<Result<TokenStream, Failure>> {
+    let shape = shape?;
+    let name = format!("{parent}{}", camel(column));
+    Some(shape_type(shape, &name, snapshot, items))
+}
+
+fn shape_type(
+    shape: &Shape,
+    name: &str,
+    snapshot: &Snapshot,
+    items: &mut Vec<TokenStream>,
+) -> Result<TokenStream, Failure> {
+    match shape {
+        Shape::Record(fields) => {
+            let ident = Ident::new(name, Span::call_site());
+            let item = record(&ident, fields, snapshot, items)?;
+            items.push(item);
+            Ok(quote!(#ident))
+        }
+        Shape::Array {
+            element,
+            nullable_elements,
+        } => {
+            let inner = shape_type(element, name, snapshot, items)?;
+            Ok(if *nullable_elements {
+                quote!(::std::vec::Vec<::core::option::Option<#inner>>)
+            } else {
+                quote!(::std::vec::Vec<#inner>)
+            })
+        }
+    }
+}
+
+/// The struct for one record shape and its `Decode` (and `ArrayElement`, so that arrays of
+/// it are `Vec`s).
+fn record(
+    ident: &Ident,
+    fields: &[ShapeField],
+    snapshot: &Snapshot,
+    items: &mut Vec<TokenStream>,
+) -> Result<TokenStream, Failure> {
+    let mut decls = Vec::with_capacity(fields.len());
+    let mut reads = Vec::with_capacity(fields.len());
+    for (i, f) in fields.iter().enumerate() {
+        let field = naming::field_ident(&f.name, Span::call_site()).ok_or_else(|| {
+            (
+                format!(
+                    "field {} of the record is named `{}`, which is not a usable Rust field name",
+                    i + 1,
+                    f.name
+                ),
+                "select the record's fields in a subquery with aliases, \
+                 `ARRAY(SELECT x FROM (SELECT … AS label) x)`"
+                    .to_string(),
+            )
+        })?;
+        if let Some(prev) = fields[..i].iter().position(|p| p.name == f.name) {
+            return Err((
+                format!(
+                    "fields {} and {} of the record are both named `{}`",
+                    prev + 1,
+                    i + 1,
+                    f.name
+                ),
+                "select the record's fields in a subquery with distinct aliases, \
+                 `ARRAY(SELECT x FROM (SELECT a.id, b.id AS other_id …) x)`"
+                    .to_string(),
+            ));
+        }
+        let child = format!("{ident}{}", camel(&f.name));
+        let ty = match &f.shape {
+            Some(shape) => shape_type(shape, &child, snapshot, items)?,
+            None => scalar(f, snapshot)?,
+        };
+        let ty = if f.nullable {
+            quote!(::core::option::Option<#ty>)
+        } else {
+            ty
+        };
+        decls.push(quote!(pub #field: #ty));
+        let base = f
+            .shape
+            .is_none()
+            .then(|| type_oid(&f.ty))
+            .flatten()
+            .unwrap_or(0);
+        reads.push((field, f.name.clone(), base));
+    }
+    let doc = format!(" A record of this query: `{ident}`.");
+    let decode = record_decode(ident, &reads);
+    Ok(quote! {
+        #[doc = #doc]
+        #[derive(Debug)]
+        #[allow(dead_code, reason = "a query may select fields the code does not read")]
+        pub struct #ident { #(#decls,)* }
+
+        #decode
+    })
+}
+
+/// `Decode` of a struct from a record or composite value, one field per struct field in
+/// order (each `(field, name in messages, built-in type OID or 0)`), and `ArrayElement` so
+/// that arrays of it are `Vec`s. Shared by the generated row structs and `#[derive(QailRow)]`.
+pub(crate) fn record_decode(ident: &Ident, fields: &[(Ident, String, u32)]) -> TokenStream {
+    let count = Literal::usize_unsuffixed(fields.len());
+    let reads = fields.iter().map(|(field, name, base)| {
+        let name = Literal::string(name);
+        let base = Literal::u32_unsuffixed(*base);
+        quote!(#field: fields.next_of(#name, #base)?)
+    });
+    let fields_ty = quote!(::qail::__private::record::Fields);
+    let decode = format_ident!("decode");
+    quote! {
+        #[automatically_derived]
+        impl<'r> ::qail::__private::Decode<'r> for #ident {
+            fn accepts(ty: ::qail::__private::Oid) -> bool {
+                ::qail::__private::record::accepts(ty)
+            }
+            fn #decode(
+                ty: ::qail::__private::Oid,
+                raw: &'r [u8],
+            ) -> ::core::result::Result<Self, ::qail::__private::BoxError> {
+                let mut fields = #fields_ty::new(ty, raw, #count)?;
+                let value = #ident { #(#reads,)* };
+                fields.finish()?;
+                ::core::result::Result::Ok(value)
+            }
+        }
+
+        #[automatically_derived]
+        impl ::qail::__private::ArrayElement for #ident {
+            const ARRAY_OID: ::qail::__private::Oid = ::qail::__private::RECORD_ARRAY;
+        }
+    }
+}
+
+/// The Rust type of a scalar field.
+fn scalar(f: &ShapeField, snapshot: &Snapshot) -> Result<TokenStream, Failure> {
+    let mapped = types::map(&f.ty, snapshot).map_err(|m| {
+        let (what, fix) = m.split_once(": ").unwrap_or((&m, "cast the field in SQL"));
+        (
+            format!("field `{}` of the record: {what}", f.name),
+            fix.to_string(),
+        )
+    })?;
+    match mapped {
+        Mapped {
+            rust: Some(rust),
+            missing_feature: None,
+            ..
+        } => Ok(rust),
+        Mapped {
+            missing_feature: Some(feature),
+            display,
+            ..
+        } => Err((
+            format!("field `{}` of the record has type {display}", f.name),
+            feature.fix(),
+        )),
+        Mapped { display, .. } => Err((
+            format!(
+                "field `{}` of the record has the type {display}, which has no generated Rust type",
+                f.name
+            ),
+            "cast it in SQL (`::text`)".to_string(),
+        )),
+    }
+}
+
+/// `origin_harbor` → `OriginHarbor`; characters that cannot be in an identifier are dropped.
+fn camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = true;
+    for c in name.chars() {
+        if c.is_alphanumeric() {
+            if upper {
+                out.extend(c.to_uppercase());
+            } else {
+                out.push(c);
+            }
+            upper = false;
+        } else {
+            upper = true;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use qail_schema::snapshot::TypeRef;
+
+    fn ty(name: &str) -> TypeRef {
+        TypeRef {
+            schema: "pg_catalog".into(),
+            name: name.into(),
+            oid: None,
+            array_dims: 0,
+        }
+    }
+
+    fn field(name: &str, t: &str, nullable: bool, shape: Option<Shape>) -> ShapeField {
+        ShapeField {
+            name: name.into(),
+            ty: ty(t),
+            nullable,
+            shape,
+        }
+    }
+
+    #[test]
+    fn arrays_of_records_become_vecs_of_named_structs() {
+        let stops = Shape::Array {
+            element: Box::new(Shape::Record(vec![field("name", "text", false, None)])),
+            nullable_elements: true,
+        };
+        let shape = Shape::Array {
+            element: Box::new(Shape::Record(vec![
+                field("id", "int4", false, None),
+                field("code", "text", true, None),
+                field("stops", "record", false, Some(stops)),
+            ])),
+            nullable_elements: false,
+        };
+        let mut items = Vec::new();
+        let t = column_type(
+            Some(&shape),
+            "Record",
+            "connections",
+            &Snapshot::default(),
+            &mut items,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            t.to_string().replace(' ', ""),
+            "::std::vec::Vec<RecordConnections>"
+        );
+        let all = quote!(#(#items)*).to_string().replace(' ', "");
+        assert!(
+            all.contains("pubstructRecordConnectionsStops{pubname:::std::string::String,}"),
+            "{all}"
+        );
+        assert!(
+            all.contains("pubcode:::core::option::Option<::std::string::String>"),
+            "{all}"
+        );
+        assert!(
+            all.contains(
+                "pubstops:::std::vec::Vec<::core::option::Option<RecordConnectionsStops>>"
+            ),
+            "{all}"
+        );
+    }
+
+    #[test]
+    fn duplicate_field_names_say_how_to_alias() {
+        let shape = Shape::Record(vec![
+            field("id", "int4", false, None),
+            field("id", "int4", false, None),
+        ]);
+        let e = column_type(
+            Some(&shape),
+            "Record",
+            "x",
+            &Snapshot::default(),
+            &mut Vec::new(),
+        )
+        .unwrap()
+        .unwrap_err();
+        assert!(
+            e.0.contains("both named `id`") && e.1.contains("AS other_id"),
+            "{e:?}"
+        );
+        assert_eq!(camel("origin_harbor"), "OriginHarbor");
+    }
+}
