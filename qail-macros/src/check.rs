@@ -6,7 +6,9 @@ use qail_schema::check::{Analysis, Diagnostic, OutputColumn, render};
 use syn::LitStr;
 use syn::spanned::Spanned;
 
-use crate::ast::{BulkColumn, ChoiceSpec, QueryInput, Rewritten, insert_target, rewrite};
+use qail_schema::capture::bulk_columns;
+
+use crate::ast::{ChoiceSpec, QueryInput, Rewritten, rewrite};
 
 /// A checked invocation.
 pub(crate) struct Checked {
@@ -68,51 +70,6 @@ pub(crate) fn analyze(input: &QueryInput, snapshot: &Snapshot) -> syn::Result<Ch
         analysis,
         rewritten,
     })
-}
-
-/// The columns of the bulk insert whose SQL before `VALUES {rows}` is `before`, each with the
-/// SQL type of an array of it, from the snapshot.
-fn bulk_columns(before: &str, snapshot: &Snapshot) -> Result<Vec<BulkColumn>, String> {
-    let usage = "a bulk insert is `INSERT INTO table (column, …) VALUES {rows}`: name the columns";
-    let (schema, table, columns) = insert_target(before).ok_or(usage)?;
-    let relation = snapshot
-        .relations
-        .iter()
-        .filter(|r| r.name == table && schema.as_ref().is_none_or(|s| *s == r.schema))
-        .min_by_key(|r| {
-            snapshot
-                .search_path
-                .iter()
-                .position(|s| *s == r.schema)
-                .unwrap_or(usize::MAX)
-        })
-        .ok_or_else(|| format!("table \"{table}\" is not in the schema snapshot"))?;
-    columns
-        .into_iter()
-        .map(|name| {
-            let column = relation
-                .columns
-                .iter()
-                .find(|c| c.name == name)
-                .ok_or_else(|| format!("column \"{name}\" does not exist in table \"{table}\""))?;
-            if column.ty.array_dims > 0 {
-                return Err(format!(
-                    "column \"{name}\" is an array, which a bulk insert cannot send (UNNEST would flatten it): insert those rows with one query each"
-                ));
-            }
-            let ty = &column.ty;
-            let array = if ty.schema == "pg_catalog" {
-                format!("\"{}\"[]", ty.name)
-            } else {
-                format!("\"{}\".\"{}\"[]", ty.schema, ty.name)
-            };
-            Ok(BulkColumn {
-                name,
-                array,
-                not_null: column.not_null,
-            })
-        })
-        .collect()
 }
 
 /// The sort choices' names and alternatives.

@@ -98,7 +98,8 @@ impl Document {
             FileKind::Rust => rust_source::embedded(&text)
                 .into_iter()
                 .map(|e| {
-                    let rewritten = capture::rewrite(&e.sql, e.positional);
+                    let rewritten =
+                        capture::rewrite(&e.sql, e.positional, &[], &[], &capture::no_bulk);
                     Region::new(e.sql, e.map, rewritten)
                 })
                 .collect(),
