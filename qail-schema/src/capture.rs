@@ -411,7 +411,10 @@ pub fn rewrite(
                             i..end,
                         ));
                     }
-                    let text = &choices[c].texts[selected.get(c).copied().unwrap_or(0)];
+                    let texts = &choices[c].texts;
+                    let text = texts
+                        .get(selected.get(c).copied().unwrap_or(0))
+                        .map_or("", String::as_str);
                     let start = out.sql.len();
                     out.sql.push_str(text);
                     out.edits.push((start..out.sql.len(), i..end));

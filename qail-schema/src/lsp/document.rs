@@ -98,8 +98,13 @@ impl Document {
             FileKind::Rust => rust_source::embedded(&text)
                 .into_iter()
                 .map(|e| {
-                    let rewritten =
-                        capture::rewrite(&e.sql, e.positional, &[], &[], &capture::no_bulk);
+                    let rewritten = capture::rewrite(
+                        &e.sql,
+                        e.positional,
+                        &e.choices,
+                        &vec![0; e.choices.len()],
+                        &capture::no_bulk,
+                    );
                     Region::new(e.sql, e.map, rewritten)
                 })
                 .collect(),

@@ -7,6 +7,8 @@
 
 use std::ops::Range;
 
+use crate::capture::ChoiceSpec;
+
 /// The SQL literal of one `qail!` invocation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Embedded {
@@ -17,8 +19,10 @@ pub(crate) struct Embedded {
     pub(crate) map: Vec<usize>,
     /// The literal's bytes in the file, quotes included.
     pub(crate) literal: Range<usize>,
-    /// The number of arguments after the literal.
+    /// The number of positional arguments after the literal.
     pub(crate) positional: usize,
+    /// The sort choices after them, each with the SQL of its arms.
+    pub(crate) choices: Vec<ChoiceSpec>,
 }
 
 /// Every `qail!` invocation of `source` that has a string literal, in order.
@@ -45,12 +49,13 @@ pub(crate) fn embedded(source: &str) -> Vec<Embedded> {
 }
 
 /// Reads an invocation's body after its opening delimiter: the first string literal at the top
-/// level before any `,`, then the count of the arguments after it.
+/// level before any `,`, then the arguments after it: positional ones counted, sort choices
+/// (`name = match value { Pattern => "SQL", … }`) read.
 fn invocation(lexer: &mut Lexer<'_>, source: &str) -> Option<Embedded> {
     let mut depth = 0usize;
     let mut literal: Option<Embedded> = None;
-    let mut commas = 0;
-    let mut after_comma_tokens = false;
+    let mut argument: Vec<(Tok, usize)> = Vec::new();
+    let mut arguments: Vec<Vec<(Tok, usize)>> = Vec::new();
     while let Some(tok) = lexer.next() {
         match tok.kind {
             TokKind::Open => depth += 1,
@@ -58,8 +63,7 @@ fn invocation(lexer: &mut Lexer<'_>, source: &str) -> Option<Embedded> {
             TokKind::Close => depth -= 1,
             TokKind::Comma if depth == 0 => {
                 literal.as_ref()?;
-                commas += 1;
-                after_comma_tokens = false;
+                arguments.push(std::mem::take(&mut argument));
                 continue;
             }
             TokKind::Str | TokKind::RawStr if depth == 0 && literal.is_none() => {
@@ -72,18 +76,51 @@ fn invocation(lexer: &mut Lexer<'_>, source: &str) -> Option<Embedded> {
             }
             _ => {}
         }
-        if literal.is_some() && commas > 0 {
-            after_comma_tokens = true;
+        if literal.is_some() {
+            let at = if tok.kind == TokKind::Open {
+                depth - 1
+            } else {
+                depth
+            };
+            argument.push((tok, at));
         }
     }
+    arguments.push(argument);
     let mut e = literal?;
     // `qail!("…", a, b,)`: a trailing comma adds no argument.
-    e.positional = if after_comma_tokens {
-        commas
-    } else {
-        commas.saturating_sub(1)
-    };
+    for argument in arguments.iter().filter(|a| !a.is_empty()) {
+        match choice(argument, source) {
+            Some(spec) => e.choices.push(spec),
+            None => e.positional += 1,
+        }
+    }
     Some(e)
+}
+
+/// The sort choice `name = match value { Pattern => "SQL", … }` that `argument` (its tokens,
+/// each with its nesting depth) is, if it is one: its name and the SQL of each arm.
+fn choice(argument: &[(Tok, usize)], source: &str) -> Option<ChoiceSpec> {
+    let text = |t: &Tok| &source[t.range.clone()];
+    let [(name, _), (eq, _), (matched, _), ..] = argument else {
+        return None;
+    };
+    if name.kind != TokKind::Ident || text(eq) != "=" || text(matched) != "match" {
+        return None;
+    }
+    let mut texts = Vec::new();
+    for w in argument.windows(3) {
+        let [(eq, _), (gt, _), (arm, 1)] = w else {
+            continue;
+        };
+        if text(eq) == "=" && text(gt) == ">" && matches!(arm.kind, TokKind::Str | TokKind::RawStr)
+        {
+            texts.push(decode(source, arm.range.clone(), arm.kind == TokKind::RawStr).sql);
+        }
+    }
+    Some(ChoiceSpec {
+        name: text(name).to_owned(),
+        texts,
+    })
 }
 
 /// Decodes the literal at `range` (quotes included).
@@ -105,6 +142,7 @@ fn decode(source: &str, range: Range<usize>, raw: bool) -> Embedded {
             map,
             literal: range,
             positional: 0,
+            choices: Vec::new(),
         };
     }
     let body_start = range.start + 1;
@@ -171,6 +209,7 @@ fn decode(source: &str, range: Range<usize>, raw: bool) -> Embedded {
         map,
         literal: range,
         positional: 0,
+        choices: Vec::new(),
     }
 }
 
@@ -377,5 +416,22 @@ mod tests {
         assert_eq!(&src[e.map[10]..e.map[10] + 1], "b");
         let src = "qail!(\"SELECT o. FROM";
         assert_eq!(embedded(src)[0].sql, "SELECT o. FROM");
+    }
+
+    #[test]
+    fn sort_choices_are_read_not_counted() {
+        let src = "qail!(\"SELECT 1 ORDER BY {sort}\", a, f(b, c), sort = match o { O::A => \"x\", O::B => r#\"y DESC\"#, })";
+        let e = &embedded(src)[0];
+        assert_eq!(e.positional, 2);
+        assert_eq!(
+            e.choices,
+            [ChoiceSpec {
+                name: "sort".to_owned(),
+                texts: vec!["x".to_owned(), "y DESC".to_owned()],
+            }]
+        );
+        // `a == b` and closures are positional arguments.
+        let e = &embedded("qail!(\"SELECT $1, $2\", a == b, |x| x)")[0];
+        assert_eq!((e.positional, e.choices.len()), (2, 0));
     }
 }

@@ -240,3 +240,54 @@ fn without_recorded_sources_definition_goes_to_the_snapshot_entry() {
     );
     c.shutdown();
 }
+
+const DYNAMIC: &str = r####"use qail::qail;
+
+fn search(ids: Vec<i32>, sea: Option<Sea>, name: Option<String>, order: Order) {
+    let ok = qail!(r#"SELECT s.name FROM ships s
+        WHERE s.id IN {ids} {? AND s.sea = {sea} } ORDER BY {sort}"#,
+        sort = match order { Order::Name => "s.name", Order::Id => "s.id DESC" });
+    let bad = qail!("SELECT id FROM ships WHERE harbor_id NOT IN {ids} {? AND nme = {name} }");
+}
+"####;
+
+#[test]
+fn dynamic_queries_are_read_as_the_macro_reads_them() {
+    let dir = project("dynamic");
+    let path = dir.join("src/main.rs");
+    std::fs::write(&path, DYNAMIC).unwrap();
+    let mut c = Client::start(&dir, &[]);
+    let uri = c.open(&path, DYNAMIC);
+
+    // Every optional clause is analyzed (as the macro's check of the full query does): the
+    // misspelt column inside one is reported at its bytes; the valid query has no diagnostic.
+    let diags = c.diagnostics(&uri);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    let nme = DYNAMIC.find("nme").unwrap();
+    assert_eq!(
+        diags[0]["range"],
+        json!({"start": position(DYNAMIC, nme), "end": position(DYNAMIC, nme + 3)})
+    );
+    assert!(
+        diags[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean \"name\"?"),
+        "{diags:?}"
+    );
+
+    // Hover on a list and on a capture inside a clause: the parameter's expected type.
+    let at = DYNAMIC.find("{ids}").unwrap() + 1;
+    let text = hover_text(&c.at("textDocument/hover", &uri, DYNAMIC, at));
+    assert!(
+        text.starts_with("**parameter $1** (`{ids}`): `integer[]`"),
+        "{text}"
+    );
+    let at = DYNAMIC.find("{sea}").unwrap() + 1;
+    let text = hover_text(&c.at("textDocument/hover", &uri, DYNAMIC, at));
+    assert!(
+        text.starts_with("**parameter $2** (`{sea}`): `sea`"),
+        "{text}"
+    );
+    c.shutdown();
+}
