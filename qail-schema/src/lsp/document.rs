@@ -7,7 +7,7 @@ use std::ops::Range;
 use super::rust_source;
 use super::text::Lines;
 use crate::Snapshot;
-use crate::capture::{self, CaptureError, Rewritten};
+use crate::capture::{self, CaptureError, ChoiceSpec, Rewritten};
 use crate::check::{Analysis, Diagnostic};
 
 /// What kind of file a document is.
@@ -27,6 +27,9 @@ pub(crate) struct Region {
     pub(crate) map: Vec<usize>,
     /// Captures rewritten to `$n` (nothing rewritten in a `.sql` file).
     pub(crate) rewritten: Result<Rewritten, CaptureError>,
+    /// For a `qail!` literal, the positional arguments and sort choices after it, to scan it
+    /// again with the snapshot (which a bulk insert's `VALUES {rows}` needs).
+    invocation: Option<(usize, Vec<ChoiceSpec>)>,
     /// The analyzer's answer on the rewritten SQL (ranges into the rewritten SQL); `None`
     /// when the captures could not be read.
     pub(crate) analysis: Option<Result<Analysis, Vec<Diagnostic>>>,
@@ -38,7 +41,18 @@ impl Region {
             sql,
             map,
             rewritten,
+            invocation: None,
             analysis: None,
+        }
+    }
+
+    /// A `qail!` literal's region, scanned by [`capture::rewrite`] as the macro scans it: each
+    /// sort choice's slot filled with its first alternative, every optional clause included.
+    fn embedded(e: rust_source::Embedded, snapshot: Option<&Snapshot>) -> Region {
+        let rewritten = scan(&e.sql, e.positional, &e.choices, snapshot);
+        Region {
+            invocation: Some((e.positional, e.choices)),
+            ..Region::new(e.sql, e.map, rewritten)
         }
     }
 
@@ -79,6 +93,22 @@ impl Region {
     }
 }
 
+/// Scans a `qail!` literal's SQL; a bulk insert's columns come from `snapshot`.
+fn scan(
+    sql: &str,
+    positional: usize,
+    choices: &[ChoiceSpec],
+    snapshot: Option<&Snapshot>,
+) -> Result<Rewritten, CaptureError> {
+    let selected = vec![0; choices.len()];
+    match snapshot {
+        Some(snapshot) => capture::rewrite(sql, positional, choices, &selected, &|before| {
+            capture::bulk_columns(before, snapshot)
+        }),
+        None => capture::rewrite(sql, positional, choices, &selected, &capture::no_bulk),
+    }
+}
+
 /// An open document.
 pub(crate) struct Document {
     pub(crate) kind: FileKind,
@@ -97,16 +127,7 @@ impl Document {
                 .collect(),
             FileKind::Rust => rust_source::embedded(&text)
                 .into_iter()
-                .map(|e| {
-                    let rewritten = capture::rewrite(
-                        &e.sql,
-                        e.positional,
-                        &e.choices,
-                        &vec![0; e.choices.len()],
-                        &capture::no_bulk,
-                    );
-                    Region::new(e.sql, e.map, rewritten)
-                })
+                .map(|e| Region::embedded(e, None))
                 .collect(),
         };
         Document {
@@ -120,6 +141,9 @@ impl Document {
     /// Runs the analyzer on every region.
     pub(crate) fn analyze(&mut self, snapshot: &Snapshot) {
         for r in &mut self.regions {
+            if let Some((positional, choices)) = &r.invocation {
+                r.rewritten = scan(&r.sql, *positional, choices, Some(snapshot));
+            }
             r.analysis = r
                 .rewritten
                 .as_ref()

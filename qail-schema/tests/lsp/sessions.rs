@@ -248,6 +248,8 @@ fn search(ids: Vec<i32>, sea: Option<Sea>, name: Option<String>, order: Order) {
         WHERE s.id IN {ids} {? AND s.sea = {sea} } ORDER BY {sort}"#,
         sort = match order { Order::Name => "s.name", Order::Id => "s.id DESC" });
     let bad = qail!("SELECT id FROM ships WHERE harbor_id NOT IN {ids} {? AND nme = {name} }");
+    let rows = [("Oban", "GB")];
+    let bulk = qail!("INSERT INTO harbors (name, country) VALUES {rows} RETURNING id");
 }
 "####;
 
@@ -260,7 +262,8 @@ fn dynamic_queries_are_read_as_the_macro_reads_them() {
     let uri = c.open(&path, DYNAMIC);
 
     // Every optional clause is analyzed (as the macro's check of the full query does): the
-    // misspelt column inside one is reported at its bytes; the valid query has no diagnostic.
+    // misspelt column inside one is reported at its bytes; the valid query (its sort choice
+    // filled with the first arm) and the bulk insert have no diagnostic.
     let diags = c.diagnostics(&uri);
     assert_eq!(diags.len(), 1, "{diags:?}");
     let nme = DYNAMIC.find("nme").unwrap();
