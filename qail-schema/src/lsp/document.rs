@@ -173,7 +173,10 @@ impl Document {
         let end = self.text[offset..]
             .find(';')
             .map_or(self.text.len(), |i| offset + i);
-        Some(RegionAt::Typed(sql_region(&self.text, start..end)))
+        Some(RegionAt::Typed(Box::new(sql_region(
+            &self.text,
+            start..end,
+        ))))
     }
 }
 
@@ -181,7 +184,7 @@ impl Document {
 /// typed (not analyzed).
 pub(crate) enum RegionAt<'d> {
     Analyzed(&'d Region),
-    Typed(Region),
+    Typed(Box<Region>),
 }
 
 impl std::ops::Deref for RegionAt<'_> {
