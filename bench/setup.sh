@@ -42,7 +42,7 @@ psql "$server/qail_bench" -v ON_ERROR_STOP=1 -q <<'SQL'
 SET client_min_messages = warning;
 BEGIN;
 DROP TABLE IF EXISTS odyssey_connections, operators, harbors, bench_wide, harbors_small,
-    bench_insert CASCADE;
+    bench_insert, bench_search, bench_bulk CASCADE;
 
 -- A stable uuid from a label, so every run builds the same data.
 CREATE OR REPLACE FUNCTION pg_temp.uid(label text) RETURNS uuid
@@ -126,6 +126,29 @@ INSERT INTO harbors_small SELECT i, 'Harbor ' || i FROM generate_series(1, 10000
 -- Target of the insert workloads; unlogged so the server's WAL does not dominate.
 CREATE UNLOGGED TABLE bench_insert (id int8 NOT NULL, name text NOT NULL, qty int4 NOT NULL,
     price float8 NOT NULL);
+
+-- The search workload: 100,000 listings, four filterable columns.
+CREATE TABLE bench_search (
+    id int8 PRIMARY KEY,
+    name text NOT NULL,
+    region text NOT NULL,
+    price float8 NOT NULL,
+    day date NOT NULL,
+    status text NOT NULL
+);
+INSERT INTO bench_search
+SELECT i, 'Listing ' || i,
+       (ARRAY['north', 'south', 'east', 'west', 'central', 'islands', 'coast', 'mountains'])[1 + i % 8],
+       (i * 37 % 10000) / 100.0,
+       '2025-01-01'::date + (i * 13 % 365),
+       (ARRAY['open', 'sold', 'draft', 'closed'])[1 + i * 7 % 4]
+FROM generate_series(1, 100000) AS i;
+CREATE INDEX bench_search_region ON bench_search (region);
+CREATE INDEX bench_search_day ON bench_search (day);
+
+-- Target of the bulk insert workloads (a nullable column); unlogged like bench_insert.
+CREATE UNLOGGED TABLE bench_bulk (id int8 NOT NULL, name text NOT NULL, qty int4 NOT NULL,
+    note text);
 COMMIT;
 ANALYZE;
 SQL

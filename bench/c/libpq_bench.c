@@ -351,6 +351,57 @@ static counts_t copy_in(PGconn *conn, char **texts, uint64_t batches) {
     return c;
 }
 
+/* One row of the bulk workload, built before the clock (as the Rust drivers' rows are). */
+typedef struct {
+    long long id;
+    char name[32];
+    int qty;
+    char note[32]; /* empty: NULL */
+} bulk_row_t;
+
+static bulk_row_t *build_bulk(uint64_t n) {
+    bulk_row_t *rows = calloc(n ? n : 1, sizeof *rows);
+    if (!rows) die(NULL, "out of memory\n");
+    for (uint64_t i = 0; i < n; i++) {
+        rows[i].id = (long long)i;
+        snprintf(rows[i].name, sizeof rows[i].name, "Bulk row %llu", (unsigned long long)i);
+        rows[i].qty = (int)(i % 17);
+        if (i % 3 == 0)
+            snprintf(rows[i].note, sizeof rows[i].note, "note %llu", (unsigned long long)i);
+    }
+    return rows;
+}
+
+/* `bulk_copy`: one COPY FROM STDIN (text format), the rows formatted inside the clock into a
+ * 64 KiB buffer and sent with PQputCopyData each time it fills. */
+static counts_t bulk_copy(PGconn *conn, const bulk_row_t *rows, uint64_t n) {
+    enum { CHUNK = 65536 };
+    static char buf[CHUNK + 128];
+    counts_t c = {0, 0};
+    PGresult *r = PQexec(conn, BULK_COPY_SQL);
+    if (PQresultStatus(r) != PGRES_COPY_IN) die(conn, "COPY");
+    PQclear(r);
+    size_t len = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        const bulk_row_t *b = &rows[i];
+        len += (size_t)snprintf(buf + len, 128, "%lld\t%s\t%d\t%s\n", b->id, b->name, b->qty,
+                                b->note[0] ? b->note : "\\N");
+        if (len >= CHUNK) {
+            if (PQputCopyData(conn, buf, (int)len) != 1) die(conn, "copy data");
+            len = 0;
+        }
+    }
+    if (len && PQputCopyData(conn, buf, (int)len) != 1) die(conn, "copy data");
+    if (PQputCopyEnd(conn, NULL) != 1) die(conn, "copy end");
+    r = PQgetResult(conn);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) die(conn, "COPY result");
+    c.rows = strtoull(PQcmdTuples(r), NULL, 10);
+    c.queries = 1;
+    PQclear(r);
+    while ((r = PQgetResult(conn)) != NULL) PQclear(r);
+    return c;
+}
+
 static PGconn *connect_db(const char *conninfo) {
     PGconn *conn = PQconnectdb(conninfo);
     if (PQstatus(conn) != CONNECTION_OK) die(conn, "connect");
@@ -452,6 +503,12 @@ int main(int argc, char **argv) {
         exec_simple(conn, "TRUNCATE bench_insert");
         build_inserts(n, &rows, &texts);
     }
+    int is_bulk_copy = !strcmp(w, "bulk_copy");
+    bulk_row_t *bulk = NULL;
+    if (is_bulk_copy) {
+        exec_simple(conn, "TRUNCATE bench_bulk");
+        bulk = build_bulk(n);
+    }
 
     uint64_t wall0 = now_ns(), cpu0 = cpu_ns(), sys0 = sys_ns(), flt0 = minflt();
     counts_t c = {0, 0};
@@ -463,6 +520,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(w, "params16")) c = params16(conn, n);
     else if (is_insert) c = insert(conn, rows, n);
     else if (is_copy) c = copy_in(conn, texts, n);
+    else if (is_bulk_copy) c = bulk_copy(conn, bulk, n);
     else if (!strcmp(w, "pool10")) {
         pthread_t th[POOL_TASKS];
         for (int k = 0; k < POOL_TASKS; k++) {
@@ -481,6 +539,17 @@ int main(int argc, char **argv) {
         return 2;
     }
     uint64_t wall = now_ns() - wall0, cpu = cpu_ns() - cpu0, sys = sys_ns() - sys0;
-    report(c, wall, cpu, sys, minflt() - flt0);
+    uint64_t faults = minflt() - flt0;
+    if (is_bulk_copy) {
+        PGresult *r = PQexec(conn, "SELECT count(*) FROM bench_bulk");
+        if (PQresultStatus(r) != PGRES_TUPLES_OK) die(conn, "count");
+        if (strtoull(PQgetvalue(r, 0, 0), NULL, 10) != n) {
+            fprintf(stderr, "libpq_bench: bench_bulk holds %s rows after inserting %llu\n",
+                    PQgetvalue(r, 0, 0), (unsigned long long)n);
+            return 1;
+        }
+        PQclear(r);
+    }
+    report(c, wall, cpu, sys, faults);
     return 0;
 }

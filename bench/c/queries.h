@@ -19,6 +19,7 @@
     "$4::int4, $5::int4, $6::int4, $7::int4, $8::int4, $9::int4, $10::int4, $11::int4, "     \
     "$12::int4, $13::int4, $14::int4, $15::int4, $16::int4)"
 #define INSERT_SQL "INSERT INTO bench_insert (id, name, qty, price) VALUES ($1, $2, $3, $4)"
+#define BULK_COPY_SQL "COPY bench_bulk (id, name, qty, note) FROM STDIN"
 #define COPY_SQL "COPY bench_insert (id, name, qty, price) FROM STDIN"
 
 #endif

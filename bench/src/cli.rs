@@ -11,6 +11,7 @@ pub(crate) const USAGE: &str = "\
 usage: qail-bench [WORKLOAD ...] [options]
 
 Workloads (default: all): point pipeline_atomic pipeline join wide params16 pool10 insert copy
+                           search bulk_unnest bulk_copy
 
 Every driver runs every workload in a fresh process of its own, once per round.
 
@@ -61,7 +62,7 @@ impl Options {
         format!(
             "Sizes per run: point {}, pipeline and pipeline_atomic {} (batches of {}), join {}, \
              wide {} × 1,000 rows, params16 {}, pool10 {} (10 tasks, batches of 100), \
-             insert/copy {} × 100 rows.",
+             insert/copy {} × 100 rows, search {}, bulk_unnest/bulk_copy {} rows.",
             s.point,
             s.pipeline,
             s.pipeline_batch,
@@ -69,7 +70,9 @@ impl Options {
             s.wide,
             s.params16,
             s.pool,
-            s.insert_batches
+            s.insert_batches,
+            s.search,
+            s.bulk_rows
         )
     }
 }

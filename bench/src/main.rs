@@ -129,7 +129,11 @@ fn rounds(opts: &cli::Options, ctx: &Ctx) -> Results {
                         eprintln!("{at} {}", brief(&s));
                         results.push(w, d, s);
                     }
-                    Ok(None) => results.mark_missing(w, d, "the driver has no API for it".into()),
+                    Ok(None) => results.mark_missing(
+                        w,
+                        d,
+                        "not run: no API for it, or not in this comparison".into(),
+                    ),
                     Err(e) => {
                         eprintln!("{at} error: {e}");
                         results.mark_missing(w, d, format!("error: {e}"));

@@ -33,7 +33,10 @@ fn per(n: u64, total_ns: f64) -> Option<f64> {
 
 fn metrics(w: Workload) -> Vec<Metric> {
     let mut m = Vec::new();
-    if matches!(w, Workload::Insert | Workload::Copy) {
+    if matches!(
+        w,
+        Workload::Insert | Workload::Copy | Workload::BulkUnnest | Workload::BulkCopy
+    ) {
         m.push(Metric {
             label: "rows/s",
             value: |s| per_sec(s.counts.rows, s),

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use chrono::{DateTime, NaiveTime, Utc};
+use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
@@ -29,11 +29,17 @@ pub(crate) enum Workload {
     Insert,
     /// 100-row batches through COPY FROM STDIN.
     Copy,
+    /// A search with four optional filters, a different subset per query, sequential.
+    Search,
+    /// 100,000 rows with a nullable column in one `INSERT … SELECT * FROM UNNEST(arrays)`.
+    BulkUnnest,
+    /// The same 100,000 rows through one `COPY … FROM STDIN`.
+    BulkCopy,
 }
 
 impl Workload {
     /// Every workload, in report order.
-    pub(crate) const ALL: [Workload; 9] = [
+    pub(crate) const ALL: [Workload; 12] = [
         Workload::Point,
         Workload::PipelineAtomic,
         Workload::Pipeline,
@@ -43,6 +49,9 @@ impl Workload {
         Workload::Pool10,
         Workload::Insert,
         Workload::Copy,
+        Workload::Search,
+        Workload::BulkUnnest,
+        Workload::BulkCopy,
     ];
 
     /// The name used on the command line and in the report.
@@ -57,6 +66,9 @@ impl Workload {
             Workload::Pool10 => "pool10",
             Workload::Insert => "insert",
             Workload::Copy => "copy",
+            Workload::Search => "search",
+            Workload::BulkUnnest => "bulk_unnest",
+            Workload::BulkCopy => "bulk_copy",
         }
     }
 
@@ -64,7 +76,11 @@ impl Workload {
     pub(crate) fn is_sequential(self) -> bool {
         matches!(
             self,
-            Workload::Point | Workload::Join | Workload::Wide | Workload::Params16
+            Workload::Point
+                | Workload::Join
+                | Workload::Wide
+                | Workload::Params16
+                | Workload::Search
         )
     }
 }
@@ -100,6 +116,8 @@ pub(crate) struct Sizes {
     pub(crate) params16: usize,
     pub(crate) pool: usize,
     pub(crate) insert_batches: usize,
+    pub(crate) search: usize,
+    pub(crate) bulk_rows: usize,
 }
 
 /// Rows per INSERT/COPY batch.
@@ -121,6 +139,8 @@ impl Sizes {
             params16: 5_000,
             pool: 20_000,
             insert_batches: 100,
+            search: 5_000,
+            bulk_rows: 100_000,
         }
     }
 
@@ -151,6 +171,8 @@ impl Sizes {
             params16: s(self.params16, 1),
             pool: s(self.pool, POOL_TASKS * POOL_BATCH),
             insert_batches: s(self.insert_batches, 1),
+            search: s(self.search, 1),
+            bulk_rows: s(self.bulk_rows, 1),
         }
     }
 }
@@ -185,6 +207,8 @@ impl Sizes {
                 "params16" => &mut sizes.params16,
                 "pool" => &mut sizes.pool,
                 "insert_batches" => &mut sizes.insert_batches,
+                "search" => &mut sizes.search,
+                "bulk_rows" => &mut sizes.bulk_rows,
                 _ => return Err(format!("unknown size `{key}`")),
             };
             *field = value;
@@ -196,7 +220,7 @@ impl Sizes {
         Ok(sizes)
     }
 
-    fn fields(&self) -> [(&'static str, usize); 8] {
+    fn fields(&self) -> [(&'static str, usize); 10] {
         [
             ("point", self.point),
             ("pipeline", self.pipeline),
@@ -206,6 +230,8 @@ impl Sizes {
             ("params16", self.params16),
             ("pool", self.pool),
             ("insert_batches", self.insert_batches),
+            ("search", self.search),
+            ("bulk_rows", self.bulk_rows),
         ]
     }
 }
@@ -307,6 +333,127 @@ pub(crate) fn copy_text(rows: &[InsertRow]) -> Vec<u8> {
     s.into_bytes()
 }
 
+/// `search`: the statement before its optional filters; each present filter appends
+/// ` AND col op $k` in the order of [`SEARCH_FILTERS`], then [`SEARCH_TAIL`] follows.
+pub(crate) const SEARCH_HEAD: &str = "SELECT id, name FROM bench_search WHERE true";
+
+/// `search`: the four optional filters, `(column, operator)`, in parameter order.
+pub(crate) const SEARCH_FILTERS: [(&str, &str); 4] = [
+    ("region", "="),
+    ("price", "<="),
+    ("day", ">="),
+    ("status", "="),
+];
+
+/// `search`: what follows the filters; at most 20 rows per query.
+pub(crate) const SEARCH_TAIL: &str = " ORDER BY id LIMIT 20";
+
+/// The filters of one search query; `None` leaves the filter out.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SearchForm {
+    pub(crate) region: Option<&'static str>,
+    pub(crate) max_price: Option<f64>,
+    pub(crate) from_day: Option<NaiveDate>,
+    pub(crate) status: Option<&'static str>,
+}
+
+const REGIONS: [&str; 8] = [
+    "north",
+    "south",
+    "east",
+    "west",
+    "central",
+    "islands",
+    "coast",
+    "mountains",
+];
+const STATUSES: [&str; 4] = ["open", "sold", "draft", "closed"];
+
+/// The form of the `i`-th search: its filters cycle through all 16 subsets, their values
+/// through the data's ranges.
+pub(crate) fn search_form(i: usize) -> SearchForm {
+    let mask = i % 16;
+    let day0 = NaiveDate::from_ymd_opt(2025, 1, 1).unwrap_or_default();
+    SearchForm {
+        region: (mask & 1 != 0).then(|| REGIONS[(i / 16) % REGIONS.len()]),
+        max_price: (mask & 2 != 0).then(|| f64::from(u8::try_from(i % 90).unwrap_or(0)) + 5.0),
+        from_day: (mask & 4 != 0)
+            .then(|| day0 + chrono::Days::new(u64::try_from(i % 300).unwrap_or(0))),
+        status: (mask & 8 != 0).then(|| STATUSES[(i / 3) % STATUSES.len()]),
+    }
+}
+
+impl SearchForm {
+    /// The statement for this form's filters, `$1…` numbered in filter order: what the
+    /// drivers without a builder send.
+    pub(crate) fn sql(&self) -> String {
+        let present = [
+            self.region.is_some(),
+            self.max_price.is_some(),
+            self.from_day.is_some(),
+            self.status.is_some(),
+        ];
+        let mut sql = String::from(SEARCH_HEAD);
+        let mut k = 0;
+        for ((col, op), on) in SEARCH_FILTERS.iter().zip(present) {
+            if on {
+                k += 1;
+                sql.push_str(&format!(" AND {col} {op} ${k}"));
+            }
+        }
+        sql.push_str(SEARCH_TAIL);
+        sql
+    }
+}
+
+/// `bulk_*`: the target table, emptied before each run outside the measurement.
+pub(crate) const BULK_TRUNCATE_SQL: &str = "TRUNCATE bench_bulk";
+
+/// `bulk_*`: counts the rows after a run, outside the measurement.
+pub(crate) const BULK_COUNT_SQL: &str = "SELECT count(*) FROM bench_bulk";
+
+/// `bulk_unnest` for the drivers without a bulk form: one array parameter per column.
+pub(crate) const BULK_UNNEST_SQL: &str = "INSERT INTO bench_bulk (id, name, qty, note) \
+     SELECT * FROM UNNEST($1::int8[], $2::text[], $3::int4[], $4::text[])";
+
+/// `bulk_copy`: the COPY statement.
+pub(crate) const BULK_COPY_SQL: &str = "COPY bench_bulk (id, name, qty, note) FROM STDIN";
+
+/// Checks the row count of `bench_bulk` after a bulk run of `expected` rows.
+pub(crate) fn check_bulk(stored: i64, expected: usize) -> Result<(), String> {
+    if usize::try_from(stored).ok() == Some(expected) {
+        Ok(())
+    } else {
+        Err(format!(
+            "bench_bulk holds {stored} rows after inserting {expected}"
+        ))
+    }
+}
+
+/// One row of the bulk workloads; the fields are named like the columns.
+#[derive(Debug, Clone)]
+pub(crate) struct BulkRow {
+    pub(crate) id: i64,
+    pub(crate) name: String,
+    pub(crate) qty: i32,
+    pub(crate) note: Option<String>,
+}
+
+/// The `n` rows of a bulk run: a third of them with a note, the rest NULL.
+pub(crate) fn bulk_rows(workload: Workload, n: usize) -> Vec<BulkRow> {
+    if !matches!(workload, Workload::BulkUnnest | Workload::BulkCopy) {
+        return Vec::new();
+    }
+    (0..n)
+        .map(|i| BulkRow {
+            id: i64::try_from(i).unwrap_or(0),
+            name: format!("Bulk row {i}"),
+            qty: i32::try_from(i % 17).unwrap_or(0),
+            note: (i % 3 == 0).then(|| format!("note {i}")),
+        })
+        .collect()
+}
+
 /// A decoded row of the join workload.
 #[derive(Debug, Clone)]
 #[expect(
@@ -387,6 +534,28 @@ mod tests {
         assert_eq!(back.to_arg(), s.to_arg());
         assert!(Sizes::from_arg("point=1").is_err());
         assert!(Sizes::from_arg("point=x").is_err());
+    }
+
+    #[test]
+    fn search_forms_cover_every_subset() {
+        let all = search_form(15);
+        assert_eq!(
+            all.sql(),
+            "SELECT id, name FROM bench_search WHERE true AND region = $1 AND price <= $2 \
+             AND day >= $3 AND status = $4 ORDER BY id LIMIT 20"
+        );
+        assert_eq!(
+            search_form(16).sql(),
+            "SELECT id, name FROM bench_search WHERE true ORDER BY id LIMIT 20"
+        );
+        assert_eq!(
+            search_form(10).sql(),
+            "SELECT id, name FROM bench_search WHERE true AND price <= $1 AND status = $2 \
+             ORDER BY id LIMIT 20"
+        );
+        let rows = bulk_rows(Workload::BulkCopy, 4);
+        assert_eq!(rows[0].note.as_deref(), Some("note 0"));
+        assert_eq!(rows[1].note, None);
     }
 
     #[test]

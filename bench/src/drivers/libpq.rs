@@ -26,6 +26,9 @@ fn command(url: &str, workload: Workload, n: usize, batch: usize) -> Command {
 /// Runs one workload with libpq, in a fresh process.
 pub(crate) fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
     let s = &ctx.sizes;
+    if !crate::drivers::Driver::Libpq.has(workload) {
+        return Ok(None);
+    }
     let (n, batch) = match workload {
         Workload::Point => (s.point, 1),
         Workload::Pipeline | Workload::PipelineAtomic => (s.pipeline, s.pipeline_batch),
@@ -34,6 +37,8 @@ pub(crate) fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
         Workload::Params16 => (s.params16, 1),
         Workload::Pool10 => (s.pool.div_ceil(POOL_TASKS * POOL_BATCH), POOL_BATCH),
         Workload::Insert | Workload::Copy => (s.insert_batches, crate::workload::INSERT_BATCH),
+        Workload::BulkCopy => (s.bulk_rows, 1),
+        Workload::Search | Workload::BulkUnnest => return Ok(None),
     };
     child::run(command(&ctx.url, workload, n, batch))
 }

@@ -67,6 +67,9 @@ impl Driver {
     /// Runs `workload` once in this process and measures it; `None` when this driver has no
     /// way to run it. libpq runs in the C program instead ([`libpq::run`]).
     pub(crate) async fn run(self, workload: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
+        if !self.has(workload) {
+            return Ok(None);
+        }
         match self {
             Driver::Qail => qail::run(workload, ctx).await.map(Some),
             Driver::QailSql => qail_sql::run(workload, ctx).await.map(Some),
@@ -74,6 +77,24 @@ impl Driver {
             Driver::Sqlx => sqlx_pg::run(workload, ctx).await.map(Some),
             Driver::Qail302 => qail302::run(workload, ctx).await,
             Driver::Libpq => Err("libpq runs in the C program, not in the harness".into()),
+        }
+    }
+}
+
+impl Driver {
+    /// Whether this driver runs `workload`: the dynamic workloads only where the driver has
+    /// the form they measure (a search builder or SQL built by hand, a bulk form), see the
+    /// README's table.
+    pub(crate) fn has(self, workload: Workload) -> bool {
+        match workload {
+            Workload::Search => !matches!(self, Driver::QailSql | Driver::Libpq),
+            Workload::BulkUnnest => {
+                matches!(self, Driver::Qail | Driver::TokioPostgres | Driver::Sqlx)
+            }
+            Workload::BulkCopy => {
+                matches!(self, Driver::Qail | Driver::TokioPostgres | Driver::Libpq)
+            }
+            _ => true,
         }
     }
 }

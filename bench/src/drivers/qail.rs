@@ -70,6 +70,24 @@ fn insert_query(r: &w::InsertRow) -> Query<'_, NoRows> {
     )
 }
 
+/// The search: each filter is an optional clause, sent when its field is `Some`; the
+/// statement of each combination is built on its first use and looked up by bitmask after.
+fn search_query(f: &w::SearchForm) -> Query<'_, impl qail::template::Decoder<Row = IdName>> {
+    let w::SearchForm {
+        region,
+        max_price,
+        from_day,
+        status,
+    } = f;
+    let (region, max_price, from_day, status) = (*region, *max_price, *from_day, *status);
+    qail!(IdName => "SELECT id, name FROM bench_search WHERE true
+        {? AND region = {region} }
+        {? AND price <= {max_price} }
+        {? AND day >= {from_day} }
+        {? AND status = {status} }
+        ORDER BY id LIMIT 20")
+}
+
 /// Runs one workload through compiled queries.
 pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
     let s = &ctx.sizes;
@@ -80,6 +98,10 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
     if matches!(workload, Workload::Insert | Workload::Copy) {
         c.batch_execute(w::TRUNCATE_SQL).await?;
     }
+    if matches!(workload, Workload::BulkUnnest | Workload::BulkCopy) {
+        c.batch_execute(w::BULK_TRUNCATE_SQL).await?;
+    }
+    let bulk = w::bulk_rows(workload, s.bulk_rows);
     let batches = w::insert_batches(workload, s.insert_batches);
     let texts: Vec<Vec<u8>> = batches.iter().map(|b| w::copy_text(b)).collect();
     let mut m = Meter::start()?;
@@ -94,9 +116,36 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
         Workload::Insert => insert(&mut c, &batches).await?,
         // COPY has no compiled form: the same call as the run-time path.
         Workload::Copy => qail_sql::copy(&mut c, &texts).await?,
+        Workload::Search => search(&mut c, s.search, lat).await?,
+        Workload::BulkUnnest => {
+            let rows = &bulk;
+            let n = qail!("INSERT INTO bench_bulk (id, name, qty, note) VALUES {rows.*}")
+                .execute(&mut c)
+                .await?;
+            Counts {
+                queries: 1,
+                rows: n,
+            }
+        }
+        Workload::BulkCopy => {
+            let rows = &bulk;
+            let n = qail!("COPY bench_bulk (id, name, qty, note) FROM {rows.*}")
+                .execute(&mut c)
+                .await?;
+            Counts {
+                queries: 1,
+                rows: n,
+            }
+        }
         Workload::Pool10 => return Err("pool10 is handled above".into()),
     };
     let sample = m.finish(counts)?;
+    if !bulk.is_empty() {
+        let stored = qail!("SELECT count(*) AS n FROM bench_bulk")
+            .fetch_one(&mut c)
+            .await?;
+        w::check_bulk(stored.n, bulk.len())?;
+    }
     c.close().await;
     Ok(sample)
 }
@@ -135,6 +184,18 @@ async fn pipeline(c: &mut Connection, n: usize, batch: usize, atomic: bool) -> R
         for rows in results {
             counts.add(1, w::consume(rows));
         }
+    }
+    Ok(counts)
+}
+
+async fn search(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Counts> {
+    let mut counts = Counts::default();
+    for i in 0..n {
+        let form = w::search_form(i);
+        let t = Instant::now();
+        let rows = search_query(&form).fetch_all(c).await?;
+        lat.record(t);
+        counts.add(1, w::consume(rows));
     }
     Ok(counts)
 }

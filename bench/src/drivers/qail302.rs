@@ -10,8 +10,9 @@ use std::time::Instant;
 
 use chrono::{DateTime, NaiveTime, Utc};
 use futures_util::future::try_join_all;
+use qail_core_302::ast::{Operator, Qail, SortOrder, Value};
 use qail_pg_302::types::{FromPg, Json, Numeric, Time};
-use qail_pg_302::{PgConnection, PgEncoder, PgPool, PoolConfig};
+use qail_pg_302::{PgConnection, PgDriver, PgEncoder, PgPool, PoolConfig, ResultFormat};
 use rust_decimal::Decimal;
 
 use crate::drivers::Ctx;
@@ -107,7 +108,8 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>>
     let s = &ctx.sizes;
     match workload {
         Workload::Pool10 => return pool10(&ctx.url, s.pool).await.map(Some),
-        Workload::Pipeline => return Ok(None),
+        Workload::Pipeline | Workload::BulkUnnest | Workload::BulkCopy => return Ok(None),
+        Workload::Search => return search(&ctx.url, s.search).await.map(Some),
         _ => {}
     }
     let mut c = connect(&ctx.url).await?;
@@ -126,11 +128,52 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>>
         Workload::Params16 => params16(&mut c, s.params16, lat).await?,
         Workload::Insert => insert(&mut c, &batches).await?,
         Workload::Copy => copy(&mut c, &texts).await?,
-        Workload::Pool10 | Workload::Pipeline => {
+        Workload::Pool10
+        | Workload::Pipeline
+        | Workload::Search
+        | Workload::BulkUnnest
+        | Workload::BulkCopy => {
             return Err(format!("{workload} is handled above").into());
         }
     };
     m.finish(counts).map(Some)
+}
+
+/// The search through qail-pg 3.0.2's own builder: `Qail::get(table)` with a `filter` per
+/// present field, run by `PgDriver::fetch_all_cached_with_format` (the statement of each
+/// distinct SQL prepared once, binary results). The date goes as a string value.
+async fn search(url: &str, n: usize) -> Result<Sample> {
+    let mut d = PgDriver::new(connect(url).await?);
+    let mut m = Meter::start()?;
+    let mut counts = Counts::default();
+    for i in 0..n {
+        let f = w::search_form(i);
+        let t = Instant::now();
+        let mut q = Qail::get("bench_search").columns(["id", "name"]);
+        if let Some(v) = f.region {
+            q = q.filter("region", Operator::Eq, v);
+        }
+        if let Some(v) = f.max_price {
+            q = q.filter("price", Operator::Lte, v);
+        }
+        if let Some(v) = f.from_day {
+            q = q.filter("day", Operator::Gte, Value::String(v.to_string()));
+        }
+        if let Some(v) = f.status {
+            q = q.filter("status", Operator::Eq, v);
+        }
+        let q = q.order_by("id", SortOrder::Asc).limit(20);
+        let rows = d
+            .fetch_all_cached_with_format(&q, ResultFormat::Binary)
+            .await?;
+        let rows = rows
+            .iter()
+            .map(|r| id_name(&r.columns, BINARY))
+            .collect::<Result<Vec<_>>>()?;
+        m.latencies.record(t);
+        counts.add(1, w::consume(rows));
+    }
+    m.finish(counts)
 }
 
 async fn point(c: &mut PgConnection, n: usize, lat: &mut Latencies) -> Result<Counts> {

@@ -10,7 +10,7 @@ use chrono::{DateTime, NaiveTime, Utc};
 use futures_util::future::try_join_all;
 use rust_decimal::Decimal;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-use sqlx::{ConnectOptions, Executor, PgConnection};
+use sqlx::{ConnectOptions, Executor, PgConnection, Postgres, QueryBuilder};
 use uuid::Uuid;
 
 use crate::drivers::Ctx;
@@ -36,6 +36,10 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
     if matches!(workload, Workload::Insert | Workload::Copy) {
         c.execute(w::TRUNCATE_SQL).await?;
     }
+    if matches!(workload, Workload::BulkUnnest | Workload::BulkCopy) {
+        c.execute(w::BULK_TRUNCATE_SQL).await?;
+    }
+    let bulk = w::bulk_rows(workload, s.bulk_rows);
     let batches = w::insert_batches(workload, s.insert_batches);
     let texts: Vec<Vec<u8>> = batches.iter().map(|b| w::copy_text(b)).collect();
     let mut m = Meter::start()?;
@@ -48,11 +52,66 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
         Workload::Params16 => params16(&mut c, s.params16, lat).await?,
         Workload::Insert => insert(&mut c, &batches).await?,
         Workload::Copy => copy(&mut c, &texts).await?,
-        Workload::Pool10 => {
-            return Err(format!("{workload} is not run in-process").into());
+        Workload::Search => search(&mut c, s.search, lat).await?,
+        Workload::BulkUnnest => bulk_unnest(&mut c, &bulk).await?,
+        Workload::BulkCopy | Workload::Pool10 => {
+            return Err(format!("{workload} is not run by sqlx here").into());
         }
     };
-    m.finish(counts)
+    let sample = m.finish(counts)?;
+    if !bulk.is_empty() {
+        let (n,): (i64,) = sqlx::query_as(w::BULK_COUNT_SQL).fetch_one(&mut c).await?;
+        w::check_bulk(n, bulk.len())?;
+    }
+    Ok(sample)
+}
+
+/// The search through sqlx's `QueryBuilder`: each present filter pushes its SQL and binds
+/// its value; sqlx prepares each distinct SQL once and caches it.
+async fn search(c: &mut PgConnection, n: usize, lat: &mut Latencies) -> Result<Counts> {
+    let mut counts = Counts::default();
+    for i in 0..n {
+        let f = w::search_form(i);
+        let t = Instant::now();
+        let mut qb = QueryBuilder::<Postgres>::new(w::SEARCH_HEAD);
+        if let Some(v) = f.region {
+            qb.push(" AND region = ").push_bind(v);
+        }
+        if let Some(v) = f.max_price {
+            qb.push(" AND price <= ").push_bind(v);
+        }
+        if let Some(v) = f.from_day {
+            qb.push(" AND day >= ").push_bind(v);
+        }
+        if let Some(v) = f.status {
+            qb.push(" AND status = ").push_bind(v);
+        }
+        qb.push(w::SEARCH_TAIL);
+        let rows: Vec<(i64, String)> = qb.build_query_as().fetch_all(&mut *c).await?;
+        lat.record(t);
+        counts.add(1, w::consume(rows));
+    }
+    Ok(counts)
+}
+
+/// The bulk rows as one array per column (built inside the measurement: it is the
+/// caller's work with this driver), inserted by `UNNEST`.
+async fn bulk_unnest(c: &mut PgConnection, rows: &[w::BulkRow]) -> Result<Counts> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+    let qtys: Vec<i32> = rows.iter().map(|r| r.qty).collect();
+    let notes: Vec<Option<&str>> = rows.iter().map(|r| r.note.as_deref()).collect();
+    let done = sqlx::query(w::BULK_UNNEST_SQL)
+        .bind(&ids)
+        .bind(&names)
+        .bind(&qtys)
+        .bind(&notes)
+        .execute(&mut *c)
+        .await?;
+    Ok(Counts {
+        queries: 1,
+        rows: done.rows_affected(),
+    })
 }
 
 async fn point(c: &mut PgConnection, n: usize, lat: &mut Latencies) -> Result<Counts> {

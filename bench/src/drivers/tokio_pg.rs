@@ -5,7 +5,11 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use futures_util::{SinkExt, future::try_join_all};
-use tokio_postgres::types::ToSql;
+use std::collections::HashMap;
+
+use tokio_postgres::Statement;
+use tokio_postgres::binary_copy::BinaryCopyInWriter;
+use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Client, NoTls, Row};
 
 use crate::drivers::Ctx;
@@ -31,6 +35,10 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
     if matches!(workload, Workload::Insert | Workload::Copy) {
         c.batch_execute(w::TRUNCATE_SQL).await?;
     }
+    if matches!(workload, Workload::BulkUnnest | Workload::BulkCopy) {
+        c.batch_execute(w::BULK_TRUNCATE_SQL).await?;
+    }
+    let bulk = w::bulk_rows(workload, s.bulk_rows);
     // Rows and COPY text are built before the clock starts, the same for every driver.
     let batches = w::insert_batches(workload, s.insert_batches);
     let texts: Vec<Vec<u8>> = batches.iter().map(|b| w::copy_text(b)).collect();
@@ -46,15 +54,102 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
         Workload::Params16 => params16(&c, s.params16, lat).await?,
         Workload::Insert => insert(&c, &batches).await?,
         Workload::Copy => copy(&c, &texts).await?,
+        Workload::Search => search(&c, s.search, lat).await?,
+        Workload::BulkUnnest => bulk_unnest(&c, &bulk).await?,
+        Workload::BulkCopy => bulk_copy(&c, &bulk).await?,
         Workload::Pool10 => {
             return Err(format!("{workload} is not run in-process").into());
         }
     };
-    m.finish(counts)
+    let sample = m.finish(counts)?;
+    if !bulk.is_empty() {
+        check_bulk(&c, bulk.len()).await?;
+    }
+    Ok(sample)
 }
 
 fn id_name(row: &Row) -> Result<(i64, String)> {
     Ok((row.try_get(0)?, row.try_get(1)?))
+}
+
+/// The search, its SQL built by hand (tokio-postgres has no query builder) and each
+/// combination's statement prepared once and kept, as sqlx's cache does.
+async fn search(c: &Client, n: usize, lat: &mut Latencies) -> Result<Counts> {
+    let mut statements: HashMap<String, Statement> = HashMap::new();
+    let mut counts = Counts::default();
+    for i in 0..n {
+        let f = w::search_form(i);
+        let t = Instant::now();
+        let sql = f.sql();
+        let stmt = match statements.get(&sql) {
+            Some(stmt) => stmt.clone(),
+            None => {
+                let stmt = c.prepare(&sql).await?;
+                statements.insert(sql, stmt.clone());
+                stmt
+            }
+        };
+        let mut params: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(4);
+        if let Some(v) = &f.region {
+            params.push(v);
+        }
+        if let Some(v) = &f.max_price {
+            params.push(v);
+        }
+        if let Some(v) = &f.from_day {
+            params.push(v);
+        }
+        if let Some(v) = &f.status {
+            params.push(v);
+        }
+        let rows = c.query(&stmt, &params).await?;
+        let rows = rows.iter().map(id_name).collect::<Result<Vec<_>>>()?;
+        lat.record(t);
+        counts.add(1, w::consume(rows));
+    }
+    Ok(counts)
+}
+
+/// The bulk rows as one array per column (built inside the measurement: it is the
+/// caller's work with this driver), inserted by `UNNEST`.
+async fn bulk_unnest(c: &Client, rows: &[w::BulkRow]) -> Result<Counts> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+    let qtys: Vec<i32> = rows.iter().map(|r| r.qty).collect();
+    let notes: Vec<Option<&str>> = rows.iter().map(|r| r.note.as_deref()).collect();
+    let n = c
+        .execute(w::BULK_UNNEST_SQL, &[&ids, &names, &qtys, &notes])
+        .await?;
+    Ok(Counts {
+        queries: 1,
+        rows: n,
+    })
+}
+
+/// The bulk rows through a binary COPY (`BinaryCopyInWriter`).
+async fn bulk_copy(c: &Client, rows: &[w::BulkRow]) -> Result<Counts> {
+    let sink = c
+        .copy_in::<_, bytes::Bytes>(&format!("{} (FORMAT binary)", w::BULK_COPY_SQL))
+        .await?;
+    let writer = BinaryCopyInWriter::new(sink, &[Type::INT8, Type::TEXT, Type::INT4, Type::TEXT]);
+    futures_util::pin_mut!(writer);
+    for r in rows {
+        writer
+            .as_mut()
+            .write(&[&r.id, &r.name, &r.qty, &r.note])
+            .await?;
+    }
+    let n = writer.finish().await?;
+    Ok(Counts {
+        queries: 1,
+        rows: n,
+    })
+}
+
+/// Checks the rows stored (run after the clock stops, from `run`).
+async fn check_bulk(c: &Client, expected: usize) -> Result<()> {
+    let n: i64 = c.query_one(w::BULK_COUNT_SQL, &[]).await?.try_get(0)?;
+    Ok(w::check_bulk(n, expected)?)
 }
 
 async fn point(c: &Client, n: usize, lat: &mut Latencies) -> Result<Counts> {
