@@ -19,6 +19,7 @@
 //! assert_eq!(r.max_positional, 1);
 //! ```
 
+use crate::lex::{block_comment_end, dollar_quote_end, quoted_end};
 use std::ops::Range;
 
 use crate::Snapshot;
@@ -316,13 +317,11 @@ pub fn rewrite(
     let mut outside: Vec<usize> = Vec::new();
     while i < bytes.len() {
         match bytes[i] {
-            b'\'' | b'"' => i = skip_quoted(bytes, i, bytes[i]),
+            b'\'' | b'"' => i = quoted_end(bytes, i, bytes[i], false),
             b'-' if bytes.get(i + 1) == Some(&b'-') => {
                 i = sql[i..].find('\n').map_or(sql.len(), |n| i + n);
             }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i = sql[i + 2..].find("*/").map_or(sql.len(), |n| i + 2 + n + 2);
-            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => i = block_comment_end(bytes, i),
             b'$' => {
                 let digits = sql[i + 1..].bytes().take_while(u8::is_ascii_digit).count();
                 match sql[i + 1..i + 1 + digits].parse::<usize>() {
@@ -338,7 +337,7 @@ pub fn rewrite(
                         out.max_positional = out.max_positional.max(n);
                         i += 1 + digits;
                     }
-                    Err(_) => i = skip_dollar_quoted(sql, i),
+                    Err(_) => i = dollar_quote_end(sql, i).unwrap_or(i + 1),
                 }
             }
             b'{' if bytes.get(i + 1) == Some(&b'?') => {
@@ -741,38 +740,6 @@ fn keyword_before(text: &str, keyword: &str) -> Option<usize> {
     (word.eq_ignore_ascii_case(keyword) && boundary).then_some(start)
 }
 
-/// Skips a `'…'` or `"…"` token (a doubled quote escapes itself); returns the index after it.
-fn skip_quoted(bytes: &[u8], start: usize, quote: u8) -> usize {
-    let mut i = start + 1;
-    while i < bytes.len() {
-        if bytes[i] == quote {
-            if bytes.get(i + 1) == Some(&quote) {
-                i += 2;
-                continue;
-            }
-            return i + 1;
-        }
-        i += 1;
-    }
-    bytes.len()
-}
-
-/// Skips `$tag$…$tag$` if one starts at `start`; a `$1` placeholder is stepped over.
-fn skip_dollar_quoted(sql: &str, start: usize) -> usize {
-    let rest = &sql[start + 1..];
-    let tag_len = rest
-        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .unwrap_or(rest.len());
-    let tag = &rest[..tag_len];
-    if !rest[tag_len..].starts_with('$') || tag.starts_with(|c: char| c.is_ascii_digit()) {
-        return start + 1;
-    }
-    let delimiter = format!("${tag}$");
-    let body = start + delimiter.len();
-    sql[body..]
-        .find(&delimiter)
-        .map_or(sql.len(), |n| body + n + delimiter.len())
-}
 #[cfg(test)]
 mod tests {
     use super::*;

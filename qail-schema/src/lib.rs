@@ -49,6 +49,7 @@ pub mod ddl;
 pub mod diff;
 #[cfg(feature = "ddl")]
 pub mod introspect;
+mod lex;
 #[cfg(feature = "lsp")]
 pub mod lsp;
 #[cfg(feature = "report")]

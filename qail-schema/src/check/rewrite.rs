@@ -6,6 +6,8 @@
 //! - `SET col[i] = v` in UPDATE (and ON CONFLICT DO UPDATE) with a constant subscript: the
 //!   subscript goes, the column's offset is kept so `v` is typed as an element.
 
+use crate::lex::{block_comment_end, dollar_quote_end, is_ident_start, quoted_end};
+
 /// The SQL to parse and what the rewrite removed.
 pub(crate) struct Rewritten {
     pub(crate) sql: String,
@@ -39,11 +41,11 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
         match c {
             b'\'' => {
                 let escapes = i > 0 && matches!(b[i - 1], b'e' | b'E');
-                i = skip_quoted(b, i, b'\'', escapes);
+                i = quoted_end(b, i, b'\'', escapes);
                 prev = Prev::Punct(b'\'');
             }
             b'"' => {
-                i = skip_quoted(b, i, b'"', false);
+                i = quoted_end(b, i, b'"', false);
                 prev = Prev::Word(String::new());
             }
             b'-' if b.get(i + 1) == Some(&b'-') => {
@@ -51,11 +53,10 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
                     i += 1;
                 }
             }
-            b'/' if b.get(i + 1) == Some(&b'*') => i = skip_block_comment(b, i),
-            b'$' => match dollar_tag(b, i) {
-                Some(tag) => {
-                    let body = i + tag.len();
-                    i = find(b, body, tag).map_or(b.len(), |end| end + tag.len());
+            b'/' if b.get(i + 1) == Some(&b'*') => i = block_comment_end(b, i),
+            b'$' => match dollar_quote_end(sql, i) {
+                Some(end) => {
+                    i = end;
                     prev = Prev::Punct(b'$');
                 }
                 None => {
@@ -66,7 +67,7 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
                     prev = Prev::Word(String::new());
                 }
             },
-            c if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 => {
+            c if is_ident_start(c) => {
                 let start = i;
                 while i < b.len()
                     && (b[i].is_ascii_alphanumeric()
@@ -165,67 +166,7 @@ fn constant_subscript(b: &[u8], i: usize) -> Option<usize> {
     (b.get(k) == Some(&b'=') && b.get(k + 1) != Some(&b'>')).then_some(end)
 }
 
-/// The index after a quoted string or identifier starting at `i` (doubled quotes escape; with
-/// `escapes`, a backslash does too).
-fn skip_quoted(b: &[u8], i: usize, q: u8, escapes: bool) -> usize {
-    let mut j = i + 1;
-    while j < b.len() {
-        if escapes && b[j] == b'\\' {
-            j += 2;
-            continue;
-        }
-        if b[j] == q {
-            if b.get(j + 1) == Some(&q) {
-                j += 2;
-                continue;
-            }
-            return j + 1;
-        }
-        j += 1;
-    }
-    b.len()
-}
-
-/// The index after a (nested) block comment starting at `i`.
-fn skip_block_comment(b: &[u8], i: usize) -> usize {
-    let mut depth = 0;
-    let mut j = i;
-    while j < b.len() {
-        if b[j] == b'/' && b.get(j + 1) == Some(&b'*') {
-            depth += 1;
-            j += 2;
-        } else if b[j] == b'*' && b.get(j + 1) == Some(&b'/') {
-            depth -= 1;
-            j += 2;
-            if depth == 0 {
-                return j;
-            }
-        } else {
-            j += 1;
-        }
-    }
-    b.len()
-}
-
 /// `$tag$` or `$$` at `i`.
-fn dollar_tag(b: &[u8], i: usize) -> Option<&[u8]> {
-    let mut j = i + 1;
-    if b.get(j).is_some_and(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
-        j += 1;
-    }
-    (b.get(j) == Some(&b'$')).then(|| &b[i..=j])
-}
-
-fn find(b: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    b.get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| p + from)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@
 //! Completion runs on text that does not parse (`SELECT o. FROM harbors o`), so it cannot wait
 //! for the analyzer; this reading never fails.
 
+use crate::lex::{dollar_quote_end, quoted_end};
 use std::ops::Range;
 
 /// What a token is.
@@ -103,7 +104,7 @@ pub(crate) fn tokens(sql: &str) -> Vec<Token> {
                     i += 1 + digits;
                     Kind::Param
                 } else {
-                    i = dollar_end(sql, i);
+                    i = dollar_quote_end(sql, i).unwrap_or(i + 1);
                     Kind::Str
                 }
             }
@@ -186,40 +187,6 @@ pub(crate) fn word_start(sql: &str, i: usize) -> usize {
         .take_while(|&(_, c)| c.is_alphanumeric() || c == '_')
         .last()
         .map_or(i, |(n, _)| n)
-}
-
-fn quoted_end(b: &[u8], start: usize, quote: u8, backslash: bool) -> usize {
-    let mut i = start + 1;
-    while i < b.len() {
-        if backslash && b[i] == b'\\' {
-            i += 2;
-            continue;
-        }
-        if b[i] == quote {
-            if b.get(i + 1) == Some(&quote) {
-                i += 2;
-                continue;
-            }
-            return i + 1;
-        }
-        i += 1;
-    }
-    b.len()
-}
-
-fn dollar_end(sql: &str, start: usize) -> usize {
-    let rest = &sql[start + 1..];
-    let tag_len = rest
-        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .unwrap_or(rest.len());
-    if !rest[tag_len..].starts_with('$') {
-        return start + 1;
-    }
-    let delimiter = &sql[start..start + tag_len + 2];
-    let body = start + delimiter.len();
-    sql[body..]
-        .find(delimiter)
-        .map_or(sql.len(), |n| body + n + delimiter.len())
 }
 
 fn number_end(b: &[u8], start: usize) -> usize {

@@ -8,6 +8,7 @@
 //! A comment line `-- name: Foo` names the statement after it; a named comment line also
 //! ends the statement before it, so a file of named queries needs no `;` between them.
 
+use crate::lex::{block_comment_end, dollar_quote_end, is_ident_start, quoted_end};
 use std::ops::Range;
 
 /// One statement cut out of a file.
@@ -123,79 +124,8 @@ impl Splitter<'_> {
     }
 }
 
-/// Letters, `_` and every byte of a multi-byte character start an identifier.
-fn is_ident_start(c: u8) -> bool {
-    c.is_ascii_alphabetic() || c == b'_' || c >= 0x80
-}
-
 fn is_ident_char(c: u8) -> bool {
     is_ident_start(c) || c.is_ascii_digit() || c == b'$'
-}
-
-/// The end of a quoted token opening at `i` (a doubled quote is an escaped quote; with
-/// `backslash`, `\` escapes the next byte).
-fn quoted_end(b: &[u8], i: usize, quote: u8, backslash: bool) -> usize {
-    let mut j = i + 1;
-    while let Some(&c) = b.get(j) {
-        if backslash && c == b'\\' {
-            j += 2;
-        } else if c == quote {
-            if b.get(j + 1) == Some(&quote) {
-                j += 2;
-            } else {
-                return j + 1;
-            }
-        } else {
-            j += 1;
-        }
-    }
-    b.len()
-}
-
-/// The end of a dollar-quoted string opening at `i`, or `None` when the `$` does not open
-/// one (a parameter `$1`, an operator).
-fn dollar_quote_end(text: &str, i: usize) -> Option<usize> {
-    let b = text.as_bytes();
-    let tag_len = b[i + 1..]
-        .iter()
-        .take_while(|&&c| is_ident_start(c) || c.is_ascii_digit())
-        .count();
-    if tag_len > 0 && !is_ident_start(b[i + 1]) {
-        return None;
-    }
-    if b.get(i + 1 + tag_len) != Some(&b'$') {
-        return None;
-    }
-    let tag = &text[i..i + tag_len + 2];
-    let body = i + tag.len();
-    Some(
-        text[body..]
-            .find(tag)
-            .map_or(text.len(), |n| body + n + tag.len()),
-    )
-}
-
-/// The end of a (nested) block comment opening at `i`.
-fn block_comment_end(b: &[u8], i: usize) -> usize {
-    let mut depth = 0usize;
-    let mut j = i;
-    while j < b.len() {
-        match (b[j], b.get(j + 1)) {
-            (b'/', Some(b'*')) => {
-                depth += 1;
-                j += 2;
-            }
-            (b'*', Some(b'/')) => {
-                depth -= 1;
-                j += 2;
-                if depth == 0 {
-                    return j;
-                }
-            }
-            _ => j += 1,
-        }
-    }
-    b.len()
 }
 
 #[cfg(test)]
