@@ -102,6 +102,17 @@ pub async fn pull(conn: &mut qail_pg::Connection, schemas: &[String]) -> Result<
     raw::build(&doc?).map_err(Error::Catalog)
 }
 
+#[cfg(feature = "introspect")]
+/// Like [`pull`], but inside the transaction block the connection is in: the snapshot then
+/// sees the block's own uncommitted DDL, and the block stays open.
+pub async fn pull_in_transaction(
+    conn: &mut qail_pg::Connection,
+    schemas: &[String],
+) -> Result<Snapshot, Error> {
+    let param = serde_json::to_string(schemas).expect("a list of strings serializes");
+    raw::build(&read_catalog(conn, &param).await?).map_err(Error::Catalog)
+}
+
 /// Runs every catalog query and gathers the answers into one JSON object.
 #[cfg(feature = "introspect")]
 async fn read_catalog(conn: &mut qail_pg::Connection, param: &String) -> Result<String, Error> {

@@ -1,6 +1,9 @@
 //! Cutting a SQL file into statements.
 //!
-//! Statements end at a `;` outside quotes and comments. The lexer knows single-quoted strings
+//! Statements end at a `;` outside quotes, comments and parentheses, and outside the body of
+//! a `CREATE FUNCTION … BEGIN ATOMIC … END` (counted as psql counts it: after `CREATE
+//! [OR REPLACE] FUNCTION|PROCEDURE`, each `BEGIN` or `CASE` opens a level and each `END`
+//! closes one). The lexer knows single-quoted strings
 //! (`''` escapes), `E'…'` strings (backslash escapes too), double-quoted identifiers (`""`
 //! escapes), dollar quotes (`$$…$$`, `$tag$…$tag$`), `--` line comments and nested `/* */`
 //! block comments, like PostgreSQL's own scanner (psql splits the same way).
@@ -33,6 +36,10 @@ pub fn split(text: &str) -> Vec<Piece> {
         start: None,
         end: 0,
         name: None,
+        parens: 0,
+        begins: 0,
+        words: [0; 4],
+        word_count: 0,
     };
     s.run();
     s.pieces
@@ -48,6 +55,14 @@ struct Splitter<'t> {
     end: usize,
     /// The pending `-- name:`.
     name: Option<String>,
+    /// Open parentheses in the current statement.
+    parens: usize,
+    /// Open `BEGIN`/`CASE` levels in a routine body of the current statement.
+    begins: usize,
+    /// First letters (lowercased) of the statement's first four words.
+    words: [u8; 4],
+    /// Words seen in the current statement.
+    word_count: usize,
 }
 
 impl Splitter<'_> {
@@ -55,7 +70,7 @@ impl Splitter<'_> {
         let mut i = 0;
         while let Some(&b) = self.bytes.get(i) {
             i = match b {
-                b';' => {
+                b';' if self.parens == 0 && self.begins == 0 => {
                     self.finish();
                     i + 1
                 }
@@ -66,6 +81,14 @@ impl Splitter<'_> {
                     let end = self.token_end(i);
                     self.start.get_or_insert(i);
                     self.end = end;
+                    match b {
+                        b'(' => self.parens += 1,
+                        b')' => self.parens = self.parens.saturating_sub(1),
+                        _ if is_ident_start(b) => {
+                            self.word(&self.text[i..end]);
+                        }
+                        _ => {}
+                    }
                     end
                 }
             };
@@ -73,8 +96,36 @@ impl Splitter<'_> {
         self.finish();
     }
 
+    /// Counts a word (keyword or identifier) for the routine-body rule.
+    fn word(&mut self, word: &str) {
+        if word.contains('\'') {
+            // An `E'…'` string, not a word.
+            return;
+        }
+        if self.word_count < 4 {
+            self.words[self.word_count] = word.as_bytes()[0].to_ascii_lowercase();
+        }
+        self.word_count += 1;
+        let in_routine = match self.words {
+            [b'c', b'f' | b'p', ..] => true,
+            [b'c', b'o', b'r', b'f' | b'p'] => true,
+            _ => false,
+        };
+        if word.eq_ignore_ascii_case("begin") || word.eq_ignore_ascii_case("case") {
+            if in_routine {
+                self.begins += 1;
+            }
+        } else if word.eq_ignore_ascii_case("end") {
+            self.begins = self.begins.saturating_sub(1);
+        }
+    }
+
     /// Ends the current statement, if it has any token.
     fn finish(&mut self) {
+        self.parens = 0;
+        self.begins = 0;
+        self.words = [0; 4];
+        self.word_count = 0;
         if let Some(start) = self.start.take() {
             self.pieces.push(Piece {
                 name: self.name.take(),
@@ -209,6 +260,27 @@ mod tests {
         assert_eq!(sqls("SELECT \"abc; "), ["SELECT \"abc; "]);
         assert!(split("").is_empty());
         assert!(split("  -- nothing\n").is_empty());
+    }
+
+    #[test]
+    fn semicolons_inside_parentheses_and_atomic_bodies_do_not_split() {
+        let text = "CREATE RULE r AS ON INSERT TO t DO ALSO (INSERT INTO a VALUES (1); \
+                    INSERT INTO b VALUES (2)); SELECT 1;\n\
+                    CREATE OR REPLACE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC \
+                    SELECT CASE WHEN true THEN 1 END; SELECT 2; END; SELECT 3; BEGIN; END;";
+        assert_eq!(
+            sqls(text),
+            [
+                "CREATE RULE r AS ON INSERT TO t DO ALSO (INSERT INTO a VALUES (1); \
+                 INSERT INTO b VALUES (2))",
+                "SELECT 1",
+                "CREATE OR REPLACE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC \
+                 SELECT CASE WHEN true THEN 1 END; SELECT 2; END",
+                "SELECT 3",
+                "BEGIN",
+                "END"
+            ]
+        );
     }
 
     #[test]
