@@ -243,11 +243,11 @@ async fn one_file(
             continue;
         }
         if snapshot.is_none() {
-            let pulled = match conn.transaction_status() {
-                TransactionStatus::Idle => pull(&mut conn, &[]).await,
-                _ => pull_in_transaction(&mut conn, &[]).await,
-            };
-            snapshot = Some(pulled.unwrap_or_else(|e| panic!("{place}: pull failed: {e}")));
+            snapshot = Some(
+                pull_with_temp(&mut conn)
+                    .await
+                    .unwrap_or_else(|e| panic!("{place}: pull failed: {e}")),
+            );
         }
         let snap = snapshot.as_ref().expect("pulled above");
         let server = conn.prepare(sql).await;
@@ -312,6 +312,29 @@ async fn one_file(
         .expect("drop the file's database");
     admin.close().await;
     counts
+}
+
+/// The snapshot of every user schema and of the session's temporary schema, which
+/// PostgreSQL searches first (the regression SQL makes many temporary tables).
+async fn pull_with_temp(conn: &mut Connection) -> Result<Snapshot, Box<dyn std::error::Error>> {
+    let rows = conn
+        .query(
+            "SELECT nspname::text, oid = pg_my_temp_schema() FROM pg_namespace \
+             WHERE (nspname !~ '^pg_' AND nspname <> 'information_schema') \
+             OR oid = pg_my_temp_schema()",
+            &[],
+        )
+        .await?;
+    let schemas: Vec<String> = rows.iter().map(|r| r.get::<String>(0)).collect();
+    let temp = rows.iter().find(|r| r.get::<bool>(1)).map(|r| r.get::<String>(0));
+    let mut snapshot = match conn.transaction_status() {
+        TransactionStatus::Idle => pull(conn, &schemas).await?,
+        _ => pull_in_transaction(conn, &schemas).await?,
+    };
+    if let Some(temp) = temp {
+        snapshot.search_path.insert(0, temp);
+    }
+    Ok(snapshot)
 }
 
 /// The statement on one line, shortened.
