@@ -31,10 +31,27 @@ pub(crate) fn subscript(
     let mut out = Typed::known(builtin("bool"), range.clone());
     out.absorb(&base);
     out.name = base.name;
-    for access in chain {
+    // Note: consecutive subscripts are one subscript of as many dimensions, as in
+    // PostgreSQL: `a[1][2]` is an element of any array, `a[1:2][2]` (a slice in any
+    // position) an array of a's type.
+    let mut i = 0;
+    while let Some(access) = chain.get(i) {
         let next = match access {
-            AccessExpr::Subscript(sub) => index(cx, sc, sub, &ty, &mut out),
-            AccessExpr::Dot(field) => field_of(cx, field, &ty, &mut out),
+            AccessExpr::Subscript(_) => {
+                let run: Vec<&Subscript> = chain[i..]
+                    .iter()
+                    .map_while(|a| match a {
+                        AccessExpr::Subscript(sub) => Some(sub),
+                        AccessExpr::Dot(_) => None,
+                    })
+                    .collect();
+                i += run.len();
+                index(cx, sc, &run, &ty, &mut out)
+            }
+            AccessExpr::Dot(field) => {
+                i += 1;
+                field_of(cx, field, &ty, &mut out)
+            }
         };
         match next {
             Some(t) => ty = t,
@@ -64,30 +81,36 @@ fn whole_row_field(sc: &Scope, root: &Expr, chain: &[AccessExpr]) -> Option<Expr
         .then(|| Expr::CompoundIdentifier(vec![rel.clone(), field.clone()]))
 }
 
-/// `a[i]` (an element, NULL when out of range) or `a[i:j]` (an array).
+/// `a[i]…` (an element, NULL when out of range) or `a[i:j]…` (an array).
 fn index(
     cx: &mut Ctx,
     sc: &Scope,
-    sub: &Subscript,
+    subs: &[&Subscript],
     ty: &TypeRef,
     out: &mut Typed,
 ) -> Option<TypeRef> {
     let int4 = builtin("int4");
-    let bounds: Vec<&Expr> = match sub {
-        Subscript::Index { index } => vec![index],
-        Subscript::Slice {
-            lower_bound,
-            upper_bound,
-            stride,
-        } => [lower_bound, upper_bound, stride]
-            .into_iter()
-            .flatten()
-            .collect(),
-    };
-    for b in bounds {
-        let t = expect(cx, sc, b, &int4, Fit::Implicit, "array subscript");
-        if t.is_error() {
-            return None;
+    let mut slice = false;
+    for sub in subs {
+        let bounds: Vec<&Expr> = match sub {
+            Subscript::Index { index } => vec![index],
+            Subscript::Slice {
+                lower_bound,
+                upper_bound,
+                stride,
+            } => {
+                slice = true;
+                [lower_bound, upper_bound, stride]
+                    .into_iter()
+                    .flatten()
+                    .collect()
+            }
+        };
+        for b in bounds {
+            let t = expect(cx, sc, b, &int4, Fit::Implicit, "array subscript");
+            if t.is_error() {
+                return None;
+            }
         }
     }
     if ty.array_dims == 0 {
@@ -99,7 +122,7 @@ fn index(
         return None;
     }
     out.nullable = true;
-    if let Subscript::Slice { .. } = sub {
+    if slice {
         out.why
             .push("an array slice is NULL when the array is".into());
         return Some(ty.clone());
