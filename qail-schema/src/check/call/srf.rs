@@ -11,7 +11,7 @@ use crate::check::ctx::Ctx;
 use crate::check::expr::{Fit, Ty, Typed, conform, expr};
 use crate::check::scope::{Col, Rel, Scope, norm, parts};
 use crate::check::types::{builtin, element_of, user_kind, written};
-use crate::snapshot::{TypeRef, UserTypeKind};
+use crate::snapshot::{RelationKind, TypeRef, UserTypeKind};
 
 /// What a FROM-clause function call looks like.
 struct Call<'a> {
@@ -92,6 +92,7 @@ fn factor(cx: &mut Ctx, sc: &Scope, call: &Call) -> Option<Rel> {
             }
         }
     }
+    let mut row_type = None;
     let cols = match fname.as_str() {
         "jsonb_to_recordset" | "jsonb_to_record" | "json_to_recordset" | "json_to_record" => {
             let json = if fname.starts_with("jsonb") {
@@ -105,12 +106,56 @@ fn factor(cx: &mut Ctx, sc: &Scope, call: &Call) -> Option<Rel> {
             each_columns(cx, sc, &args, &fname, call)?
         }
         "unnest" if args.len() > 1 => unnest_columns(cx, sc, &args)?,
-        _ => function_columns(cx, sc, schema.as_deref(), &fname, &args, call)?,
+        _ => {
+            let (cols, row) = function_columns(cx, sc, schema.as_deref(), &fname, &args, call)?;
+            row_type = row;
+            cols
+        }
     };
-    let scalar = scalar_result(cx, schema.as_deref(), &fname, &cols);
+    let scalar = row_type.is_none() && scalar_result(cx, schema.as_deref(), &fname, &cols);
     let mut rel = relation(cols, &fname, call);
     rel.scalar = scalar && !call.ordinality;
+    // Note: with ORDINALITY the whole row is a record.
+    rel.row_type = row_type.filter(|_| !call.ordinality);
     Some(rel)
+}
+
+/// The fields of a composite type: a user composite type's, or a table's or view's columns
+/// (its row type). None for any other type.
+pub(crate) fn composite_fields(cx: &Ctx, ty: &TypeRef) -> Option<Vec<(String, TypeRef)>> {
+    if ty.array_dims > 0 {
+        return None;
+    }
+    if let Some(UserTypeKind::Composite { fields }) = user_kind(ty, cx.snap) {
+        return Some(
+            fields
+                .iter()
+                .map(|f| (f.name.clone(), f.ty.clone()))
+                .collect(),
+        );
+    }
+    cx.snap
+        .relations
+        .iter()
+        .find(|r| r.schema == ty.schema && r.name == ty.name && r.kind != RelationKind::Sequence)
+        .map(|r| {
+            r.columns
+                .iter()
+                .map(|c| (c.name.clone(), c.ty.clone()))
+                .collect()
+        })
+}
+
+/// The name PostgreSQL gives the one result column of a catalog function in FROM that has
+/// a named OUT parameter.
+fn out_name(fname: &str) -> Option<&'static str> {
+    match fname {
+        "json_array_elements"
+        | "json_array_elements_text"
+        | "jsonb_array_elements"
+        | "jsonb_array_elements_text" => Some("value"),
+        _ => None,
+    }
 }
 
 /// Whether a function in FROM returns a scalar (one column that is not a user function's
@@ -173,8 +218,9 @@ fn typed_args(cx: &mut Ctx, sc: &Scope, args: &[&Expr]) -> Option<Vec<Typed>> {
     (!typed.iter().any(Typed::is_error)).then_some(typed)
 }
 
-/// A catalog or user function: one column of its result type, or the user function's
-/// `TABLE (…)` / OUT columns.
+/// A catalog or user function: one column of its result type, the user function's
+/// `TABLE (…)` / OUT columns, the fields of a composite result (then also its type, the
+/// whole-row type), or a column definition list over `record`.
 fn function_columns(
     cx: &mut Ctx,
     sc: &Scope,
@@ -182,7 +228,7 @@ fn function_columns(
     fname: &str,
     args: &[&Expr],
     call: &Call,
-) -> Option<Vec<Col>> {
+) -> Option<(Vec<Col>, Option<TypeRef>)> {
     let typed = typed_args(cx, sc, args)?;
     let argc = typed.len();
     let t = call::resolve_call(cx, schema, fname, typed, call.range.clone());
@@ -195,33 +241,57 @@ fn function_columns(
             && schema.is_none_or(|s| s == f.schema)
             && f.args.len() >= argc
     }) {
-        return Some(
-            f.out_columns
-                .iter()
-                .map(|c| nullable_col(&c.name, c.ty.clone(), fname))
-                .collect(),
-        );
+        // Note: an unnamed OUT parameter is named `columnN`, N counting the OUT parameters.
+        let cols = f
+            .out_columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let name = if c.name.is_empty() {
+                    format!("column{}", i + 1)
+                } else {
+                    c.name.clone()
+                };
+                nullable_col(&name, c.ty.clone(), fname)
+            })
+            .collect();
+        return Some((cols, None));
     }
-    if let Some(UserTypeKind::Composite { fields }) = user_kind(&ty, cx.snap)
-        && ty.array_dims == 0
-    {
+    let defs = call.alias.map(|a| a.columns.as_slice()).unwrap_or(&[]);
+    if ty.array_dims == 0 && ty.schema == "pg_catalog" && ty.name == "record" {
+        if defs.is_empty() || defs.iter().any(|d| d.data_type.is_none()) {
+            cx.error(
+                call.range.clone(),
+                format!("{fname}() returns record: it needs a column definition list"),
+                Some("write AS x(a int4, b text) after the call".into()),
+            );
+            return None;
+        }
+        let mut cols = Vec::with_capacity(defs.len());
+        for d in defs {
+            let ty = written::resolve(cx, d.data_type.as_ref()?)?;
+            cols.push(nullable_col(&norm(&d.name), ty, fname));
+        }
+        return Some((cols, None));
+    }
+    if let Some(fields) = composite_fields(cx, &ty) {
         // Note: a function returning a composite type yields one column per field.
-        return Some(
-            fields
-                .iter()
-                .map(|f| nullable_col(&f.name, f.ty.clone(), fname))
-                .collect(),
-        );
+        let cols = fields
+            .iter()
+            .map(|(name, ty)| nullable_col(name, ty.clone(), fname))
+            .collect();
+        return Some((cols, Some(ty)));
     }
-    // Note: a scalar function's column is named by the table alias when there is no column
-    // alias list, else by the function.
-    let name = match call.alias {
-        Some(a) if a.columns.is_empty() => norm(&a.name),
+    // Note: a scalar function's column is named by its OUT parameter, else by the table
+    // alias when there is no column alias list, else by the function.
+    let name = match (out_name(fname), call.alias) {
+        (Some(out), _) => out.to_string(),
+        (None, Some(a)) if a.columns.is_empty() => norm(&a.name),
         _ => fname.to_string(),
     };
     let mut c = col(&name, ty, !t.nullable);
     c.why = t.why;
-    Some(vec![c])
+    Some((vec![c], None))
 }
 
 fn nullable_col(name: &str, ty: TypeRef, fname: &str) -> Col {
@@ -327,12 +397,23 @@ fn unnest(
         range,
     };
     let mut cols = unnest_columns(cx, sc, &refs)?;
-    if let (1, Some(a)) = (cols.len(), alias)
+    let mut row_type = None;
+    if cols.len() == 1
+        && let Some(fields) = composite_fields(cx, &cols[0].ty)
+    {
+        // Note: unnest of an array of a composite type yields the fields as columns.
+        row_type = Some(cols[0].ty.clone());
+        cols = fields
+            .iter()
+            .map(|(name, ty)| nullable_col(name, ty.clone(), "unnest"))
+            .collect();
+    } else if let (1, Some(a)) = (cols.len(), alias)
         && a.columns.is_empty()
     {
         cols[0].name = norm(&a.name);
     }
     let mut rel = relation(cols, "unnest", &call);
-    rel.scalar = rel.cols.len() == 1 && !ordinality;
+    rel.scalar = row_type.is_none() && rel.cols.len() == 1 && !ordinality;
+    rel.row_type = row_type.filter(|_| !ordinality);
     Some(rel)
 }
