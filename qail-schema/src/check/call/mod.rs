@@ -366,7 +366,7 @@ fn user_function(
     match pick(&args, &cands, false, snap) {
         Pick::One(i) => Ok(builtins::Resolved {
             params: cands[i].clone(),
-            result: if fns[i].returns_set || fns[i].out_columns.is_empty() {
+            result: if fns[i].returns_set || fns[i].out_columns.len() <= 1 {
                 fns[i].returns.clone()
             } else {
                 builtin("record")

@@ -199,7 +199,8 @@ fn user_named_call(
             return Typed::error(range);
         }
     };
-    let result = if f.returns_set || f.out_columns.is_empty() {
+    // Note: one OUT parameter makes a scalar result, its type.
+    let result = if f.returns_set || f.out_columns.len() <= 1 {
         f.returns.clone()
     } else {
         builtin("record")
