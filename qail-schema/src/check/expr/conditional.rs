@@ -37,8 +37,17 @@ pub(crate) fn case(
         results.push(expr(cx, sc, &when.result));
     }
     let has_else = else_result.is_some();
+    let mut name = "case".to_string();
     if let Some(e) = else_result {
-        results.push(expr(cx, sc, e));
+        let typed = expr(cx, sc, e);
+        // Note: PostgreSQL names a CASE after its ELSE result when that has a name of its
+        // own (a column, a function, ARRAY[…], a subquery), else `case`.
+        if strong_name(e)
+            && let Some(n) = &typed.name
+        {
+            name = n.clone();
+        }
+        results.push(typed);
     }
     let mut t = unify(cx, results, "CASE", range, |parts| {
         parts.iter().any(|p| p.nullable)
@@ -48,8 +57,27 @@ pub(crate) fn case(
         t.why
             .push("CASE without ELSE yields NULL when no branch matches".into());
     }
-    t.name = Some("case".into());
+    t.name = Some(name);
     t
+}
+
+/// Whether PostgreSQL's output-column naming (`FigureColname`) gives this expression a name
+/// stronger than a CASE's own.
+fn strong_name(e: &Expr) -> bool {
+    match e {
+        Expr::Identifier(_)
+        | Expr::CompoundIdentifier(_)
+        | Expr::Function(_)
+        | Expr::Array(_)
+        | Expr::Subquery(_)
+        | Expr::Exists { .. } => true,
+        Expr::Nested(inner) | Expr::Cast { expr: inner, .. } => strong_name(inner),
+        Expr::Case {
+            else_result: Some(inner),
+            ..
+        } => strong_name(inner),
+        _ => false,
+    }
 }
 
 /// COALESCE, GREATEST, LEAST: NULL only when every argument is NULL; NULL is a meaningful
