@@ -154,9 +154,10 @@ fn parse_alias(alias: &str) -> (String, Option<Force>, Option<String>) {
         None => (alias, None),
     };
     let head = head.trim_end();
-    let (name, force) = if let Some(n) = head.strip_suffix('!') {
+    // Note: an alias that is only `?` or `!` is a name, not an override.
+    let (name, force) = if let Some(n) = head.strip_suffix('!').filter(|n| !n.is_empty()) {
         (n, Some(Force::NonNull))
-    } else if let Some(n) = head.strip_suffix('?') {
+    } else if let Some(n) = head.strip_suffix('?').filter(|n| !n.is_empty()) {
         (n, Some(Force::Nullable))
     } else {
         (head, None)
@@ -166,7 +167,7 @@ fn parse_alias(alias: &str) -> (String, Option<Force>, Option<String>) {
 
 /// The output column for a typed select item; `alias` is the item's alias if any, `range` the
 /// item's bytes in the SQL. A domain column is reported as its base type, as PostgreSQL's
-/// RowDescription does.
+/// RowDescription does (an array of a domain as itself).
 pub(crate) fn output(
     t: Typed,
     alias: Option<&sqlparser::ast::Ident>,
@@ -174,6 +175,9 @@ pub(crate) fn output(
     snap: &Snapshot,
 ) -> OutputColumn {
     let ty = match t.ty {
+        // Note: an array of a domain is reported as itself (PostgreSQL has array types of
+        // domains), a domain as its base type.
+        Ty::Known(ty) if ty.array_dims > 0 => ty,
         Ty::Known(ty) => base(&ty, snap),
         Ty::Unknown => builtin("unknown"),
         _ => builtin("text"),
