@@ -39,7 +39,11 @@ pub(crate) fn plain_name(name: &str) -> String {
         Some(i) => &name[..i],
         None => name,
     };
-    head.trim_end().trim_end_matches(['!', '?']).to_string()
+    match head.trim_end().trim_end_matches(['!', '?']) {
+        // Note: a name that is only `?` or `!` is a name.
+        "" => name.to_string(),
+        plain => plain.to_string(),
+    }
 }
 
 /// `schema.name[]` (schema omitted for pg_catalog and public): the key of a type.
@@ -180,4 +184,5 @@ fn database_urls_are_rewritten() {
     assert_eq!(with_database("postgres://u@h", "x"), "postgres://u@h/x");
     assert_eq!(plain_name("name!"), "name");
     assert_eq!(plain_name("origin: String"), "origin");
+    assert_eq!(plain_name("?"), "?");
 }
