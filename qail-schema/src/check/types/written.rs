@@ -6,6 +6,7 @@ use crate::check::ctx::Ctx;
 use crate::check::diag::closest;
 use crate::check::scope::{norm, parts};
 use crate::check::types::{array_of, builtin};
+use crate::Snapshot;
 use crate::snapshot::TypeRef;
 
 /// Resolves a written type; reports and returns `None` when it does not exist.
@@ -72,21 +73,14 @@ fn simple(dt: &DataType) -> Option<&'static str> {
     })
 }
 
-fn custom(cx: &mut Ctx, name: &ObjectName) -> Option<TypeRef> {
-    let ids = parts(name);
-    let names: Vec<String> = ids.iter().map(|i| norm(i)).collect();
-    let (schema, tname) = match names.as_slice() {
-        [t] => (None, t.as_str()),
-        [s, t] => (Some(s.as_str()), t.as_str()),
-        _ => (None, ""),
-    };
+/// A built-in or snapshot type by name, in `schema` or along the search_path.
+pub(crate) fn lookup(snap: &Snapshot, schema: Option<&str>, tname: &str) -> Option<TypeRef> {
     // Note: `serial` and its kin are column types only (qail_catalog::column_alias), not casts.
     if schema.is_none_or(|s| s == "pg_catalog")
         && let Some(t) = qail_catalog::alias(tname)
     {
         return Some(builtin(t.name));
     }
-    let snap = cx.snap;
     let found = match schema {
         Some(s) => snap.types.iter().find(|t| t.schema == s && t.name == tname),
         None => snap.search_path.iter().find_map(|s| {
@@ -95,14 +89,35 @@ fn custom(cx: &mut Ctx, name: &ObjectName) -> Option<TypeRef> {
                 .find(|t| &t.schema == s && t.name == tname)
         }),
     };
-    if let Some(t) = found {
+    found.map(|t| TypeRef {
+        schema: t.schema.clone(),
+        name: t.name.clone(),
+        oid: None,
+        array_dims: 0,
+    })
+}
+
+fn custom(cx: &mut Ctx, name: &ObjectName) -> Option<TypeRef> {
+    let ids = parts(name);
+    let names: Vec<String> = ids.iter().map(|i| norm(i)).collect();
+    let (schema, tname) = match names.as_slice() {
+        [t] => (None, t.as_str()),
+        [s, t] => (Some(s.as_str()), t.as_str()),
+        _ => (None, ""),
+    };
+    if let Some(t) = lookup(cx.snap, schema, tname) {
+        return Some(t);
+    }
+    // Note: `_name` is the array type of `name` (pg_type's own spelling, `'{1}'::_int4`).
+    if let Some(elem) = tname.strip_prefix('_')
+        && let Some(t) = lookup(cx.snap, schema, elem).filter(|t| t.array_dims == 0)
+    {
         return Some(TypeRef {
-            schema: t.schema.clone(),
-            name: t.name.clone(),
-            oid: None,
-            array_dims: 0,
+            array_dims: 1,
+            ..t
         });
     }
+    let snap = cx.snap;
     let range = match (ids.first(), ids.last()) {
         (Some(f), Some(l)) => cx.ident_range(f).start..cx.ident_range(l).end,
         _ => 0..cx.sql.len(),
