@@ -185,6 +185,10 @@ pub(crate) fn castable(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
         return from.array_dims == to.array_dims
             && castable(&strip_array(&from), &strip_array(&to), snap);
     }
+    // Note: a row value converts to a composite type field by field (`ROW(1, 'x')::pair`).
+    if scalar_name(&from) == Some("record") && category(&to, snap) == 'C' {
+        return true;
+    }
     match (scalar_name(&from), scalar_name(&to)) {
         (Some(f), Some(t)) => cast_context(f, t).is_some(),
         _ => false,
