@@ -89,6 +89,9 @@ fn index(
     ty: &TypeRef,
     out: &mut Typed,
 ) -> Option<TypeRef> {
+    if ty.array_dims == 0 && ty.schema == "pg_catalog" && ty.name == "jsonb" {
+        return jsonb_index(cx, sc, subs, out);
+    }
     let int4 = builtin("int4");
     let mut slice = false;
     for sub in subs {
@@ -130,6 +133,50 @@ fn index(
     out.why
         .push("an array subscript is NULL when out of range".into());
     element_of(ty).map(|e| TypeRef { array_dims: 0, ..e })
+}
+
+/// `j['key'][0]`: jsonb subscripts are keys (text) or positions (int4); the result is jsonb,
+/// NULL when the path is missing.
+fn jsonb_index(
+    cx: &mut Ctx,
+    sc: &Scope,
+    subs: &[&Subscript],
+    out: &mut Typed,
+) -> Option<TypeRef> {
+    for sub in subs {
+        let Subscript::Index { index } = sub else {
+            cx.error(
+                out.range.clone(),
+                "jsonb subscript does not support slices",
+                Some("subscript with one key or position: j['key'] or j[0]".into()),
+            );
+            return None;
+        };
+        let mut t = expr(cx, sc, index);
+        let text = builtin("text");
+        let fits = match t.arg() {
+            None => !t.is_error(),
+            Some(k) => {
+                k == &text || crate::check::types::implicit(k, &builtin("int4"), cx.snap)
+            }
+        };
+        if t.is_error() {
+            return None;
+        }
+        if !fits {
+            cx.error(
+                t.range.clone(),
+                "a jsonb subscript must be text or an integer",
+                Some("cast the subscript: j[$1::text] or j[$1::int4]".into()),
+            );
+            return None;
+        }
+        crate::check::expr::settle(cx, &mut t, &text);
+    }
+    out.nullable = true;
+    out.why
+        .push("a jsonb subscript is NULL when the path is missing".into());
+    Some(builtin("jsonb"))
 }
 
 /// `(composite).field`.
