@@ -25,7 +25,7 @@ use crate::check::expr::{
 };
 use crate::check::scope::{Scope, norm, parts};
 use crate::check::types::overload::{Pick, pick};
-use crate::check::types::{base, builtin, display, element_of};
+use crate::check::types::{base, builtin, castable, display, element_of, written};
 use crate::snapshot::TypeRef;
 
 /// A function call.
@@ -236,6 +236,19 @@ pub(crate) fn resolve_call(
         Err(e) => user_function(cx, schema, name, &types).map_err(|_| e),
         other => other,
     };
+    // Note: a call of a type's name with one argument and no such function is a cast
+    // (`tsquery('a & b')`), as PostgreSQL's function-style cast.
+    if let Err(CallError::UnknownName) = resolved
+        && let [arg] = args.as_mut_slice()
+        && let Some(target) = written::lookup(cx.snap, schema, name)
+        && arg.arg().is_none_or(|from| castable(from, &target, cx.snap))
+    {
+        settle(cx, arg, &target);
+        let mut t = Typed::known(target, range);
+        t.absorb(arg);
+        t.name = Some(name.to_string());
+        return t;
+    }
     match resolved {
         Ok(r) => {
             // Note: settling takes a literal's text; NullRule::Format needs the format's.
