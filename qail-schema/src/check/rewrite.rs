@@ -4,7 +4,11 @@
 //! - `VARIADIC` before a call argument: the keyword goes, the argument's offset is kept so the
 //!   call passes that array as the variadic parameter itself;
 //! - `SET col[i] = v` in UPDATE (and ON CONFLICT DO UPDATE) with a constant subscript: the
-//!   subscript goes, the column's offset is kept so `v` is typed as an element.
+//!   subscript goes, the column's offset is kept so `v` is typed as an element;
+//! - `ONLY` before a table in FROM, JOIN, UPDATE and DELETE (inheritance does not change the
+//!   columns);
+//! - a window frame's exclusion (`EXCLUDE CURRENT ROW | GROUP | TIES | NO OTHERS`), and the
+//!   cast of a string offset (`'1 day'::interval PRECEDING`): neither changes a type.
 
 use crate::lex::{block_comment_end, dollar_quote_end, is_ident_start, quoted_end};
 
@@ -35,9 +39,17 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
     let mut depth = 0_usize;
     let mut update_at: Option<usize> = None;
     let mut set_at: Option<usize> = None;
+    // The `::type` after a string literal just read, while nothing else followed it.
+    let mut string_cast: Option<(usize, usize)> = None;
+    let mut cast_after_string: Option<usize> = None;
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
+        let pending_cast = if c.is_ascii_whitespace() {
+            string_cast
+        } else {
+            string_cast.take()
+        };
         match c {
             b'\'' => {
                 let escapes = i > 0 && matches!(b[i - 1], b'e' | b'E');
@@ -78,6 +90,33 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
                     i += 1;
                 }
                 let word = sql[start..i].to_ascii_uppercase();
+                if let Some(colons) = cast_after_string.take()
+                    && prev == Prev::Punct(b':')
+                {
+                    string_cast = Some((colons, i));
+                }
+                if matches!(word.as_str(), "PRECEDING" | "FOLLOWING")
+                    && let Some((from, to)) = pending_cast
+                {
+                    out[from..to].fill(b' ');
+                }
+                let table_start = matches!(prev, Prev::Word(ref w)
+                    if matches!(w.as_str(), "FROM" | "JOIN" | "UPDATE"))
+                    || prev == Prev::Punct(b',');
+                if word == "ONLY" && table_start {
+                    out[start..i].fill(b' ');
+                    continue;
+                }
+                let frame_end = matches!(prev, Prev::Word(ref w)
+                    if matches!(w.as_str(), "PRECEDING" | "FOLLOWING" | "ROW"));
+                if word == "EXCLUDE"
+                    && frame_end
+                    && let Some(end) = frame_exclusion_end(sql, i)
+                {
+                    out[start..end].fill(b' ');
+                    i = end;
+                    continue;
+                }
                 let after_between = prev == Prev::Word("BETWEEN".into());
                 let argument_start = matches!(prev, Prev::Punct(b'(' | b','));
                 if after_between && (word == "SYMMETRIC" || word == "ASYMMETRIC") {
@@ -118,6 +157,11 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
                 prev = Prev::Word(word);
             }
             c if c.is_ascii_whitespace() => i += 1,
+            b':' if b.get(i + 1) == Some(&b':') && prev == Prev::Punct(b'\'') => {
+                cast_after_string = Some(i);
+                prev = Prev::Punct(b':');
+                i += 2;
+            }
             c => {
                 match c {
                     b'(' => depth += 1,
@@ -143,6 +187,33 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
         sql,
         variadic,
         element_targets,
+    }
+}
+
+/// The end of `CURRENT ROW`, `GROUP`, `TIES` or `NO OTHERS` after `EXCLUDE` (ending at `i`).
+fn frame_exclusion_end(sql: &str, i: usize) -> Option<usize> {
+    let words = |from: usize, n: usize| -> (String, usize) {
+        let mut at = from;
+        let mut got = Vec::new();
+        for _ in 0..n {
+            let rest = &sql[at..];
+            let skip = rest.len() - rest.trim_start().len();
+            let start = at + skip;
+            let len = sql[start..]
+                .bytes()
+                .take_while(u8::is_ascii_alphabetic)
+                .count();
+            got.push(sql[start..start + len].to_ascii_uppercase());
+            at = start + len;
+        }
+        (got.join(" "), at)
+    };
+    let (one, end1) = words(i, 1);
+    let (two, end2) = words(i, 2);
+    match (one.as_str(), two.as_str()) {
+        ("GROUP" | "TIES", _) => Some(end1),
+        (_, "CURRENT ROW" | "NO OTHERS") => Some(end2),
+        _ => None,
     }
 }
 
@@ -191,6 +262,23 @@ mod tests {
         assert_eq!(r.element_targets, [13]);
         let kept = "UPDATE t SET a[$1] = 2";
         assert_eq!(rewrite(kept).sql, kept, "a parameter subscript is kept");
+    }
+
+    #[test]
+    fn only_frame_exclusions_and_string_offset_casts_are_blanked() {
+        let sql = "SELECT * FROM ONLY t, only u JOIN ONLY v ON true FETCH FIRST 1 ROW ONLY";
+        assert_eq!(
+            rewrite(sql).sql,
+            "SELECT * FROM      t,      u JOIN      v ON true FETCH FIRST 1 ROW ONLY"
+        );
+        let sql = "SELECT sum(x) OVER (ROWS BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE NO OTHERS), \
+                   sum(x) OVER (ORDER BY d RANGE '1 day'::interval PRECEDING EXCLUDE TIES) FROM t";
+        let out = rewrite(sql).sql;
+        assert_eq!(out.len(), sql.len());
+        assert!(!out.contains("EXCLUDE") && !out.contains("OTHERS") && !out.contains("TIES"));
+        assert!(out.contains("RANGE '1 day'           PRECEDING"));
+        // A cast not followed by PRECEDING or FOLLOWING stays.
+        assert_eq!(rewrite("SELECT '1'::int4 + 1").sql, "SELECT '1'::int4 + 1");
     }
 
     #[test]
