@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use sqlparser::ast::Expr;
+use sqlparser::ast::{Expr, TrimWhereField};
 
 use crate::check::call;
 use crate::check::ctx::Ctx;
@@ -28,6 +28,14 @@ pub(crate) fn form(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> T
             ..
         } => {
             let name = if *shorthand { "substr" } else { "substring" };
+            if binary(cx, sc, x) {
+                let args: Vec<&Expr> = [Some(x.as_ref()), substring_from.as_deref()]
+                    .into_iter()
+                    .chain([substring_for.as_deref()])
+                    .flatten()
+                    .collect();
+                return call::by_name(cx, sc, name, &args, range);
+            }
             substring(
                 cx,
                 sc,
@@ -50,12 +58,35 @@ pub(crate) fn form(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> T
             )
         }
         Expr::Trim {
+            expr: x,
+            trim_what: Some(what),
+            trim_where,
+            ..
+        } if binary(cx, sc, x) => {
+            let name = match trim_where {
+                Some(TrimWhereField::Leading) => "ltrim",
+                Some(TrimWhereField::Trailing) => "rtrim",
+                _ => "btrim",
+            };
+            call::by_name(cx, sc, name, &[x, what], range)
+        }
+        Expr::Trim {
             expr: x, trim_what, ..
         } => {
             let text = Some(builtin("text"));
             let mut args = vec![(x.as_ref(), text.clone())];
             args.extend(trim_what.iter().map(|w| (w.as_ref(), text.clone())));
             syntax_fn_refs(cx, sc, &args, "text", "btrim", range)
+        }
+        Expr::Overlay {
+            expr: x,
+            overlay_what,
+            overlay_from,
+            overlay_for,
+        } if binary(cx, sc, x) => {
+            let mut args = vec![x.as_ref(), overlay_what.as_ref(), overlay_from.as_ref()];
+            args.extend(overlay_for.as_deref());
+            call::by_name(cx, sc, "overlay", &args, range)
         }
         Expr::Overlay {
             expr: x,
@@ -78,6 +109,17 @@ pub(crate) fn form(cx: &mut Ctx, sc: &Scope, e: &Expr, range: Range<usize>) -> T
         } => at_time_zone(cx, sc, timestamp, time_zone, range),
         _ => unsupported(cx, range),
     }
+}
+
+/// Whether `x` is a bytea or bit string: SUBSTRING, TRIM and OVERLAY over it call the
+/// function's binary overload (`substring(bytea, int4)`, `btrim(bytea, bytea)`, …).
+fn binary(cx: &mut Ctx, sc: &Scope, x: &Expr) -> bool {
+    let t = expr(cx, sc, x);
+    t.arg().is_some_and(|ty| {
+        ty.array_dims == 0
+            && ty.schema == "pg_catalog"
+            && matches!(ty.name.as_str(), "bytea" | "bit" | "varbit")
+    })
 }
 
 /// A function written with SQL syntax: arguments conform to the given types.
