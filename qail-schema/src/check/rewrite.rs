@@ -7,6 +7,9 @@
 //!   subscript goes, the column's offset is kept so `v` is typed as an element;
 //! - `ONLY` before a table in FROM, JOIN, UPDATE and DELETE (inheritance does not change the
 //!   columns);
+//! - `SUBSTRING(x SIMILAR p ESCAPE e)`: the keywords become commas, the call
+//!   `substring(text, text, text)` it stands for;
+//! - `USING op` after an ORDER BY key (the sort order does not change a type);
 //! - a window frame's exclusion (`EXCLUDE CURRENT ROW | GROUP | TIES | NO OTHERS`), and the
 //!   cast of a string offset (`'1 day'::interval PRECEDING`): neither changes a type.
 
@@ -42,6 +45,8 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
     // The `::type` after a string literal just read, while nothing else followed it.
     let mut string_cast: Option<(usize, usize)> = None;
     let mut cast_after_string: Option<usize> = None;
+    // The depth inside `SUBSTRING(`, while reading its arguments.
+    let mut substring_at: Option<usize> = None;
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
@@ -107,6 +112,19 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
                     out[start..i].fill(b' ');
                     continue;
                 }
+                if substring_at == Some(depth) && (word == "SIMILAR" || word == "ESCAPE") {
+                    out[start..i].fill(b' ');
+                    out[start] = b',';
+                    prev = Prev::Punct(b',');
+                    continue;
+                }
+                if word == "USING"
+                    && let Some(end) = sort_operator_end(b, i)
+                {
+                    out[start..end].fill(b' ');
+                    i = end;
+                    continue;
+                }
                 let frame_end = matches!(prev, Prev::Word(ref w)
                     if matches!(w.as_str(), "PRECEDING" | "FOLLOWING" | "ROW"));
                 if word == "EXCLUDE"
@@ -164,8 +182,16 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
             }
             c => {
                 match c {
-                    b'(' => depth += 1,
+                    b'(' => {
+                        depth += 1;
+                        if prev == Prev::Word("SUBSTRING".into()) {
+                            substring_at = Some(depth);
+                        }
+                    }
                     b')' => {
+                        if substring_at == Some(depth) {
+                            substring_at = None;
+                        }
                         if set_at == Some(depth) {
                             set_at = None;
                         }
@@ -188,6 +214,17 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
         variadic,
         element_targets,
     }
+}
+
+/// The end of the operator after `ORDER BY x USING` (ending at `i`): `USING >`. JOIN's and
+/// DELETE's `USING` are followed by `(` or a name instead.
+fn sort_operator_end(b: &[u8], i: usize) -> Option<usize> {
+    let start = i + b[i..].iter().take_while(|c| c.is_ascii_whitespace()).count();
+    let len = b[start..]
+        .iter()
+        .take_while(|c| b"<>=!~+-*/%^&|#@?".contains(c))
+        .count();
+    (len > 0).then_some(start + len)
 }
 
 /// The end of `CURRENT ROW`, `GROUP`, `TIES` or `NO OTHERS` after `EXCLUDE` (ending at `i`).
@@ -277,6 +314,18 @@ mod tests {
         assert_eq!(out.len(), sql.len());
         assert!(!out.contains("EXCLUDE") && !out.contains("OTHERS") && !out.contains("TIES"));
         assert!(out.contains("RANGE '1 day'           PRECEDING"));
+        assert_eq!(
+            rewrite("SELECT a FROM t ORDER BY a USING >, b USING <= LIMIT 1").sql,
+            "SELECT a FROM t ORDER BY a        , b          LIMIT 1"
+        );
+        assert_eq!(
+            rewrite("DELETE FROM t USING u WHERE t.a = u.a").sql,
+            "DELETE FROM t USING u WHERE t.a = u.a"
+        );
+        assert_eq!(
+            rewrite("SELECT SUBSTRING(a SIMILAR 'x#\"y#\"' ESCAPE '#'), a SIMILAR TO 'b' FROM t").sql,
+            "SELECT SUBSTRING(a ,       'x#\"y#\"' ,      '#'), a SIMILAR TO 'b' FROM t"
+        );
         // A cast not followed by PRECEDING or FOLLOWING stays.
         assert_eq!(rewrite("SELECT '1'::int4 + 1").sql, "SELECT '1'::int4 + 1");
     }
