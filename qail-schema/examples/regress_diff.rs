@@ -64,6 +64,8 @@ struct Findings {
     rejections: BTreeMap<String, usize>,
     /// One example statement per rejection message.
     examples: HashMap<String, String>,
+    /// Every rejected statement with the analyzer's first message.
+    rejected: Vec<String>,
 }
 
 fn main() {
@@ -141,6 +143,10 @@ async fn run(url: &str, template: &str, files: &[String]) {
     }
     println!("\n## Wrongly accepted ({})\n", findings.wrongly_accepted.len());
     for d in &findings.wrongly_accepted {
+        println!("{d}\n");
+    }
+    println!("\n## Every rejected statement ({})\n", findings.rejected.len());
+    for d in &findings.rejected {
         println!("{d}\n");
     }
 }
@@ -271,6 +277,9 @@ async fn one_file(
                     .examples
                     .entry(key)
                     .or_insert_with(|| format!("{place}: {}", one_line(sql)));
+                findings
+                    .rejected
+                    .push(format!("{place}: {message}\n  {}", one_line(sql)));
             }
             (Ok(statement), Ok(Ok(analysis))) => {
                 let want: Vec<(String, u32)> = statement

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use sqlparser::ast::{Expr, Query};
+use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Query};
 
 use crate::check::ctx::Ctx;
 use crate::check::expr::operator::apply;
@@ -280,6 +280,15 @@ pub(crate) fn like(
 ) -> Typed {
     if any {
         return any_op(cx, sc, x, op, pat, range);
+    }
+    // Note: the parser reads `LIKE ALL (array)` as a call of a function `all`; it is typed
+    // like `LIKE ANY (array)`.
+    if let Expr::Function(f) = pat
+        && f.name.to_string().eq_ignore_ascii_case("all")
+        && let FunctionArguments::List(list) = &f.args
+        && let [FunctionArg::Unnamed(FunctionArgExpr::Expr(array))] = list.args.as_slice()
+    {
+        return any_op(cx, sc, x, op, array, range);
     }
     let a = expr(cx, sc, x);
     let b = expr(cx, sc, pat);
