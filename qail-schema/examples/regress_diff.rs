@@ -96,8 +96,8 @@ async fn run(url: &str, template: &str, files: &[String]) {
             .and_then(|s| s.to_str())
             .unwrap_or("file")
             .to_owned();
-        let text = std::fs::read_to_string(path)
-            .unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+        let text =
+            std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
         let counts = one_file(url, template, &name, &text, &mut findings).await;
         let _ = writeln!(
             table,
@@ -127,7 +127,10 @@ async fn run(url: &str, template: &str, files: &[String]) {
         "server rejects {} statements; the analyzer crashed on {}",
         total.server_rejected, total.crashed
     );
-    println!("\n## Accepted with a different type or name ({})\n", findings.different.len());
+    println!(
+        "\n## Accepted with a different type or name ({})\n",
+        findings.different.len()
+    );
     for d in &findings.different {
         println!("{d}\n");
     }
@@ -139,13 +142,22 @@ async fn run(url: &str, template: &str, files: &[String]) {
     let mut by_count: Vec<(&String, &usize)> = findings.rejections.iter().collect();
     by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     for (message, n) in by_count {
-        println!("{n:5}  {message}\n       e.g. {}", findings.examples[message]);
+        println!(
+            "{n:5}  {message}\n       e.g. {}",
+            findings.examples[message]
+        );
     }
-    println!("\n## Wrongly accepted ({})\n", findings.wrongly_accepted.len());
+    println!(
+        "\n## Wrongly accepted ({})\n",
+        findings.wrongly_accepted.len()
+    );
     for d in &findings.wrongly_accepted {
         println!("{d}\n");
     }
-    println!("\n## Every rejected statement ({})\n", findings.rejected.len());
+    println!(
+        "\n## Every rejected statement ({})\n",
+        findings.rejected.len()
+    );
     for d in &findings.rejected {
         println!("{d}\n");
     }
@@ -208,7 +220,9 @@ async fn one_file(
     findings: &mut Findings,
 ) -> Counts {
     let db = format!("regress_{name}");
-    let mut admin = Connection::connect(url).await.expect("connect to the server");
+    let mut admin = Connection::connect(url)
+        .await
+        .expect("connect to the server");
     admin
         .batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"))
         .await
@@ -270,7 +284,9 @@ async fn one_file(
             }
             (Ok(_), Ok(Err(diags))) => {
                 counts.rejected += 1;
-                let message = diags.first().map_or_else(String::new, |d| d.message.clone());
+                let message = diags
+                    .first()
+                    .map_or_else(String::new, |d| d.message.clone());
                 let key = shape(&message);
                 *findings.rejections.entry(key.clone()).or_default() += 1;
                 findings
@@ -306,8 +322,7 @@ async fn one_file(
                 }
             }
         }
-        if sql.to_ascii_lowercase().contains("into") && !sql.trim_start().starts_with(['i', 'I'])
-        {
+        if sql.to_ascii_lowercase().contains("into") && !sql.trim_start().starts_with(['i', 'I']) {
             // SELECT … INTO makes a table.
             if conn.batch_execute(sql).await.is_ok() {
                 snapshot = None;
@@ -335,7 +350,10 @@ async fn pull_with_temp(conn: &mut Connection) -> Result<Snapshot, Box<dyn std::
         )
         .await?;
     let schemas: Vec<String> = rows.iter().map(|r| r.get::<String>(0)).collect();
-    let temp = rows.iter().find(|r| r.get::<bool>(1)).map(|r| r.get::<String>(0));
+    let temp = rows
+        .iter()
+        .find(|r| r.get::<bool>(1))
+        .map(|r| r.get::<String>(0));
     let mut snapshot = match conn.transaction_status() {
         TransactionStatus::Idle => pull(conn, &schemas).await?,
         _ => pull_in_transaction(conn, &schemas).await?,
@@ -409,8 +427,13 @@ async fn oid(conn: &mut Connection, t: &TypeRef, oids: &mut HashMap<String, u32>
         .await
         .ok()
         .and_then(|rows| {
-            rows.first()
-                .map(|r| if t.array_dims > 0 { r.get::<u32>(1) } else { r.get::<u32>(0) })
+            rows.first().map(|r| {
+                if t.array_dims > 0 {
+                    r.get::<u32>(1)
+                } else {
+                    r.get::<u32>(0)
+                }
+            })
         })
         .unwrap_or(0);
     oids.insert(key, found);

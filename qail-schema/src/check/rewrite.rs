@@ -219,7 +219,10 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
 /// The end of the operator after `ORDER BY x USING` (ending at `i`): `USING >`. JOIN's and
 /// DELETE's `USING` are followed by `(` or a name instead.
 fn sort_operator_end(b: &[u8], i: usize) -> Option<usize> {
-    let start = i + b[i..].iter().take_while(|c| c.is_ascii_whitespace()).count();
+    let start = i + b[i..]
+        .iter()
+        .take_while(|c| c.is_ascii_whitespace())
+        .count();
     let len = b[start..]
         .iter()
         .take_while(|c| b"<>=!~+-*/%^&|#@?".contains(c))
@@ -323,7 +326,8 @@ mod tests {
             "DELETE FROM t USING u WHERE t.a = u.a"
         );
         assert_eq!(
-            rewrite("SELECT SUBSTRING(a SIMILAR 'x#\"y#\"' ESCAPE '#'), a SIMILAR TO 'b' FROM t").sql,
+            rewrite("SELECT SUBSTRING(a SIMILAR 'x#\"y#\"' ESCAPE '#'), a SIMILAR TO 'b' FROM t")
+                .sql,
             "SELECT SUBSTRING(a ,       'x#\"y#\"' ,      '#'), a SIMILAR TO 'b' FROM t"
         );
         // A cast not followed by PRECEDING or FOLLOWING stays.

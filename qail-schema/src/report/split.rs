@@ -106,11 +106,10 @@ impl Splitter<'_> {
             self.words[self.word_count] = word.as_bytes()[0].to_ascii_lowercase();
         }
         self.word_count += 1;
-        let in_routine = match self.words {
-            [b'c', b'f' | b'p', ..] => true,
-            [b'c', b'o', b'r', b'f' | b'p'] => true,
-            _ => false,
-        };
+        let in_routine = matches!(
+            self.words,
+            [b'c', b'f' | b'p', ..] | [b'c', b'o', b'r', b'f' | b'p']
+        );
         if word.eq_ignore_ascii_case("begin") || word.eq_ignore_ascii_case("case") {
             if in_routine {
                 self.begins += 1;

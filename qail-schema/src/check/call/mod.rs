@@ -241,7 +241,9 @@ pub(crate) fn resolve_call(
     if let Err(CallError::UnknownName) = resolved
         && let [arg] = args.as_mut_slice()
         && let Some(target) = written::lookup(cx.snap, schema, name)
-        && arg.arg().is_none_or(|from| castable(from, &target, cx.snap))
+        && arg
+            .arg()
+            .is_none_or(|from| castable(from, &target, cx.snap))
     {
         settle(cx, arg, &target);
         let mut t = Typed::known(target, range);

@@ -137,12 +137,7 @@ fn index(
 
 /// `j['key'][0]`: jsonb subscripts are keys (text) or positions (int4); the result is jsonb,
 /// NULL when the path is missing.
-fn jsonb_index(
-    cx: &mut Ctx,
-    sc: &Scope,
-    subs: &[&Subscript],
-    out: &mut Typed,
-) -> Option<TypeRef> {
+fn jsonb_index(cx: &mut Ctx, sc: &Scope, subs: &[&Subscript], out: &mut Typed) -> Option<TypeRef> {
     for sub in subs {
         let Subscript::Index { index } = sub else {
             cx.error(
@@ -156,9 +151,7 @@ fn jsonb_index(
         let text = builtin("text");
         let fits = match t.arg() {
             None => !t.is_error(),
-            Some(k) => {
-                k == &text || crate::check::types::implicit(k, &builtin("int4"), cx.snap)
-            }
+            Some(k) => k == &text || crate::check::types::implicit(k, &builtin("int4"), cx.snap),
         };
         if t.is_error() {
             return None;

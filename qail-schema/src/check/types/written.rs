@@ -2,11 +2,11 @@
 
 use sqlparser::ast::{ArrayElemTypeDef, DataType, ObjectName, TimezoneInfo};
 
+use crate::Snapshot;
 use crate::check::ctx::Ctx;
 use crate::check::diag::closest;
 use crate::check::scope::{norm, parts};
 use crate::check::types::{array_of, builtin};
-use crate::Snapshot;
 use crate::snapshot::TypeRef;
 
 /// Resolves a written type; reports and returns `None` when it does not exist.
@@ -112,10 +112,7 @@ fn custom(cx: &mut Ctx, name: &ObjectName) -> Option<TypeRef> {
     if let Some(elem) = tname.strip_prefix('_')
         && let Some(t) = lookup(cx.snap, schema, elem).filter(|t| t.array_dims == 0)
     {
-        return Some(TypeRef {
-            array_dims: 1,
-            ..t
-        });
+        return Some(TypeRef { array_dims: 1, ..t });
     }
     let snap = cx.snap;
     let range = match (ids.first(), ids.last()) {
