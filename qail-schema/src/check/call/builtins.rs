@@ -231,6 +231,16 @@ pub(crate) fn resolve(
         .into_iter()
         .filter_map(|r| instantiate(r, &args, snap).map(|(p, ret)| (r, p, ret)))
         .collect();
+    // Note: a variadic candidate whose expansion has a plain candidate's signature yields to
+    // it, as in PostgreSQL (jsonb_delete(jsonb, text) over jsonb_delete(jsonb, VARIADIC
+    // text[]) for one key).
+    let variadic = |r: &Row| r.args.last().is_some_and(|a| a.ends_with("..."));
+    let plain: Vec<Vec<TypeRef>> = inst
+        .iter()
+        .filter(|i| !variadic(i.0))
+        .map(|i| i.1.clone())
+        .collect();
+    inst.retain(|i| !variadic(i.0) || !plain.contains(&i.1));
     let cands: Vec<Vec<TypeRef>> = inst.iter().map(|i| i.1.clone()).collect();
     match pick(&args, &cands, false, snap) {
         Pick::One(i) => {
