@@ -352,6 +352,68 @@ fn known_close(name: &str) -> Option<String> {
     closest(name, COMMON.iter().copied()).map(str::to_string)
 }
 
+/// Whether a declared parameter or result type is polymorphic: `Some(true)` for the array
+/// kinds (`anyarray`, `anycompatiblearray`), `Some(false)` for the element kinds.
+fn polymorphic(t: &TypeRef) -> Option<bool> {
+    if t.schema != "pg_catalog" || t.array_dims > 0 {
+        return None;
+    }
+    match t.name.as_str() {
+        "anyarray" | "anycompatiblearray" => Some(true),
+        "anyelement" | "anynonarray" | "anyenum" | "anycompatible" | "anycompatiblenonarray" => {
+            Some(false)
+        }
+        _ => None,
+    }
+}
+
+/// The element type the arguments bind for a user function's polymorphic parameters:
+/// `Some(None)` when it has none, `None` when they bind nothing or conflict.
+pub(crate) fn polymorphic_element(
+    params: &[TypeRef],
+    args: &[Option<&TypeRef>],
+) -> Option<Option<TypeRef>> {
+    let mut elem: Option<TypeRef> = None;
+    let mut any = false;
+    for (p, a) in params.iter().zip(args) {
+        let Some(array) = polymorphic(p) else {
+            continue;
+        };
+        any = true;
+        let Some(a) = a else { continue };
+        let bound = match (array, a.array_dims) {
+            (true, 0) => return None,
+            (true, _) => TypeRef {
+                array_dims: 0,
+                ..(*a).clone()
+            },
+            (false, _) => (*a).clone(),
+        };
+        match &elem {
+            Some(e) if *e != bound => return None,
+            _ => elem = Some(bound),
+        }
+    }
+    match (any, elem) {
+        (false, _) => Some(None),
+        (true, Some(e)) => Some(Some(e)),
+        (true, None) => None,
+    }
+}
+
+/// A declared type with the bound element type put in for a polymorphic one.
+pub(crate) fn polymorphic_instance(t: &TypeRef, elem: Option<&TypeRef>) -> TypeRef {
+    match (polymorphic(t), elem) {
+        // Note: an element that is itself an array has that array type as its array.
+        (Some(true), Some(e)) => TypeRef {
+            array_dims: e.array_dims.max(1),
+            ..e.clone()
+        },
+        (Some(false), Some(e)) => e.clone(),
+        _ => t.clone(),
+    }
+}
+
 /// A function from the snapshot, by name and arity, resolved like a built-in.
 fn user_function(
     cx: &Ctx,
@@ -375,14 +437,37 @@ fn user_function(
     if fns.is_empty() {
         return Err(CallError::UnknownName);
     }
-    let cands: Vec<Vec<TypeRef>> = fns.iter().map(|f| f.args[..args.len()].to_vec()).collect();
     let based: Vec<Option<TypeRef>> = args.iter().map(|a| a.map(|t| base(t, snap))).collect();
     let args: Vec<Option<&TypeRef>> = based.iter().map(Option::as_ref).collect();
+    // Note: a polymorphic candidate takes the element type its arguments bind; one they
+    // cannot bind (only unknown literals, or two different elements) does not fit.
+    let elems: Vec<Option<Option<TypeRef>>> = fns
+        .iter()
+        .map(|f| polymorphic_element(&f.args[..args.len()], &args))
+        .collect();
+    let (fns, elems): (Vec<_>, Vec<_>) = fns
+        .into_iter()
+        .zip(elems)
+        .filter_map(|(f, e)| e.map(|e| (f, e)))
+        .unzip();
+    if fns.is_empty() {
+        return Err(CallError::NoMatch);
+    }
+    let cands: Vec<Vec<TypeRef>> = fns
+        .iter()
+        .zip(&elems)
+        .map(|(f, e)| {
+            f.args[..args.len()]
+                .iter()
+                .map(|t| polymorphic_instance(t, e.as_ref()))
+                .collect()
+        })
+        .collect();
     match pick(&args, &cands, false, snap) {
         Pick::One(i) => Ok(builtins::Resolved {
             params: cands[i].clone(),
             result: if fns[i].returns_set || fns[i].out_columns.len() <= 1 {
-                fns[i].returns.clone()
+                polymorphic_instance(&fns[i].returns, elems[i].as_ref())
             } else {
                 builtin("record")
             },

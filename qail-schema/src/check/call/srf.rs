@@ -10,7 +10,7 @@ use crate::check::call::{self, named};
 use crate::check::ctx::Ctx;
 use crate::check::expr::{Fit, Ty, Typed, conform, expr};
 use crate::check::scope::{Col, Rel, Scope, norm, parts};
-use crate::check::types::{builtin, element_of, user_kind, written};
+use crate::check::types::{base, builtin, element_of, user_kind, written};
 use crate::snapshot::{RelationKind, TypeRef, UserTypeKind};
 
 /// What a FROM-clause function call looks like.
@@ -231,6 +231,10 @@ fn function_columns(
 ) -> Option<(Vec<Col>, Option<TypeRef>)> {
     let typed = typed_args(cx, sc, args)?;
     let argc = typed.len();
+    let arg_types: Vec<Option<TypeRef>> = typed
+        .iter()
+        .map(|t| t.arg().map(|a| base(a, cx.snap)))
+        .collect();
     let t = call::resolve_call(cx, schema, fname, typed, call.range.clone());
     let Ty::Known(ty) = t.ty else {
         return None;
@@ -241,6 +245,8 @@ fn function_columns(
             && schema.is_none_or(|s| s == f.schema)
             && f.args.len() >= argc
     }) {
+        let refs: Vec<Option<&TypeRef>> = arg_types.iter().map(Option::as_ref).collect();
+        let elem = call::polymorphic_element(&f.args[..argc], &refs).flatten();
         // Note: an unnamed OUT parameter is named `columnN`, N counting the OUT parameters.
         let cols = f
             .out_columns
@@ -252,7 +258,11 @@ fn function_columns(
                 } else {
                     c.name.clone()
                 };
-                nullable_col(&name, c.ty.clone(), fname)
+                nullable_col(
+                    &name,
+                    call::polymorphic_instance(&c.ty, elem.as_ref()),
+                    fname,
+                )
             })
             .collect();
         return Some((cols, None));
