@@ -23,6 +23,7 @@ use crate::check::diag::closest;
 use crate::check::expr::{
     Ty, Typed, condition, conditional, constructor, expr, record, settle, subquery,
 };
+use crate::check::query::group::has_aggregate;
 use crate::check::scope::{Scope, norm, parts};
 use crate::check::types::overload::{Pick, pick};
 use crate::check::types::{base, builtin, castable, display, element_of, written};
@@ -68,6 +69,22 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     let Some((args, star)) = arguments(cx, f, range.clone()) else {
         return Typed::error(range);
     };
+    if f.over.is_none()
+        && schema.is_none()
+        && builtins::is_aggregate(&name)
+        && let Some(inner) = args
+            .iter()
+            .map(|a| a.as_ref())
+            .chain(f.filter.as_deref())
+            .find(|a| has_aggregate(a))
+    {
+        cx.error(
+            cx.range(inner),
+            "aggregate function calls cannot be nested",
+            Some("aggregate in a subquery first, then aggregate its result".into()),
+        );
+        return Typed::error(range);
+    }
     let mut typed: Vec<Typed> = args.iter().map(|a| expr(cx, sc, a)).collect();
     // Note: `f(…, VARIADIC arr)` passes the array as the variadic parameter: it resolves
     // like a call with one element in its place.

@@ -391,6 +391,21 @@ pub(crate) fn conform(cx: &mut Ctx, t: &mut Typed, target: &TypeRef, fit: Fit, w
 
 /// A boolean condition (WHERE, ON, HAVING, CASE WHEN, AND/OR/NOT operands).
 pub(crate) fn condition(cx: &mut Ctx, sc: &Scope, e: &Expr, clause: &str) -> Typed {
+    let window = crate::check::query::group::has_window(e);
+    let aggregate = clause != "HAVING" && crate::check::query::group::has_aggregate(e);
+    if window || aggregate {
+        let what = if window { "window" } else { "aggregate" };
+        cx.error(
+            cx.range(e),
+            format!("{what} functions are not allowed in {clause}"),
+            Some(if window {
+                "compute the window function in a subquery, then filter its result".into()
+            } else {
+                "filter groups with HAVING, or aggregate in a subquery".into()
+            }),
+        );
+        return Typed::error(cx.range(e));
+    }
     let mut t = expr(cx, sc, e);
     if let Ty::Known(have) = &t.ty
         && !implicit(have, &builtin("bool"), cx.snap)

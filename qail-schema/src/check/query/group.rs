@@ -221,6 +221,15 @@ pub(crate) fn has_aggregate(e: &Expr) -> bool {
     }
 }
 
+/// Whether `e` calls a window function (`… OVER …`) outside any subquery.
+pub(crate) fn has_window(e: &Expr) -> bool {
+    match e {
+        Expr::Function(f) if f.over.is_some() => true,
+        Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. } => false,
+        other => children(other).into_iter().any(has_window),
+    }
+}
+
 /// The direct subexpressions of the forms grouping cares about (subqueries are not entered).
 fn children(e: &Expr) -> Vec<&Expr> {
     match e {
@@ -277,6 +286,47 @@ mod tests {
     use super::*;
     use sqlparser::dialect::PostgreSqlDialect;
     use sqlparser::parser::Parser;
+
+    #[cfg(feature = "ddl")]
+    #[test]
+    fn aggregates_and_window_functions_are_refused_where_postgresql_refuses_them() {
+        let ddl = "CREATE TABLE t (a int4 NOT NULL, b int4);".to_owned();
+        let (snap, _) = crate::ddl::from_sql(&[("t.sql".to_owned(), ddl)]);
+        let refused = |sql: &str| match crate::check::check(sql, &snap) {
+            Ok(_) => None,
+            Err(d) => Some(d[0].message.clone()),
+        };
+        let nested = Some("aggregate function calls cannot be nested".to_owned());
+        assert_eq!(refused("SELECT max(min(a)) FROM t"), nested);
+        assert_eq!(
+            refused("SELECT max(a) FILTER (WHERE sum(b) > 0) FROM t"),
+            nested
+        );
+        assert_eq!(
+            refused("SELECT a FROM t WHERE row_number() OVER () < 3").as_deref(),
+            Some("window functions are not allowed in WHERE")
+        );
+        assert_eq!(
+            refused("SELECT a FROM t WHERE sum(a) > 0").as_deref(),
+            Some("aggregate functions are not allowed in WHERE")
+        );
+        assert_eq!(
+            refused("SELECT 1 FROM t JOIN t u ON count(*) > 0").as_deref(),
+            Some("aggregate functions are not allowed in JOIN/ON")
+        );
+        assert_eq!(
+            refused("DELETE FROM t WHERE rank() OVER () > 1").as_deref(),
+            Some("window functions are not allowed in WHERE")
+        );
+        // The valid neighbours: aggregates in HAVING, a window over an aggregate, aggregates
+        // in a subquery of WHERE.
+        assert_eq!(refused("SELECT max(a) FROM t HAVING sum(b) > 0"), None);
+        assert_eq!(refused("SELECT sum(count(*)) OVER () FROM t"), None);
+        assert_eq!(
+            refused("SELECT a FROM t WHERE a = (SELECT max(a) FROM t)"),
+            None
+        );
+    }
 
     fn group_by(sql: &str) -> Vec<Expr> {
         let stmt = Parser::parse_sql(&PostgreSqlDialect {}, sql).expect("parses");
