@@ -391,8 +391,18 @@ pub(crate) fn conform(cx: &mut Ctx, t: &mut Typed, target: &TypeRef, fit: Fit, w
 
 /// A boolean condition (WHERE, ON, HAVING, CASE WHEN, AND/OR/NOT operands).
 pub(crate) fn condition(cx: &mut Ctx, sc: &Scope, e: &Expr, clause: &str) -> Typed {
-    let window = crate::check::query::group::has_window(e);
-    let aggregate = clause != "HAVING" && crate::check::query::group::has_aggregate(e);
+    // Note: WHERE and JOIN/ON are evaluated per row, before grouping. An aggregate there is
+    // refused only at the top level: in a subquery it may be an outer query's aggregate
+    // (`HAVING EXISTS (… WHERE sum(outer.x) = …)`).
+    let filter = matches!(clause, "WHERE" | "JOIN/ON");
+    let window = (filter || clause == "HAVING") && crate::check::query::group::has_window(e);
+    let mut outer = sc.parent;
+    let mut nested = false;
+    while let Some(p) = outer {
+        nested |= !p.rels.is_empty();
+        outer = p.parent;
+    }
+    let aggregate = filter && !nested && crate::check::query::group::has_aggregate(e);
     if window || aggregate {
         let what = if window { "window" } else { "aggregate" };
         cx.error(

@@ -326,6 +326,16 @@ mod tests {
             refused("SELECT a FROM t WHERE a = (SELECT max(a) FROM t)"),
             None
         );
+        assert_eq!(
+            refused("SELECT a, CASE WHEN sum(b) OVER () > 0 THEN 1 END FROM t"),
+            None
+        );
+        assert_eq!(
+            refused(
+                "SELECT a FROM t o GROUP BY a HAVING EXISTS (SELECT 1 FROM t WHERE sum(o.b) = b)"
+            ),
+            None
+        );
     }
 
     fn group_by(sql: &str) -> Vec<Expr> {
