@@ -43,6 +43,7 @@ pub(crate) fn invalid(text: &str, ty: &TypeRef, snap: &Snapshot) -> Option<(Stri
             "t" | "f" | "true" | "false" | "yes" | "no" | "on" | "off" | "1" | "0" | "y" | "n"
         ),
         "uuid" => uuid(text.trim()),
+        "json" | "jsonb" => json(text),
         _ => true,
     };
     (!ok).then(|| {
@@ -62,6 +63,15 @@ fn numeric(s: &str) -> bool {
         )
 }
 
+/// JSON text as PostgreSQL's parser takes it (a syntax check; numbers of any size). Nesting
+/// deeper than the checker's own limit is given the benefit of the doubt.
+fn json(s: &str) -> bool {
+    match serde_json::from_str::<serde::de::IgnoredAny>(s) {
+        Ok(_) => true,
+        Err(e) => e.to_string().contains("recursion limit"),
+    }
+}
+
 /// 32 hex digits, optionally in braces and with hyphens after any group of four.
 fn uuid(s: &str) -> bool {
     let s = s
@@ -78,6 +88,21 @@ fn uuid(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_literals_are_checked_like_the_server_does() {
+        for ok in [
+            "1e1000",
+            " {\"a\": [1, 2.5, -0, null, true]} ",
+            "\"\\u00e9\"",
+            &"[".repeat(200).chars().chain("]".repeat(200).chars()).collect::<String>(),
+        ] {
+            assert!(json(ok), "{ok} is valid JSON");
+        }
+        for bad in ["", "01", "[1,2,]", "{\"abc\"}", "'x'", "true, false", "\"abc"] {
+            assert!(!json(bad), "{bad} is not JSON");
+        }
+    }
     use crate::check::types::builtin;
 
     #[test]
