@@ -10,7 +10,7 @@ use crate::check::call::{self, named};
 use crate::check::ctx::Ctx;
 use crate::check::expr::{Fit, Ty, Typed, conform, expr};
 use crate::check::scope::{Col, Rel, Scope, norm, parts};
-use crate::check::types::{base, builtin, element_of, user_kind, written};
+use crate::check::types::{base, builtin, display, element_of, user_kind, written};
 use crate::snapshot::{RelationKind, TypeRef, UserTypeKind};
 
 /// What a FROM-clause function call looks like.
@@ -239,12 +239,35 @@ fn function_columns(
     let Ty::Known(ty) = t.ty else {
         return None;
     };
+    let defs = call.alias.map(|a| a.columns.as_slice()).unwrap_or(&[]);
+    let record = ty.array_dims == 0 && ty.schema == "pg_catalog" && ty.name == "record";
+    if !record && defs.iter().any(|d| d.data_type.is_some()) {
+        cx.error(
+            call.range.clone(),
+            format!(
+                "a column definition list is only allowed for functions returning record, and {fname}() returns {}",
+                display(&ty)
+            ),
+            Some("name the columns without types: AS t(a, b)".into()),
+        );
+        return None;
+    }
     if let Some(f) = cx.snap.functions.iter().find(|f| {
         f.name == fname
             && !f.out_columns.is_empty()
             && schema.is_none_or(|s| s == f.schema)
             && f.args.len() >= argc
     }) {
+        if defs.iter().any(|d| d.data_type.is_some()) {
+            cx.error(
+                call.range.clone(),
+                format!(
+                    "a column definition list is redundant for {fname}(), which has OUT parameters"
+                ),
+                Some("name the columns without types: AS t(a, b)".into()),
+            );
+            return None;
+        }
         let refs: Vec<Option<&TypeRef>> = arg_types.iter().map(Option::as_ref).collect();
         let elem = call::polymorphic_element(&f.args[..argc], &refs).flatten();
         // Note: an unnamed OUT parameter is named `columnN`, N counting the OUT parameters.
@@ -267,8 +290,7 @@ fn function_columns(
             .collect();
         return Some((cols, None));
     }
-    let defs = call.alias.map(|a| a.columns.as_slice()).unwrap_or(&[]);
-    if ty.array_dims == 0 && ty.schema == "pg_catalog" && ty.name == "record" {
+    if record {
         if defs.is_empty() || defs.iter().any(|d| d.data_type.is_none()) {
             cx.error(
                 call.range.clone(),
@@ -426,4 +448,47 @@ fn unnest(
     rel.scalar = row_type.is_none() && rel.cols.len() == 1 && !ordinality;
     rel.row_type = row_type.filter(|_| !ordinality);
     Some(rel)
+}
+
+#[cfg(all(test, feature = "ddl"))]
+mod tests {
+    fn snapshot() -> crate::Snapshot {
+        let ddl = "CREATE FUNCTION pairs(OUT a int4, OUT b text) RETURNS SETOF record \
+                   LANGUAGE sql AS 'SELECT 1, ''x''';\n\
+                   CREATE FUNCTION anything() RETURNS SETOF record LANGUAGE sql AS 'SELECT 1';"
+            .to_owned();
+        crate::ddl::from_sql(&[("f.sql".to_owned(), ddl)]).0
+    }
+
+    fn first_error(sql: &str) -> Option<String> {
+        crate::check::check(sql, &snapshot())
+            .err()
+            .map(|d| d[0].message.clone())
+    }
+
+    #[test]
+    fn column_definition_lists_only_over_record() {
+        let snap = snapshot();
+        let ok = crate::check::check("SELECT * FROM anything() AS t(n int8, s text)", &snap)
+            .expect("a record function with a definition list");
+        let cols: Vec<(&str, &str)> = ok
+            .columns
+            .iter()
+            .map(|c| (c.name.as_str(), c.ty.name.as_str()))
+            .collect();
+        assert_eq!(cols, [("n", "int8"), ("s", "text")]);
+        assert!(
+            first_error("SELECT * FROM anything()")
+                .is_some_and(|m| m.contains("needs a column definition list"))
+        );
+        assert!(
+            first_error("SELECT * FROM sin(3) AS t(f1 int8)")
+                .is_some_and(|m| m.contains("only allowed for functions returning record"))
+        );
+        assert!(
+            first_error("SELECT * FROM pairs() AS t(x int8, y int8)")
+                .is_some_and(|m| m.contains("redundant"))
+        );
+        assert_eq!(first_error("SELECT * FROM pairs() AS t(x, y)"), None);
+    }
 }

@@ -95,11 +95,22 @@ mod tests {
             "1e1000",
             " {\"a\": [1, 2.5, -0, null, true]} ",
             "\"\\u00e9\"",
-            &"[".repeat(200).chars().chain("]".repeat(200).chars()).collect::<String>(),
+            &"[".repeat(200)
+                .chars()
+                .chain("]".repeat(200).chars())
+                .collect::<String>(),
         ] {
             assert!(json(ok), "{ok} is valid JSON");
         }
-        for bad in ["", "01", "[1,2,]", "{\"abc\"}", "'x'", "true, false", "\"abc"] {
+        for bad in [
+            "",
+            "01",
+            "[1,2,]",
+            "{\"abc\"}",
+            "'x'",
+            "true, false",
+            "\"abc",
+        ] {
             assert!(!json(bad), "{bad} is not JSON");
         }
     }
