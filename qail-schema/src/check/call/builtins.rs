@@ -196,6 +196,11 @@ pub(crate) fn is_aggregate(name: &str) -> bool {
     ORDERED_SET.contains(&name) || rows(name).is_some_and(|rows| rows.iter().any(|r| r.kind == 'a'))
 }
 
+/// Whether `name` may be called with OVER: a window function or an aggregate.
+pub(crate) fn takes_over(name: &str) -> bool {
+    is_aggregate(name) || rows(name).is_some_and(|rows| rows.iter().any(|r| r.kind == 'w'))
+}
+
 /// Whether `name` returns a set (a row per element) when called in a select list.
 pub(crate) fn is_set_returning(name: &str) -> bool {
     rows(name).is_some_and(|rows| rows.iter().all(|r| r.kind == 's'))

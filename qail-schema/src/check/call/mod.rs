@@ -23,7 +23,7 @@ use crate::check::diag::closest;
 use crate::check::expr::{
     Ty, Typed, condition, conditional, constructor, expr, record, settle, subquery,
 };
-use crate::check::query::group::has_aggregate;
+use crate::check::query::group::{has_aggregate, has_window};
 use crate::check::scope::{Scope, norm, parts};
 use crate::check::types::overload::{Pick, pick};
 use crate::check::types::{base, builtin, castable, display, element_of, written};
@@ -69,6 +69,17 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     let Some((args, star)) = arguments(cx, f, range.clone()) else {
         return Typed::error(range);
     };
+    if let Some(over) = &f.over
+        && schema.is_none()
+        && let Some(message) = window_misuse(f, over, &name, &args)
+    {
+        cx.error(
+            range.clone(),
+            message,
+            Some("compute the inner window function in a subquery".into()),
+        );
+        return Typed::error(range);
+    }
     if f.over.is_none()
         && schema.is_none()
         && builtins::is_aggregate(&name)
@@ -121,6 +132,31 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
         record::through_call(&mut t, &name, &inputs);
     }
     t
+}
+
+/// Why PostgreSQL refuses a call with OVER: a function that is neither a window function nor
+/// an aggregate, or a window function nested in its arguments or its window.
+fn window_misuse(
+    f: &Function,
+    over: &WindowType,
+    name: &str,
+    args: &[Cow<'_, Expr>],
+) -> Option<String> {
+    if builtins::exists(name) && !builtins::takes_over(name) {
+        return Some(format!(
+            "OVER specified, but {name} is not a window function nor an aggregate function"
+        ));
+    }
+    let mut window_exprs: Vec<&Expr> = args.iter().map(AsRef::as_ref).collect();
+    if let WindowType::WindowSpec(spec) = over {
+        window_exprs.extend(&spec.partition_by);
+        window_exprs.extend(spec.order_by.iter().map(|o| &o.expr));
+    }
+    window_exprs.extend(f.filter.as_deref());
+    window_exprs
+        .into_iter()
+        .any(has_window)
+        .then(|| "window function calls cannot be nested".to_string())
 }
 
 /// Aggregates that are non-null over a non-empty group of non-null inputs.

@@ -318,6 +318,18 @@ mod tests {
             refused("DELETE FROM t WHERE rank() OVER () > 1").as_deref(),
             Some("window functions are not allowed in WHERE")
         );
+        assert_eq!(
+            refused("SELECT rank() OVER (ORDER BY rank() OVER (ORDER BY a)) FROM t").as_deref(),
+            Some("window function calls cannot be nested")
+        );
+        assert_eq!(
+            refused("SELECT lower('A') OVER () FROM t").as_deref(),
+            Some("OVER specified, but lower is not a window function nor an aggregate function")
+        );
+        assert_eq!(
+            refused("SELECT sum(a) OVER (), rank() OVER (ORDER BY a), count(*) OVER () FROM t"),
+            None
+        );
         // The valid neighbours: aggregates in HAVING, a window over an aggregate, aggregates
         // in a subquery of WHERE.
         assert_eq!(refused("SELECT max(a) FROM t HAVING sum(b) > 0"), None);
