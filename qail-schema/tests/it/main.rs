@@ -4,5 +4,6 @@
 mod catalog;
 mod cli;
 mod corpus;
+mod extensions;
 mod pull;
 mod util;
