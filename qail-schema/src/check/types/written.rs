@@ -81,24 +81,42 @@ fn custom(cx: &mut Ctx, name: &ObjectName) -> Option<TypeRef> {
         _ => (None, ""),
     };
     // Note: `serial` and its kin are column types only (qail_catalog::column_alias), not casts.
+    // Note: a quoted name is a `typname` only (`"char"` is the one-byte type, unquoted `char`
+    // is `character`).
+    let quoted = ids.last().is_some_and(|i| i.quote_style.is_some());
+    let builtin_type = if quoted {
+        qail_catalog::type_by_name(tname)
+    } else {
+        qail_catalog::alias(tname)
+    };
     if schema.is_none_or(|s| s == "pg_catalog")
-        && let Some(t) = qail_catalog::alias(tname)
+        && let Some(t) = builtin_type
     {
         return Some(builtin(t.name));
     }
     let snap = cx.snap;
-    let found = match schema {
-        Some(s) => snap.types.iter().find(|t| t.schema == s && t.name == tname),
-        None => snap.search_path.iter().find_map(|s| {
-            snap.types
-                .iter()
-                .find(|t| &t.schema == s && t.name == tname)
-        }),
+    // Note: user types (enums, composites, domains, ranges), then base types of extensions
+    // (`citext`).
+    let named = |s: &str| -> Option<(String, String)> {
+        snap.types
+            .iter()
+            .find(|t| t.schema == s && t.name == tname)
+            .map(|t| (t.schema.clone(), t.name.clone()))
+            .or_else(|| {
+                snap.base_types
+                    .iter()
+                    .find(|t| t.schema == s && t.name == tname)
+                    .map(|t| (t.schema.clone(), t.name.clone()))
+            })
     };
-    if let Some(t) = found {
+    let found = match schema {
+        Some(s) => named(s),
+        None => snap.search_path.iter().find_map(|s| named(s)),
+    };
+    if let Some((schema, name)) = found {
         return Some(TypeRef {
-            schema: t.schema.clone(),
-            name: t.name.clone(),
+            schema,
+            name,
             oid: None,
             array_dims: 0,
         });
