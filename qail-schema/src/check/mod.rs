@@ -156,9 +156,49 @@ pub fn check(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnostic>
     };
     let mut cx = ctx::Ctx::new(sql, snapshot);
     cx.variadic = rewritten.variadic;
-    cx.element_targets = rewritten.element_targets;
+    cx.element_targets = rewritten.element_targets.clone();
     let out = query::statement(&mut cx, statement);
+    for bound in &rewritten.subscripts {
+        subscript(&mut cx, bound.clone());
+    }
     cx.finish(out)
+}
+
+/// Types a subscript removed from a SET target (`SET scores[$1] = …`) as PostgreSQL does: an
+/// `integer`. Parsed from the SQL with everything else blanked, so its ranges stay true.
+fn subscript(cx: &mut ctx::Ctx, bound: Range<usize>) {
+    let padded: String = cx
+        .sql
+        .char_indices()
+        .map(|(i, c)| {
+            if bound.contains(&i) || c == '\n' {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let parsed = Parser::new(&PostgreSqlDialect {})
+        .try_with_sql(&padded)
+        .and_then(|mut p| p.parse_expr());
+    match parsed {
+        Ok(e) => {
+            let int4 = types::builtin("int4");
+            expr::expect(
+                cx,
+                &scope::Scope::default(),
+                &e,
+                &int4,
+                expr::Fit::Implicit,
+                "an array subscript",
+            );
+        }
+        Err(e) => cx.error(
+            bound,
+            format!("array subscript: {e}"),
+            Some("write an integer expression".into()),
+        ),
+    }
 }
 
 fn whole(sql: &str, message: &str, hint: &str) -> Diagnostic {
