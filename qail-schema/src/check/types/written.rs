@@ -129,10 +129,17 @@ fn custom(cx: &mut Ctx, name: &ObjectName) -> Option<TypeRef> {
         .iter()
         .flat_map(|t| std::iter::once(t.name).chain(t.aliases.iter().copied()))
         .chain(snap.types.iter().map(|t| t.name.as_str()));
-    let hint = closest(tname, candidates).map_or_else(
-        || "check the type name, or run `cargo qail schema pull` if the type is new".to_string(),
-        |c| format!("did you mean \"{c}\"?"),
-    );
+    let hint = if quoted && qail_catalog::alias(tname).is_some() {
+        format!("`{tname}` is a type name only unquoted: write it without the double quotes")
+    } else {
+        closest(tname, candidates).map_or_else(
+            || {
+                "check the type name, or run `cargo qail schema pull` if the type is new"
+                    .to_string()
+            },
+            |c| format!("did you mean \"{c}\"?"),
+        )
+    };
     cx.error(
         range,
         format!("type \"{}\" does not exist", names.join(".")),
