@@ -296,6 +296,10 @@ pub struct Function {
     /// The extension that installed it (`citext`, `pg_trgm`), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extension: Option<String>,
+    /// An aggregate (`prokind = 'a'`, pulled for extensions: citext's `min(citext)` and
+    /// `max(citext)`). NULL when it has no input rows.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub aggregate: bool,
 }
 
 /// A base type that is not built in: its `pg_type` row as the analyzer needs it.

@@ -155,9 +155,16 @@ SELECT ((SELECT coalesce(json_agg(json_build_array(
                   p.proallargtypes, p.proargmodes, p.proargnames,
                   (SELECT e.extname FROM pg_depend m JOIN pg_extension e ON e.oid = m.refobjid
                    WHERE m.classid = 'pg_proc'::regclass AND m.objid = p.oid
-                     AND m.refclassid = 'pg_extension'::regclass AND m.deptype = 'e'))), '[]')
+                     AND m.refclassid = 'pg_extension'::regclass AND m.deptype = 'e'),
+                  p.prokind = 'a')), '[]')
                 FROM pg_proc p JOIN sel ON sel.oid = p.pronamespace
-                WHERE p.prokind = 'f'
+                -- Functions, and the aggregates of extensions (citext's min and max, which
+                -- the server prefers to the built-in ones over text).
+                WHERE (p.prokind = 'f'
+                       OR (p.prokind = 'a'
+                           AND EXISTS (SELECT 1 FROM pg_depend m
+                                       WHERE m.classid = 'pg_proc'::regclass AND m.objid = p.oid
+                                         AND m.deptype = 'e')))
                   -- Not made along with another object, such as a range type's
                   -- constructors ('i').
                   AND NOT EXISTS (SELECT 1 FROM pg_depend m

@@ -118,7 +118,7 @@ struct RawUserType(
 );
 
 /// `schema, name, proargtypes, pronargdefaults, variadic, prorettype, proretset, proisstrict,
-/// provolatile, proallargtypes, proargmodes, proargnames, extension`.
+/// provolatile, proallargtypes, proargmodes, proargnames, extension, aggregate`.
 #[derive(Deserialize)]
 struct RawFunction(
     String,
@@ -134,6 +134,7 @@ struct RawFunction(
     Option<Vec<String>>,
     Option<Vec<String>>,
     Option<String>,
+    bool,
 );
 
 /// Type OID → (schema, name, element OID, category).
@@ -366,6 +367,7 @@ fn function(types: &Types, f: RawFunction) -> Result<Function, String> {
         modes,
         names,
         extension,
+        aggregate,
     ) = f;
     let args = argtypes
         .iter()
@@ -414,5 +416,6 @@ fn function(types: &Types, f: RawFunction) -> Result<Function, String> {
             _ => Volatility::Volatile,
         },
         extension,
+        aggregate,
     })
 }

@@ -59,6 +59,10 @@ const QUERIES: &[(&str, &str)] = &[
         "citext",
         "SELECT count(DISTINCT email) AS n FROM people GROUP BY lower(email)",
     ),
+    (
+        "citext",
+        "SELECT max(email) AS m, min(nick) AS n, max(replace(email, 'a', 'b')) AS r FROM people",
+    ),
     ("pg_trgm", "SELECT id FROM people WHERE bio % $1"),
     (
         "pg_trgm",
