@@ -12,7 +12,10 @@
 //! `jsonb_to_recordset(…) AS x(a int, …)`), user functions from the snapshot (STRICT, SETOF,
 //! RETURNS TABLE), enums, domains (as their base type; NOT NULL domains are non-null),
 //! composite types and their fields, ranges, arrays of all of these, and explicit casts,
-//! which must have a path in PostgreSQL. Inside record-valued columns (`ROW(…)`, whole-row
+//! which must have a path in PostgreSQL; the system catalogs and `information_schema` views
+//! (built in, `pg_catalog` first on the search_path); extensions' base types, operators, casts
+//! and aggregates from the snapshot (citext's `=` and `ILIKE`, pg_trgm's `%`, hstore's `->`);
+//! `UPDATE … SET arr[$1] = …` and `SET col.field = …`. Inside record-valued columns (`ROW(…)`, whole-row
 //! references, composite types, `array_agg` / `ARRAY(SELECT …)` of them) it reports each
 //! field's type and nullability and each array's element nullability as a [`Shape`].
 //!
