@@ -31,7 +31,7 @@ mod generated;
 #[cfg(feature = "render")]
 pub mod render;
 
-pub use generated::{CASTS, FUNCTIONS, OPERATORS, TYPES};
+pub use generated::{CASTS, FUNCTIONS, OPERATORS, RELATIONS, TYPES};
 
 /// OIDs of the built-in types: one constant per type, named after its `typname` in upper case
 /// (`INT4`), and `…_ARRAY` for its array type (`INT4_ARRAY`).
@@ -167,6 +167,43 @@ pub struct Operator {
     pub null: Null,
 }
 
+/// A system catalog or `information_schema` view (`pg_class`, `information_schema.columns`)
+/// as the server describes it: the analyzer resolves queries over them without a snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Relation {
+    /// `pg_catalog` or `information_schema`.
+    pub schema: &'static str,
+    /// `pg_class.relname`.
+    pub name: &'static str,
+    /// `pg_class.relkind`: `r` a table, `v` a view.
+    pub kind: char,
+    /// The columns, in attribute order.
+    pub columns: &'static [Column],
+}
+
+/// A column of a [`Relation`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    /// `pg_attribute.attname`.
+    pub name: &'static str,
+    /// The `typname` of the column's type, or of its element when it is an array; a domain
+    /// (`information_schema.sql_identifier`) is its base type (`name`), which is what the
+    /// server's Describe reports.
+    pub ty: &'static str,
+    /// Whether the column is an array of `ty`.
+    pub array: bool,
+    /// `pg_attribute.attnotnull` (always false for a view's column).
+    pub not_null: bool,
+}
+
+/// The system catalog or `information_schema` view `schema.name`.
+pub fn relation(schema: &str, name: &str) -> Option<&'static Relation> {
+    RELATIONS
+        .binary_search_by(|r| (r.schema, r.name).cmp(&(schema, name)))
+        .ok()
+        .and_then(|i| RELATIONS.get(i))
+}
+
 /// The built-in type called `name` (a `typname`: `int4`, not `integer`).
 pub fn type_by_name(name: &str) -> Option<&'static Type> {
     TYPES
@@ -239,6 +276,11 @@ mod tests {
         assert!(TYPES.windows(2).all(|w| w[0].name < w[1].name));
         assert!(FUNCTIONS.windows(2).all(|w| w[0].name <= w[1].name));
         assert!(OPERATORS.windows(2).all(|w| w[0].name <= w[1].name));
+        assert!(
+            RELATIONS
+                .windows(2)
+                .all(|w| (w[0].schema, w[0].name) < (w[1].schema, w[1].name))
+        );
         assert!(
             CASTS
                 .windows(2)

@@ -18,6 +18,19 @@ pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
 fn stub(input: &DeriveInput) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    // Note: a Rust enum stands for a PostgreSQL enum in `qail!` queries too; without these
+    // the queries using it would each add an error naming the `user_enum` marker.
+    let enum_markers = (matches!(input.data, Data::Enum(_)) && input.generics.params.is_empty())
+        .then(|| {
+            quote! {
+                #[automatically_derived]
+                impl<const N: usize> ::qail::__private::ToPg<::qail::__private::pg::user_enum, N> for #ident {
+                    type Null = ::qail::__private::NotOption;
+                }
+                #[automatically_derived]
+                impl<const C: usize> ::qail::__private::FromPg<::qail::__private::pg::user_enum, C> for #ident {}
+            }
+        });
     quote! {
         const _: () = {
             #[automatically_derived]
@@ -32,6 +45,7 @@ fn stub(input: &DeriveInput) -> TokenStream {
                 fn accepts(_: ::qail::__private::Oid) -> bool { ::core::unreachable!() }
                 fn decode(_: ::qail::__private::Oid, _: &'r [u8]) -> ::core::result::Result<Self, ::qail::__private::BoxError> { ::core::unreachable!() }
             }
+            #enum_markers
         };
     }
 }

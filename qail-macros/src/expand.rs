@@ -361,6 +361,22 @@ fn field_type(input: &QueryInput, col: &Column<'_>, errors: &mut Errors) -> Opti
     let name = &col.out.name;
     if let Some(text) = &col.out.rust_type {
         return match syn::parse_str::<syn::Type>(text) {
+            Ok(_)
+                if col.mapped.as_ref().is_some_and(|m| m.rust.is_none())
+                    && cannot_hold_enum(text) =>
+            {
+                let display = col
+                    .mapped
+                    .as_ref()
+                    .map_or_else(String::new, |m| m.display.clone());
+                errors.push(column_error(
+                    input,
+                    col.out,
+                    format!("column \"{name}\" has the enum type {display}, which `{text}` cannot hold"),
+                    format!("name a #[derive(QailType)] enum for {display} in the alias, or read the label as text: `{name}::text AS {name}`"),
+                ));
+                None
+            }
             Ok(ty) => Some(quote!(#ty)),
             Err(_) => {
                 errors.push(column_error(
@@ -404,6 +420,21 @@ fn field_type(input: &QueryInput, col: &Column<'_>, errors: &mut Errors) -> Opti
             None
         }
     }
+}
+
+/// Whether the Rust type written in an alias is one that never holds a PostgreSQL enum's
+/// label: a number, a boolean or bytes (`String` and the user's own types may).
+fn cannot_hold_enum(text: &str) -> bool {
+    let plain: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let inner = plain
+        .strip_prefix("Option<")
+        .and_then(|t| t.strip_suffix('>'))
+        .unwrap_or(&plain);
+    [
+        "bool", "i8", "i16", "i32", "i64", "i128", "u8", "u16", "u32", "u64", "u128", "f32", "f64",
+        "Vec<u8>",
+    ]
+    .contains(&inner)
 }
 
 /// A decoder building the user's struct by column name: a missing or extra field and a

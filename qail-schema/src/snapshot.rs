@@ -36,6 +36,18 @@ pub struct Snapshot {
     pub functions: Vec<Function>,
     /// Installed extensions, sorted by name.
     pub extensions: Vec<Extension>,
+    /// Base types that are not built in (`citext`, `hstore`, `ltree`, installed by
+    /// extensions), sorted by (schema, name). Absent from snapshots written before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub base_types: Vec<BaseType>,
+    /// Operators of the snapshot's schemas (citext's `=` and `~~`, pg_trgm's `%` and `<->`,
+    /// hstore's `->`), sorted by (schema, name, left, right).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub operators: Vec<Operator>,
+    /// Casts from or to a type of the snapshot's schemas (`citext` → `text`, implicit),
+    /// sorted by (from, to).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub casts: Vec<Cast>,
     /// Where relations and columns are defined, when the snapshot was built from DDL files
     /// (`cargo qail schema from-sql`); empty for a snapshot pulled from a database. Sorted by
     /// (schema, table, column), a relation before its columns.
@@ -284,6 +296,76 @@ pub struct Function {
     /// The extension that installed it (`citext`, `pg_trgm`), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extension: Option<String>,
+    /// An aggregate (`prokind = 'a'`, pulled for extensions: citext's `min(citext)` and
+    /// `max(citext)`). NULL when it has no input rows.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub aggregate: bool,
+}
+
+/// A base type that is not built in: its `pg_type` row as the analyzer needs it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaseType {
+    /// Schema name.
+    pub schema: String,
+    /// `pg_type.typname`.
+    pub name: String,
+    /// `pg_type.oid` in the database it was pulled from (it differs per database).
+    pub oid: u32,
+    /// `pg_type.typarray`: the OID of its array type, 0 when there is none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub array_oid: u32,
+    /// `pg_type.typcategory`: `S` string (citext), `U` user-defined (hstore, ltree), …
+    pub category: char,
+    /// `pg_type.typispreferred`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub preferred: bool,
+    /// The extension that installed it, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension: Option<String>,
+}
+
+/// An operator defined outside `pg_catalog` (`pg_operator` row).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Operator {
+    /// Schema name.
+    pub schema: String,
+    /// `oprname`: `=`, `~~`, `%`, `->`.
+    pub name: String,
+    /// Left operand type; `None` for a prefix operator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left: Option<TypeRef>,
+    /// Right operand type.
+    pub right: TypeRef,
+    /// Result type.
+    pub result: TypeRef,
+    /// The function that implements it (`oprcode`), schema-qualified when not visible.
+    pub function: String,
+    /// The extension that installed it, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension: Option<String>,
+}
+
+/// Where a cast applies (`pg_cast.castcontext`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CastContext {
+    /// Applied implicitly in expressions.
+    Implicit,
+    /// Applied when assigning to a column, and where implicit ones are.
+    Assignment,
+    /// Only with an explicit `CAST` or `::`.
+    Explicit,
+}
+
+/// A cast from or to a type that is not built in (`pg_cast` row).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cast {
+    /// Source type.
+    pub from: TypeRef,
+    /// Target type.
+    pub to: TypeRef,
+    /// Where it applies.
+    pub context: CastContext,
 }
 
 /// An installed extension.

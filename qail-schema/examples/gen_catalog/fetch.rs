@@ -2,7 +2,8 @@
 //! committed table with the server.
 
 use qail_catalog::render::{
-    CASTS_QUERY, FUNCTIONS_QUERY, OPERATORS_QUERY, Rows, TYPES_QUERY, VERSION_QUERY,
+    CASTS_QUERY, FUNCTIONS_QUERY, OPERATORS_QUERY, RELATIONS_QUERY, Rows, TYPES_QUERY,
+    VERSION_QUERY,
 };
 use qail_pg::Connection;
 
@@ -14,6 +15,7 @@ pub(crate) async fn rows(conn: &mut Connection) -> Rows {
         casts: run(conn, CASTS_QUERY).await,
         functions: run(conn, FUNCTIONS_QUERY).await,
         operators: run(conn, OPERATORS_QUERY).await,
+        relations: run(conn, RELATIONS_QUERY).await,
     }
 }
 

@@ -1,7 +1,12 @@
 //! PostgreSQL's built-in types: catalog names, OIDs, and the SQL spellings that name them,
-//! read from qail-catalog's generated table.
+//! read from qail-catalog's generated table; the system catalogs and `information_schema` views
+//! as relations.
 
 use crate::snapshot::TypeRef;
+
+mod relations;
+
+pub use relations::{SYSTEM_SCHEMAS, system_relation, system_relations};
 
 /// The OID of the built-in type called `typname` (`int4`, `timestamptz`), if there is one.
 pub fn oid(typname: &str) -> Option<u32> {

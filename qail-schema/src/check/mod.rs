@@ -12,7 +12,10 @@
 //! `jsonb_to_recordset(…) AS x(a int, …)`), user functions from the snapshot (STRICT, SETOF,
 //! RETURNS TABLE), enums, domains (as their base type; NOT NULL domains are non-null),
 //! composite types and their fields, ranges, arrays of all of these, and explicit casts,
-//! which must have a path in PostgreSQL. Inside record-valued columns (`ROW(…)`, whole-row
+//! which must have a path in PostgreSQL; the system catalogs and `information_schema` views
+//! (built in, `pg_catalog` first on the search_path); extensions' base types, operators, casts
+//! and aggregates from the snapshot (citext's `=` and `ILIKE`, pg_trgm's `%`, hstore's `->`);
+//! `UPDATE … SET arr[$1] = …` and `SET col.field = …`. Inside record-valued columns (`ROW(…)`, whole-row
 //! references, composite types, `array_agg` / `ARRAY(SELECT …)` of them) it reports each
 //! field's type and nullability and each array's element nullability as a [`Shape`].
 //!
@@ -156,9 +159,49 @@ pub fn check(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnostic>
     };
     let mut cx = ctx::Ctx::new(sql, snapshot);
     cx.variadic = rewritten.variadic;
-    cx.element_targets = rewritten.element_targets;
+    cx.element_targets = rewritten.element_targets.clone();
     let out = query::statement(&mut cx, statement);
+    for bound in &rewritten.subscripts {
+        subscript(&mut cx, bound.clone());
+    }
     cx.finish(out)
+}
+
+/// Types a subscript removed from a SET target (`SET scores[$1] = …`) as PostgreSQL does: an
+/// `integer`. Parsed from the SQL with everything else blanked, so its ranges stay true.
+fn subscript(cx: &mut ctx::Ctx, bound: Range<usize>) {
+    let padded: String = cx
+        .sql
+        .char_indices()
+        .map(|(i, c)| {
+            if bound.contains(&i) || c == '\n' {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let parsed = Parser::new(&PostgreSqlDialect {})
+        .try_with_sql(&padded)
+        .and_then(|mut p| p.parse_expr());
+    match parsed {
+        Ok(e) => {
+            let int4 = types::builtin("int4");
+            expr::expect(
+                cx,
+                &scope::Scope::default(),
+                &e,
+                &int4,
+                expr::Fit::Implicit,
+                "an array subscript",
+            );
+        }
+        Err(e) => cx.error(
+            bound,
+            format!("array subscript: {e}"),
+            Some("write an integer expression".into()),
+        ),
+    }
 }
 
 fn whole(sql: &str, message: &str, hint: &str) -> Diagnostic {

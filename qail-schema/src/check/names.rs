@@ -3,27 +3,38 @@
 
 use sqlparser::ast::Ident;
 
+use crate::builtin::{SYSTEM_SCHEMAS, system_relation};
 use crate::check::ctx::Ctx;
 use crate::check::diag::closest;
 use crate::check::scope::LookupError;
 use crate::snapshot::{Relation, Snapshot};
 
-/// Looks a table or view up by (optional schema, name) through the search_path.
+/// Looks a table or view up by (optional schema, name) through the search_path. The system
+/// catalogs and `information_schema` views are built in; `pg_catalog` is searched first unless
+/// the search_path names it elsewhere, as PostgreSQL does.
 pub(crate) fn find_relation<'s>(
     snap: &'s Snapshot,
     schema: Option<&str>,
     name: &str,
 ) -> Option<&'s Relation> {
-    match schema {
-        Some(s) => snap
-            .relations
+    let in_schema = |s: &str| -> Option<&'s Relation> {
+        if SYSTEM_SCHEMAS.contains(&s) {
+            return system_relation(s, name);
+        }
+        snap.relations
             .iter()
-            .find(|r| r.schema == s && r.name == name),
-        None => snap.search_path.iter().find_map(|s| {
-            snap.relations
-                .iter()
-                .find(|r| &r.schema == s && r.name == name)
-        }),
+            .find(|r| r.schema == s && r.name == name)
+    };
+    match schema {
+        Some(s) => in_schema(s),
+        None => {
+            let implicit =
+                (!snap.search_path.iter().any(|s| s == "pg_catalog")).then_some("pg_catalog");
+            implicit
+                .into_iter()
+                .chain(snap.search_path.iter().map(String::as_str))
+                .find_map(in_schema)
+        }
     }
 }
 

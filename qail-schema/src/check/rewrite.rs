@@ -3,8 +3,10 @@
 //! - `BETWEEN SYMMETRIC` / `BETWEEN ASYMMETRIC`: typed like `BETWEEN`;
 //! - `VARIADIC` before a call argument: the keyword goes, the argument's offset is kept so the
 //!   call passes that array as the variadic parameter itself;
-//! - `SET col[i] = v` in UPDATE (and ON CONFLICT DO UPDATE) with a constant subscript: the
-//!   subscript goes, the column's offset is kept so `v` is typed as an element;
+//! - `SET col[i] = v` in UPDATE (and ON CONFLICT DO UPDATE), `col[i][j]`, `col[lo:hi]`: the
+//!   subscripts go, the column's offset is kept so `v` is typed as an element (as the array
+//!   for a slice); each subscript's text is kept aside to be typed as an `integer` (it may
+//!   hold parameters, `SET scores[$1] = $2`);
 //! - `ONLY` before a table in FROM, JOIN, UPDATE and DELETE (inheritance does not change the
 //!   columns);
 //! - `SUBSTRING(x SIMILAR p ESCAPE e)`: the keywords become commas, the call
@@ -20,8 +22,10 @@ pub(crate) struct Rewritten {
     pub(crate) sql: String,
     /// Byte offsets of arguments written after `VARIADIC`.
     pub(crate) variadic: Vec<usize>,
-    /// Byte offsets of SET targets written with a subscript (`SET col[1] = …`).
+    /// Byte offsets of SET targets written with a subscript (`SET col[1] = …`), not a slice.
     pub(crate) element_targets: Vec<usize>,
+    /// Byte ranges of the subscripts (and slice bounds) removed from SET targets.
+    pub(crate) subscripts: Vec<std::ops::Range<usize>>,
 }
 
 /// The previous token outside strings and comments.
@@ -37,6 +41,7 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
     let mut out = b.to_vec();
     let mut variadic = Vec::new();
     let mut element_targets = Vec::new();
+    let mut subscripts = Vec::new();
     let mut prev = Prev::None;
     // Parenthesis depth, and the depth of the SET list being read (after UPDATE … SET).
     let mut depth = 0_usize;
@@ -155,10 +160,13 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
                     matches!(prev, Prev::Word(ref w) if w == "SET") || prev == Prev::Punct(b',');
                 if set_at == Some(depth)
                     && target_start
-                    && let Some(end) = constant_subscript(b, i)
+                    && let Some((end, bounds, slice)) = set_subscripts(b, i)
                 {
                     out[i..end].fill(b' ');
-                    element_targets.push(start);
+                    if !slice {
+                        element_targets.push(start);
+                    }
+                    subscripts.extend(bounds);
                     prev = Prev::Word(word);
                     i = end;
                     continue;
@@ -213,6 +221,7 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
         sql,
         variadic,
         element_targets,
+        subscripts,
     }
 }
 
@@ -257,24 +266,49 @@ fn frame_exclusion_end(sql: &str, i: usize) -> Option<usize> {
     }
 }
 
-/// The index after `[digits]` directly at `i` when an `=` (not `=>`) follows it.
-fn constant_subscript(b: &[u8], i: usize) -> Option<usize> {
-    if b.get(i) != Some(&b'[') {
+/// The subscripts directly at `i` (`[e]`, `[e][f]`, `[lo:hi]`) when an `=` (not `=>`)
+/// follows them: the index after them, the ranges of their bounds, and whether one is a slice.
+fn set_subscripts(b: &[u8], i: usize) -> Option<(usize, Vec<std::ops::Range<usize>>, bool)> {
+    let (mut j, mut bounds, mut slice) = (i, Vec::new(), false);
+    while b.get(j) == Some(&b'[') {
+        let (mut k, mut nest, mut from) = (j + 1, 0_usize, j + 1);
+        loop {
+            match *b.get(k)? {
+                b'[' | b'(' => nest += 1,
+                b')' => nest = nest.checked_sub(1)?,
+                b']' if nest > 0 => nest -= 1,
+                b']' => break,
+                b':' if nest == 0
+                    && b.get(k + 1) != Some(&b':')
+                    && b.get(k.wrapping_sub(1)) != Some(&b':') =>
+                {
+                    slice = true;
+                    bounds.push(from..k);
+                    from = k + 1;
+                }
+                // Note: strings, comments and statement ends are not subscripts to rewrite.
+                b'\'' | b'"' | b';' => return None,
+                b'-' if b.get(k + 1) == Some(&b'-') => return None,
+                b'/' if b.get(k + 1) == Some(&b'*') => return None,
+                _ => {}
+            }
+            k += 1;
+        }
+        bounds.push(from..k);
+        j = k + 1;
+    }
+    if j == i {
         return None;
     }
-    let mut j = i + 1;
-    while j < b.len() && (b[j].is_ascii_digit() || b[j] == b' ') {
-        j += 1;
-    }
-    if b.get(j) != Some(&b']') || j == i + 1 {
-        return None;
-    }
-    let end = j + 1;
-    let mut k = end;
+    let mut k = j;
     while k < b.len() && b[k].is_ascii_whitespace() {
         k += 1;
     }
-    (b.get(k) == Some(&b'=') && b.get(k + 1) != Some(&b'>')).then_some(end)
+    let bounds = bounds
+        .into_iter()
+        .filter(|r| b[r.clone()].iter().any(|c| !c.is_ascii_whitespace()))
+        .collect();
+    (b.get(k) == Some(&b'=') && b.get(k + 1) != Some(&b'>')).then_some((j, bounds, slice))
 }
 
 /// `$tag$` or `$$` at `i`.
@@ -300,8 +334,23 @@ mod tests {
         let r = rewrite(sql);
         assert_eq!(r.sql, "UPDATE t SET a    = 2, b = c[1] WHERE d[2] = 3");
         assert_eq!(r.element_targets, [13]);
-        let kept = "UPDATE t SET a[$1] = 2";
-        assert_eq!(rewrite(kept).sql, kept, "a parameter subscript is kept");
+        let texts: Vec<&str> = r.subscripts.iter().map(|s| &sql[s.clone()]).collect();
+        assert_eq!((texts, r.subscripts[0].start), (vec!["1"], 15));
+    }
+
+    #[test]
+    fn parameter_and_slice_subscripts_are_set_aside() {
+        let sql = "UPDATE t SET a[$1] = $2, b[2:$3] = $4, c[f(x)][1] = 0";
+        let r = rewrite(sql);
+        assert_eq!(r.sql.len(), sql.len());
+        assert_eq!(
+            r.sql,
+            "UPDATE t SET a     = $2, b       = $4, c          = 0"
+        );
+        let c = sql.find("c[").unwrap();
+        assert_eq!(r.element_targets, [13, c], "a slice's value is the array");
+        let texts: Vec<&str> = r.subscripts.iter().map(|s| &sql[s.clone()]).collect();
+        assert_eq!(texts, ["$1", "2", "$3", "f(x)", "1"]);
     }
 
     #[test]

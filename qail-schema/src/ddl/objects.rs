@@ -314,6 +314,7 @@ impl Importer {
             strict,
             volatility,
             extension: None,
+            aggregate: false,
         };
         let same =
             |g: &Function| g.schema == func.schema && g.name == func.name && g.args == func.args;

@@ -155,9 +155,16 @@ SELECT ((SELECT coalesce(json_agg(json_build_array(
                   p.proallargtypes, p.proargmodes, p.proargnames,
                   (SELECT e.extname FROM pg_depend m JOIN pg_extension e ON e.oid = m.refobjid
                    WHERE m.classid = 'pg_proc'::regclass AND m.objid = p.oid
-                     AND m.refclassid = 'pg_extension'::regclass AND m.deptype = 'e'))), '[]')
+                     AND m.refclassid = 'pg_extension'::regclass AND m.deptype = 'e'),
+                  p.prokind = 'a')), '[]')
                 FROM pg_proc p JOIN sel ON sel.oid = p.pronamespace
-                WHERE p.prokind = 'f'
+                -- Functions, and the aggregates of extensions (citext's min and max, which
+                -- the server prefers to the built-in ones over text).
+                WHERE (p.prokind = 'f'
+                       OR (p.prokind = 'a'
+                           AND EXISTS (SELECT 1 FROM pg_depend m
+                                       WHERE m.classid = 'pg_proc'::regclass AND m.objid = p.oid
+                                         AND m.deptype = 'e')))
                   -- Not made along with another object, such as a range type's
                   -- constructors ('i').
                   AND NOT EXISTS (SELECT 1 FROM pg_depend m
@@ -171,6 +178,48 @@ SELECT ((SELECT coalesce(json_agg(json_build_array(
                                      AND m.deptype = 'e')
                            AND ('internal'::regtype = ANY (p.proargtypes::oid[] || p.prorettype)
                                 OR 'cstring'::regtype = ANY (p.proargtypes::oid[] || p.prorettype)))))::text"
+        ),
+    ),
+    (
+        "base_types",
+        concat!(
+            sel!(),
+            r"
+SELECT ((SELECT coalesce(json_agg(json_build_array(
+                  sel.nspname, t.typname, t.oid, t.typarray, t.typcategory, t.typispreferred,
+                  (SELECT e.extname FROM pg_depend m JOIN pg_extension e ON e.oid = m.refobjid
+                   WHERE m.classid = 'pg_type'::regclass AND m.objid = t.oid
+                     AND m.refclassid = 'pg_extension'::regclass AND m.deptype = 'e'))), '[]')
+                FROM pg_type t JOIN sel ON sel.oid = t.typnamespace
+                WHERE t.typtype = 'b'
+                  -- Not an array type (its element is the base type).
+                  AND NOT EXISTS (SELECT 1 FROM pg_type x WHERE x.typarray = t.oid)))::text"
+        ),
+    ),
+    (
+        "operators",
+        concat!(
+            sel!(),
+            r"
+SELECT ((SELECT coalesce(json_agg(json_build_array(
+                  sel.nspname, o.oprname, o.oprleft, o.oprright, o.oprresult, o.oprcode::regproc::text,
+                  (SELECT e.extname FROM pg_depend m JOIN pg_extension e ON e.oid = m.refobjid
+                   WHERE m.classid = 'pg_operator'::regclass AND m.objid = o.oid
+                     AND m.refclassid = 'pg_extension'::regclass AND m.deptype = 'e'))), '[]')
+                FROM pg_operator o JOIN sel ON sel.oid = o.oprnamespace
+                -- Not those over internal values, which SQL cannot write.
+                WHERE 'internal'::regtype <> ALL (ARRAY[o.oprleft, o.oprright, o.oprresult])))::text"
+        ),
+    ),
+    (
+        "casts",
+        concat!(
+            sel!(),
+            r"
+SELECT ((SELECT coalesce(json_agg(json_build_array(c.castsource, c.casttarget, c.castcontext)), '[]')
+                FROM pg_cast c
+                WHERE EXISTS (SELECT 1 FROM pg_type t JOIN sel ON sel.oid = t.typnamespace
+                              WHERE t.oid IN (c.castsource, c.casttarget))))::text"
         ),
     ),
     (

@@ -9,8 +9,9 @@ use std::collections::HashMap;
 use serde::{Deserialize, Deserializer};
 
 use crate::snapshot::{
-    Column, Extension, FORMAT_VERSION, Field, ForeignKey, Function, Identity, Relation,
-    RelationKind, Snapshot, TypeRef, UserType, UserTypeKind, Volatility,
+    BaseType, Cast, CastContext, Column, Extension, FORMAT_VERSION, Field, ForeignKey, Function,
+    Identity, Operator, Relation, RelationKind, Snapshot, TypeRef, UserType, UserTypeKind,
+    Volatility,
 };
 
 /// An OID, from a JSON string or number.
@@ -50,7 +51,21 @@ struct Catalog {
     user_types: Vec<RawUserType>,
     functions: Vec<RawFunction>,
     extensions: Vec<(String, String, String)>,
+    #[serde(default)]
+    base_types: Vec<RawBaseType>,
+    #[serde(default)]
+    operators: Vec<RawOperator>,
+    #[serde(default)]
+    casts: Vec<(Oid, Oid, String)>,
 }
+
+/// `schema, typname, oid, typarray, typcategory, typispreferred, extension`.
+#[derive(Deserialize)]
+struct RawBaseType(String, String, Oid, Oid, String, bool, Option<String>);
+
+/// `schema, oprname, oprleft, oprright, oprresult, oprcode, extension`.
+#[derive(Deserialize)]
+struct RawOperator(String, String, Oid, Oid, Oid, String, Option<String>);
 
 /// `oid, schema, typname, typelem, typcategory`.
 #[derive(Deserialize)]
@@ -103,7 +118,7 @@ struct RawUserType(
 );
 
 /// `schema, name, proargtypes, pronargdefaults, variadic, prorettype, proretset, proisstrict,
-/// provolatile, proallargtypes, proargmodes, proargnames, extension`.
+/// provolatile, proallargtypes, proargmodes, proargnames, extension, aggregate`.
 #[derive(Deserialize)]
 struct RawFunction(
     String,
@@ -119,6 +134,7 @@ struct RawFunction(
     Option<Vec<String>>,
     Option<Vec<String>>,
     Option<String>,
+    bool,
 );
 
 /// Type OID → (schema, name, element OID, category).
@@ -176,6 +192,43 @@ pub(crate) fn build(json: &str) -> Result<Snapshot, String> {
     }
     for f in cat.functions {
         snap.functions.push(function(&types, f)?);
+    }
+    snap.base_types = cat
+        .base_types
+        .into_iter()
+        .map(
+            |RawBaseType(schema, name, oid, array, category, preferred, extension)| BaseType {
+                schema,
+                name,
+                oid: oid.0,
+                array_oid: array.0,
+                category: category.chars().next().unwrap_or('U'),
+                preferred,
+                extension,
+            },
+        )
+        .collect();
+    for RawOperator(schema, name, left, right, result, function, extension) in cat.operators {
+        snap.operators.push(Operator {
+            schema,
+            name,
+            left: (left.0 != 0).then(|| types.type_ref(left, 0)).transpose()?,
+            right: types.type_ref(right, 0)?,
+            result: types.type_ref(result, 0)?,
+            function,
+            extension,
+        });
+    }
+    for (from, to, context) in cat.casts {
+        snap.casts.push(Cast {
+            from: types.type_ref(from, 0)?,
+            to: types.type_ref(to, 0)?,
+            context: match context.as_str() {
+                "i" => CastContext::Implicit,
+                "a" => CastContext::Assignment,
+                _ => CastContext::Explicit,
+            },
+        });
     }
     snap.extensions = cat
         .extensions
@@ -314,6 +367,7 @@ fn function(types: &Types, f: RawFunction) -> Result<Function, String> {
         modes,
         names,
         extension,
+        aggregate,
     ) = f;
     let args = argtypes
         .iter()
@@ -362,5 +416,6 @@ fn function(types: &Types, f: RawFunction) -> Result<Function, String> {
             _ => Volatility::Volatile,
         },
         extension,
+        aggregate,
     })
 }

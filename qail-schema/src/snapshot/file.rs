@@ -209,10 +209,23 @@ const KEY_ORDER: &[&str] = &[
     "types",
     "functions",
     "extensions",
+    "base_types",
+    "operators",
+    "casts",
     "sources",
     "schema",
     "name",
     "kind",
+    "left",
+    "right",
+    "result",
+    "function",
+    "from",
+    "to",
+    "context",
+    "category",
+    "preferred",
+    "array_oid",
     "type",
     "not_null",
     "default",
@@ -377,6 +390,19 @@ mod tests {
         ), "{text}");
         assert!(text.starts_with("{\n  \"format_version\": 1,\n"));
         assert!(text.contains("\"search_path\": [\"public\"]"));
+    }
+
+    #[test]
+    fn a_snapshot_without_the_later_lists_still_loads() {
+        let old = r#"{"format_version": 1, "search_path": ["public"], "schemas": ["public"],
+            "relations": [], "types": [], "functions": [],
+            "extensions": [{"name": "citext", "schema": "public", "version": "1.6"}]}"#;
+        let s = Snapshot::from_json(old).expect("an older file loads");
+        assert!(s.base_types.is_empty() && s.operators.is_empty() && s.casts.is_empty());
+        assert!(
+            !s.to_json().contains("base_types"),
+            "empty lists are not written"
+        );
     }
 
     #[test]

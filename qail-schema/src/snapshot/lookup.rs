@@ -21,6 +21,13 @@ impl Snapshot {
         self.functions
             .sort_by(|a, b| (&a.schema, &a.name, &a.args).cmp(&(&b.schema, &b.name, &b.args)));
         self.extensions.sort_by(|a, b| a.name.cmp(&b.name));
+        self.base_types
+            .sort_by(|a, b| (&a.schema, &a.name).cmp(&(&b.schema, &b.name)));
+        self.operators.sort_by(|a, b| {
+            (&a.schema, &a.name, &a.left, &a.right).cmp(&(&b.schema, &b.name, &b.left, &b.right))
+        });
+        self.casts
+            .sort_by(|a, b| (&a.from, &a.to).cmp(&(&b.from, &b.to)));
         self.sources.sort_by(|a, b| {
             (&a.schema, &a.table, &a.column).cmp(&(&b.schema, &b.table, &b.column))
         });
@@ -68,6 +75,29 @@ impl Snapshot {
             Some(s) => in_schema(s),
             None => self.search_path.iter().flat_map(|s| in_schema(s)).collect(),
         }
+    }
+
+    /// The base type (not built in) a scalar type reference names, if the snapshot has it.
+    pub fn base_type(&self, t: &super::TypeRef) -> Option<&super::BaseType> {
+        (t.array_dims == 0)
+            .then(|| {
+                self.base_types
+                    .iter()
+                    .find(|b| b.schema == t.schema && b.name == t.name)
+            })
+            .flatten()
+    }
+
+    /// The context of the cast from `from` to `to` among the snapshot's casts, if any.
+    pub fn cast_context(
+        &self,
+        from: &super::TypeRef,
+        to: &super::TypeRef,
+    ) -> Option<super::CastContext> {
+        self.casts
+            .iter()
+            .find(|c| c.from == *from && c.to == *to)
+            .map(|c| c.context)
     }
 
     /// Whether a schema of this name is covered by the snapshot.

@@ -19,6 +19,18 @@ fn rendered(sql: &str) -> String {
 
 const CASES: &[(&str, &str)] = &[
     (
+        r#"SELECT 1::"integer" AS i"#,
+        r#"error: type "integer" does not exist
+  |  SELECT 1::"integer" AS i
+  |            ^^^^^^^^^ `integer` is a type name only unquoted: write it without the double quotes"#,
+    ),
+    (
+        "UPDATE harbor_contacts SET address.town = $1 WHERE id = 1",
+        r#"error: cannot assign to field "town" of column "address" because there is no such column in data type postal_address
+  |  UPDATE harbor_contacts SET address.town = $1 WHERE id = 1
+  |                                     ^^^^ check the field name against the composite type"#,
+    ),
+    (
         "SELECT 1 UNION SELECT 'x'",
         r#"error: invalid input syntax for type integer: "x"
   |  SELECT 1 UNION SELECT 'x'

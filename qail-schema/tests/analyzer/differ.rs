@@ -63,13 +63,18 @@ pub(crate) async fn user_type_oids(
 ) -> HashMap<String, u32> {
     let mut map = HashMap::new();
     // Note: a table's or view's row type is a type too (the type of its whole-row reference).
-    let names = snapshot.types.iter().map(|t| (&t.schema, &t.name)).chain(
-        snapshot
-            .relations
-            .iter()
-            .filter(|r| r.kind != RelationKind::Sequence)
-            .map(|r| (&r.schema, &r.name)),
-    );
+    let names = snapshot
+        .types
+        .iter()
+        .map(|t| (&t.schema, &t.name))
+        .chain(
+            snapshot
+                .relations
+                .iter()
+                .filter(|r| r.kind != RelationKind::Sequence)
+                .map(|r| (&r.schema, &r.name)),
+        )
+        .chain(snapshot.base_types.iter().map(|b| (&b.schema, &b.name)));
     for (schema, type_name) in names {
         let t = (schema.clone(), type_name.clone());
         let name = format!("\"{}\".\"{}\"", t.0, t.1);

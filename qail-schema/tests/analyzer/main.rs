@@ -8,3 +8,4 @@ mod nested;
 mod nullability;
 mod server;
 mod support;
+mod system;

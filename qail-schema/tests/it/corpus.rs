@@ -5,8 +5,8 @@
 //! - defaults and generation expressions through `diff::loose_expr` (DDL text vs pg_get_expr);
 //! - view and materialized view columns dropped (the DDL import needs the analyzer for them);
 //! - extension versions and server_version cleared (a script does not know them);
-//! - sequences and extensions' functions dropped from the pull (the DDL import does not
-//!   create them).
+//! - sequences and extensions' functions, base types, operators and casts dropped from the
+//!   pull (the DDL import does not create them).
 
 use std::path::{Path, PathBuf};
 
@@ -36,6 +36,11 @@ fn normalize(mut s: Snapshot) -> Snapshot {
     for e in &mut s.extensions {
         e.version.clear();
     }
+    // An extension's types, operators and casts come with CREATE EXTENSION, which the DDL
+    // import records only by name.
+    s.base_types.clear();
+    s.operators.clear();
+    s.casts.clear();
     s.sort();
     s
 }

@@ -4,5 +4,7 @@
 mod catalog;
 mod cli;
 mod corpus;
+mod coverage;
+mod extensions;
 mod pull;
 mod util;

@@ -277,10 +277,20 @@ pub(crate) fn resolve_call(
     }
     let types: Vec<Option<&TypeRef>> = args.iter().map(Typed::arg).collect();
     let builtin_schema = schema.is_none_or(|s| s == "pg_catalog");
-    let resolved = if builtin_schema {
-        builtins::resolve(name, &types, cx.snap)
-    } else {
-        Err(CallError::UnknownName)
+    // Note: over an extension's own type (citext), the extension's overload (max(citext))
+    // is the exact match the server picks; a built-in one would need a cast (max(text)).
+    let own_type = types.iter().flatten().any(|t| {
+        cx.snap
+            .base_type(&TypeRef {
+                array_dims: 0,
+                ..(*t).clone()
+            })
+            .is_some()
+    });
+    let resolved = match own_type.then(|| user_function(cx, schema, name, &types)) {
+        Some(Ok(r)) => Ok(r),
+        _ if builtin_schema => builtins::resolve(name, &types, cx.snap),
+        _ => Err(CallError::UnknownName),
     };
     // Note: an extension may overload a built-in name for its own types (citext's
     // strpos(citext, citext)): when no built-in fits, the snapshot's functions are tried.
@@ -293,7 +303,7 @@ pub(crate) fn resolve_call(
     // (`tsquery('a & b')`), as PostgreSQL's function-style cast.
     if let Err(CallError::UnknownName) = resolved
         && let [arg] = args.as_mut_slice()
-        && let Some(target) = written::lookup(cx.snap, schema, name)
+        && let Some(target) = written::lookup(cx.snap, schema, name, false)
         && arg
             .arg()
             .is_none_or(|from| castable(from, &target, cx.snap))
@@ -524,13 +534,14 @@ fn user_function(
             } else {
                 builtin("record")
             },
-            // Note: an omitted argument takes its default, which may be NULL.
-            null: if fns[i].strict && args.len() == fns[i].args.len() {
+            // Note: an omitted argument takes its default, which may be NULL; an aggregate
+            // is NULL over no rows.
+            null: if fns[i].strict && args.len() == fns[i].args.len() && !fns[i].aggregate {
                 NullRule::Strict
             } else {
                 NullRule::Always
             },
-            aggregate: false,
+            aggregate: fns[i].aggregate,
             window: false,
         }),
         Pick::NoMatch => Err(CallError::NoMatch),

@@ -121,7 +121,10 @@ pub(crate) fn expr(cx: &mut Ctx, sc: &Scope, e: &Expr) -> Typed {
             predicate::non_null_bool(&t, range)
         }
         Expr::IsDistinctFrom(a, b) | Expr::IsNotDistinctFrom(a, b) => {
-            predicate::distinct(cx, sc, a, b, range)
+            match predicate::reassociate_distinct(e) {
+                Some(fixed) => expr(cx, sc, &fixed),
+                None => predicate::distinct(cx, sc, a, b, range),
+            }
         }
         Expr::InList { expr: x, list, .. } => predicate::in_list(cx, sc, x, list, range),
         Expr::InSubquery {

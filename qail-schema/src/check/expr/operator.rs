@@ -76,6 +76,28 @@ fn rows() -> Vec<Row> {
         .collect()
 }
 
+/// The snapshot's binary operators spelled `op` (an extension's: citext's `=` and `~~`,
+/// pg_trgm's `%`, hstore's `->`), resolved together with the built-in ones as PostgreSQL
+/// does with every operator on the search_path.
+fn snapshot_operators(op: &str, snap: &Snapshot) -> Candidates {
+    let mut c = Candidates {
+        operands: Vec::new(),
+        results: Vec::new(),
+    };
+    for o in snap.operators.iter().filter(|o| o.name == op) {
+        let Some(left) = &o.left else { continue };
+        if [left, &o.right, &o.result]
+            .iter()
+            .any(|t| scalar_name(t).is_some_and(is_pseudo))
+        {
+            continue;
+        }
+        c.operands.push(vec![left.clone(), o.right.clone()]);
+        c.results.push(o.result.clone());
+    }
+    c
+}
+
 /// A resolved operator: the types its operands are coerced to, and its result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct OpSig {
@@ -99,11 +121,28 @@ pub(crate) fn resolve_binary(
     // Note: PostgreSQL resolves operators on a domain as on its base type.
     let (lb, rb) = (l.map(|t| base(t, snap)), r.map(|t| base(t, snap)));
     let (l, r) = (lb.as_ref(), rb.as_ref());
-    if let Some(sig) = polymorphic(op, l, r, snap) {
+    let own = snapshot_operators(op, snap);
+    // Note: an operand whose type is not built in and has an operator of its own here
+    // (hstore's `||`, ltree's `|| text`) takes that operator, not a polymorphic built-in one.
+    let own_type = |t: Option<&TypeRef>| {
+        t.is_some_and(|t| t.schema != "pg_catalog" && own.operands.iter().any(|o| o.contains(t)))
+    };
+    if !(own_type(l) || own_type(r))
+        && let Some(sig) = polymorphic(op, l, r, snap)
+    {
         return Ok(sig);
     }
-    let Some(c) = by_op(op) else {
-        return Err(false);
+    let mut merged;
+    let c = match (by_op(op), own.operands.is_empty()) {
+        (Some(c), true) => c,
+        (None, true) => return Err(false),
+        (None, false) => &own,
+        (Some(c), false) => {
+            merged = own;
+            merged.operands.extend(c.operands.iter().cloned());
+            merged.results.extend(c.results.iter().cloned());
+            &merged
+        }
     };
     match pick(&[l, r], &c.operands, true, snap) {
         Pick::One(i) => Ok(OpSig {
@@ -145,7 +184,7 @@ fn polymorphic(
     let same_poly = lt == rt
         && (lt.array_dims > 0
             || is_enum(&lt, snap)
-            || is_citext(&lt)
+            || is_citext(&lt, snap)
             || matches!(category(&lt, snap), 'C' | 'R'));
     if is_comparison(op) && same_poly {
         return sig(bool_t);
@@ -208,10 +247,11 @@ fn concat_unknown(l: Option<&TypeRef>, r: Option<&TypeRef>, snap: &Snapshot) -> 
     })
 }
 
-/// The citext extension's type, which defines the comparison operators over itself (compared
-/// case-insensitively); other extension types' operators are not known to the analyzer.
-fn is_citext(t: &TypeRef) -> bool {
-    t.array_dims == 0 && t.schema != "pg_catalog" && t.name == "citext"
+/// The citext extension's type in a snapshot written before operators were pulled: it
+/// defines the comparison operators over itself (compared case-insensitively). A newer
+/// snapshot holds them in [`Snapshot::operators`].
+fn is_citext(t: &TypeRef, snap: &Snapshot) -> bool {
+    t.array_dims == 0 && t.schema != "pg_catalog" && t.name == "citext" && snap.operators.is_empty()
 }
 
 /// For a polymorphic operand type, the type an unknown partner takes.

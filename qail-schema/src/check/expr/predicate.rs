@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Query};
+use sqlparser::ast::{BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Query};
 
 use crate::check::ctx::Ctx;
 use crate::check::expr::operator::apply;
@@ -105,6 +105,46 @@ fn param_in(e: &Expr) -> Option<usize> {
         Expr::Nested(x) | Expr::Cast { expr: x, .. } => param_in(x),
         _ => None,
     }
+}
+
+/// `a IS [NOT] DISTINCT FROM b AND c` as PostgreSQL reads it, `(a IS DISTINCT FROM b) AND c`,
+/// when the parser gave `a IS DISTINCT FROM (b AND c)`: it reads the right side as a whole
+/// expression, though IS binds tighter than AND, OR and XOR. `None` when `e` needs no change
+/// (an explicitly parenthesized right side is an `Expr::Nested` and is kept).
+pub(crate) fn reassociate_distinct(e: &Expr) -> Option<Expr> {
+    let (a, b, not) = match e {
+        Expr::IsDistinctFrom(a, b) => (a, b, false),
+        Expr::IsNotDistinctFrom(a, b) => (a, b, true),
+        _ => return None,
+    };
+    fn loose(op: &BinaryOperator) -> bool {
+        matches!(
+            op,
+            BinaryOperator::And | BinaryOperator::Or | BinaryOperator::Xor
+        )
+    }
+    // The leftmost operand of the AND/OR chain is the comparison's right side.
+    fn graft(rhs: &Expr, make: &dyn Fn(Expr) -> Expr) -> Expr {
+        match rhs {
+            Expr::BinaryOp { left, op, right } if loose(op) => Expr::BinaryOp {
+                left: Box::new(graft(left, make)),
+                op: op.clone(),
+                right: right.clone(),
+            },
+            other => make(other.clone()),
+        }
+    }
+    if !matches!(&**b, Expr::BinaryOp { op, .. } if loose(op)) {
+        return None;
+    }
+    let make = |rhs: Expr| {
+        if not {
+            Expr::IsNotDistinctFrom(a.clone(), Box::new(rhs))
+        } else {
+            Expr::IsDistinctFrom(a.clone(), Box::new(rhs))
+        }
+    };
+    Some(graft(b, &make))
 }
 
 pub(crate) fn distinct(cx: &mut Ctx, sc: &Scope, a: &Expr, b: &Expr, range: Range<usize>) -> Typed {

@@ -12,6 +12,8 @@ use crate::check::scope::{Rel, Scope, norm, parts};
 use crate::check::types::{assignable, element_of};
 use crate::check::{StatementKind, nullability};
 
+mod field;
+
 pub(crate) fn update(
     cx: &mut Ctx,
     outer: Option<&Scope>,
@@ -43,7 +45,14 @@ pub(crate) fn set_list(cx: &mut Ctx, sc: &Scope, target: &Rel, assignments: &[As
     for a in assignments {
         match &a.target {
             AssignmentTarget::ColumnName(name) => {
-                if let Some(id) = parts(name).last().copied() {
+                let ids = parts(name);
+                if let [column, fields @ ..] = ids.as_slice()
+                    && !fields.is_empty()
+                    && field::assign(cx, sc, target, column, fields, &a.value)
+                {
+                    continue;
+                }
+                if let Some(id) = ids.last().copied() {
                     assign(cx, sc, target, id, &a.value);
                 }
             }

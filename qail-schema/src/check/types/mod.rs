@@ -9,7 +9,7 @@ pub(crate) mod written;
 
 use qail_catalog::CastContext;
 
-use crate::snapshot::{Snapshot, TypeRef, UserTypeKind};
+use crate::snapshot::{CastContext as SnapshotCast, Snapshot, TypeRef, UserTypeKind};
 
 /// The catalog row of a built-in type.
 fn builtin_row(name: &str) -> Option<&'static qail_catalog::Type> {
@@ -79,6 +79,7 @@ pub(crate) fn category(t: &TypeRef, snap: &Snapshot) -> char {
         Some(UserTypeKind::Range { .. }) => 'R',
         Some(UserTypeKind::Domain { base, .. }) => category(base, snap),
         // Note: a table's or view's row type is composite.
+        None if let Some(b) = snap.base_type(t) => b.category,
         None if snap
             .relations
             .iter()
@@ -126,7 +127,8 @@ pub(crate) fn implicit(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
     }
     match (scalar_name(from), scalar_name(to)) {
         (Some(f), Some(t)) => cast_context(f, t) == Some(CastContext::Implicit),
-        _ => false,
+        // Note: an extension's casts (citext → text) are the snapshot's.
+        _ => snap.cast_context(from, to) == Some(SnapshotCast::Implicit),
     }
 }
 
@@ -191,7 +193,7 @@ pub(crate) fn castable(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool {
     }
     match (scalar_name(&from), scalar_name(&to)) {
         (Some(f), Some(t)) => cast_context(f, t).is_some(),
-        _ => false,
+        _ => snap.cast_context(&from, &to).is_some(),
     }
 }
 
@@ -209,6 +211,12 @@ pub(crate) fn assignable(from: &TypeRef, to: &TypeRef, snap: &Snapshot) -> bool 
         // Note: PostgreSQL treats I/O conversion to a string type as an assignment cast.
         (_, Some("text" | "varchar" | "bpchar" | "name")) if from.array_dims == 0 => true,
         (Some(f), Some(t)) => cast_context(f, t).is_some_and(|c| c <= CastContext::Assignment),
+        _ if snap
+            .cast_context(from, to)
+            .is_some_and(|c| c <= SnapshotCast::Assignment) =>
+        {
+            true
+        }
         _ => {
             from.array_dims > 0 && from.array_dims == to.array_dims && {
                 let (fe, te) = (strip_array(from), strip_array(to));

@@ -73,25 +73,48 @@ fn simple(dt: &DataType) -> Option<&'static str> {
     })
 }
 
-/// A built-in or snapshot type by name, in `schema` or along the search_path.
-pub(crate) fn lookup(snap: &Snapshot, schema: Option<&str>, tname: &str) -> Option<TypeRef> {
+/// A built-in or snapshot type by name, in `schema` or along the search_path; `quoted` when the
+/// name was written in double quotes.
+pub(crate) fn lookup(
+    snap: &Snapshot,
+    schema: Option<&str>,
+    tname: &str,
+    quoted: bool,
+) -> Option<TypeRef> {
     // Note: `serial` and its kin are column types only (qail_catalog::column_alias), not casts.
+    // Note: a quoted name is a `typname` only (`"char"` is the one-byte type, unquoted `char`
+    // is `character`).
+    let builtin_type = if quoted {
+        qail_catalog::type_by_name(tname)
+    } else {
+        qail_catalog::alias(tname)
+    };
     if schema.is_none_or(|s| s == "pg_catalog")
-        && let Some(t) = qail_catalog::alias(tname)
+        && let Some(t) = builtin_type
     {
         return Some(builtin(t.name));
     }
-    let found = match schema {
-        Some(s) => snap.types.iter().find(|t| t.schema == s && t.name == tname),
-        None => snap.search_path.iter().find_map(|s| {
-            snap.types
-                .iter()
-                .find(|t| &t.schema == s && t.name == tname)
-        }),
+    // Note: user types (enums, composites, domains, ranges), then base types of extensions
+    // (`citext`).
+    let named = |s: &str| -> Option<(String, String)> {
+        snap.types
+            .iter()
+            .find(|t| t.schema == s && t.name == tname)
+            .map(|t| (t.schema.clone(), t.name.clone()))
+            .or_else(|| {
+                snap.base_types
+                    .iter()
+                    .find(|t| t.schema == s && t.name == tname)
+                    .map(|t| (t.schema.clone(), t.name.clone()))
+            })
     };
-    found.map(|t| TypeRef {
-        schema: t.schema.clone(),
-        name: t.name.clone(),
+    let found = match schema {
+        Some(s) => named(s),
+        None => snap.search_path.iter().find_map(|s| named(s)),
+    };
+    found.map(|(schema, name)| TypeRef {
+        schema,
+        name,
         oid: None,
         array_dims: 0,
     })
@@ -105,12 +128,13 @@ fn custom(cx: &mut Ctx, name: &ObjectName) -> Option<TypeRef> {
         [s, t] => (Some(s.as_str()), t.as_str()),
         _ => (None, ""),
     };
-    if let Some(t) = lookup(cx.snap, schema, tname) {
+    let quoted = ids.last().is_some_and(|i| i.quote_style.is_some());
+    if let Some(t) = lookup(cx.snap, schema, tname, quoted) {
         return Some(t);
     }
     // Note: `_name` is the array type of `name` (pg_type's own spelling, `'{1}'::_int4`).
     if let Some(elem) = tname.strip_prefix('_')
-        && let Some(t) = lookup(cx.snap, schema, elem).filter(|t| t.array_dims == 0)
+        && let Some(t) = lookup(cx.snap, schema, elem, quoted).filter(|t| t.array_dims == 0)
     {
         return Some(TypeRef { array_dims: 1, ..t });
     }
@@ -123,10 +147,17 @@ fn custom(cx: &mut Ctx, name: &ObjectName) -> Option<TypeRef> {
         .iter()
         .flat_map(|t| std::iter::once(t.name).chain(t.aliases.iter().copied()))
         .chain(snap.types.iter().map(|t| t.name.as_str()));
-    let hint = closest(tname, candidates).map_or_else(
-        || "check the type name, or run `cargo qail schema pull` if the type is new".to_string(),
-        |c| format!("did you mean \"{c}\"?"),
-    );
+    let hint = if quoted && qail_catalog::alias(tname).is_some() {
+        format!("`{tname}` is a type name only unquoted: write it without the double quotes")
+    } else {
+        closest(tname, candidates).map_or_else(
+            || {
+                "check the type name, or run `cargo qail schema pull` if the type is new"
+                    .to_string()
+            },
+            |c| format!("did you mean \"{c}\"?"),
+        )
+    };
     cx.error(
         range,
         format!("type \"{}\" does not exist", names.join(".")),
