@@ -161,6 +161,13 @@ pub mod __private {
     pub use qail_pg::types::{ArrayElement, BoxError, FieldArray, IsNull, Text, record};
     pub use qail_pg::{Decode, Encode, Error, Oid};
 
+    /// serde, for the structs `qail!` generates for JSON documents.
+    #[cfg(feature = "json")]
+    pub use qail_pg::typed::ext::serde;
+    /// Float fields of those structs (PostgreSQL writes NaN and infinities as strings).
+    #[cfg(feature = "json")]
+    pub use qail_pg::types::json_float;
+
     /// Rust types of the PostgreSQL types whose mapping depends on a feature. `qail!` names
     /// one only when its feature is on; otherwise it reports which feature to enable.
     pub mod types {

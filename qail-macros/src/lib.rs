@@ -12,6 +12,7 @@ mod check;
 mod derive_row;
 mod derive_type;
 mod expand;
+mod json;
 mod naming;
 mod nested;
 mod snapshot;
