@@ -93,12 +93,17 @@ fn object(
             .iter()
             .position(|p| naming::field_ident(&p.name, Span::call_site()) == Some(field.clone()))
         {
-            return Err((
+            let message = if fields[prev].name == f.name {
+                format!("the JSON object has the key `{}` twice", f.name)
+            } else {
                 format!(
                     "the JSON keys `{}` and `{}` are both the field `{field}`",
                     fields[prev].name, f.name
-                ),
-                "give every key of the object its own name".to_string(),
+                )
+            };
+            return Err((
+                message,
+                "give every key of the object a name of its own".to_string(),
             ));
         }
         let (ty, float) = match &f.shape {
@@ -144,7 +149,7 @@ fn scalar(f: &ShapeField, snapshot: &Snapshot) -> Result<(TokenStream, bool), Fa
         )
     };
     let binary =
-        "read the children in binary instead, with `array_agg(ROW(…))` or `ARRAY(SELECT …)`";
+        "read it in binary instead, with `ROW(…)`, `array_agg(ROW(…))` or `ARRAY(SELECT …)`";
     if is_json(&f.ty) {
         return Ok((quote!(::qail::__private::types::JsonValue), false));
     }
@@ -155,13 +160,11 @@ fn scalar(f: &ShapeField, snapshot: &Snapshot) -> Result<(TokenStream, bool), Fa
     };
     let refused = match name {
         "bool" | "int2" | "int4" | "int8" | "float4" | "float8" | "text" | "varchar" | "bpchar"
-        | "name" | "uuid" => None,
-        "json" | "jsonb" => None,
+        | "name" | "uuid" | "json" | "jsonb" => None,
         "bytea" => Some((
             what("which JSON carries as a `\\x…` hex string"),
             format!(
-                "{binary}, or encode it in SQL (`encode({0}, 'base64')`) to read a String",
-                f.name
+                "{binary}, or encode the value in SQL (`encode(…, 'base64')`) to read a String"
             ),
         )),
         "numeric" => Some((
@@ -169,24 +172,17 @@ fn scalar(f: &ShapeField, snapshot: &Snapshot) -> Result<(TokenStream, bool), Fa
                 "which JSON carries as a number that serde reads through f64 (about 17 significant digits)",
             ),
             format!(
-                "{binary} to read a Decimal, or cast it in SQL: `{0}::text` for the exact digits as a String, `{0}::float8` to accept a float",
-                f.name
+                "{binary} to read a Decimal, or cast the value in SQL: `::text` for the exact digits as a String, `::float8` to accept a float"
             ),
         )),
         "timestamptz" | "timestamp" | "date" => Some((
             what("which can be infinite, and JSON carries it as a string (\"infinity\" then)"),
-            format!(
-                "{binary}, or cast it in SQL (`{}::text`) to read a String",
-                f.name
-            ),
+            format!("{binary}, or cast the value in SQL (`::text`) to read a String"),
         )),
         _ if f.ty.name == "citext" => None,
         _ => Some((
             what("which JSON carries as a string in its text format"),
-            format!(
-                "{binary}, or cast it in SQL (`{}::text`) to read a String",
-                f.name
-            ),
+            format!("{binary}, or cast the value in SQL (`::text`) to read a String"),
         )),
     };
     if let Some(failure) = refused {
@@ -217,7 +213,87 @@ fn scalar(f: &ShapeField, snapshot: &Snapshot) -> Result<(TokenStream, bool), Fa
                 "the JSON key `{}` has type {display}, which has no generated Rust type",
                 f.name
             ),
-            format!("cast it in SQL (`{}::text`)", f.name),
+            "cast the value in SQL (`::text`)".to_string(),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use qail_schema::snapshot::TypeRef;
+
+    fn field(name: &str, t: &str, dims: u32, nullable: bool) -> ShapeField {
+        ShapeField {
+            name: name.into(),
+            server_name: name.into(),
+            ty: TypeRef {
+                schema: "pg_catalog".into(),
+                name: t.into(),
+                oid: None,
+                array_dims: dims,
+            },
+            nullable,
+            shape: None,
+        }
+    }
+
+    fn generate(shape: &Shape) -> Result<(String, String), Failure> {
+        let mut items = Vec::new();
+        let t = column_type(shape, "Record", "lines", &Snapshot::default(), &mut items)?;
+        Ok((
+            t.to_string().replace(' ', ""),
+            quote!(#(#items)*).to_string().replace(' ', ""),
+        ))
+    }
+
+    #[test]
+    fn objects_become_serde_structs_keyed_by_the_json_keys() {
+        let shape = Shape::Record(vec![
+            field("Line Id", "int8", 0, false),
+            field("lat", "float8", 0, true),
+            field("tags", "text", 1, false),
+        ]);
+        let shape = Shape::Array {
+            element: Box::new(shape),
+            nullable_elements: true,
+        };
+        let (ty, items) = generate(&shape).unwrap();
+        assert_eq!(ty, "::std::vec::Vec<::core::option::Option<RecordLines>>");
+        assert!(
+            items.contains("#[serde(rename=\"LineId\")]publine_id:i64"),
+            "{items}"
+        );
+        assert!(
+            items.contains("json_float::floats\")]publat:::core::option::Option<f64>"),
+            "{items}"
+        );
+        assert!(
+            items.contains("pubtags:::std::vec::Vec<::std::string::String>"),
+            "{items}"
+        );
+    }
+
+    #[test]
+    fn values_json_does_not_carry_exactly_are_refused_with_a_fix() {
+        for (t, why, fix) in [
+            ("bytea", "hex string", "encode(…, 'base64')"),
+            ("numeric", "through f64", "`::text` for the exact digits"),
+            ("timestamptz", "can be infinite", "`::text`"),
+            ("date", "can be infinite", "`::text`"),
+            ("interval", "text format", "`::text`"),
+        ] {
+            for dims in [0, 1] {
+                let e = generate(&Shape::Record(vec![field("v", t, dims, false)])).unwrap_err();
+                assert!(e.0.contains(why) && e.1.contains(fix), "{t}: {e:?}");
+                assert!(e.1.contains("array_agg(ROW(…))"), "{t}: {e:?}");
+            }
+        }
+        let e = generate(&Shape::Record(vec![
+            field("a", "int4", 0, false),
+            field("a", "int4", 0, false),
+        ]))
+        .unwrap_err();
+        assert!(e.0.contains("the key `a` twice"), "{e:?}");
     }
 }
