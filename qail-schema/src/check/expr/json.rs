@@ -45,7 +45,7 @@ fn document(input: &Typed) -> Option<Shape> {
 /// order. `jsonb` keeps the last of duplicate keys; `json` keeps both, which the reader
 /// reports.
 fn object(inputs: &[Typed], snap: &Snapshot, jsonb: bool) -> Option<Shape> {
-    if inputs.len() % 2 != 0 {
+    if !inputs.len().is_multiple_of(2) {
         return None;
     }
     let mut fields: Vec<ShapeField> = Vec::with_capacity(inputs.len() / 2);
