@@ -34,7 +34,7 @@ pub(crate) fn column_type(
 ) -> Result<TokenStream, Failure> {
     if let Some(feature) = types::missing_feature("json") {
         return Err((
-            "is a JSON document read into generated structs with serde".to_string(),
+            "a JSON document read into generated structs needs serde".to_string(),
             feature.fix(),
         ));
     }
