@@ -9,6 +9,10 @@
 //! plain column references keep their names, other expressions are `f1`, `f2`, …; alias them
 //! in a subquery to choose). Each struct decodes the binary record field by field through
 //! `qail_pg::types::record::Fields`, checking every field's type OID.
+//!
+//! A `json`/`jsonb` column with a shape (`json_agg(…)`) is the JSON document of
+//! [`crate::json`], decoded with serde; a JSON field inside a binary record is read as
+//! `serde_json::Value`, since a record field decodes in binary, by its own type.
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use qail_schema::Snapshot;

@@ -189,3 +189,29 @@ async fn whole_rows_aggregated_in_binary() {
     assert_eq!(c[2].duration_minutes, None);
     assert!(c[0].updated_at.is_none() && c[0].created_at.timestamp() > 0);
 }
+
+#[tokio::test]
+async fn json_elements_of_an_outer_join_are_options() {
+    let mut conn = connect_in("json_outer", FERRY_DDL).await;
+    let (full, _) = seed(&mut conn, 10).await;
+    let row = qail!(
+        "SELECT h.id, json_agg(x ORDER BY c.name) AS operators
+         FROM harbors h JOIN odyssey_connections c ON c.origin_harbor_id = h.id
+         LEFT JOIN LATERAL (SELECT o.name, o.website FROM operators o
+                            WHERE o.id = c.operator_id) x ON true
+         WHERE h.id = $1 GROUP BY h.id",
+        full
+    )
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    let operators: &Vec<Option<_>> = &row.operators;
+    assert_eq!(operators.len(), 10);
+    let first = operators[0].as_ref().expect("line 1 has an operator");
+    assert_eq!(first.name, "Blue Star");
+    assert_eq!(first.website, None);
+    assert!(
+        operators[4].is_none(),
+        "line 5 has no operator: a JSON null element"
+    );
+}
