@@ -125,11 +125,12 @@
 //! ```
 //!
 //! Only values that JSON gives back exactly are read from it: `bool`, integers, floats
-//! (PostgreSQL writes NaN and the infinities as strings, read back as such), text, `uuid`,
-//! `json`, arrays of these and nested objects. A `bytea` (a hex string), `numeric` (a number
-//! serde would read through `f64`), timestamp or date (which can be `"infinity"`), or another
-//! type written in its text format is a compile error naming the fix: read those children in
-//! binary with `array_agg(ROW(…))`, or cast the value in SQL (`::text`).
+//! (PostgreSQL writes NaN and the infinities as strings, read back as such), `numeric` (into
+//! `Decimal` from the number's own digits, never through a float; a value `Decimal` cannot
+//! hold is an error when the row is read), text, `uuid`, `json`, arrays of these and nested
+//! objects. A `bytea` (a hex string), timestamp or date (which can be `"infinity"`), or
+//! another type written in its text format is a compile error naming the fix: read those
+//! children in binary with `array_agg(ROW(…))`, or cast the value in SQL (`::text`).
 
 pub use qail_macros::{QailRow, QailType, qail};
 #[doc(inline)]
@@ -190,9 +191,10 @@ pub mod __private {
     /// serde, for the structs `qail!` generates for JSON documents.
     #[cfg(feature = "json")]
     pub use qail_pg::typed::ext::serde;
-    /// Float fields of those structs (PostgreSQL writes NaN and infinities as strings).
+    /// Number fields of those structs (floats with NaN and infinities as strings, exact
+    /// numerics).
     #[cfg(feature = "json")]
-    pub use qail_pg::types::json_float;
+    pub use qail_pg::types::json_number;
 
     /// Rust types of the PostgreSQL types whose mapping depends on a feature. `qail!` names
     /// one only when its feature is on; otherwise it reports which feature to enable.

@@ -7,11 +7,13 @@
 //! key. Fields are named after the keys (snake case, `#[serde(rename)]` to the key).
 //!
 //! A value is decoded from JSON only when JSON carries it exactly: booleans, integers,
-//! floats (PostgreSQL writes NaN and the infinities as strings, read back as such), text,
-//! uuid, `json`/`jsonb`, one-dimensional arrays of these, and nested objects and arrays.
-//! Anything else is a compile error that names the fix, because its JSON form loses
-//! something: `bytea` is a hex string, `numeric` a number serde reads through `f64`,
-//! timestamps and dates can be `"infinity"`, other types are strings in a text format.
+//! floats (PostgreSQL writes NaN and the infinities as strings, read back as such),
+//! `numeric` (its digits parsed into `Decimal` from the document's text, never through a
+//! float; a value `Decimal` cannot hold is a decode error), text, uuid, `json`/`jsonb`,
+//! one-dimensional arrays of these, and nested objects and arrays. Anything else is a
+//! compile error that names the fix, because its JSON form loses something: `bytea` is a hex
+//! string, timestamps and dates can be `"infinity"`, other types are strings in a text
+//! format.
 //! The binary forms (`array_agg(ROW(…))`, `ARRAY(SELECT …)`) read every type exactly.
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
@@ -106,7 +108,7 @@ fn object(
                 "give every key of the object a name of its own".to_string(),
             ));
         }
-        let (ty, float) = match &f.shape {
+        let (ty, number) = match &f.shape {
             Some(shape) => (
                 shape_type(
                     shape,
@@ -114,7 +116,7 @@ fn object(
                     snapshot,
                     items,
                 )?,
-                false,
+                None,
             ),
             None => scalar(f, snapshot)?,
         };
@@ -124,8 +126,10 @@ fn object(
             ty
         };
         let key = Literal::string(&f.name);
-        let with = float
-            .then(|| quote!(#[serde(deserialize_with = "::qail::__private::json_float::floats")]));
+        let with = number.map(|reader| {
+            let path = format!("::qail::__private::json_number::{reader}");
+            quote!(#[serde(deserialize_with = #path)])
+        });
         decls.push(quote!(#[serde(rename = #key)] #with pub #field: #ty));
     }
     let doc = format!(" An object of a JSON document of this query: `{ident}`.");
@@ -138,9 +142,13 @@ fn object(
     })
 }
 
-/// The Rust type of a scalar value of a JSON object, and whether it is read as a float;
+/// The Rust type of a scalar value of a JSON object, and the `json_number` reader of a
+/// number that serde alone would read through `f64` (`floats`, `decimals`);
 /// an error for a type whose JSON form does not give the value back exactly.
-fn scalar(f: &ShapeField, snapshot: &Snapshot) -> Result<(TokenStream, bool), Failure> {
+fn scalar(
+    f: &ShapeField,
+    snapshot: &Snapshot,
+) -> Result<(TokenStream, Option<&'static str>), Failure> {
     let what = |why: &str| {
         format!(
             "the JSON key `{}` has type {}, {why}",
@@ -151,7 +159,7 @@ fn scalar(f: &ShapeField, snapshot: &Snapshot) -> Result<(TokenStream, bool), Fa
     let binary =
         "read it in binary instead, with `ROW(…)`, `array_agg(ROW(…))` or `ARRAY(SELECT …)`";
     if is_json(&f.ty) {
-        return Ok((quote!(::qail::__private::types::JsonValue), false));
+        return Ok((quote!(::qail::__private::types::JsonValue), None));
     }
     let name = if f.ty.schema == "pg_catalog" {
         f.ty.name.as_str()
@@ -159,20 +167,12 @@ fn scalar(f: &ShapeField, snapshot: &Snapshot) -> Result<(TokenStream, bool), Fa
         ""
     };
     let refused = match name {
-        "bool" | "int2" | "int4" | "int8" | "float4" | "float8" | "text" | "varchar" | "bpchar"
-        | "name" | "uuid" | "json" | "jsonb" => None,
+        "bool" | "int2" | "int4" | "int8" | "float4" | "float8" | "numeric" | "text"
+        | "varchar" | "bpchar" | "name" | "uuid" | "json" | "jsonb" => None,
         "bytea" => Some((
             what("which JSON carries as a `\\x…` hex string"),
             format!(
                 "{binary}, or encode the value in SQL (`encode(…, 'base64')`) to read a String"
-            ),
-        )),
-        "numeric" => Some((
-            what(
-                "which JSON carries as a number that serde reads through f64 (about 17 significant digits)",
-            ),
-            format!(
-                "{binary} to read a Decimal, or cast the value in SQL: `::text` for the exact digits as a String, `::float8` to accept a float"
             ),
         )),
         "timestamptz" | "timestamp" | "date" => Some((
@@ -199,7 +199,14 @@ fn scalar(f: &ShapeField, snapshot: &Snapshot) -> Result<(TokenStream, bool), Fa
             rust: Some(rust),
             missing_feature: None,
             ..
-        } => Ok((rust, matches!(name, "float4" | "float8"))),
+        } => Ok((
+            rust,
+            match name {
+                "float4" | "float8" => Some("floats"),
+                "numeric" => Some("decimals"),
+                _ => None,
+            },
+        )),
         Mapped {
             missing_feature: Some(feature),
             display,
@@ -265,7 +272,7 @@ mod tests {
             "{items}"
         );
         assert!(
-            items.contains("json_float::floats\")]publat:::core::option::Option<f64>"),
+            items.contains("json_number::floats\")]publat:::core::option::Option<f64>"),
             "{items}"
         );
         assert!(
@@ -278,7 +285,6 @@ mod tests {
     fn values_json_does_not_carry_exactly_are_refused_with_a_fix() {
         for (t, why, fix) in [
             ("bytea", "hex string", "encode(…, 'base64')"),
-            ("numeric", "through f64", "`::text` for the exact digits"),
             ("timestamptz", "can be infinite", "`::text`"),
             ("date", "can be infinite", "`::text`"),
             ("interval", "text format", "`::text`"),

@@ -44,10 +44,11 @@ use proc_macro::TokenStream;
 ///   v, …))`, `jsonb_build_object(…)`, `to_jsonb(t)`, `row_to_json(t)`, nested to any depth.
 ///   Fields are named after the object's keys (`f1`, `f2`, … inside `ROW(…)`, as PostgreSQL
 ///   writes them). A value is read from JSON only when JSON gives it back exactly — `bool`,
-///   integers, floats (`"NaN"` and the infinities included), text, `uuid`, `json`, arrays of
-///   these and nested objects; `bytea`, `numeric`, timestamps and dates (which can be
-///   infinite) and other text-format types are compile errors that name the fix (the binary
-///   form, or a cast in SQL). JSON aggregates need the `json` feature.
+///   integers, floats (`"NaN"` and the infinities included), `numeric` (into `Decimal` from
+///   its digits, never through a float), text, `uuid`, `json`, arrays of these and nested
+///   objects; `bytea`, timestamps and dates (which can be infinite) and other text-format
+///   types are compile errors that name the fix (the binary form, or a cast in SQL). JSON
+///   aggregates need the `json` feature.
 ///
 /// # Dynamic queries
 ///

@@ -215,3 +215,47 @@ async fn json_elements_of_an_outer_join_are_options() {
         "line 5 has no operator: a JSON null element"
     );
 }
+
+#[tokio::test]
+async fn numerics_in_json_keep_every_digit() {
+    let mut conn = connect_in("json_numeric", FERRY_DDL).await;
+    let (full, _) = seed(&mut conn, 3).await;
+    conn.batch_execute(
+        "UPDATE odyssey_connections SET distance_km = 123456.78 WHERE name = 'line 00001';
+         UPDATE odyssey_connections SET distance_km = 0.10 WHERE name = 'line 00002'",
+    )
+    .await
+    .unwrap();
+    let row = qail!(
+        "SELECT json_agg(json_build_object('name', c.name, 'km', c.distance_km,
+                        'exact', 1234567890123456789.123456789::numeric) ORDER BY c.name) AS lines
+         FROM odyssey_connections c WHERE c.origin_harbor_id = $1",
+        full
+    )
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    let lines = row.lines.expect("three lines");
+    use qail::rust_decimal::Decimal;
+    assert_eq!(lines[0].km, Some(Decimal::new(12_345_678, 2)));
+    assert_eq!(
+        lines[1].km.map(|d| d.to_string()).as_deref(),
+        Some("0.10"),
+        "the scale as PostgreSQL wrote it"
+    );
+    assert_eq!(lines[2].km, None);
+    assert_eq!(
+        lines[0].exact.to_string(),
+        "1234567890123456789.123456789",
+        "28 digits: more than an f64 holds"
+    );
+    let e = qail!("SELECT json_build_object('v', 'NaN'::numeric) AS v")
+        .fetch_one(&mut conn)
+        .await
+        .expect_err("NaN has no Decimal");
+    assert!(
+        e.to_string()
+            .contains("numeric \"NaN\" has no rust_decimal::Decimal value"),
+        "{e}"
+    );
+}

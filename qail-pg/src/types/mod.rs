@@ -40,7 +40,7 @@ mod interval;
 #[cfg(feature = "json")]
 mod json;
 #[cfg(feature = "json")]
-pub mod json_float;
+pub mod json_number;
 #[cfg(feature = "json")]
 mod json_value;
 #[cfg(feature = "net")]
