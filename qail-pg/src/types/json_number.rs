@@ -6,7 +6,7 @@
 //! generates for JSON aggregates read their float fields with [`floats`], which accepts both.
 //!
 //! A `numeric` is written as a JSON number with all its digits, which serde would read
-//! through `f64` and round. [`decimals`] (feature `decimal` too) takes the number's own text
+//! through `f64` and round. `decimals` (feature `decimal` too) takes the number's own text
 //! from the document instead and parses it exactly into `rust_decimal::Decimal`; a value
 //! `Decimal` cannot hold exactly (more than 28 significant digits, NaN, an infinity) is an
 //! error, never a rounded number.
