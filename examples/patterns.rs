@@ -1,4 +1,4 @@
-//! Four ways to load connections together with their two harbors, all with `qail!`:
+//! Five ways to load connections together with their two harbors, all with `qail!`:
 //!
 //! - **JOIN**: one query joining the harbors in — one round trip.
 //! - **batched**: the connections, then every harbor they name in one `= ANY($1)` query with a
@@ -8,8 +8,10 @@
 //! - **nested**: one query returning each origin harbor with the array of its connections
 //!   (`array_agg(x)` of a derived table's rows), decoded into generated nested structs —
 //!   one round trip, each harbor's name sent once.
+//! - **nested JSON**: the same query built as JSON on the server (`json_agg(x)`), decoded with
+//!   serde into generated structs — one round trip, text instead of binary.
 //!
-//! The four payloads are checked to be equal before anything is timed; then the strategies
+//! The five payloads are checked to be equal before anything is timed; then the strategies
 //! run in a random order each round. `--delay-ms N` sleeps N ms before each round trip, to
 //! show what a database that is not on the same machine does to N+1.
 //!
@@ -78,13 +80,15 @@ enum Strategy {
     Batched,
     NPlusOne,
     Nested,
+    NestedJson,
 }
 
-const STRATEGIES: [Strategy; 4] = [
+const STRATEGIES: [Strategy; 5] = [
     Strategy::Join,
     Strategy::Batched,
     Strategy::NPlusOne,
     Strategy::Nested,
+    Strategy::NestedJson,
 ];
 
 #[tokio::main(flavor = "current_thread")]
@@ -110,9 +114,10 @@ async fn main() -> Result<()> {
         trips: 0,
     };
 
-    // Same answer four ways, or nothing is worth timing.
+    // Same answer five ways, or nothing is worth timing.
     let reference = load(Strategy::Join, &mut db, rows).await?;
-    for strategy in [Strategy::Batched, Strategy::NPlusOne, Strategy::Nested] {
+    for strategy in &STRATEGIES[1..] {
+        let strategy = *strategy;
         let payload = load(strategy, &mut db, rows).await?;
         assert_eq!(
             payload, reference,
@@ -121,7 +126,7 @@ async fn main() -> Result<()> {
     }
     if let Some(first) = reference.first() {
         println!(
-            "the four strategies load the same {} connections, e.g.\n  {first:?}\n",
+            "the five strategies load the same {} connections, e.g.\n  {first:?}\n",
             reference.len()
         );
     }
@@ -142,7 +147,7 @@ async fn load(strategy: Strategy, db: &mut Db, rows: i64) -> Result<Vec<Loaded>>
                            JOIN harbors o ON o.id = c.origin_harbor_id
                            JOIN harbors d ON d.id = c.destination_harbor_id
                            WHERE c.is_enabled
-                           ORDER BY c.name
+                           ORDER BY c.name, c.id
                            LIMIT $1",
                 rows
             )
@@ -200,12 +205,12 @@ async fn load(strategy: Strategy, db: &mut Db, rows: i64) -> Result<Vec<Loaded>>
         Strategy::Nested => {
             db.trip().await;
             let harbors = qail!(
-                "SELECT o.name AS origin, array_agg(x ORDER BY x.name) AS lines
+                "SELECT o.name AS origin, array_agg(x ORDER BY x.name, x.id) AS lines
                  FROM (SELECT c.id, c.name, c.origin_harbor_id, d.name AS destination
                        FROM odyssey_connections c
                        JOIN harbors d ON d.id = c.destination_harbor_id
                        WHERE c.is_enabled
-                       ORDER BY c.name
+                       ORDER BY c.name, c.id
                        LIMIT $1) x
                  JOIN harbors o ON o.id = x.origin_harbor_id
                  GROUP BY o.id",
@@ -225,7 +230,38 @@ async fn load(strategy: Strategy, db: &mut Db, rows: i64) -> Result<Vec<Loaded>>
                     })
                 })
                 .collect();
-            loaded.sort_by(|a, b| a.name.cmp(&b.name));
+            loaded.sort_by(|a, b| (&a.name, a.id).cmp(&(&b.name, b.id)));
+            Ok(loaded)
+        }
+        Strategy::NestedJson => {
+            db.trip().await;
+            let harbors = qail!(
+                "SELECT o.name AS origin, json_agg(x ORDER BY x.name, x.id) AS lines
+                 FROM (SELECT c.id, c.name, c.origin_harbor_id, d.name AS destination
+                       FROM odyssey_connections c
+                       JOIN harbors d ON d.id = c.destination_harbor_id
+                       WHERE c.is_enabled
+                       ORDER BY c.name, c.id
+                       LIMIT $1) x
+                 JOIN harbors o ON o.id = x.origin_harbor_id
+                 GROUP BY o.id",
+                rows
+            )
+            .fetch_all(&mut db.conn)
+            .await?;
+            let mut loaded: Vec<Loaded> = harbors
+                .into_iter()
+                .flat_map(|h| {
+                    let origin = h.origin;
+                    h.lines.into_iter().map(move |l| Loaded {
+                        id: l.id,
+                        name: l.name,
+                        origin: origin.clone(),
+                        destination: l.destination,
+                    })
+                })
+                .collect();
+            loaded.sort_by(|a, b| (&a.name, a.id).cmp(&(&b.name, b.id)));
             Ok(loaded)
         }
     }
@@ -238,7 +274,7 @@ async fn lines(db: &mut Db, rows: i64) -> Result<Vec<Line>> {
         Line => "SELECT id, name, origin_harbor_id, destination_harbor_id
                  FROM odyssey_connections
                  WHERE is_enabled
-                 ORDER BY name
+                 ORDER BY name, id
                  LIMIT $1",
         rows
     )
@@ -258,14 +294,14 @@ async fn harbor_name(db: &mut Db, id: Uuid) -> Result<String> {
 
 /// Times `runs` loads per strategy, in a random order each run. Returns the sorted samples
 /// and the round trips of one load, per strategy.
-async fn measure(db: &mut Db, rows: i64, runs: u64) -> Result<([Vec<Duration>; 4], [u64; 4])> {
+async fn measure(db: &mut Db, rows: i64, runs: u64) -> Result<([Vec<Duration>; 5], [u64; 5])> {
     let seed = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(1, |d| d.as_nanos() % u128::from(u64::MAX));
     let mut rng = Rng::new(u64::try_from(seed)?);
-    let mut samples: [Vec<Duration>; 4] = Default::default();
-    let mut trips = [0u64; 4];
-    let mut order = [0usize, 1, 2, 3];
+    let mut samples: [Vec<Duration>; 5] = Default::default();
+    let mut trips = [0u64; 5];
+    let mut order = [0usize, 1, 2, 3, 4];
     for _ in 0..runs {
         rng.shuffle(&mut order);
         for &i in &order {
@@ -283,10 +319,16 @@ async fn measure(db: &mut Db, rows: i64, runs: u64) -> Result<([Vec<Duration>; 4
     Ok((samples, trips))
 }
 
-fn print_results(samples: &[Vec<Duration>; 4], trips: &[u64; 4], runs: u64, delay: Duration) {
+fn print_results(samples: &[Vec<Duration>; 5], trips: &[u64; 5], runs: u64, delay: Duration) {
     let join = percentile(&samples[0], 50).as_secs_f64();
-    let names = ["JOIN", "batched (= ANY($1))", "N+1", "nested (array_agg)"];
-    let table: Vec<Vec<String>> = (0..4)
+    let names = [
+        "JOIN",
+        "batched (= ANY($1))",
+        "N+1",
+        "nested (array_agg)",
+        "nested JSON (json_agg)",
+    ];
+    let table: Vec<Vec<String>> = (0..5)
         .map(|i| {
             let median = percentile(&samples[i], 50);
             vec![

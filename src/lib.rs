@@ -104,6 +104,33 @@
 //! can be a field of a `Type => "…"` row (`lines: Vec<Line>`) or an alias's type
 //! (`AS "lines: Vec<Line>"`). Its fields are checked against the record's types when a row
 //! is read (the generated structs are checked when the query compiles).
+//!
+//! JSON built from rows — `json_agg(t)`, `jsonb_agg(t.*)`, `json_agg(json_build_object('k',
+//! v, …))`, `jsonb_build_object(…)`, `to_jsonb(t)`, `row_to_json(t)` — is decoded with serde
+//! into generated structs named the same way, with a field per key (feature `json`):
+//!
+//! ```no_run
+//! # use qail::{Connection, qail};
+//! # async fn run(conn: &mut Connection) -> Result<(), qail::Error> {
+//! let harbors = qail!("SELECT h.name, COALESCE(json_agg(json_build_object(
+//!                          'name', c.name, 'minutes', c.duration_minutes) ORDER BY c.name)
+//!                          FILTER (WHERE c.id IS NOT NULL), '[]') AS lines
+//!                      FROM harbors h LEFT JOIN odyssey_connections c ON c.origin_harbor_id = h.id
+//!                      GROUP BY h.id")
+//!     .fetch_all(conn)
+//!     .await?;
+//! let lines = &harbors[0].lines;   // Vec<RecordLines>: COALESCE(…, '[]') is never NULL
+//! let minutes: Option<i32> = lines[0].minutes;
+//! # Ok(()) }
+//! ```
+//!
+//! Only values that JSON gives back exactly are read from it: `bool`, integers, floats
+//! (PostgreSQL writes NaN and the infinities as strings, read back as such), `numeric` (into
+//! `Decimal` from the number's own digits, never through a float; a value `Decimal` cannot
+//! hold is an error when the row is read), text, `uuid`, `json`, arrays of these and nested
+//! objects. A `bytea` (a hex string), timestamp or date (which can be `"infinity"`), or
+//! another type written in its text format is a compile error naming the fix: read those
+//! children in binary with `array_agg(ROW(…))`, or cast the value in SQL (`::text`).
 
 pub use qail_macros::{QailRow, QailType, qail};
 #[doc(inline)]
@@ -160,6 +187,14 @@ pub mod __private {
     pub use qail_pg::types::oid::{FIRST_USER_OID, RECORD_ARRAY};
     pub use qail_pg::types::{ArrayElement, BoxError, FieldArray, IsNull, Text, record};
     pub use qail_pg::{Decode, Encode, Error, Oid};
+
+    /// serde, for the structs `qail!` generates for JSON documents.
+    #[cfg(feature = "json")]
+    pub use qail_pg::typed::ext::serde;
+    /// Number fields of those structs (floats with NaN and infinities as strings, exact
+    /// numerics).
+    #[cfg(feature = "json")]
+    pub use qail_pg::types::json_number;
 
     /// Rust types of the PostgreSQL types whose mapping depends on a feature. `qail!` names
     /// one only when its feature is on; otherwise it reports which feature to enable.

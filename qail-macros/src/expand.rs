@@ -315,22 +315,25 @@ fn record(
             ty
         };
         fields.push(quote!(pub #ident: #ty));
-        reads.push((ident, ty));
+        let (ty, pattern) = nested::decoded_as(col, ident, &ty);
+        reads.push((ident, ty, pattern));
     }
     let derive = all_debug.then(|| quote!(#[derive(Debug)]));
-    let idents = reads.iter().map(|(ident, _)| ident);
+    let idents = reads.iter().map(|(ident, _, _)| ident);
+    let types = reads.iter().map(|(_, ty, _)| ty);
+    let patterns = reads.iter().map(|(_, _, pattern)| pattern);
     let body = if (1..=MAX_TUPLE).contains(&reads.len()) {
         // One call per row (see `Columns`): far less for rustc to check than a generic call
         // and a `?` per column.
-        let types = reads.iter().map(|(_, ty)| ty);
-        let pattern = idents.clone();
         quote! {
             <(#(#types,)*) as ::qail::__private::Columns>::decode(row, columns)
-                .map(|(#(#pattern,)*)| Record { #(#idents,)* })
+                .map(|(#(#patterns,)*)| Record { #(#idents,)* })
         }
     } else {
-        let reads = idents.map(|ident| quote!(#ident: row.get_next(columns)?));
-        quote!(::core::result::Result::Ok(Record { #(#reads,)* }))
+        quote! {
+            #(let #patterns: #types = row.get_next(columns)?;)*
+            ::core::result::Result::Ok(Record { #(#idents,)* })
+        }
     };
     quote! {
         #(#nested_items)*

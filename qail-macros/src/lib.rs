@@ -3,7 +3,8 @@
 //! Use them through the `qail` crate; this crate's output refers to `::qail::__private`.
 //! The entry points only parse and hand over: the model (`ast`, `attr`), the checks
 //! (`check`, `snapshot`, `types`, `naming`) and code generation (`expand`, `nested` for the
-//! structs of record-valued columns, `derive_row`, `derive_type`) are plain functions over
+//! structs of record-valued columns, `json` for those of JSON documents, `derive_row`,
+//! `derive_type`) are plain functions over
 //! `proc_macro2` types.
 
 mod ast;
@@ -12,6 +13,7 @@ mod check;
 mod derive_row;
 mod derive_type;
 mod expand;
+mod json;
 mod naming;
 mod nested;
 mod snapshot;
@@ -31,6 +33,22 @@ use proc_macro::TokenStream;
 /// bytes (`&str`, `&String`, `&[u8]`) are borrowed for their own lifetime; other arguments
 /// (arrays, JSON) are borrowed from the expression, so bind a computed one to a variable
 /// first when the query is kept in a `let` before it runs. Nothing is allocated either way.
+///
+/// # Nested results
+///
+/// A column that holds rows becomes a generated struct (`Record` + the column in CamelCase),
+/// in a `Vec` for an array, in an `Option` when it can be NULL:
+/// - in binary, field by field: `ROW(…)`, `array_agg(ROW(…) ORDER BY …)`, `array_agg(t)`,
+///   `ARRAY(SELECT …)`, composite columns; every PostgreSQL type is read exactly;
+/// - from JSON with serde: `json_agg(t)` / `jsonb_agg(t.*)`, `json_agg(json_build_object('k',
+///   v, …))`, `jsonb_build_object(…)`, `to_jsonb(t)`, `row_to_json(t)`, nested to any depth.
+///   Fields are named after the object's keys (`f1`, `f2`, … inside `ROW(…)`, as PostgreSQL
+///   writes them). A value is read from JSON only when JSON gives it back exactly — `bool`,
+///   integers, floats (`"NaN"` and the infinities included), `numeric` (into `Decimal` from
+///   its digits, never through a float), text, `uuid`, `json`, arrays of these and nested
+///   objects; `bytea`, timestamps and dates (which can be infinite) and other text-format
+///   types are compile errors that name the fix (the binary form, or a cast in SQL). JSON
+///   aggregates need the `json` feature.
 ///
 /// # Dynamic queries
 ///

@@ -9,18 +9,22 @@
 //! plain column references keep their names, other expressions are `f1`, `f2`, …; alias them
 //! in a subquery to choose). Each struct decodes the binary record field by field through
 //! `qail_pg::types::record::Fields`, checking every field's type OID.
+//!
+//! A `json`/`jsonb` column with a shape (`json_agg(…)`) is the JSON document of
+//! [`crate::json`], decoded with serde; a JSON field inside a binary record is read as
+//! `serde_json::Value`, since a record field decodes in binary, by its own type.
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use qail_schema::Snapshot;
-use qail_schema::check::{OutputColumn, Shape, ShapeField, type_oid};
+use qail_schema::check::{OutputColumn, Shape, ShapeField, is_json, type_oid};
 use quote::{format_ident, quote};
 
 use crate::ast::QueryInput;
 use crate::attr::Errors;
 use crate::check::column_error;
 use crate::expand::Column;
-use crate::naming;
 use crate::types::{self, Mapped};
+use crate::{json, naming};
 
 /// The type of the generated row's field for a record-valued column: `None` for other
 /// columns, `Some(None)` once an error is reported. A column typed by its alias
@@ -35,13 +39,24 @@ pub(crate) fn field(
     if col.out.rust_type.is_some() {
         return None;
     }
-    match column_type(
-        col.out.shape.as_ref(),
-        "Record",
-        &col.out.name,
-        snapshot,
-        items,
-    )? {
+    let typed = if is_json(&col.out.ty) {
+        json::column_type(
+            col.out.shape.as_ref()?,
+            "Record",
+            &col.out.name,
+            snapshot,
+            items,
+        )
+    } else {
+        column_type(
+            col.out.shape.as_ref(),
+            "Record",
+            &col.out.name,
+            snapshot,
+            items,
+        )?
+    };
+    match typed {
         Ok(ty) => Some(Some(ty)),
         Err((message, fix)) => {
             let message = format!("column \"{}\": {message}", col.out.name);
@@ -54,12 +69,31 @@ pub(crate) fn field(
 /// The type OID the server's description must have for a record-valued column: 0, "a
 /// composite type or `record`", because a whole-row reference to a table is reported as the
 /// table's row type and one to a derived table as `record`. `None` for other columns.
+/// A JSON document (`json_agg(…)`) is checked as its own type, `json` or `jsonb`.
 pub(crate) fn expected_oid(col: &OutputColumn) -> Option<u32> {
-    col.shape.as_ref().map(|_| 0)
+    col.shape.as_ref().filter(|_| !is_json(&col.ty)).map(|_| 0)
+}
+
+/// How the row's decoder reads a field of type `ty` (with its `Option`): the type it decodes
+/// and the pattern that binds `ident` from it. A JSON document read into generated structs
+/// is decoded through serde as `Json<…>`; every other field as itself.
+pub(crate) fn decoded_as(
+    col: &Column<'_>,
+    ident: &Ident,
+    ty: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    if col.out.rust_type.is_none() && col.out.shape.is_some() && is_json(&col.out.ty) {
+        (
+            quote!(::qail::__private::types::Json<#ty>),
+            quote!(::qail::__private::types::Json(#ident)),
+        )
+    } else {
+        (ty.clone(), quote!(#ident))
+    }
 }
 
 /// What is wrong with a record and how to fix it.
-type Failure = (String, String);
+pub(crate) type Failure = (String, String);
 
 /// The Rust type of a record-valued column (before `Option` for its own nullability), with
 /// the structs it needs appended to `items`; `None` when the column has no shape. An error
@@ -140,7 +174,8 @@ fn record(
             ));
         }
         let child = format!("{ident}{}", camel(&f.name));
-        let ty = match &f.shape {
+        // Note: a JSON document inside a binary record is read as `serde_json::Value`.
+        let ty = match f.shape.as_ref().filter(|_| !is_json(&f.ty)) {
             Some(shape) => shape_type(shape, &child, snapshot, items)?,
             None => scalar(f, snapshot)?,
         };
@@ -150,9 +185,7 @@ fn record(
             ty
         };
         decls.push(quote!(pub #field: #ty));
-        let base = f
-            .shape
-            .is_none()
+        let base = (f.shape.is_none() || is_json(&f.ty))
             .then(|| type_oid(&f.ty))
             .flatten()
             .unwrap_or(0);
@@ -240,7 +273,7 @@ fn scalar(f: &ShapeField, snapshot: &Snapshot) -> Result<TokenStream, Failure> {
 }
 
 /// `origin_harbor` → `OriginHarbor`; characters that cannot be in an identifier are dropped.
-fn camel(name: &str) -> String {
+pub(crate) fn camel(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     let mut upper = true;
     for c in name.chars() {
@@ -275,6 +308,7 @@ mod tests {
     fn field(name: &str, t: &str, nullable: bool, shape: Option<Shape>) -> ShapeField {
         ShapeField {
             name: name.into(),
+            server_name: name.into(),
             ty: ty(t),
             nullable,
             shape,

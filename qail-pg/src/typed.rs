@@ -271,6 +271,8 @@ pub mod ext {
     #[cfg(feature = "decimal")]
     pub use ::rust_decimal;
     #[cfg(feature = "json")]
+    pub use ::serde;
+    #[cfg(feature = "json")]
     pub use ::serde_json;
     #[cfg(feature = "time")]
     pub use ::time;

@@ -7,6 +7,7 @@ mod dynamic;
 mod facade;
 mod ferry;
 mod nested;
+mod nested_json;
 mod roundtrip;
 
 use qail::Connection;

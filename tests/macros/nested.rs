@@ -20,7 +20,7 @@ const CONTACTS_DDL: &str = "
 
 /// Two harbors, one with `n` connections (every third without a duration, every fifth
 /// without an operator), the other with none; one operator.
-async fn seed(conn: &mut qail::Connection, n: usize) -> (Uuid, Uuid) {
+pub(crate) async fn seed(conn: &mut qail::Connection, n: usize) -> (Uuid, Uuid) {
     let (full, empty) = (Uuid::from_u128(1), Uuid::from_u128(2));
     conn.batch_execute(&format!(
         "INSERT INTO harbors (id, name, country) VALUES ('{full}', 'Piraeus', 'GR'), ('{empty}', 'Naxos', 'GR');

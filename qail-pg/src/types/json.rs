@@ -128,6 +128,20 @@ impl<'r, T: Deserialize<'r>> Decode<'r> for Json<T> {
     fn decode(ty: Oid, raw: &'r [u8]) -> Result<Self, BoxError> {
         get(ty, raw).map(Json)
     }
+    /// SQL NULL is read as JSON `null`, so `Json<Option<T>>` reads it as `Json(None)`; any
+    /// other `T` refuses it as [`Decode::decode_null`] does.
+    fn decode_null(ty: Oid) -> Result<Self, BoxError> {
+        match serde_json::from_slice(b"null") {
+            Ok(value) => Ok(Json(value)),
+            Err(_) => Err(format!(
+                "unexpected NULL in a PostgreSQL `{}` value read as Rust `{}`: read it as \
+                 `Json<Option<…>>` or `Option<Json<…>>`, or use COALESCE in SQL",
+                oid::describe(ty),
+                super::rust_name::<T>()
+            )
+            .into()),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -170,6 +184,14 @@ mod tests {
             dec::<Json<&str>>(oid::JSON, b"\"borrowed\""),
             Ok(Json("borrowed"))
         );
+    }
+
+    #[test]
+    fn null_is_json_null_for_options_only() {
+        let none: Json<Option<Vec<i32>>> = Decode::decode_null(oid::JSON).expect("an Option");
+        assert_eq!(none, Json(None));
+        let e = <Json<Vec<i32>> as Decode>::decode_null(oid::JSONB).unwrap_err();
+        assert!(e.to_string().contains("unexpected NULL"), "{e}");
     }
 
     #[test]

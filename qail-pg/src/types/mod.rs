@@ -40,6 +40,8 @@ mod interval;
 #[cfg(feature = "json")]
 mod json;
 #[cfg(feature = "json")]
+pub mod json_number;
+#[cfg(feature = "json")]
 mod json_value;
 #[cfg(feature = "net")]
 mod net;

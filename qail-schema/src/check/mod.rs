@@ -54,7 +54,7 @@ use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 
 pub use diag::{Diagnostic, render};
-pub use types::shape::{Shape, ShapeField};
+pub use types::shape::{Shape, ShapeField, is_json};
 pub use types::type_oid;
 
 use crate::snapshot::{Snapshot, TypeRef};

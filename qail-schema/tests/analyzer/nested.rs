@@ -148,3 +148,72 @@ fn scalars_have_no_shape() {
     assert_eq!(last("SELECT array_agg(id) FROM harbors").2, "-");
     assert_eq!(last("SELECT name FROM harbors").2, "-");
 }
+
+#[test]
+fn json_aggregates_of_whole_rows_are_keyed_by_column_names() {
+    let (ty, nullable, shape) = last(
+        "SELECT h.id, json_agg(c.* ORDER BY c.name) AS connections
+         FROM harbors h JOIN odyssey_connections c ON c.origin_harbor_id = h.id GROUP BY h.id",
+    );
+    assert_eq!((ty.as_str(), nullable), ("json", false));
+    assert!(
+        shape.starts_with("[{id uuid, name text, origin_harbor_id uuid"),
+        "{shape}"
+    );
+    let (ty, nullable, shape) = last(
+        "SELECT h.id, jsonb_agg(c) FILTER (WHERE c.is_enabled) AS enabled FROM harbors h
+         LEFT JOIN odyssey_connections c ON c.origin_harbor_id = h.id GROUP BY h.id",
+    );
+    assert_eq!(
+        (ty.as_str(), nullable),
+        ("jsonb", true),
+        "FILTER can leave none"
+    );
+    assert!(shape.ends_with("updated_at timestamptz?}]?"), "{shape}");
+    let (_, nullable, _) = last(
+        "SELECT h.id, COALESCE(jsonb_agg(c) FILTER (WHERE c.is_enabled), '[]') AS enabled
+         FROM harbors h LEFT JOIN odyssey_connections c ON c.origin_harbor_id = h.id GROUP BY h.id",
+    );
+    assert!(!nullable, "COALESCE with '[]' is never NULL");
+}
+
+#[test]
+fn json_of_an_anonymous_row_uses_the_servers_field_names() {
+    // Note: PostgreSQL names every field of ROW(…) f1, f2, … in JSON, column or not.
+    let (_, _, shape) = last("SELECT json_agg(ROW(h.id, upper(h.name))) FROM harbors h");
+    assert_eq!(shape, "[{f1 uuid, f2 text}]");
+    let (ty, nullable, shape) = last("SELECT row_to_json(ROW(h.id, h.code)) FROM harbors h");
+    assert_eq!((ty.as_str(), nullable), ("json", false));
+    assert_eq!(shape, "{f1 uuid, f2 varchar?}");
+    let (ty, _, shape) = last("SELECT to_jsonb(h.*) FROM harbors h");
+    assert_eq!(ty, "jsonb");
+    assert!(shape.starts_with("{id uuid, name text"), "{shape}");
+}
+
+#[test]
+fn json_objects_are_keyed_by_literal_keys() {
+    let (ty, nullable, shape) = last(
+        "SELECT jsonb_build_object('id', h.id, 'code', h.code, 'n', 1, 'code', h.name)
+         FROM harbors h",
+    );
+    assert_eq!((ty.as_str(), nullable), ("jsonb", false));
+    assert_eq!(
+        shape, "{id uuid, code text, n int4}",
+        "jsonb keeps the last duplicate key"
+    );
+    let (_, _, shape) = last(
+        "SELECT json_build_object('name', o.name, 'lines', (SELECT json_agg(json_build_object(
+                'name', c.name, 'minutes', c.duration_minutes)) FROM odyssey_connections c
+                WHERE c.operator_id = o.id)) FROM operators o",
+    );
+    assert_eq!(
+        shape, "{name text, lines [{name text, minutes int4?}]?}",
+        "two levels; an aggregate over no rows is null"
+    );
+    assert_eq!(
+        last("SELECT json_build_object(h.name, h.id) FROM harbors h").2,
+        "-",
+        "a computed key: no shape"
+    );
+    assert_eq!(last("SELECT json_agg(name) FROM harbors").2, "-");
+}

@@ -21,7 +21,7 @@ use crate::check::call::builtins::{CallError, NullRule};
 use crate::check::ctx::Ctx;
 use crate::check::diag::closest;
 use crate::check::expr::{
-    Ty, Typed, condition, conditional, constructor, expr, record, settle, subquery,
+    Ty, Typed, condition, conditional, constructor, expr, json, record, settle, subquery,
 };
 use crate::check::query::group::{has_aggregate, has_window};
 use crate::check::scope::{Scope, norm, parts};
@@ -130,6 +130,7 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     };
     if schema.is_none() {
         record::through_call(&mut t, &name, &inputs);
+        json::through_call(&mut t, &name, &inputs, cx.snap);
     }
     t
 }

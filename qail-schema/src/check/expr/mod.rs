@@ -5,6 +5,7 @@
 pub(crate) mod cast;
 pub(crate) mod conditional;
 pub(crate) mod constructor;
+pub(crate) mod json;
 pub(crate) mod literal;
 pub(crate) mod operator;
 pub(crate) mod predicate;

@@ -19,6 +19,7 @@ pub(crate) fn row(items: &[&Expr], typed: &[Typed], snap: &Snapshot) -> Shape {
         .enumerate()
         .map(|(i, (item, t))| ShapeField {
             name: field_name(item).unwrap_or_else(|| format!("f{}", i + 1)),
+            server_name: format!("f{}", i + 1),
             ty: t.arg().map_or_else(|| builtin("text"), |ty| base(ty, snap)),
             nullable: t.nullable,
             shape: t.shape.clone(),
@@ -53,6 +54,7 @@ pub(crate) fn whole_row_shape(sc: &Scope, name: &str, snap: &Snapshot) -> Option
                 .enumerate()
                 .map(|(c, col)| ShapeField {
                     name: col.name.clone(),
+                    server_name: col.name.clone(),
                     ty: base(&col.ty, snap),
                     nullable: !col.not_null && !rel.proven[c],
                     shape: col.shape.clone(),

@@ -14,6 +14,11 @@
 //! `ARRAY(SELECT x FROM (SELECT c.id, upper(c.name) AS label FROM …) x)`. A whole-row
 //! reference names its fields after the relation's columns, and a composite type after its
 //! own fields.
+//!
+//! The shape of a `json` or `jsonb` value describes its document: a record is a JSON object
+//! (fields named by its keys), an array a JSON array; each field keeps the PostgreSQL type
+//! its value had before `to_json` turned it into JSON, from which the JSON value's form
+//! follows (see `check::expr::json`).
 
 use crate::check::types::user_kind;
 use crate::snapshot::{Snapshot, TypeRef, UserTypeKind};
@@ -38,6 +43,9 @@ pub enum Shape {
 pub struct ShapeField {
     /// Its name (see the module documentation for the rule).
     pub name: String,
+    /// The name PostgreSQL itself gives the field, the key of its JSON object in `to_json`:
+    /// `name`, except for the fields of an anonymous `ROW(…)`, which are always `f1`, `f2`, ….
+    pub server_name: String,
     /// Its PostgreSQL type (a domain as its base type).
     pub ty: TypeRef,
     /// Whether it can be NULL.
@@ -54,6 +62,40 @@ impl Shape {
             nullable_elements,
         }
     }
+
+    /// The shape of this value's JSON (`to_json`): a record is an object keyed by the fields'
+    /// server names, an array a JSON array. A field that is already `json` or `jsonb` keeps
+    /// the shape it has, which is a JSON shape already.
+    pub(crate) fn to_json(&self) -> Shape {
+        match self {
+            Shape::Record(fields) => Shape::Record(
+                fields
+                    .iter()
+                    .map(|f| ShapeField {
+                        name: f.server_name.clone(),
+                        server_name: f.server_name.clone(),
+                        ty: f.ty.clone(),
+                        nullable: f.nullable,
+                        shape: if is_json(&f.ty) {
+                            f.shape.clone()
+                        } else {
+                            f.shape.as_ref().map(Shape::to_json)
+                        },
+                    })
+                    .collect(),
+            ),
+            Shape::Array {
+                element,
+                nullable_elements,
+            } => element.to_json().array(*nullable_elements),
+        }
+    }
+}
+
+/// Whether `ty` is `json` or `jsonb` (not an array of them), whose [`Shape`] describes its
+/// JSON document.
+pub fn is_json(ty: &TypeRef) -> bool {
+    ty.schema == "pg_catalog" && ty.array_dims == 0 && matches!(ty.name.as_str(), "json" | "jsonb")
 }
 
 /// The shape of a composite type (or an array of one) from the snapshot. Composite fields
@@ -76,6 +118,7 @@ pub(crate) fn of_type(ty: &TypeRef, snap: &Snapshot) -> Option<Shape> {
                 };
                 ShapeField {
                     name: f.name.clone(),
+                    server_name: f.name.clone(),
                     ty: super::base(&f.ty, snap),
                     nullable: true,
                     shape: if element == *ty {
@@ -130,6 +173,7 @@ mod tests {
             *element,
             Shape::Record(vec![ShapeField {
                 name: "city".into(),
+                server_name: "city".into(),
                 ty: text,
                 nullable: true,
                 shape: None
