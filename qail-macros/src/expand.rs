@@ -297,8 +297,8 @@ fn record(
     snapshot: &Snapshot,
     errors: &mut Errors,
 ) -> TokenStream {
-    let mut fields = Vec::new();
-    let mut reads = Vec::new();
+    let mut idents = Vec::new();
+    let mut types = Vec::new();
     let mut all_debug = true;
     let mut nested_items = Vec::new();
     for col in columns {
@@ -308,37 +308,36 @@ fn record(
             continue;
         };
         all_debug &= col.out.rust_type.is_none();
-        let ident = &col.ident;
-        let ty = if col.out.nullable {
+        idents.push(&col.ident);
+        types.push(if col.out.nullable {
             quote!(::core::option::Option<#ty>)
         } else {
             ty
-        };
-        fields.push(quote!(pub #ident: #ty));
-        reads.push((ident, ty));
+        });
     }
+    // Note: one `quote!` with repetitions, and string literals built as literals (a doc
+    // comment or a string in `quote!` is parsed from text at every expansion): the macro runs
+    // unoptimised in a default build, and every token stream it builds costs.
     let derive = all_debug.then(|| quote!(#[derive(Debug)]));
-    let idents = reads.iter().map(|(ident, _)| ident);
-    let body = if (1..=MAX_TUPLE).contains(&reads.len()) {
+    let doc = Literal::string(" A row of this query: one field per result column.");
+    let reason = Literal::string("a query may select columns the code does not read");
+    let body = if (1..=MAX_TUPLE).contains(&idents.len()) {
         // One call per row (see `Columns`): far less for rustc to check than a generic call
         // and a `?` per column.
-        let types = reads.iter().map(|(_, ty)| ty);
-        let pattern = idents.clone();
         quote! {
             <(#(#types,)*) as ::qail::__private::Columns>::decode(row, columns)
-                .map(|(#(#pattern,)*)| Record { #(#idents,)* })
+                .map(|(#(#idents,)*)| Record { #(#idents,)* })
         }
     } else {
-        let reads = idents.map(|ident| quote!(#ident: row.get_next(columns)?));
-        quote!(::core::result::Result::Ok(Record { #(#reads,)* }))
+        quote!(::core::result::Result::Ok(Record { #(#idents: row.get_next(columns)?,)* }))
     };
     quote! {
         #(#nested_items)*
 
-        /// A row of this query: one field per result column.
+        #[doc = #doc]
         #derive
-        #[allow(dead_code, reason = "a query may select columns the code does not read")]
-        pub struct Record { #(#fields,)* }
+        #[allow(dead_code, reason = #reason)]
+        pub struct Record { #(pub #idents: #types,)* }
 
         #[automatically_derived]
         impl ::qail::__private::FromRow for Record {
