@@ -29,11 +29,11 @@ pub(crate) fn field_ident(name: &str, span: Span) -> Option<Ident> {
 /// Rust's strict and reserved keywords (edition 2024) that a snake-case name can spell; they
 /// need the raw form `r#…`.
 const KEYWORDS: &[&str] = &[
-    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do",
-    "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in",
-    "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
-    "return", "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe", "unsized",
-    "use", "virtual", "where", "while", "yield",
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn",
+    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let",
+    "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return",
+    "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use",
+    "virtual", "where", "while", "yield",
 ];
 
 /// `CamelCase`, `Mixed Case`, `kebab-case` → `snake_case`.
@@ -158,8 +158,16 @@ mod tests {
         assert_eq!(ident("createdAt").as_deref(), Some("created_at"));
         assert_eq!(ident("Audit Event").as_deref(), Some("audit_event"));
         assert_eq!(ident("type").as_deref(), Some("r#type"));
-        assert_eq!(ident("gen").as_deref(), Some("r#gen"), "reserved in edition 2024");
-        assert_eq!(ident("union").as_deref(), Some("union"), "a weak keyword is a plain name");
+        assert_eq!(
+            ident("gen").as_deref(),
+            Some("r#gen"),
+            "reserved in edition 2024"
+        );
+        assert_eq!(
+            ident("union").as_deref(),
+            Some("union"),
+            "a weak keyword is a plain name"
+        );
         assert_eq!(ident("seats-left").as_deref(), Some("seats_left"));
     }
 
