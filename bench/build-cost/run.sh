@@ -5,18 +5,20 @@
 # Usage: bench/build-cost/run.sh [--prepare]
 #   --prepare  first (re)create the scratch database (setup-db.sh) and rewrite sqlx100/.sqlx
 #              from it: needed after a query in queries.py changes.
-# Env: ROUNDS (5), MODES ("check build"), CARGO (cargo), NICE ("nice -n 10").
+# Env: ROUNDS (5), MODES ("check edit build"), CARGO (cargo), NICE ("nice -n 10").
 #
 # Only the crate holding the queries is measured: dependencies are built first, then each
-# measured build touches the crate's src/lib.rs so cargo recompiles that crate alone, from
-# scratch (CARGO_INCREMENTAL=0). rustc-wrapper.sh runs that one rustc under /usr/bin/time: wall
+# measured build touches the crate's src/lib.rs so cargo recompiles that crate alone. Modes:
+# `check` and `build` compile it from scratch (CARGO_INCREMENTAL=0); `edit` is the edit loop, a
+# `cargo check` with the incremental cache a previous check left (CARGO_INCREMENTAL=1, cargo's
+# default for the dev profile). rustc-wrapper.sh runs that one rustc under /usr/bin/time: wall
 # time, CPU time (user + sys) and peak RSS of the compiler process, proc macros included
 # (they run inside rustc). Rounds interleave qail, sqlx, qail, sqlx…; the table shows medians.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
 rounds="${ROUNDS:-5}"
-modes="${MODES:-check build}"
+modes="${MODES:-check edit build}"
 cargo="${CARGO:-cargo}"
 read -r -a nice <<<"${NICE:-nice -n 10}"
 
@@ -40,10 +42,19 @@ mkdir -p "$here/target"
 : >"$samples"
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 
+# `edit` is `cargo check` with the incremental cache.
+cargo_cmd() {
+    case "$1" in
+        edit) CARGO_INCREMENTAL=1 "${nice[@]}" "$cargo" check -q -p "$2" ;;
+        *) "${nice[@]}" "$cargo" "$1" -q -p "$2" ;;
+    esac
+}
+
 for mode in $modes; do
-    echo "warming the dependencies ($mode)…" >&2
+    echo "warming the dependencies and the incremental cache ($mode)…" >&2
     for crate in qail100 sqlx100; do
-        "${nice[@]}" "$cargo" "$mode" -q -p "$crate"
+        touch "$crate/src/lib.rs"
+        cargo_cmd "$mode" "$crate"
     done
 done
 
@@ -53,7 +64,7 @@ for round in $(seq 1 "$rounds"); do
             touch "$crate/src/lib.rs"
             timing="$(mktemp)"
             start="$(date +%s.%N)"
-            BUILDCOST_TIME_FILE="$timing" "${nice[@]}" "$cargo" "$mode" -q -p "$crate"
+            BUILDCOST_TIME_FILE="$timing" cargo_cmd "$mode" "$crate"
             end="$(date +%s.%N)"
             line="$(grep "^$crate " "$timing" || true)"
             rm -f "$timing"

@@ -297,8 +297,10 @@ fn record(
     snapshot: &Snapshot,
     errors: &mut Errors,
 ) -> TokenStream {
-    let mut fields = Vec::new();
+    let mut idents = Vec::new();
+    let mut types = Vec::new();
     let mut reads = Vec::new();
+    let mut patterns = Vec::new();
     let mut all_debug = true;
     let mut nested_items = Vec::new();
     for col in columns {
@@ -314,34 +316,38 @@ fn record(
         } else {
             ty
         };
-        fields.push(quote!(pub #ident: #ty));
-        let (ty, pattern) = nested::decoded_as(col, ident, &ty);
-        reads.push((ident, ty, pattern));
+        let (read, pattern) = nested::decoded_as(col, ident, &ty);
+        idents.push(ident);
+        types.push(ty);
+        reads.push(read);
+        patterns.push(pattern);
     }
+    // Note: one `quote!` with repetitions, and string literals built as literals (a doc
+    // comment or a string in `quote!` is parsed from text at every expansion): the macro runs
+    // unoptimised in a default build, and every token stream it builds costs.
     let derive = all_debug.then(|| quote!(#[derive(Debug)]));
-    let idents = reads.iter().map(|(ident, _, _)| ident);
-    let types = reads.iter().map(|(_, ty, _)| ty);
-    let patterns = reads.iter().map(|(_, _, pattern)| pattern);
-    let body = if (1..=MAX_TUPLE).contains(&reads.len()) {
+    let doc = Literal::string(" A row of this query: one field per result column.");
+    let reason = Literal::string("a query may select columns the code does not read");
+    let body = if (1..=MAX_TUPLE).contains(&idents.len()) {
         // One call per row (see `Columns`): far less for rustc to check than a generic call
         // and a `?` per column.
         quote! {
-            <(#(#types,)*) as ::qail::__private::Columns>::decode(row, columns)
+            <(#(#reads,)*) as ::qail::__private::Columns>::decode(row, columns)
                 .map(|(#(#patterns,)*)| Record { #(#idents,)* })
         }
     } else {
         quote! {
-            #(let #patterns: #types = row.get_next(columns)?;)*
+            #(let #patterns: #reads = row.get_next(columns)?;)*
             ::core::result::Result::Ok(Record { #(#idents,)* })
         }
     };
     quote! {
         #(#nested_items)*
 
-        /// A row of this query: one field per result column.
+        #[doc = #doc]
         #derive
-        #[allow(dead_code, reason = "a query may select columns the code does not read")]
-        pub struct Record { #(#fields,)* }
+        #[allow(dead_code, reason = #reason)]
+        pub struct Record { #(pub #idents: #types,)* }
 
         #[automatically_derived]
         impl ::qail::__private::FromRow for Record {

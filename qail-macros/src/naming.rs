@@ -17,12 +17,24 @@ pub(crate) fn field_ident(name: &str, span: Span) -> Option<Ident> {
     if matches!(snake.as_str(), "self" | "super" | "crate" | "_") {
         return None;
     }
-    if syn::parse_str::<Ident>(&snake).is_ok() {
-        Some(Ident::new(&snake, span))
-    } else {
+    // Note: a keyword test, not `syn::parse_str`: inside the compiler, parsing a string
+    // registers it as one more source file, once per column of every query.
+    if KEYWORDS.contains(&snake.as_str()) {
         Some(Ident::new_raw(&snake, span))
+    } else {
+        Some(Ident::new(&snake, span))
     }
 }
+
+/// Rust's strict and reserved keywords (edition 2024) that a snake-case name can spell; they
+/// need the raw form `r#…`.
+const KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn",
+    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let",
+    "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return",
+    "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use",
+    "virtual", "where", "while", "yield",
+];
 
 /// `CamelCase`, `Mixed Case`, `kebab-case` → `snake_case`.
 pub(crate) fn to_snake(name: &str) -> String {
@@ -146,6 +158,16 @@ mod tests {
         assert_eq!(ident("createdAt").as_deref(), Some("created_at"));
         assert_eq!(ident("Audit Event").as_deref(), Some("audit_event"));
         assert_eq!(ident("type").as_deref(), Some("r#type"));
+        assert_eq!(
+            ident("gen").as_deref(),
+            Some("r#gen"),
+            "reserved in edition 2024"
+        );
+        assert_eq!(
+            ident("union").as_deref(),
+            Some("union"),
+            "a weak keyword is a plain name"
+        );
         assert_eq!(ident("seats-left").as_deref(), Some("seats_left"));
     }
 
