@@ -16,7 +16,8 @@ use tokio::net::UnixStream;
 use crate::error::DbError;
 use crate::error::{Error, Kind};
 use crate::proto::message::{
-    Backend, DataRow, DecodeError, Frame, Phase, claimed_body_len, error_response, frame,
+    Backend, DataRow, DecodeError, Frame, MAX_MESSAGE_LEN, Phase, claimed_body_len, error_response,
+    frame,
 };
 
 /// A connected socket: plain TCP, a Unix socket, or TLS over TCP.
@@ -370,6 +371,23 @@ impl Stream {
             .read_buf
             .get(self.read_pos..self.read_end)
             .unwrap_or_default();
+        // Note: the rows of a result are most of the messages: a complete DataRow of a
+        // session is taken here, inline, with the checks `frame` makes (a length of at least
+        // 4, a body within its limit); anything else goes through `frame`.
+        if let [DataRow::TAG, a, b, c, d, ..] = *pending
+            && self.phase == Phase::Session
+        {
+            let claimed = u32::from_be_bytes([a, b, c, d]) as usize;
+            if (4..=MAX_MESSAGE_LEN + 4).contains(&claimed) && pending.len() > claimed {
+                let start = self.read_pos;
+                self.read_pos += 1 + claimed;
+                return Ok(Some(Received {
+                    tag: DataRow::TAG,
+                    start: start + 5,
+                    end: start + 1 + claimed,
+                }));
+            }
+        }
         match frame(pending, self.phase) {
             Ok(Some(Frame {
                 tag,
@@ -694,6 +712,26 @@ mod tests {
         drop(writer.await.unwrap());
         assert!(stream.next_frame().await.is_err());
         assert!(stream.is_broken());
+    }
+
+    #[tokio::test]
+    async fn data_rows_with_a_length_below_4_or_over_the_limit_are_refused() {
+        for header in [&b"D\0\0\0\x03"[..], b"D\xff\xff\xff\xff", b"D\x40\0\0\x05"] {
+            let (client, mut server) = UnixStream::pair().unwrap();
+            let mut stream = Stream::new(Socket::Unix(client));
+            stream.start_session();
+            server.write_all(&message(b'D', 2, 7)).await.unwrap();
+            server.write_all(header).await.unwrap();
+            server.write_all(&[0; 16]).await.unwrap();
+            let row = stream.next_frame().await.unwrap();
+            assert_eq!(stream.body(row), &message(b'D', 2, 7)[5..]);
+            let err = stream.next_frame().await.unwrap_err();
+            assert!(
+                err.to_string().contains("invalid message"),
+                "{header:?}: {err}"
+            );
+            assert!(stream.is_broken());
+        }
     }
 
     #[tokio::test]
