@@ -17,7 +17,7 @@ use crate::error::DbError;
 use crate::error::{Error, Kind};
 use crate::proto::message::{
     Backend, DataRow, DecodeError, Frame, MAX_MESSAGE_LEN, Phase, claimed_body_len, error_response,
-    frame,
+    frame, max_body_len,
 };
 
 /// A connected socket: plain TCP, a Unix socket, or TLS over TCP.
@@ -352,10 +352,20 @@ impl Stream {
             .read_buf
             .get(self.read_pos..self.read_end)
             .unwrap_or_default();
+        // Note: the limit is looked up once, not per message: this runs over every row of a
+        // result already received.
+        let limit = max_body_len(tag, self.phase);
         let mut count = 0;
-        while pending.first() == Some(&tag) {
-            let len = message_len(pending, self.phase);
-            let Some(rest) = pending.get(len..).filter(|_| len > 0) else {
+        while let [first, a, b, c, d, ..] = *pending
+            && first == tag
+        {
+            // The bounds `claimed_body_len` checks; a message outside them ends the count
+            // (and is refused when it is taken).
+            let claimed = u32::from_be_bytes([a, b, c, d]) as usize;
+            if !(4..=limit.saturating_add(4)).contains(&claimed) {
+                break;
+            }
+            let Some(rest) = pending.get(1 + claimed..) else {
                 break;
             };
             count += 1;
