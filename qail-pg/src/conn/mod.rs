@@ -41,6 +41,7 @@ mod prepare;
 mod query;
 mod reset;
 mod simple_query;
+mod spare_rows;
 mod startup;
 mod statement;
 mod stream;
@@ -113,6 +114,8 @@ pub struct Connection {
     cancel_target: Option<std::sync::Arc<cancel::Target>>,
     /// The queue of the last pipeline, empty, kept for its memory.
     spare_slots: VecDeque<pipeline::Slot>,
+    /// The row vector the next `fetch_all` fills (see [`spare_rows`]).
+    spare_rows: spare_rows::SpareRows,
     /// A pooler in transaction mode sits in front of the server: nothing is kept on the
     /// server from one Sync to the next (see [`config::Pooler`]).
     pooled_transactions: bool,
@@ -163,6 +166,7 @@ impl Connection {
             discarded_error: false,
             cancel_target: None,
             spare_slots: VecDeque::new(),
+            spare_rows: spare_rows::SpareRows::default(),
             pooled_transactions: false,
         }
     }

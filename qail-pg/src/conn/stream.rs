@@ -16,7 +16,8 @@ use tokio::net::UnixStream;
 use crate::error::DbError;
 use crate::error::{Error, Kind};
 use crate::proto::message::{
-    Backend, DataRow, DecodeError, Frame, Phase, claimed_body_len, error_response, frame,
+    Backend, DataRow, DecodeError, Frame, MAX_MESSAGE_LEN, Phase, claimed_body_len, error_response,
+    frame, max_body_len,
 };
 
 /// A connected socket: plain TCP, a Unix socket, or TLS over TCP.
@@ -351,10 +352,20 @@ impl Stream {
             .read_buf
             .get(self.read_pos..self.read_end)
             .unwrap_or_default();
+        // Note: the limit is looked up once, not per message: this runs over every row of a
+        // result already received.
+        let limit = max_body_len(tag, self.phase);
         let mut count = 0;
-        while pending.first() == Some(&tag) {
-            let len = message_len(pending, self.phase);
-            let Some(rest) = pending.get(len..).filter(|_| len > 0) else {
+        while let [first, a, b, c, d, ..] = *pending
+            && first == tag
+        {
+            // The bounds `claimed_body_len` checks; a message outside them ends the count
+            // (and is refused when it is taken).
+            let claimed = u32::from_be_bytes([a, b, c, d]) as usize;
+            if !(4..=limit.saturating_add(4)).contains(&claimed) {
+                break;
+            }
+            let Some(rest) = pending.get(1 + claimed..) else {
                 break;
             };
             count += 1;
@@ -370,6 +381,23 @@ impl Stream {
             .read_buf
             .get(self.read_pos..self.read_end)
             .unwrap_or_default();
+        // Note: the rows of a result are most of the messages: a complete DataRow of a
+        // session is taken here, inline, with the checks `frame` makes (a length of at least
+        // 4, a body within its limit); anything else goes through `frame`.
+        if let [DataRow::TAG, a, b, c, d, ..] = *pending
+            && self.phase == Phase::Session
+        {
+            let claimed = u32::from_be_bytes([a, b, c, d]) as usize;
+            if (4..=MAX_MESSAGE_LEN + 4).contains(&claimed) && pending.len() > claimed {
+                let start = self.read_pos;
+                self.read_pos += 1 + claimed;
+                return Ok(Some(Received {
+                    tag: DataRow::TAG,
+                    start: start + 5,
+                    end: start + 1 + claimed,
+                }));
+            }
+        }
         match frame(pending, self.phase) {
             Ok(Some(Frame {
                 tag,
@@ -694,6 +722,26 @@ mod tests {
         drop(writer.await.unwrap());
         assert!(stream.next_frame().await.is_err());
         assert!(stream.is_broken());
+    }
+
+    #[tokio::test]
+    async fn data_rows_with_a_length_below_4_or_over_the_limit_are_refused() {
+        for header in [&b"D\0\0\0\x03"[..], b"D\xff\xff\xff\xff", b"D\x40\0\0\x05"] {
+            let (client, mut server) = UnixStream::pair().unwrap();
+            let mut stream = Stream::new(Socket::Unix(client));
+            stream.start_session();
+            server.write_all(&message(b'D', 2, 7)).await.unwrap();
+            server.write_all(header).await.unwrap();
+            server.write_all(&[0; 16]).await.unwrap();
+            let row = stream.next_frame().await.unwrap();
+            assert_eq!(stream.body(row), &message(b'D', 2, 7)[5..]);
+            let err = stream.next_frame().await.unwrap_err();
+            assert!(
+                err.to_string().contains("invalid message"),
+                "{header:?}: {err}"
+            );
+            assert!(stream.is_broken());
+        }
     }
 
     #[tokio::test]

@@ -23,17 +23,15 @@ use crate::types::Oid;
 /// middle of the result); every type `qail!` generates is.
 impl<D: Decoder<Row: Send>> Query<'_, D> {
     /// Runs the query and returns every row.
-    pub async fn fetch_all(self, ex: &mut impl Executor) -> Result<Vec<D::Row>, Error> {
-        let mut rows = Collect::<D>(Vec::new());
-        run(
-            ex.connection(),
-            self.template(),
-            self.params(),
-            false,
-            &mut rows,
-        )
-        .await?;
+    pub async fn fetch_all(self, ex: &mut impl Executor) -> Result<Vec<D::Row>, Error>
+    where
+        D::Row: 'static,
+    {
+        let conn = ex.connection();
+        let mut rows = Collect::<D>(conn.spare_rows.take());
+        run(conn, self.template(), self.params(), false, &mut rows).await?;
         let mut rows = rows.0;
+        conn.spare_rows.refill::<D::Row>(rows.len());
         // Note: room was reserved for as many rows as the statement's last result had.
         if rows.capacity() > 2 * rows.len().max(16) {
             rows.shrink_to_fit();

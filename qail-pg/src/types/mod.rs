@@ -54,6 +54,7 @@ mod text;
 #[cfg(feature = "time")]
 mod time;
 mod timestamp;
+mod utf8;
 #[cfg(feature = "uuid")]
 mod uuid;
 

@@ -19,7 +19,7 @@ fn is_text(ty: Oid) -> bool {
 /// Reads UTF-8, naming the PostgreSQL type on failure.
 #[inline]
 fn utf8(ty: Oid, raw: &[u8]) -> Result<&str, BoxError> {
-    match std::str::from_utf8(raw) {
+    match super::utf8::str_from(raw) {
         Ok(s) => Ok(s),
         Err(e) => Err(not_utf8(ty, e)),
     }

@@ -527,3 +527,52 @@ async fn fetch_all_reserves_from_the_last_result_and_gives_back_what_it_did_not_
         );
     }
 }
+
+#[tokio::test]
+async fn fetch_all_alternating_row_types_sizes_and_errors_returns_each_result_whole() {
+    // Each fetch_all fills the row vector the last one left for its row type: alternating
+    // types, sizes, a failed query and an empty result must not mix results up.
+    let mut conn = super::connect().await;
+    let ints = template(
+        "SELECT g AS v FROM generate_series(1, $1::int8) g",
+        &[20],
+        &[col("v", 20, "int8")],
+    );
+    let failing = template(
+        "SELECT g::int8 AS id, 'n' || g AS name FROM generate_series(1, 3) g WHERE 1 / ($1::int4 - 2) > 0",
+        &[23],
+        &[col("id", 20, "int8"), col("name", 25, "text")],
+    );
+    for (pairs, int_rows) in [(50i32, 5000i64), (3, 0), (0, 7), (50, 40), (400, 1)] {
+        let rows = query::<Pair>(series(), &[&pairs])
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(rows.len(), usize::try_from(pairs).unwrap());
+        if pairs > 0 {
+            assert_eq!(
+                rows[0],
+                Pair {
+                    id: 1,
+                    name: "n1".into()
+                }
+            );
+            let last = rows.last().unwrap();
+            assert_eq!(
+                (last.id, last.name.as_str()),
+                (i64::from(pairs), &*format!("n{pairs}"))
+            );
+        }
+        let err = query::<Pair>(failing, &[&2i32])
+            .fetch_all(&mut conn)
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Some("22012"), "{err}");
+        let rows = query::<Int8>(ints, &[&int_rows])
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(rows.len(), usize::try_from(int_rows).unwrap());
+        assert!(rows.iter().zip(1..).all(|(r, i)| r.0 == i));
+    }
+}
