@@ -19,7 +19,8 @@ Options:
   --rounds N             rounds, interleaved across drivers (default 5, at least 1)
   --drivers a,b,...      qail, qail-sql, tokio-postgres, sqlx, qail-pg-3.0.2, libpq, and the
                          variants of qail that differ in one part: qail-json-serde,
-                         qail-json-simd (wide), qail-deadpool, qail-bb8 (pool10, pool4)
+                         qail-json-simd (wide), qail-deadpool, qail-deadpool-clean,
+                         qail-bb8 (pool10, pool4)
                          (default: all; each runs the workloads it has)
   --full                 full sizes: 1,000,000 pipelined queries, 10x the quick run elsewhere
   --scale F              multiply every size by F (after --full)

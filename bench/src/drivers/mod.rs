@@ -51,13 +51,16 @@ pub(crate) enum Driver {
     /// `qail` with its connections managed by deadpool instead of qail-pg's pool: the pool
     /// workloads only.
     QailDeadpool,
+    /// `qail-deadpool` resetting the session on every acquire, as qail-pg's pool does on
+    /// release: the pool workloads only.
+    QailDeadpoolClean,
     /// `qail` with its connections managed by bb8: the pool workloads only.
     QailBb8,
 }
 
 impl Driver {
     /// Every driver, in report order (qail first).
-    pub(crate) const ALL: [Driver; 10] = [
+    pub(crate) const ALL: [Driver; 11] = [
         Driver::Qail,
         Driver::QailSql,
         Driver::TokioPostgres,
@@ -67,6 +70,7 @@ impl Driver {
         Driver::QailJsonSerde,
         Driver::QailJsonSimd,
         Driver::QailDeadpool,
+        Driver::QailDeadpoolClean,
         Driver::QailBb8,
     ];
 
@@ -82,6 +86,7 @@ impl Driver {
             Driver::QailJsonSerde => "qail-json-serde",
             Driver::QailJsonSimd => "qail-json-simd",
             Driver::QailDeadpool => "qail-deadpool",
+            Driver::QailDeadpoolClean => "qail-deadpool-clean",
             Driver::QailBb8 => "qail-bb8",
         }
     }
@@ -102,7 +107,7 @@ impl Driver {
             Driver::QailJsonSerde | Driver::QailJsonSimd => {
                 qail_json::run(self, ctx).await.map(Some)
             }
-            Driver::QailDeadpool | Driver::QailBb8 => {
+            Driver::QailDeadpool | Driver::QailDeadpoolClean | Driver::QailBb8 => {
                 pools::run(self, workload, ctx).await.map(Some)
             }
         }
@@ -116,7 +121,9 @@ impl Driver {
     pub(crate) fn has(self, workload: Workload) -> bool {
         match self {
             Driver::QailJsonSerde | Driver::QailJsonSimd => return workload == Workload::Wide,
-            Driver::QailDeadpool | Driver::QailBb8 => return workload.pool_size().is_some(),
+            Driver::QailDeadpool | Driver::QailDeadpoolClean | Driver::QailBb8 => {
+                return workload.pool_size().is_some();
+            }
             _ => {}
         }
         match workload {

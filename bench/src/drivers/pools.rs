@@ -8,11 +8,15 @@
 //! Every connection is opened before the clock starts. Per batch the run records the wait
 //! for a connection (acquire) and the batch's latency (acquire, queries, rows decoded).
 //!
-//! What each pool does per acquire and release: qail-pg's queues a reset of the session's
-//! client state on release (a ROLLBACK only when a transaction was left open) and checks the
-//! connection is not closed; deadpool's `recycle` and bb8's `has_broken` here check that the
-//! connection is not closed (bb8's `test_on_check_out`, a round trip per acquire, is off, as
-//! qail-pg's pool pings only connections idle for a while).
+//! What each pool does per acquire and release: qail-pg's writes a reset of the session on
+//! release (`DISCARD ALL`'s statements but `DEALLOCATE ALL`, seven simple queries, without
+//! waiting for their replies; a ROLLBACK first when a transaction was left open) and checks
+//! the connection is not closed; `qail-deadpool`'s `recycle` and `qail-bb8`'s `has_broken`
+//! only check that the connection is not closed (deadpool-postgres's `RecyclingMethod::Fast`;
+//! bb8's `test_on_check_out`, a round trip per acquire, is off, as qail-pg's pool pings only
+//! connections idle for a while); `qail-deadpool-clean`'s `recycle` runs the same seven
+//! statements and waits for them, one round trip per acquire (deadpool-postgres's
+//! `RecyclingMethod::Clean`).
 
 use std::future::Future;
 use std::ops::DerefMut;
@@ -46,7 +50,14 @@ impl BenchPool for Pool {
 #[derive(Debug, Clone)]
 struct Manager {
     url: String,
+    /// Whether deadpool's `recycle` resets the session (one round trip).
+    clean: bool,
 }
+
+/// The session reset of `qail-deadpool-clean`: the statements qail-pg's pool sends on
+/// release, in one simple query.
+const RESET_SQL: &str = "CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; \
+     UNLISTEN *; SELECT pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES";
 
 impl deadpool::managed::Manager for Manager {
     type Type = Connection;
@@ -65,6 +76,11 @@ impl deadpool::managed::Manager for Manager {
             return Err(deadpool::managed::RecycleError::message(
                 "the connection is closed",
             ));
+        }
+        if self.clean {
+            conn.batch_execute(RESET_SQL)
+                .await
+                .map_err(deadpool::managed::RecycleError::Backend)?;
         }
         Ok(())
     }
@@ -127,9 +143,10 @@ pub(crate) async fn run(driver: Driver, workload: Workload, ctx: &Ctx) -> Result
             pool.close().await;
             sample
         }
-        Driver::QailDeadpool => {
+        Driver::QailDeadpool | Driver::QailDeadpoolClean => {
             let manager = Manager {
                 url: ctx.url.clone(),
+                clean: driver == Driver::QailDeadpoolClean,
             };
             let pool = Deadpool::builder(manager).max_size(size).build()?;
             measure(&pool, size, n).await
@@ -137,6 +154,7 @@ pub(crate) async fn run(driver: Driver, workload: Workload, ctx: &Ctx) -> Result
         Driver::QailBb8 => {
             let manager = Manager {
                 url: ctx.url.clone(),
+                clean: false,
             };
             let pool = bb8::Pool::builder()
                 .max_size(u32::try_from(size)?)
