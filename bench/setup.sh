@@ -98,6 +98,8 @@ SELECT pg_temp.uid('connection' || i),
        round((5 + (i % 2000) * 0.37)::numeric, 2)
 FROM generate_series(1, 10000) AS i;
 CREATE INDEX odyssey_connections_enabled_name ON odyssey_connections (name) WHERE is_enabled;
+-- The foreign key the nested workloads load children by (10 per harbor).
+CREATE INDEX odyssey_connections_origin ON odyssey_connections (origin_harbor_id);
 
 CREATE TABLE bench_wide (
     id int8 PRIMARY KEY,

@@ -42,7 +42,7 @@ pub(crate) fn run(mut cmd: Command) -> Result<Option<Sample>> {
 }
 
 /// Parses `queries=… rows=… wall_ns=… cpu_ns=… [sys_ns=…] [minflt=…] [p50_ns=… p99_ns=…]
-/// [max_rss_kib=…]`.
+/// [acquire_p50_ns=… acquire_p99_ns=…] [digest=…] [max_rss_kib=…]`.
 pub(crate) fn parse_report(line: &str) -> Result<Sample> {
     let mut sample = Sample::default();
     let mut counts = Counts::default();
@@ -62,6 +62,9 @@ pub(crate) fn parse_report(line: &str) -> Result<Sample> {
             "minflt" => sample.minflt = n,
             "p50_ns" if n > 0 => sample.p50 = Some(Duration::from_nanos(n)),
             "p99_ns" if n > 0 => sample.p99 = Some(Duration::from_nanos(n)),
+            "acquire_p50_ns" if n > 0 => sample.acquire_p50 = Some(Duration::from_nanos(n)),
+            "acquire_p99_ns" if n > 0 => sample.acquire_p99 = Some(Duration::from_nanos(n)),
+            "digest" => sample.digest = Some(n),
             "max_rss_kib" => sample.max_rss_kib = Some(n),
             _ => {}
         }
@@ -73,9 +76,10 @@ pub(crate) fn parse_report(line: &str) -> Result<Sample> {
 /// Formats a sample as the report line [`parse_report`] reads.
 pub(crate) fn format_report(s: &Sample) -> String {
     let ns = |d: Option<Duration>| d.map_or(0, |d| d.as_nanos());
+    let digest = s.digest.map_or(String::new(), |d| format!(" digest={d}"));
     format!(
         "queries={} rows={} wall_ns={} cpu_ns={} sys_ns={} minflt={} p50_ns={} p99_ns={} \
-         max_rss_kib={}",
+         acquire_p50_ns={} acquire_p99_ns={}{digest} max_rss_kib={}",
         s.counts.queries,
         s.counts.rows,
         s.wall.as_nanos(),
@@ -84,6 +88,8 @@ pub(crate) fn format_report(s: &Sample) -> String {
         s.minflt,
         ns(s.p50),
         ns(s.p99),
+        ns(s.acquire_p50),
+        ns(s.acquire_p99),
         s.max_rss_kib.unwrap_or(0)
     )
 }
@@ -105,6 +111,9 @@ mod tests {
             minflt: 7,
             p50: Some(Duration::from_nanos(30)),
             p99: None,
+            acquire_p50: None,
+            acquire_p99: Some(Duration::from_nanos(40)),
+            digest: Some(u64::MAX),
             max_rss_kib: Some(4096),
         };
         let back = parse_report(&format_report(&s)).expect("own format parses");
@@ -116,6 +125,16 @@ mod tests {
         assert_eq!(back.p50, s.p50);
         assert_eq!(back.p99, None);
         assert_eq!(back.max_rss_kib, Some(4096));
+        assert_eq!(back.acquire_p50, None);
+        assert_eq!(back.acquire_p99, s.acquire_p99);
+        assert_eq!(back.digest, Some(u64::MAX));
+        let without = Sample { digest: None, ..s };
+        assert_eq!(
+            parse_report(&format_report(&without))
+                .expect("parses")
+                .digest,
+            None
+        );
     }
 
     #[test]

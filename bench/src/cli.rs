@@ -11,13 +11,17 @@ pub(crate) const USAGE: &str = "\
 usage: qail-bench [WORKLOAD ...] [options]
 
 Workloads (default: all): point pipeline_atomic pipeline join wide params16 pool10 insert copy
-                           search bulk_unnest bulk_copy
+                           search bulk_unnest bulk_copy nested nested_join nested_n1 pool4
 
 Every driver runs every workload in a fresh process of its own, once per round.
 
 Options:
   --rounds N             rounds, interleaved across drivers (default 5, at least 1)
-  --drivers a,b,...      qail, tokio-postgres, sqlx, qail-pg-3.0.2, libpq (default: all)
+  --drivers a,b,...      qail, qail-sql, tokio-postgres, sqlx, qail-pg-3.0.2, libpq, and the
+                         variants of qail that differ in one part: qail-json-serde,
+                         qail-json-simd (wide), qail-deadpool, qail-deadpool-clean,
+                         qail-bb8 (pool10, pool4)
+                         (default: all; each runs the workloads it has)
   --full                 full sizes: 1,000,000 pipelined queries, 10x the quick run elsewhere
   --scale F              multiply every size by F (after --full)
   --pipeline-queries N   queries in the pipeline workload
@@ -62,7 +66,8 @@ impl Options {
         format!(
             "Sizes per run: point {}, pipeline and pipeline_atomic {} (batches of {}), join {}, \
              wide {} × 1,000 rows, params16 {}, pool10 {} (10 tasks, batches of 100), \
-             insert/copy {} × 100 rows, search {}, bulk_unnest/bulk_copy {} rows.",
+             insert/copy {} × 100 rows, search {}, bulk_unnest/bulk_copy {} rows, \
+             nested* {} loads of 50 harbors, pool4 {} (10 tasks, a pool of 4).",
             s.point,
             s.pipeline,
             s.pipeline_batch,
@@ -72,7 +77,9 @@ impl Options {
             s.pool,
             s.insert_batches,
             s.search,
-            s.bulk_rows
+            s.bulk_rows,
+            s.nested,
+            s.pool
         )
     }
 }

@@ -162,6 +162,7 @@ fn render(opts: &cli::Options, results: &Results, server: &str, load: &str, secs
         .workloads
         .iter()
         .flat_map(|&w| results.row_count_mismatches(w))
+        .chain(results.payload_notes(&opts.workloads))
         .chain(results.missing_notes())
         .collect();
     if !notes.is_empty() {

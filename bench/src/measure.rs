@@ -41,9 +41,15 @@ pub(crate) struct Sample {
     pub(crate) sys: Duration,
     /// Minor page faults (pages the kernel had to map in).
     pub(crate) minflt: u64,
-    /// Per-query latency percentiles, for sequential workloads.
+    /// Per-query latency percentiles, for sequential workloads; per batch (acquire, 100
+    /// queries, release) for the pool workloads.
     pub(crate) p50: Option<Duration>,
     pub(crate) p99: Option<Duration>,
+    /// Percentiles of the time spent acquiring a pooled connection, for the pool workloads.
+    pub(crate) acquire_p50: Option<Duration>,
+    pub(crate) acquire_p99: Option<Duration>,
+    /// A digest of the payload of the run's first load, for the nested workloads.
+    pub(crate) digest: Option<u64>,
     /// Peak resident set size of the whole process in KiB.
     pub(crate) max_rss_kib: Option<u64>,
 }
@@ -96,6 +102,8 @@ pub(crate) struct Meter {
     minflt_at_start: u64,
     /// Latencies of sequential queries, pushed by the workload.
     pub(crate) latencies: Latencies,
+    /// Waits for a pooled connection, pushed by the pool workloads.
+    pub(crate) acquire: Latencies,
 }
 
 impl Meter {
@@ -108,6 +116,7 @@ impl Meter {
             minflt_at_start,
             started: Instant::now(),
             latencies: Latencies::default(),
+            acquire: Latencies::default(),
         })
     }
 
@@ -116,6 +125,7 @@ impl Meter {
         let wall = self.started.elapsed();
         let (cpu, sys, minflt) = process_usage()?;
         let (p50, p99) = self.latencies.percentiles();
+        let (acquire_p50, acquire_p99) = self.acquire.percentiles();
         Ok(Sample {
             counts,
             wall,
@@ -124,6 +134,9 @@ impl Meter {
             minflt: minflt.saturating_sub(self.minflt_at_start),
             p50,
             p99,
+            acquire_p50,
+            acquire_p99,
+            digest: None,
             max_rss_kib: None,
         })
     }
@@ -137,6 +150,11 @@ impl Latencies {
     /// Records one query that started at `since`.
     pub(crate) fn record(&mut self, since: Instant) {
         self.0.push(since.elapsed());
+    }
+
+    /// Adds latencies recorded elsewhere (by a spawned task).
+    pub(crate) fn extend(&mut self, more: Vec<Duration>) {
+        self.0.extend(more);
     }
 
     fn percentiles(mut self) -> (Option<Duration>, Option<Duration>) {

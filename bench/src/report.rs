@@ -61,6 +61,30 @@ fn metrics(w: Workload) -> Vec<Metric> {
             higher_is_better: false,
         });
     }
+    if w.pool_size().is_some() {
+        m.extend([
+            Metric {
+                label: "p50 batch (acquire + 100 queries), µs",
+                value: |s| s.p50.map(|d| d.as_secs_f64() * 1e6),
+                higher_is_better: false,
+            },
+            Metric {
+                label: "p99 batch (acquire + 100 queries), µs",
+                value: |s| s.p99.map(|d| d.as_secs_f64() * 1e6),
+                higher_is_better: false,
+            },
+            Metric {
+                label: "p50 acquire wait, µs",
+                value: |s| s.acquire_p50.map(|d| d.as_secs_f64() * 1e6),
+                higher_is_better: false,
+            },
+            Metric {
+                label: "p99 acquire wait, µs",
+                value: |s| s.acquire_p99.map(|d| d.as_secs_f64() * 1e6),
+                higher_is_better: false,
+            },
+        ]);
+    }
     m.extend([
         Metric {
             label: "client CPU, µs/query",
@@ -187,6 +211,37 @@ impl Results {
         out
     }
 
+    /// Whether every run of the nested workloads among `workloads` returned the same payload
+    /// (the digest of its first load), whichever driver and strategy: one line saying so, or
+    /// one line per run that differs.
+    pub(crate) fn payload_notes(&self, workloads: &[Workload]) -> Vec<String> {
+        let digests: Vec<(Workload, Driver, Option<u64>)> = self
+            .samples
+            .iter()
+            .filter(|((w, _), _)| w.is_nested() && workloads.contains(w))
+            .flat_map(|((w, d), samples)| samples.iter().map(|s| (*w, *d, s.digest)))
+            .collect();
+        let Some(&(w0, d0, first)) = digests.first() else {
+            return Vec::new();
+        };
+        let differ: Vec<String> = digests
+            .iter()
+            .filter(|(_, _, d)| *d != first || d.is_none())
+            .map(|(w, d, digest)| {
+                format!("{w} / {d}: payload digest {digest:?}, {w0} / {d0} {first:?}")
+            })
+            .collect();
+        if differ.is_empty() {
+            vec![format!(
+                "nested payload: all {} runs returned the same first load (digest {:016x})",
+                digests.len(),
+                first.unwrap_or(0)
+            )]
+        } else {
+            differ
+        }
+    }
+
     /// Why each missing cell is missing, one line each.
     pub(crate) fn missing_notes(&self) -> Vec<String> {
         self.missing
@@ -265,6 +320,37 @@ mod tests {
         assert!(
             t.contains("| pipeline | client CPU, µs/query | 10.0 | 40.0 | n/a | 4.00× |"),
             "{t}"
+        );
+    }
+
+    #[test]
+    fn nested_payloads_are_compared_across_strategies() {
+        let mut r = Results::default();
+        let with = |digest| Sample {
+            digest: Some(digest),
+            ..sample(1, 1, 1)
+        };
+        r.push(Workload::Nested, Driver::Qail, with(7));
+        r.push(Workload::NestedN1, Driver::TokioPostgres, with(7));
+        let all = [Workload::Nested, Workload::NestedN1];
+        let notes = r.payload_notes(&all);
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains("all 2 runs"), "{notes:?}");
+        r.push(Workload::NestedJoin, Driver::Qail, with(8));
+        let notes = r.payload_notes(&[Workload::Nested, Workload::NestedJoin]);
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].starts_with("nested_join / qail"), "{notes:?}");
+        assert!(r.payload_notes(&[Workload::Point]).is_empty());
+    }
+
+    #[test]
+    fn pool_workloads_show_acquire_waits() {
+        let labels: Vec<_> = metrics(Workload::Pool4).iter().map(|m| m.label).collect();
+        assert!(labels.contains(&"p99 acquire wait, µs"));
+        assert!(
+            !metrics(Workload::Point)
+                .iter()
+                .any(|m| m.label.contains("acquire"))
         );
     }
 

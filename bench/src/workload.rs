@@ -35,11 +35,20 @@ pub(crate) enum Workload {
     BulkUnnest,
     /// The same 100,000 rows through one `COPY … FROM STDIN`.
     BulkCopy,
+    /// 50 harbors with their lines (10 each) in one query: `array_agg(ROW(…) ORDER BY …)`
+    /// per harbor, decoded into nested structs.
+    Nested,
+    /// The same payload from one JOIN (a row per line), grouped into harbors in Rust.
+    NestedJoin,
+    /// The same payload N+1: the 50 harbors, then one query per harbor for its lines.
+    NestedN1,
+    /// `pool10` with 10 tasks on a pool of 4: acquiring waits.
+    Pool4,
 }
 
 impl Workload {
     /// Every workload, in report order.
-    pub(crate) const ALL: [Workload; 12] = [
+    pub(crate) const ALL: [Workload; 16] = [
         Workload::Point,
         Workload::PipelineAtomic,
         Workload::Pipeline,
@@ -52,6 +61,10 @@ impl Workload {
         Workload::Search,
         Workload::BulkUnnest,
         Workload::BulkCopy,
+        Workload::Nested,
+        Workload::NestedJoin,
+        Workload::NestedN1,
+        Workload::Pool4,
     ];
 
     /// The name used on the command line and in the report.
@@ -69,6 +82,10 @@ impl Workload {
             Workload::Search => "search",
             Workload::BulkUnnest => "bulk_unnest",
             Workload::BulkCopy => "bulk_copy",
+            Workload::Nested => "nested",
+            Workload::NestedJoin => "nested_join",
+            Workload::NestedN1 => "nested_n1",
+            Workload::Pool4 => "pool4",
         }
     }
 
@@ -81,7 +98,27 @@ impl Workload {
                 | Workload::Wide
                 | Workload::Params16
                 | Workload::Search
+                | Workload::Nested
+                | Workload::NestedJoin
+                | Workload::NestedN1
         )
+    }
+
+    /// Whether this is one of the three ways to load the nested payload.
+    pub(crate) fn is_nested(self) -> bool {
+        matches!(
+            self,
+            Workload::Nested | Workload::NestedJoin | Workload::NestedN1
+        )
+    }
+
+    /// The pool size of a pool workload (10 tasks share it), `None` for the others.
+    pub(crate) fn pool_size(self) -> Option<usize> {
+        match self {
+            Workload::Pool10 => Some(POOL_TASKS),
+            Workload::Pool4 => Some(4),
+            _ => None,
+        }
     }
 }
 
@@ -118,6 +155,8 @@ pub(crate) struct Sizes {
     pub(crate) insert_batches: usize,
     pub(crate) search: usize,
     pub(crate) bulk_rows: usize,
+    /// Loads of 50 harbors with their lines, in each nested workload.
+    pub(crate) nested: usize,
 }
 
 /// Rows per INSERT/COPY batch.
@@ -141,6 +180,7 @@ impl Sizes {
             insert_batches: 100,
             search: 5_000,
             bulk_rows: 100_000,
+            nested: 200,
         }
     }
 
@@ -173,6 +213,7 @@ impl Sizes {
             insert_batches: s(self.insert_batches, 1),
             search: s(self.search, 1),
             bulk_rows: s(self.bulk_rows, 1),
+            nested: s(self.nested, 1),
         }
     }
 }
@@ -209,6 +250,7 @@ impl Sizes {
                 "insert_batches" => &mut sizes.insert_batches,
                 "search" => &mut sizes.search,
                 "bulk_rows" => &mut sizes.bulk_rows,
+                "nested" => &mut sizes.nested,
                 _ => return Err(format!("unknown size `{key}`")),
             };
             *field = value;
@@ -220,7 +262,7 @@ impl Sizes {
         Ok(sizes)
     }
 
-    fn fields(&self) -> [(&'static str, usize); 10] {
+    fn fields(&self) -> [(&'static str, usize); 11] {
         [
             ("point", self.point),
             ("pipeline", self.pipeline),
@@ -232,6 +274,7 @@ impl Sizes {
             ("insert_batches", self.insert_batches),
             ("search", self.search),
             ("bulk_rows", self.bulk_rows),
+            ("nested", self.nested),
         ]
     }
 }
@@ -454,6 +497,173 @@ pub(crate) fn bulk_rows(workload: Workload, n: usize) -> Vec<BulkRow> {
         .collect()
 }
 
+/// `nested*`: the harbors one load takes, by offset in id order.
+pub(crate) const NESTED_PARENTS_SQL: &str =
+    "SELECT id, name FROM harbors ORDER BY id LIMIT 50 OFFSET $1";
+
+/// `nested`: the harbors and their lines in one query, a record array per harbor.
+pub(crate) const NESTED_SQL: &str = "SELECT h.id, h.name, \
+     array_agg(ROW(c.id, c.name, c.departure_time, c.duration_minutes, c.price) \
+     ORDER BY c.name) AS lines \
+     FROM (SELECT id, name FROM harbors ORDER BY id LIMIT 50 OFFSET $1) h \
+     JOIN odyssey_connections c ON c.origin_harbor_id = h.id \
+     GROUP BY h.id, h.name ORDER BY h.id";
+
+/// `nested_join`: one row per line with its harbor's columns, in harbor order.
+pub(crate) const NESTED_JOIN_SQL: &str = "SELECT h.id AS harbor_id, h.name AS harbor_name, \
+     c.id, c.name, c.departure_time, c.duration_minutes, c.price \
+     FROM (SELECT id, name FROM harbors ORDER BY id LIMIT 50 OFFSET $1) h \
+     JOIN odyssey_connections c ON c.origin_harbor_id = h.id \
+     ORDER BY h.id, c.name";
+
+/// `nested_n1`: the lines of one harbor.
+pub(crate) const NESTED_LINES_SQL: &str = "SELECT id, name, departure_time, duration_minutes, \
+     price FROM odyssey_connections WHERE origin_harbor_id = $1 ORDER BY name";
+
+/// Harbors per nested load.
+pub(crate) const NESTED_PARENTS: usize = 50;
+
+/// The offset of the `i`-th nested load: a multiple of 50 below 950.
+pub(crate) fn nested_offset(i: usize) -> i64 {
+    i64::try_from((i % 19) * NESTED_PARENTS).unwrap_or(0)
+}
+
+/// A line (an `odyssey_connections` row) of the nested payload.
+#[derive(Debug, Clone)]
+pub(crate) struct Line {
+    pub(crate) id: Uuid,
+    pub(crate) name: String,
+    pub(crate) departure_time: Option<NaiveTime>,
+    pub(crate) duration_minutes: Option<i32>,
+    pub(crate) price: Option<Decimal>,
+}
+
+/// A harbor with its lines: the nested payload, as the JOIN and N+1 strategies build it.
+#[derive(Debug, Clone)]
+pub(crate) struct HarborLines {
+    pub(crate) id: Uuid,
+    pub(crate) name: String,
+    pub(crate) lines: Vec<Line>,
+}
+
+/// A row of `nested_join`: a line with its harbor's id and name.
+#[derive(Debug, Clone)]
+pub(crate) struct HarborLine {
+    pub(crate) harbor_id: Uuid,
+    pub(crate) harbor_name: String,
+    pub(crate) id: Uuid,
+    pub(crate) name: String,
+    pub(crate) departure_time: Option<NaiveTime>,
+    pub(crate) duration_minutes: Option<i32>,
+    pub(crate) price: Option<Decimal>,
+}
+
+/// Groups JOIN rows, ordered by harbor, into harbors with their lines.
+pub(crate) fn group_lines(rows: Vec<HarborLine>) -> Vec<HarborLines> {
+    let mut out: Vec<HarborLines> = Vec::with_capacity(NESTED_PARENTS);
+    for r in rows {
+        let line = Line {
+            id: r.id,
+            name: r.name,
+            departure_time: r.departure_time,
+            duration_minutes: r.duration_minutes,
+            price: r.price,
+        };
+        match out.last_mut() {
+            Some(h) if h.id == r.harbor_id => h.lines.push(line),
+            _ => out.push(HarborLines {
+                id: r.harbor_id,
+                name: r.harbor_name,
+                lines: vec![line],
+            }),
+        }
+    }
+    out
+}
+
+/// A digest of a nested payload (FNV-1a over every value), fed harbor by harbor and line by
+/// line in order, so strategies and drivers that return different types can be compared.
+#[derive(Debug, Clone)]
+pub(crate) struct Digest(u64);
+
+impl Default for Digest {
+    fn default() -> Self {
+        Digest(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Digest {
+    fn bytes(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        // A separator, so ("ab", "c") and ("a", "bc") differ.
+        self.0 = (self.0 ^ 0xff).wrapping_mul(0x0100_0000_01b3);
+    }
+
+    /// Feeds a harbor.
+    pub(crate) fn harbor(&mut self, id: &Uuid, name: &str) {
+        self.bytes(b"h");
+        self.bytes(id.as_bytes());
+        self.bytes(name.as_bytes());
+    }
+
+    /// Feeds a line of the last harbor.
+    pub(crate) fn line(
+        &mut self,
+        id: &Uuid,
+        name: &str,
+        departure_time: Option<NaiveTime>,
+        duration_minutes: Option<i32>,
+        price: Option<&Decimal>,
+    ) {
+        use chrono::Timelike;
+        self.bytes(b"l");
+        self.bytes(id.as_bytes());
+        self.bytes(name.as_bytes());
+        match departure_time {
+            Some(t) => self.bytes(&u64::from(t.num_seconds_from_midnight()).to_le_bytes()),
+            None => self.bytes(b"-"),
+        }
+        match duration_minutes {
+            Some(d) => self.bytes(&d.to_le_bytes()),
+            None => self.bytes(b"-"),
+        }
+        match price {
+            Some(p) => self.bytes(p.normalize().to_string().as_bytes()),
+            None => self.bytes(b"-"),
+        }
+    }
+
+    /// The digest of the harbors in the common type.
+    pub(crate) fn of(harbors: &[HarborLines]) -> u64 {
+        let mut d = Digest::default();
+        for h in harbors {
+            d.harbor(&h.id, &h.name);
+            for l in &h.lines {
+                d.line(
+                    &l.id,
+                    &l.name,
+                    l.departure_time,
+                    l.duration_minutes,
+                    l.price.as_ref(),
+                );
+            }
+        }
+        d.finish()
+    }
+
+    /// The digest.
+    pub(crate) fn finish(self) -> u64 {
+        self.0
+    }
+}
+
+/// The lines in a load of harbors.
+pub(crate) fn line_count(harbors: &[HarborLines]) -> u64 {
+    harbors.iter().map(|h| h.lines.len() as u64).sum()
+}
+
 /// A decoded row of the join workload.
 #[derive(Debug, Clone)]
 #[expect(
@@ -515,6 +725,7 @@ mod tests {
         assert_eq!(point_id(9_999), 10_000);
         assert_eq!(pipeline_limit(9), 10);
         assert_eq!(wide_after(48), 48_000);
+        assert_eq!(nested_offset(18), 900);
         let p = params16(8_999);
         assert!(p.iter().all(|&id| (1..=10_000).contains(&id)));
     }
@@ -563,5 +774,47 @@ mod tests {
         let rows = insert_batch(0);
         let text = String::from_utf8(copy_text(&rows[..1])).expect("ascii");
         assert_eq!(text, "0\tFerry ticket 0\t0\t0\n");
+    }
+
+    fn line(name: &str, price: Option<Decimal>) -> Line {
+        Line {
+            id: Uuid::from_u128(7),
+            name: name.to_owned(),
+            departure_time: None,
+            duration_minutes: Some(5),
+            price,
+        }
+    }
+
+    #[test]
+    fn grouping_and_digests_see_every_value() {
+        let row = |h: u128, name: &str| HarborLine {
+            harbor_id: Uuid::from_u128(h),
+            harbor_name: format!("Harbor {h}"),
+            id: Uuid::from_u128(7),
+            name: name.to_owned(),
+            departure_time: None,
+            duration_minutes: Some(5),
+            price: None,
+        };
+        let grouped = group_lines(vec![row(1, "a"), row(1, "b"), row(2, "c")]);
+        assert_eq!(grouped.len(), 2);
+        assert_eq!(grouped[0].lines.len(), 2);
+        assert_eq!(grouped[1].lines[0].name, "c");
+        assert_eq!(line_count(&grouped), 3);
+        let digest = Digest::of(&grouped);
+        // The same values in another shape: the lines regrouped differ.
+        let mut moved = grouped.clone();
+        let l = moved[0].lines.pop().expect("two lines");
+        moved[1].lines.insert(0, l);
+        assert_ne!(Digest::of(&moved), digest);
+        // A price with another scale is the same number.
+        let mut scaled = grouped.clone();
+        scaled[0].lines[0] = line("a", Some(Decimal::new(150, 2)));
+        let mut other = grouped;
+        other[0].lines[0] = line("a", Some(Decimal::new(15, 1)));
+        assert_eq!(Digest::of(&scaled), Digest::of(&other));
+        other[0].lines[0].price = None;
+        assert_ne!(Digest::of(&scaled), Digest::of(&other));
     }
 }

@@ -38,7 +38,12 @@ pub(crate) fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
         Workload::Pool10 => (s.pool.div_ceil(POOL_TASKS * POOL_BATCH), POOL_BATCH),
         Workload::Insert | Workload::Copy => (s.insert_batches, crate::workload::INSERT_BATCH),
         Workload::BulkCopy => (s.bulk_rows, 1),
-        Workload::Search | Workload::BulkUnnest => return Ok(None),
+        Workload::Search
+        | Workload::BulkUnnest
+        | Workload::Nested
+        | Workload::NestedJoin
+        | Workload::NestedN1
+        | Workload::Pool4 => return Ok(None),
     };
     child::run(command(&ctx.url, workload, n, batch))
 }

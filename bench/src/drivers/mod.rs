@@ -9,8 +9,11 @@ use crate::measure::{Result, Sample};
 use crate::workload::{Sizes, Workload};
 
 pub(crate) mod libpq;
+pub(crate) mod nested_records;
+pub(crate) mod pools;
 pub(crate) mod qail;
 pub(crate) mod qail302;
+pub(crate) mod qail_json;
 pub(crate) mod qail_sql;
 pub(crate) mod sqlx_pg;
 pub(crate) mod tokio_pg;
@@ -39,17 +42,36 @@ pub(crate) enum Driver {
     Qail302,
     /// libpq from C (pipeline mode, binary results), run as a subprocess.
     Libpq,
+    /// `qail` with the jsonb column read through `serde_json::from_slice` (`Json<Value>`)
+    /// instead of qail-pg's own JSON reader: `wide` only.
+    QailJsonSerde,
+    /// `qail` with the jsonb column read through simd-json into `serde_json::Value`: `wide`
+    /// only.
+    QailJsonSimd,
+    /// `qail` with its connections managed by deadpool instead of qail-pg's pool: the pool
+    /// workloads only.
+    QailDeadpool,
+    /// `qail-deadpool` resetting the session on every acquire, as qail-pg's pool does on
+    /// release: the pool workloads only.
+    QailDeadpoolClean,
+    /// `qail` with its connections managed by bb8: the pool workloads only.
+    QailBb8,
 }
 
 impl Driver {
     /// Every driver, in report order (qail first).
-    pub(crate) const ALL: [Driver; 6] = [
+    pub(crate) const ALL: [Driver; 11] = [
         Driver::Qail,
         Driver::QailSql,
         Driver::TokioPostgres,
         Driver::Sqlx,
         Driver::Qail302,
         Driver::Libpq,
+        Driver::QailJsonSerde,
+        Driver::QailJsonSimd,
+        Driver::QailDeadpool,
+        Driver::QailDeadpoolClean,
+        Driver::QailBb8,
     ];
 
     /// The name used on the command line and in the report.
@@ -61,6 +83,11 @@ impl Driver {
             Driver::Sqlx => "sqlx",
             Driver::Qail302 => "qail-pg-3.0.2",
             Driver::Libpq => "libpq",
+            Driver::QailJsonSerde => "qail-json-serde",
+            Driver::QailJsonSimd => "qail-json-simd",
+            Driver::QailDeadpool => "qail-deadpool",
+            Driver::QailDeadpoolClean => "qail-deadpool-clean",
+            Driver::QailBb8 => "qail-bb8",
         }
     }
 
@@ -77,6 +104,12 @@ impl Driver {
             Driver::Sqlx => sqlx_pg::run(workload, ctx).await.map(Some),
             Driver::Qail302 => qail302::run(workload, ctx).await,
             Driver::Libpq => Err("libpq runs in the C program, not in the harness".into()),
+            Driver::QailJsonSerde | Driver::QailJsonSimd => {
+                qail_json::run(self, ctx).await.map(Some)
+            }
+            Driver::QailDeadpool | Driver::QailDeadpoolClean | Driver::QailBb8 => {
+                pools::run(self, workload, ctx).await.map(Some)
+            }
         }
     }
 }
@@ -86,6 +119,13 @@ impl Driver {
     /// the form they measure (a search builder or SQL built by hand, a bulk form), see the
     /// README's table.
     pub(crate) fn has(self, workload: Workload) -> bool {
+        match self {
+            Driver::QailJsonSerde | Driver::QailJsonSimd => return workload == Workload::Wide,
+            Driver::QailDeadpool | Driver::QailDeadpoolClean | Driver::QailBb8 => {
+                return workload.pool_size().is_some();
+            }
+            _ => {}
+        }
         match workload {
             Workload::Search => !matches!(self, Driver::QailSql | Driver::Libpq),
             Workload::BulkUnnest => {
@@ -94,6 +134,10 @@ impl Driver {
             Workload::BulkCopy => {
                 matches!(self, Driver::Qail | Driver::TokioPostgres | Driver::Libpq)
             }
+            Workload::Nested | Workload::NestedJoin | Workload::NestedN1 => {
+                matches!(self, Driver::Qail | Driver::TokioPostgres)
+            }
+            Workload::Pool4 => self == Driver::Qail,
             _ => true,
         }
     }

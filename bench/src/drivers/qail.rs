@@ -13,12 +13,11 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use futures_util::future::try_join_all;
-use qail::{Connection, NoRows, Pool, Query, qail};
+use qail::{Connection, NoRows, Query, qail};
 
-use crate::drivers::{Ctx, qail_sql};
+use crate::drivers::{Ctx, Driver, pools, qail_sql};
 use crate::measure::{Counts, Latencies, Meter, Result, Sample};
-use crate::workload::{self as w, JoinRow, WideRow, Workload};
+use crate::workload::{self as w, HarborLine, HarborLines, JoinRow, Line, WideRow, Workload};
 
 /// The row of the id/name queries.
 pub(crate) struct IdName {
@@ -91,8 +90,8 @@ fn search_query(f: &w::SearchForm) -> Query<'_, impl qail::template::Decoder<Row
 /// Runs one workload through compiled queries.
 pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
     let s = &ctx.sizes;
-    if workload == Workload::Pool10 {
-        return pool10(&ctx.url, s.pool).await;
+    if workload.pool_size().is_some() {
+        return pools::run(Driver::Qail, workload, ctx).await;
     }
     let mut c = Connection::connect(&ctx.url).await?;
     if matches!(workload, Workload::Insert | Workload::Copy) {
@@ -104,6 +103,7 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
     let bulk = w::bulk_rows(workload, s.bulk_rows);
     let batches = w::insert_batches(workload, s.insert_batches);
     let texts: Vec<Vec<u8>> = batches.iter().map(|b| w::copy_text(b)).collect();
+    let mut digest = None;
     let mut m = Meter::start()?;
     let lat = &mut m.latencies;
     let counts = match workload {
@@ -137,9 +137,15 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
                 rows: n,
             }
         }
-        Workload::Pool10 => return Err("pool10 is handled above".into()),
+        Workload::Nested => nested(&mut c, s.nested, lat, &mut digest).await?,
+        Workload::NestedJoin => nested_join(&mut c, s.nested, lat, &mut digest).await?,
+        Workload::NestedN1 => nested_n1(&mut c, s.nested, lat, &mut digest).await?,
+        Workload::Pool10 | Workload::Pool4 => {
+            return Err(format!("{workload} is handled above").into());
+        }
     };
-    let sample = m.finish(counts)?;
+    let mut sample = m.finish(counts)?;
+    sample.digest = digest;
     if !bulk.is_empty() {
         let stored = qail!("SELECT count(*) AS n FROM bench_bulk")
             .fetch_one(&mut c)
@@ -236,7 +242,7 @@ async fn params16(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<C
 }
 
 /// One atomic batch of point lookups on a pooled connection; returns (queries, rows).
-async fn point_batch(c: &mut Connection, ids: &[i64]) -> Result<(u64, u64)> {
+pub(crate) async fn point_batch(c: &mut Connection, ids: &[i64]) -> Result<(u64, u64)> {
     let queries: Vec<_> = ids.iter().map(point_query).collect();
     let results = c
         .pipeline_builder()
@@ -247,40 +253,6 @@ async fn point_batch(c: &mut Connection, ids: &[i64]) -> Result<(u64, u64)> {
     let queries = results.len() as u64;
     let rows = results.into_iter().map(w::consume).sum();
     Ok((queries, rows))
-}
-
-async fn pool10(url: &str, n: usize) -> Result<Sample> {
-    let pool = Pool::builder()
-        .max_size(w::POOL_TASKS)
-        .min_idle(w::POOL_TASKS)
-        .connect(url)
-        .await?;
-    let warm = try_join_all((0..w::POOL_TASKS).map(|_| pool.acquire())).await?;
-    drop(warm);
-    let batches_per_task = n.div_ceil(w::POOL_TASKS * w::POOL_BATCH);
-    let m = Meter::start()?;
-    let handles = (0..w::POOL_TASKS).map(|task| {
-        let pool = pool.clone();
-        tokio::spawn(async move {
-            let mut counts = Counts::default();
-            for b in 0..batches_per_task {
-                let mut c = pool.acquire().await?;
-                let first = (task * batches_per_task + b) * w::POOL_BATCH;
-                let ids: Vec<i64> = (first..first + w::POOL_BATCH).map(w::point_id).collect();
-                let (q, r) = point_batch(&mut c, &ids).await?;
-                counts.add(q, r);
-            }
-            Ok::<Counts, crate::measure::BoxError>(counts)
-        })
-    });
-    let mut total = Counts::default();
-    for c in try_join_all(handles).await? {
-        let c = c?;
-        total.add(c.queries, c.rows);
-    }
-    let sample = m.finish(total);
-    pool.close().await;
-    sample
 }
 
 async fn insert(c: &mut Connection, batches: &[Vec<w::InsertRow>]) -> Result<Counts> {
@@ -300,6 +272,144 @@ async fn insert(c: &mut Connection, batches: &[Vec<w::InsertRow>]) -> Result<Cou
     Ok(counts)
 }
 
+/// The nested query; a macro, not a function, because the row structs `qail!` generates for
+/// it (a harbor with a `Vec` of lines) have no name to write in a return type.
+macro_rules! nested_query {
+    ($offset:expr) => {
+        qail!(
+            "SELECT h.id, h.name, \
+     array_agg(ROW(c.id, c.name, c.departure_time, c.duration_minutes, c.price) \
+     ORDER BY c.name) AS lines \
+     FROM (SELECT id, name FROM harbors ORDER BY id LIMIT 50 OFFSET $1) h \
+     JOIN odyssey_connections c ON c.origin_harbor_id = h.id \
+     GROUP BY h.id, h.name ORDER BY h.id",
+            $offset
+        )
+    };
+}
+
+fn nested_join_query(offset: &i64) -> Query<'_, impl qail::template::Decoder<Row = HarborLine>> {
+    qail!(HarborLine => "SELECT h.id AS harbor_id, h.name AS harbor_name, \
+     c.id, c.name, c.departure_time, c.duration_minutes, c.price \
+     FROM (SELECT id, name FROM harbors ORDER BY id LIMIT 50 OFFSET $1) h \
+     JOIN odyssey_connections c ON c.origin_harbor_id = h.id \
+     ORDER BY h.id, c.name", *offset)
+}
+
+/// The harbors of the N+1 strategy, without their lines.
+struct Harbor {
+    id: qail::uuid::Uuid,
+    name: String,
+}
+
+fn nested_parents_query(offset: &i64) -> Query<'_, impl qail::template::Decoder<Row = Harbor>> {
+    qail!(Harbor => "SELECT id, name FROM harbors ORDER BY id LIMIT 50 OFFSET $1", *offset)
+}
+
+fn nested_lines_query(
+    harbor: &qail::uuid::Uuid,
+) -> Query<'_, impl qail::template::Decoder<Row = Line>> {
+    qail!(Line => "SELECT id, name, departure_time, duration_minutes, \
+     price FROM odyssey_connections WHERE origin_harbor_id = $1 ORDER BY name", *harbor)
+}
+
+/// One query per load: each harbor's lines come as an array of records, decoded into the
+/// structs `qail!` generates for them.
+async fn nested(
+    c: &mut Connection,
+    n: usize,
+    lat: &mut Latencies,
+    digest: &mut Option<u64>,
+) -> Result<Counts> {
+    let mut counts = Counts::default();
+    for i in 0..n {
+        let offset = w::nested_offset(i);
+        let t = Instant::now();
+        let harbors = nested_query!(offset).fetch_all(c).await?;
+        lat.record(t);
+        let lines: usize = harbors.iter().map(|h| h.lines.len()).sum();
+        if i == 0 {
+            let mut d = w::Digest::default();
+            for h in &harbors {
+                d.harbor(&h.id, &h.name);
+                for l in &h.lines {
+                    d.line(
+                        &l.id,
+                        &l.name,
+                        l.departure_time,
+                        l.duration_minutes,
+                        l.price.as_ref(),
+                    );
+                }
+            }
+            *digest = Some(d.finish());
+        }
+        black_box(harbors);
+        counts.add(1, lines as u64);
+    }
+    Ok(counts)
+}
+
+/// One JOIN per load (a row per line), grouped into harbors in Rust.
+async fn nested_join(
+    c: &mut Connection,
+    n: usize,
+    lat: &mut Latencies,
+    digest: &mut Option<u64>,
+) -> Result<Counts> {
+    let mut counts = Counts::default();
+    for i in 0..n {
+        let offset = w::nested_offset(i);
+        let t = Instant::now();
+        let rows = nested_join_query(&offset).fetch_all(c).await?;
+        let harbors = w::group_lines(rows);
+        lat.record(t);
+        finish_load(i, harbors, &mut counts, digest);
+    }
+    Ok(counts)
+}
+
+/// The harbors, then one query per harbor for its lines (51 round trips per load).
+async fn nested_n1(
+    c: &mut Connection,
+    n: usize,
+    lat: &mut Latencies,
+    digest: &mut Option<u64>,
+) -> Result<Counts> {
+    let mut counts = Counts::default();
+    for i in 0..n {
+        let offset = w::nested_offset(i);
+        let t = Instant::now();
+        let parents = nested_parents_query(&offset).fetch_all(c).await?;
+        let mut harbors = Vec::with_capacity(parents.len());
+        for p in parents {
+            let lines = nested_lines_query(&p.id).fetch_all(c).await?;
+            harbors.push(HarborLines {
+                id: p.id,
+                name: p.name,
+                lines,
+            });
+        }
+        lat.record(t);
+        finish_load(i, harbors, &mut counts, digest);
+    }
+    Ok(counts)
+}
+
+/// Counts a load's lines, and takes the digest of the first.
+pub(crate) fn finish_load(
+    i: usize,
+    harbors: Vec<HarborLines>,
+    counts: &mut Counts,
+    digest: &mut Option<u64>,
+) {
+    if i == 0 {
+        *digest = Some(w::Digest::of(&harbors));
+    }
+    counts.add(1, w::line_count(&harbors));
+    black_box(harbors);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,6 +424,18 @@ mod tests {
             (wide_query(&1).template().sql(), w::WIDE_SQL),
             (params16_query(&[1; 16]).template().sql(), w::PARAMS16_SQL),
             (insert_query(&row).template().sql(), w::INSERT_SQL),
+            (nested_query!(0i64).template().sql(), w::NESTED_SQL),
+            (nested_join_query(&0).template().sql(), w::NESTED_JOIN_SQL),
+            (
+                nested_parents_query(&0).template().sql(),
+                w::NESTED_PARENTS_SQL,
+            ),
+            (
+                nested_lines_query(&qail::uuid::Uuid::nil())
+                    .template()
+                    .sql(),
+                w::NESTED_LINES_SQL,
+            ),
         ];
         for (compiled, workload) in sql {
             assert_eq!(compiled, workload);

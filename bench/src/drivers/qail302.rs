@@ -108,7 +108,13 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>>
     let s = &ctx.sizes;
     match workload {
         Workload::Pool10 => return pool10(&ctx.url, s.pool).await.map(Some),
-        Workload::Pipeline | Workload::BulkUnnest | Workload::BulkCopy => return Ok(None),
+        Workload::Pipeline
+        | Workload::BulkUnnest
+        | Workload::BulkCopy
+        | Workload::Nested
+        | Workload::NestedJoin
+        | Workload::NestedN1
+        | Workload::Pool4 => return Ok(None),
         Workload::Search => return search(&ctx.url, s.search).await.map(Some),
         _ => {}
     }
@@ -132,7 +138,11 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>>
         | Workload::Pipeline
         | Workload::Search
         | Workload::BulkUnnest
-        | Workload::BulkCopy => {
+        | Workload::BulkCopy
+        | Workload::Nested
+        | Workload::NestedJoin
+        | Workload::NestedN1
+        | Workload::Pool4 => {
             return Err(format!("{workload} is handled above").into());
         }
     };

@@ -38,7 +38,14 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
         Workload::Join => join(&mut c, s.join, lat).await?,
         Workload::Wide => wide(&mut c, s.wide, lat).await?,
         Workload::Params16 => params16(&mut c, s.params16, lat).await?,
-        Workload::Pool10 | Workload::Search | Workload::BulkUnnest | Workload::BulkCopy => {
+        Workload::Pool10
+        | Workload::Search
+        | Workload::BulkUnnest
+        | Workload::BulkCopy
+        | Workload::Nested
+        | Workload::NestedJoin
+        | Workload::NestedN1
+        | Workload::Pool4 => {
             return Err(format!("{workload} is not run by this driver here").into());
         }
     };

@@ -54,7 +54,12 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
         Workload::Copy => copy(&mut c, &texts).await?,
         Workload::Search => search(&mut c, s.search, lat).await?,
         Workload::BulkUnnest => bulk_unnest(&mut c, &bulk).await?,
-        Workload::BulkCopy | Workload::Pool10 => {
+        Workload::BulkCopy
+        | Workload::Pool10
+        | Workload::Nested
+        | Workload::NestedJoin
+        | Workload::NestedN1
+        | Workload::Pool4 => {
             return Err(format!("{workload} is not run by sqlx here").into());
         }
     };

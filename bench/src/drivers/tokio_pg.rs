@@ -13,8 +13,9 @@ use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Client, NoTls, Row};
 
 use crate::drivers::Ctx;
+use crate::drivers::{nested_records::Lines, qail::finish_load};
 use crate::measure::{Counts, Latencies, Meter, Result, Sample};
-use crate::workload::{self as w, JoinRow, WideRow, Workload};
+use crate::workload::{self as w, HarborLine, HarborLines, JoinRow, Line, WideRow, Workload};
 
 async fn connect(url: &str) -> Result<Client> {
     let (client, connection) = tokio_postgres::connect(url, NoTls).await?;
@@ -42,6 +43,7 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
     // Rows and COPY text are built before the clock starts, the same for every driver.
     let batches = w::insert_batches(workload, s.insert_batches);
     let texts: Vec<Vec<u8>> = batches.iter().map(|b| w::copy_text(b)).collect();
+    let mut digest = None;
     let mut m = Meter::start()?;
     let lat = &mut m.latencies;
     let counts = match workload {
@@ -57,11 +59,15 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
         Workload::Search => search(&c, s.search, lat).await?,
         Workload::BulkUnnest => bulk_unnest(&c, &bulk).await?,
         Workload::BulkCopy => bulk_copy(&c, &bulk).await?,
-        Workload::Pool10 => {
+        Workload::Nested => nested(&c, s.nested, lat, &mut digest).await?,
+        Workload::NestedJoin => nested_join(&c, s.nested, lat, &mut digest).await?,
+        Workload::NestedN1 => nested_n1(&c, s.nested, lat, &mut digest).await?,
+        Workload::Pool10 | Workload::Pool4 => {
             return Err(format!("{workload} is not run in-process").into());
         }
     };
-    let sample = m.finish(counts)?;
+    let mut sample = m.finish(counts)?;
+    sample.digest = digest;
     if !bulk.is_empty() {
         check_bulk(&c, bulk.len()).await?;
     }
@@ -318,6 +324,110 @@ async fn copy(c: &Client, texts: &[Vec<u8>]) -> Result<Counts> {
         futures_util::pin_mut!(sink);
         sink.send(bytes::Bytes::copy_from_slice(text)).await?;
         counts.add(1, sink.finish().await?);
+    }
+    Ok(counts)
+}
+
+/// One query per load, the same as qail's: the array of records decoded by hand
+/// ([`Lines`]), tokio-postgres having no decoder for records.
+async fn nested(
+    c: &Client,
+    n: usize,
+    lat: &mut Latencies,
+    digest: &mut Option<u64>,
+) -> Result<Counts> {
+    let stmt = c.prepare(w::NESTED_SQL).await?;
+    let mut counts = Counts::default();
+    for i in 0..n {
+        let t = Instant::now();
+        let rows = c.query(&stmt, &[&w::nested_offset(i)]).await?;
+        let harbors = rows
+            .iter()
+            .map(|r| {
+                Ok(HarborLines {
+                    id: r.try_get(0)?,
+                    name: r.try_get(1)?,
+                    lines: r.try_get::<_, Lines>(2)?.0,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        lat.record(t);
+        finish_load(i, harbors, &mut counts, digest);
+    }
+    Ok(counts)
+}
+
+/// One JOIN per load, grouped into harbors in Rust.
+async fn nested_join(
+    c: &Client,
+    n: usize,
+    lat: &mut Latencies,
+    digest: &mut Option<u64>,
+) -> Result<Counts> {
+    let stmt = c.prepare(w::NESTED_JOIN_SQL).await?;
+    let mut counts = Counts::default();
+    for i in 0..n {
+        let t = Instant::now();
+        let rows = c.query(&stmt, &[&w::nested_offset(i)]).await?;
+        let decoded = rows
+            .iter()
+            .map(|r| {
+                Ok(HarborLine {
+                    harbor_id: r.try_get(0)?,
+                    harbor_name: r.try_get(1)?,
+                    id: r.try_get(2)?,
+                    name: r.try_get(3)?,
+                    departure_time: r.try_get(4)?,
+                    duration_minutes: r.try_get(5)?,
+                    price: r.try_get(6)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let harbors = w::group_lines(decoded);
+        lat.record(t);
+        finish_load(i, harbors, &mut counts, digest);
+    }
+    Ok(counts)
+}
+
+/// The harbors, then one query per harbor for its lines.
+async fn nested_n1(
+    c: &Client,
+    n: usize,
+    lat: &mut Latencies,
+    digest: &mut Option<u64>,
+) -> Result<Counts> {
+    let parents = c.prepare(w::NESTED_PARENTS_SQL).await?;
+    let children = c.prepare(w::NESTED_LINES_SQL).await?;
+    let mut counts = Counts::default();
+    for i in 0..n {
+        let t = Instant::now();
+        let rows = c.query(&parents, &[&w::nested_offset(i)]).await?;
+        let mut harbors = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let id: uuid::Uuid = r.try_get(0)?;
+            let lines = c
+                .query(&children, &[&id])
+                .await?
+                .iter()
+                .map(|l| {
+                    Ok(Line {
+                        id: l.try_get(0)?,
+                        name: l.try_get(1)?,
+                        departure_time: l.try_get(2)?,
+                        duration_minutes: l.try_get(3)?,
+                        price: l.try_get(4)?,
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            harbors.push(HarborLines {
+                id,
+                name: r.try_get(1)?,
+                lines,
+            });
+        }
+        lat.record(t);
+        finish_load(i, harbors, &mut counts, digest);
     }
     Ok(counts)
 }

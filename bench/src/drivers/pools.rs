@@ -1,0 +1,208 @@
+//! The pool workloads on qail connections, with the pool the only part that differs:
+//! qail-pg's own `Pool` (the `qail` driver), deadpool's managed pool (`qail-deadpool`) and bb8
+//! (`qail-bb8`), the last two through a manager written here that opens
+//! `qail::Connection`s with the same URL.
+//!
+//! 10 tasks share a pool of 10 (`pool10`) or 4 (`pool4`); each takes a connection, pipelines
+//! 100 point lookups with one Sync (the `qail` driver's compiled query), and gives it back.
+//! Every connection is opened before the clock starts. Per batch the run records the wait
+//! for a connection (acquire) and the batch's latency (acquire, queries, rows decoded).
+//!
+//! What each pool does per acquire and release: qail-pg's writes a reset of the session on
+//! release (`DISCARD ALL`'s statements but `DEALLOCATE ALL`, seven simple queries, without
+//! waiting for their replies; a ROLLBACK first when a transaction was left open) and checks
+//! the connection is not closed; `qail-deadpool`'s `recycle` and `qail-bb8`'s `has_broken`
+//! only check that the connection is not closed (deadpool-postgres's `RecyclingMethod::Fast`;
+//! bb8's `test_on_check_out`, a round trip per acquire, is off, as qail-pg's pool pings only
+//! connections idle for a while); `qail-deadpool-clean`'s `recycle` runs the same seven
+//! statements and waits for them, one round trip per acquire (deadpool-postgres's
+//! `RecyclingMethod::Clean`).
+
+use std::future::Future;
+use std::ops::DerefMut;
+use std::time::{Duration, Instant};
+
+use futures_util::future::try_join_all;
+use qail::{Connection, Pool, PooledConnection};
+
+use crate::drivers::{Ctx, Driver, qail::point_batch};
+use crate::measure::{BoxError, Counts, Meter, Result, Sample};
+use crate::workload::{self as w, Workload};
+
+/// A pool of qail connections, as the workload uses it.
+trait BenchPool: Clone + Send + Sync + 'static {
+    /// A connection on loan; dropping it gives it back.
+    type Conn: DerefMut<Target = Connection> + Send + 'static;
+
+    /// Waits for a connection.
+    fn get(&self) -> impl Future<Output = Result<Self::Conn>> + Send;
+}
+
+impl BenchPool for Pool {
+    type Conn = PooledConnection;
+
+    async fn get(&self) -> Result<PooledConnection> {
+        Ok(self.acquire().await?)
+    }
+}
+
+/// Opens qail connections for deadpool and bb8.
+#[derive(Debug, Clone)]
+struct Manager {
+    url: String,
+    /// Whether deadpool's `recycle` resets the session (one round trip).
+    clean: bool,
+}
+
+/// The session reset of `qail-deadpool-clean`: the statements qail-pg's pool sends on
+/// release, in one simple query.
+const RESET_SQL: &str = "CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; \
+     UNLISTEN *; SELECT pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES";
+
+impl deadpool::managed::Manager for Manager {
+    type Type = Connection;
+    type Error = qail::Error;
+
+    async fn create(&self) -> std::result::Result<Connection, qail::Error> {
+        Connection::connect(&self.url).await
+    }
+
+    async fn recycle(
+        &self,
+        conn: &mut Connection,
+        _: &deadpool::managed::Metrics,
+    ) -> deadpool::managed::RecycleResult<qail::Error> {
+        if conn.is_closed() {
+            return Err(deadpool::managed::RecycleError::message(
+                "the connection is closed",
+            ));
+        }
+        if self.clean {
+            conn.batch_execute(RESET_SQL)
+                .await
+                .map_err(deadpool::managed::RecycleError::Backend)?;
+        }
+        Ok(())
+    }
+}
+
+impl bb8::ManageConnection for Manager {
+    type Connection = Connection;
+    type Error = qail::Error;
+
+    async fn connect(&self) -> std::result::Result<Connection, qail::Error> {
+        Connection::connect(&self.url).await
+    }
+
+    async fn is_valid(&self, conn: &mut Connection) -> std::result::Result<(), qail::Error> {
+        conn.batch_execute("SELECT 1").await
+    }
+
+    fn has_broken(&self, conn: &mut Connection) -> bool {
+        conn.is_closed()
+    }
+}
+
+type Deadpool = deadpool::managed::Pool<Manager>;
+
+impl BenchPool for Deadpool {
+    type Conn = deadpool::managed::Object<Manager>;
+
+    async fn get(&self) -> Result<Self::Conn> {
+        deadpool::managed::Pool::get(self)
+            .await
+            .map_err(|e| format!("deadpool: {e}").into())
+    }
+}
+
+impl BenchPool for bb8::Pool<Manager> {
+    type Conn = bb8::PooledConnection<'static, Manager>;
+
+    async fn get(&self) -> Result<Self::Conn> {
+        self.get_owned()
+            .await
+            .map_err(|e| format!("bb8: {e}").into())
+    }
+}
+
+/// Runs a pool workload with `driver`'s pool: `qail` (qail-pg's), `qail-deadpool` or
+/// `qail-bb8`.
+pub(crate) async fn run(driver: Driver, workload: Workload, ctx: &Ctx) -> Result<Sample> {
+    let size = workload
+        .pool_size()
+        .ok_or_else(|| format!("{workload} is not a pool workload"))?;
+    let n = ctx.sizes.pool;
+    match driver {
+        Driver::Qail => {
+            let pool = Pool::builder()
+                .max_size(size)
+                .min_idle(size)
+                .connect(&ctx.url)
+                .await?;
+            let sample = measure(&pool, size, n).await;
+            pool.close().await;
+            sample
+        }
+        Driver::QailDeadpool | Driver::QailDeadpoolClean => {
+            let manager = Manager {
+                url: ctx.url.clone(),
+                clean: driver == Driver::QailDeadpoolClean,
+            };
+            let pool = Deadpool::builder(manager).max_size(size).build()?;
+            measure(&pool, size, n).await
+        }
+        Driver::QailBb8 => {
+            let manager = Manager {
+                url: ctx.url.clone(),
+                clean: false,
+            };
+            let pool = bb8::Pool::builder()
+                .max_size(u32::try_from(size)?)
+                .min_idle(Some(u32::try_from(size)?))
+                .test_on_check_out(false)
+                .build(manager)
+                .await?;
+            measure(&pool, size, n).await
+        }
+        _ => Err(format!("{driver} has no pool of qail connections").into()),
+    }
+}
+
+/// What one task did: counts, and per batch the acquire wait and the whole batch's time.
+type TaskResult = (Counts, Vec<Duration>, Vec<Duration>);
+
+/// Opens all `size` connections, then runs `n` point lookups from 10 tasks, measured.
+async fn measure<P: BenchPool>(pool: &P, size: usize, n: usize) -> Result<Sample> {
+    let warm = try_join_all((0..size).map(|_| pool.get())).await?;
+    drop(warm);
+    let batches_per_task = n.div_ceil(w::POOL_TASKS * w::POOL_BATCH);
+    let mut m = Meter::start()?;
+    let tasks = (0..w::POOL_TASKS).map(|task| {
+        let pool = pool.clone();
+        tokio::spawn(async move {
+            let mut counts = Counts::default();
+            let mut acquire = Vec::with_capacity(batches_per_task);
+            let mut batch = Vec::with_capacity(batches_per_task);
+            for b in 0..batches_per_task {
+                let first = (task * batches_per_task + b) * w::POOL_BATCH;
+                let ids: Vec<i64> = (first..first + w::POOL_BATCH).map(w::point_id).collect();
+                let t = Instant::now();
+                let mut c = pool.get().await?;
+                acquire.push(t.elapsed());
+                let (q, r) = point_batch(&mut c, &ids).await?;
+                drop(c);
+                batch.push(t.elapsed());
+                counts.add(q, r);
+            }
+            Ok::<TaskResult, BoxError>((counts, acquire, batch))
+        })
+    });
+    let mut total = Counts::default();
+    for done in try_join_all(tasks).await? {
+        let (c, acquire, batch) = done?;
+        total.add(c.queries, c.rows);
+        m.acquire.extend(acquire);
+        m.latencies.extend(batch);
+    }
+    m.finish(total)
+}
