@@ -3,7 +3,9 @@
 
 use std::ops::Range;
 
-use sqlparser::ast::{BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Query};
+use sqlparser::ast::{
+    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Query,
+};
 
 use crate::check::ctx::Ctx;
 use crate::check::expr::operator::apply;
