@@ -22,7 +22,7 @@ use qail_schema::check::{Shape, ShapeField, is_json};
 use quote::quote;
 
 use crate::naming;
-use crate::nested::{Failure, camel};
+use crate::nested::{Failure, camel, shape_type};
 use crate::types::{self, Mapped};
 
 /// The Rust type of a JSON column with a shape (before `Option` for its own nullability),
@@ -45,34 +45,8 @@ pub(crate) fn column_type(
         &format!("{parent}{}", camel(column)),
         snapshot,
         items,
+        object,
     )
-}
-
-fn shape_type(
-    shape: &Shape,
-    name: &str,
-    snapshot: &Snapshot,
-    items: &mut Vec<TokenStream>,
-) -> Result<TokenStream, Failure> {
-    match shape {
-        Shape::Record(fields) => {
-            let ident = Ident::new(name, Span::call_site());
-            let item = object(&ident, fields, snapshot, items)?;
-            items.push(item);
-            Ok(quote!(#ident))
-        }
-        Shape::Array {
-            element,
-            nullable_elements,
-        } => {
-            let inner = shape_type(element, name, snapshot, items)?;
-            Ok(if *nullable_elements {
-                quote!(::std::vec::Vec<::core::option::Option<#inner>>)
-            } else {
-                quote!(::std::vec::Vec<#inner>)
-            })
-        }
-    }
 }
 
 /// The struct for one JSON object and its serde `Deserialize`.
@@ -115,6 +89,7 @@ fn object(
                     &format!("{ident}{}", camel(&f.name)),
                     snapshot,
                     items,
+                    object,
                 )?,
                 None,
             ),

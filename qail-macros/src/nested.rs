@@ -107,19 +107,26 @@ pub(crate) fn column_type(
 ) -> Option<Result<TokenStream, Failure>> {
     let shape = shape?;
     let name = format!("{parent}{}", camel(column));
-    Some(shape_type(shape, &name, snapshot, items))
+    Some(shape_type(shape, &name, snapshot, items, record))
 }
 
-fn shape_type(
+/// Builds the struct of one record shape (binary [`record`] or serde `json::object`).
+pub(crate) type StructOf =
+    fn(&Ident, &[ShapeField], &Snapshot, &mut Vec<TokenStream>) -> Result<TokenStream, Failure>;
+
+/// The Rust type of a shape: the struct `name` built by `struct_of` for a record (its items
+/// appended to `items`), a `Vec` of the element's type for an array.
+pub(crate) fn shape_type(
     shape: &Shape,
     name: &str,
     snapshot: &Snapshot,
     items: &mut Vec<TokenStream>,
+    struct_of: StructOf,
 ) -> Result<TokenStream, Failure> {
     match shape {
         Shape::Record(fields) => {
             let ident = Ident::new(name, Span::call_site());
-            let item = record(&ident, fields, snapshot, items)?;
+            let item = struct_of(&ident, fields, snapshot, items)?;
             items.push(item);
             Ok(quote!(#ident))
         }
@@ -127,7 +134,7 @@ fn shape_type(
             element,
             nullable_elements,
         } => {
-            let inner = shape_type(element, name, snapshot, items)?;
+            let inner = shape_type(element, name, snapshot, items, struct_of)?;
             Ok(if *nullable_elements {
                 quote!(::std::vec::Vec<::core::option::Option<#inner>>)
             } else {
@@ -176,7 +183,7 @@ fn record(
         let child = format!("{ident}{}", camel(&f.name));
         // Note: a JSON document inside a binary record is read as `serde_json::Value`.
         let ty = match f.shape.as_ref().filter(|_| !is_json(&f.ty)) {
-            Some(shape) => shape_type(shape, &child, snapshot, items)?,
+            Some(shape) => shape_type(shape, &child, snapshot, items, record)?,
             None => scalar(f, snapshot)?,
         };
         let ty = if f.nullable {
