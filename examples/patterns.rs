@@ -136,6 +136,26 @@ async fn main() -> Result<()> {
     Ok(())
 }
 
+/// The lines of the nested strategies' harbors, one `Loaded` each, in the JOIN's order (the
+/// binary and the JSON form generate different structs with the same fields).
+macro_rules! flatten_lines {
+    ($harbors:expr) => {{
+        let mut loaded: Vec<Loaded> = $harbors
+            .into_iter()
+            .flat_map(|h| {
+                let origin = h.origin;
+                h.lines.into_iter().map(move |l| Loaded {
+                    id: l.id,
+                    name: l.name,
+                    origin: origin.clone(),
+                    destination: l.destination,
+                })
+            })
+            .collect();
+        loaded.sort_by(|a, b| (&a.name, a.id).cmp(&(&b.name, b.id)));
+        loaded
+    }};
+}
 /// Loads `rows` enabled connections with their harbors' names, the way `strategy` does.
 async fn load(strategy: Strategy, db: &mut Db, rows: i64) -> Result<Vec<Loaded>> {
     match strategy {
@@ -218,20 +238,7 @@ async fn load(strategy: Strategy, db: &mut Db, rows: i64) -> Result<Vec<Loaded>>
             )
             .fetch_all(&mut db.conn)
             .await?;
-            let mut loaded: Vec<Loaded> = harbors
-                .into_iter()
-                .flat_map(|h| {
-                    let origin = h.origin;
-                    h.lines.into_iter().map(move |l| Loaded {
-                        id: l.id,
-                        name: l.name,
-                        origin: origin.clone(),
-                        destination: l.destination,
-                    })
-                })
-                .collect();
-            loaded.sort_by(|a, b| (&a.name, a.id).cmp(&(&b.name, b.id)));
-            Ok(loaded)
+            Ok(flatten_lines!(harbors))
         }
         Strategy::NestedJson => {
             db.trip().await;
@@ -249,20 +256,7 @@ async fn load(strategy: Strategy, db: &mut Db, rows: i64) -> Result<Vec<Loaded>>
             )
             .fetch_all(&mut db.conn)
             .await?;
-            let mut loaded: Vec<Loaded> = harbors
-                .into_iter()
-                .flat_map(|h| {
-                    let origin = h.origin;
-                    h.lines.into_iter().map(move |l| Loaded {
-                        id: l.id,
-                        name: l.name,
-                        origin: origin.clone(),
-                        destination: l.destination,
-                    })
-                })
-                .collect();
-            loaded.sort_by(|a, b| (&a.name, a.id).cmp(&(&b.name, b.id)));
-            Ok(loaded)
+            Ok(flatten_lines!(harbors))
         }
     }
 }
