@@ -149,9 +149,9 @@ pub use qail_pg::{
     Atomic, AuthMethod, CancelToken, ChannelBinding, Column, Config, Connection, CopyIn, DbError,
     Decode, Decoder, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel, Listener,
     LoadBalanceHosts, NoRows, Notification, Oid, PerQuery, Pipeline, PipelineBuilder,
-    PipelineResults, Pool, PoolBuilder, PoolStats, PooledConnection, Pooler, Query, RawRow,
-    RequireAuth, Row, SqlQueries, SslMode, Statement, TargetSessionAttrs, TcpOptions, Template,
-    Transaction, TransactionBuilder, TransactionStatus,
+    PipelineResults, Pool, PoolBuilder, PoolReset, PoolStats, PooledConnection, Pooler, Query,
+    RawRow, RequireAuth, Row, SqlQueries, SslMode, Statement, TargetSessionAttrs, TcpOptions,
+    Template, Transaction, TransactionBuilder, TransactionStatus,
 };
 
 /// PostgreSQL type markers, named here so compile errors print them briefly (`qail::pg::int4`).
@@ -180,10 +180,10 @@ pub mod __private {
     use std::marker::PhantomData;
 
     pub use qail_pg::template::{
-        Cache, Columns, CopyRows, CopyStatement, Decoder, ExpectedColumn, FromRow, NoRows, Params,
-        Piece, Query, RawRow, Template, Variants,
+        Arg, Cache, Columns, CopyRows, CopyStatement, Decoder, ExpectedColumn, FromRow, NoRows,
+        Params, Piece, Query, RawRow, Template, Variants,
     };
-    pub use qail_pg::typed::{FromPg, IsOption, NotOption, NullableField, ToPg, check, pg};
+    pub use qail_pg::typed::{FromPg, IsOption, NotOption, NullableField, ToArg, ToPg, check, pg};
     pub use qail_pg::types::oid::{FIRST_USER_OID, RECORD_ARRAY};
     pub use qail_pg::types::{ArrayElement, BoxError, FieldArray, IsNull, Text, record};
     pub use qail_pg::{Decode, Encode, Error, Oid};

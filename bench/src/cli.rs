@@ -20,7 +20,7 @@ Options:
   --drivers a,b,...      qail, qail-sql, tokio-postgres, sqlx, qail-pg-3.0.2, libpq, and the
                          variants of qail that differ in one part: qail-json-serde,
                          qail-json-simd (wide), qail-deadpool, qail-deadpool-clean,
-                         qail-bb8 (pool10, pool4)
+                         qail-bb8, qail-reset-tx (pool10, pool4)
                          (default: all; each runs the workloads it has)
   --full                 full sizes: 1,000,000 pipelined queries, 10x the quick run elsewhere
   --scale F              multiply every size by F (after --full)

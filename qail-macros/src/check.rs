@@ -1,7 +1,6 @@
 //! Checking a `qail!` invocation: captures, the analyzer, argument counts. Diagnostics are
 //! rendered against the SQL as the user wrote it (capture offsets mapped back).
 
-use qail_schema::Snapshot;
 use qail_schema::check::{Analysis, Diagnostic, OutputColumn, render};
 use syn::LitStr;
 use syn::spanned::Spanned;
@@ -9,6 +8,8 @@ use syn::spanned::Spanned;
 use qail_schema::capture::bulk_columns;
 
 use crate::ast::{ChoiceSpec, QueryInput, Rewritten, rewrite};
+use crate::cache;
+use crate::snapshot::Loaded;
 
 /// A checked invocation.
 pub(crate) struct Checked {
@@ -19,7 +20,8 @@ pub(crate) struct Checked {
 }
 
 /// Rewrites captures, analyzes the SQL and checks the argument count.
-pub(crate) fn analyze(input: &QueryInput, snapshot: &Snapshot) -> syn::Result<Checked> {
+pub(crate) fn analyze(input: &QueryInput, loaded: &Loaded) -> syn::Result<Checked> {
+    let snapshot = &*loaded.snapshot;
     let span = input.sql.span();
     let original = input.sql.value();
     let specs = choice_specs(input);
@@ -52,20 +54,13 @@ pub(crate) fn analyze(input: &QueryInput, snapshot: &Snapshot) -> syn::Result<Ch
             ),
         ));
     }
-    let mut analysis = qail_schema::check::check(&rewritten.sql, snapshot)
+    let mut analysis = cache::check(&rewritten.sql, snapshot, loaded.hash)
         .map_err(|diagnostics| diagnostics_error(input, &original, &rewritten, &diagnostics))?;
     for col in &mut analysis.columns {
         col.range = rewritten.original_range(&col.range);
     }
     check_count(input, &rewritten, &analysis)?;
-    check_variants(
-        input,
-        &original,
-        &rewritten,
-        &specs,
-        snapshot,
-        &mut analysis,
-    )?;
+    check_variants(input, &original, &rewritten, &specs, loaded, &mut analysis)?;
     Ok(Checked {
         analysis,
         rewritten,
@@ -112,9 +107,10 @@ fn check_variants(
     original: &str,
     full: &Rewritten,
     specs: &[ChoiceSpec],
-    snapshot: &Snapshot,
+    loaded: &Loaded,
     analysis: &mut Analysis,
 ) -> syn::Result<()> {
+    let (snapshot, snapshot_hash) = (&*loaded.snapshot, loaded.hash);
     let n = full.clauses.len();
     let base = vec![0; specs.len()];
     let mut variants: Vec<Variant> = Vec::new();
@@ -170,7 +166,7 @@ fn check_variants(
             &bulk,
         )
         .map_err(|m| syn::Error::new(span, format!("{what}: {m}")))?;
-        match qail_schema::check::check(&rewritten.sql, snapshot) {
+        match cache::check(&rewritten.sql, snapshot, snapshot_hash) {
             Err(diagnostics) => {
                 for d in &diagnostics {
                     let mapped = Diagnostic {

@@ -28,6 +28,12 @@ fn stub(input: &DeriveInput) -> TokenStream {
                     type Null = ::qail::__private::NotOption;
                 }
                 #[automatically_derived]
+                impl<'a> ::qail::__private::ToArg<'a, 'a> for #ident {
+                    fn to_arg(value: &'a Self) -> ::qail::__private::Arg<'a> {
+                        ::qail::__private::Arg::Ref(value)
+                    }
+                }
+                #[automatically_derived]
                 impl<const C: usize> ::qail::__private::FromPg<::qail::__private::pg::user_enum, C> for #ident {}
             }
         });
@@ -303,6 +309,12 @@ fn enum_impls(ident: &syn::Ident, labels: &[(syn::Ident, String, Span)]) -> Toke
                 type Null = ::qail::__private::NotOption;
             }
             #[automatically_derived]
+            impl<'a> ::qail::__private::ToArg<'a, 'a> for #ident {
+                fn to_arg(value: &'a Self) -> ::qail::__private::Arg<'a> {
+                    ::qail::__private::Arg::Ref(value)
+                }
+            }
+            #[automatically_derived]
             impl<const C: usize> ::qail::__private::FromPg<::qail::__private::pg::user_enum, C> for #ident {}
     }
 }
@@ -363,6 +375,12 @@ fn transparent(input: &DeriveInput, fields: &Fields, errors: &mut Errors) -> Opt
             #[automatically_derived]
             impl<P, const N: usize> ::qail::__private::ToPg<P, N> for #ident where #inner: ::qail::__private::ToPg<P, N> {
                 type Null = <#inner as ::qail::__private::ToPg<P, N>>::Null;
+            }
+            #[automatically_derived]
+            impl<'a> ::qail::__private::ToArg<'a, 'a> for #ident {
+                fn to_arg(value: &'a Self) -> ::qail::__private::Arg<'a> {
+                    ::qail::__private::Arg::Ref(value)
+                }
             }
             #[automatically_derived]
             impl<P, const C: usize> ::qail::__private::FromPg<P, C> for #ident where #inner: ::qail::__private::FromPg<P, C> {}

@@ -20,7 +20,7 @@ pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
         let copy = copy.map_err(|m| syn::Error::new(input.sql.span(), m))?;
         return copy_query(input, &copy, &loaded);
     }
-    let checked = analyze(input, &loaded.snapshot)?;
+    let checked = analyze(input, &loaded)?;
     let mut errors = Errors::default();
     let params = params(input, &checked, &loaded.snapshot, &mut errors);
     let columns = columns(input, &checked.analysis, &loaded.snapshot, &mut errors);
@@ -74,7 +74,7 @@ fn copy_query(
         args: Vec::new(),
         choices: Vec::new(),
     };
-    let checked = analyze(&insert, &loaded.snapshot)?;
+    let checked = analyze(&insert, loaded)?;
     let mut errors = Errors::default();
     let checks = params(&insert, &checked, &loaded.snapshot, &mut errors);
     errors.finish()?;
@@ -113,7 +113,7 @@ fn copy_query(
 
 /// One checked [`Arg`](qail_pg::template::Arg) per parameter, spanned at its argument: small
 /// `Copy` values are copied into the query, text and bytes keep their own lifetime, anything
-/// else is borrowed.
+/// else is borrowed ([`ToArg`](qail_pg::typed::ToArg) decides).
 fn params(
     input: &QueryInput,
     checked: &Checked,
@@ -185,7 +185,7 @@ fn params(
             quote!(arg_non_null)
         };
         out.push(
-            quote_spanned!(span=> ::qail::__private::check::#check::<_, #marker, #n>(&(#expr)).into_arg()),
+            quote_spanned!(span=> ::qail::__private::check::#check::<_, #marker, #n>(&(#expr))),
         );
     }
     out
@@ -502,9 +502,9 @@ fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
     }
 }
 
-/// The statement's items and the expression choosing its template: `static TEMPLATE:
-/// Template = …` with bytes from qail-pg's encoder, or for a dynamic query `static VARIANTS:
-/// Variants = …` with its pieces (the full query is encoded here too, to check it can be).
+/// The statement's items and the expression choosing its template: `&Template { … }` with
+/// bytes from qail-pg's encoder (no items), or for a dynamic query `static VARIANTS: Variants =
+/// …` with its pieces (the full query is encoded here too, to check it can be).
 fn template(
     input: &QueryInput,
     checked: &Checked,
@@ -561,14 +561,16 @@ fn template(
     }
     let name = &encoded.name;
     let bytes = Literal::byte_string(&encoded.bytes);
-    let items = quote! {
-        static TEMPLATE: ::qail::__private::Template = ::qail::__private::Template {
+    // Note: a reference to a constant struct literal is promoted to a `'static` value, so the
+    // template needs no `static` item: one item less per query for rustc to keep track of.
+    let template = quote! {
+        &::qail::__private::Template {
             name: #name,
             param_oids: &[#(#oids),*],
             encoded: #bytes,
-        };
+        }
     };
-    Ok((items, quote!(&TEMPLATE)))
+    Ok((TokenStream::new(), template))
 }
 
 /// The pieces of a dynamic query, as `::qail::__private::Piece`s.
@@ -659,7 +661,10 @@ mod tests {
             "SELECT id, code FROM harbors WHERE country = $1",
             country
         ));
-        assert!(out.contains("static TEMPLATE"), "{out}");
+        assert!(
+            out.contains("& :: qail :: __private :: Template {"),
+            "{out}"
+        );
         assert!(
             out.contains("pub id : :: qail :: __private :: types :: Uuid"),
             "{out}"

@@ -9,6 +9,7 @@
 
 mod ast;
 mod attr;
+mod cache;
 mod check;
 mod derive_row;
 mod derive_type;

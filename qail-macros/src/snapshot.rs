@@ -14,14 +14,19 @@ use qail_schema::Snapshot;
 use qail_schema::snapshot;
 use quote::quote;
 
+use crate::cache;
+
 /// A loaded snapshot and the file it came from (emitted in `include_bytes!`).
 #[derive(Clone)]
 pub(crate) struct Loaded {
     pub(crate) path: PathBuf,
     pub(crate) snapshot: Arc<Snapshot>,
+    /// The file's content hash ([`cache::content_hash`]): what the analyses on disk are
+    /// keyed by (0 when nothing is cached, see [`cache::enabled`]).
+    pub(crate) hash: u128,
 }
 
-type Cache = HashMap<PathBuf, (Option<SystemTime>, Arc<Snapshot>)>;
+type Cache = HashMap<PathBuf, (Option<SystemTime>, Arc<Snapshot>, u128)>;
 
 static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
 
@@ -79,23 +84,47 @@ pub(crate) fn load_path(path: &Path) -> Result<Loaded, String> {
     let mtime = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
     let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
     let cache = cache.get_or_insert_with(HashMap::new);
-    if let Some((at, snapshot)) = cache.get(&path)
+    if let Some((at, snapshot, hash)) = cache.get(&path)
         && mtime.is_some()
         && *at == mtime
     {
         return Ok(Loaded {
             path,
             snapshot: Arc::clone(snapshot),
+            hash: *hash,
         });
     }
-    let snapshot = Snapshot::load(&path).map_err(|e| {
-        format!(
-            "the schema snapshot could not be read: {e}; run `cargo qail schema pull` to rewrite it"
-        )
-    })?;
+    // Note: read here rather than by `Snapshot::load`, to hash the very bytes that are parsed;
+    // on an error `Snapshot::load` runs again for its message.
+    let parsed = std::fs::read_to_string(&path).ok().and_then(|text| {
+        Some((
+            Snapshot::from_json(&text).ok()?,
+            if cache::enabled() {
+                cache::content_hash(text.as_bytes())
+            } else {
+                0
+            },
+        ))
+    });
+    let (snapshot, hash) = match parsed {
+        Some(parsed) => parsed,
+        None => {
+            let e = Snapshot::load(&path).err().map_or_else(
+                || "the file changed while it was read".to_owned(),
+                |e| e.to_string(),
+            );
+            return Err(format!(
+                "the schema snapshot could not be read: {e}; run `cargo qail schema pull` to rewrite it"
+            ));
+        }
+    };
     let snapshot = Arc::new(snapshot);
-    cache.insert(path.clone(), (mtime, Arc::clone(&snapshot)));
-    Ok(Loaded { path, snapshot })
+    cache.insert(path.clone(), (mtime, Arc::clone(&snapshot), hash));
+    Ok(Loaded {
+        path,
+        snapshot,
+        hash,
+    })
 }
 
 #[cfg(test)]
@@ -134,6 +163,7 @@ mod tests {
         let loaded = Loaded {
             path: temp_dir("track").join(FILE_NAME),
             snapshot: Arc::new(Snapshot::default()),
+            hash: 0,
         };
         let first = loaded
             .track()

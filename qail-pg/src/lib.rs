@@ -46,7 +46,9 @@ pub use conn::{
 };
 pub use error::{DbError, Error};
 #[cfg(feature = "runtime")]
-pub use pool::{Builder as PoolBuilder, Pool, PooledConnection, Stats as PoolStats};
+pub use pool::{
+    Builder as PoolBuilder, Pool, PooledConnection, Reset as PoolReset, Stats as PoolStats,
+};
 pub use proto::message::TransactionStatus;
 #[cfg(feature = "runtime")]
 pub use row::{Column, Row};

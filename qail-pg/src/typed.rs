@@ -3,7 +3,10 @@
 //! [`pg`] holds one marker type per PostgreSQL type. `qail!` checks every argument with
 //! [`ToPg`] and every field of a user's row struct with [`FromPg`], so a mismatch is a rustc
 //! error at the argument or field, reading like "parameter $1 is PostgreSQL `int4`: `&str`
-//! cannot be sent as it". Nothing here exists at run time.
+//! cannot be sent as it". Nothing here exists at run time but [`ToArg`], which makes a
+//! checked argument an [`Arg`].
+
+use crate::template::Arg;
 
 /// Marker types naming PostgreSQL types, as `pg_type.typname` spells them.
 #[allow(
@@ -280,49 +283,196 @@ pub mod ext {
     pub use ::uuid;
 }
 
-/// Compile-time checks used by the code `qail!` emits; each is the identity at run time.
+/// How a checked argument becomes an [`Arg`], one impl per Rust type that [`ToPg`] accepts:
+/// a small `Copy` value is copied into it (so a query can outlive the expression that
+/// computed it, as in `(0..n).map(|i| qail!("… $1", i * 2))`), text and bytes keep their own
+/// lifetime `'b`, anything else is borrowed for `'a`, the borrow of the argument.
+///
+/// Note: one trait whose impls make the choice, so that each argument costs rustc one impl
+/// resolution (and no method probing through autoderef).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be sent as a query parameter",
+    label = "expected a value of a Rust type that maps to a PostgreSQL type",
+    note = "pass a value of a Rust type from the type table in qail's docs, or a `#[derive(QailType)]` type"
+)]
+pub trait ToArg<'a, 'b> {
+    /// The argument.
+    fn to_arg(value: &'a Self) -> Arg<'b>;
+}
+
+macro_rules! to_arg_by_value {
+    ($($(#[$cfg:meta])* $rust:ty => $variant:ident;)*) => {$(
+        $(#[$cfg])*
+        impl<'a, 'b> ToArg<'a, 'b> for $rust {
+            #[inline]
+            fn to_arg(value: &'a Self) -> Arg<'b> {
+                Arg::$variant(*value)
+            }
+        }
+    )*};
+}
+
+to_arg_by_value! {
+    bool => Bool;
+    i16 => I16;
+    i32 => I32;
+    i64 => I64;
+    u32 => U32;
+    f32 => F32;
+    f64 => F64;
+    crate::types::Interval => Interval;
+    #[cfg(feature = "uuid")]
+    ::uuid::Uuid => Uuid;
+    #[cfg(feature = "chrono")]
+    ::chrono::DateTime<::chrono::Utc> => Timestamptz;
+    #[cfg(feature = "chrono")]
+    ::chrono::NaiveDateTime => Timestamp;
+    #[cfg(feature = "chrono")]
+    ::chrono::NaiveDate => Date;
+    #[cfg(feature = "chrono")]
+    ::chrono::NaiveTime => Time;
+    #[cfg(feature = "time")]
+    ::time::OffsetDateTime => OffsetDateTime;
+    #[cfg(feature = "time")]
+    ::time::PrimitiveDateTime => PrimitiveDateTime;
+    #[cfg(feature = "time")]
+    ::time::Date => TimeDate;
+    #[cfg(feature = "time")]
+    ::time::Time => TimeTime;
+    #[cfg(feature = "decimal")]
+    ::rust_decimal::Decimal => Decimal;
+}
+
+/// Borrowed whole: types sent through their [`Encode`](crate::types::Encode) impl.
+macro_rules! to_arg_by_ref {
+    ($($(#[$cfg:meta])* [$($generics:tt)*] $rust:ty $(where $($bound:tt)+)?;)*) => {$(
+        $(#[$cfg])*
+        impl<'a, $($generics)*> ToArg<'a, 'a> for $rust $(where $($bound)+)? {
+            #[inline]
+            fn to_arg(value: &'a Self) -> Arg<'a> {
+                Arg::Ref(value)
+            }
+        }
+    )*};
+}
+
+to_arg_by_ref! {
+    [S: AsRef<str> + Sync] crate::types::Text<S>;
+    [T: crate::types::Encode + crate::types::ArrayElement + Sync] Vec<T>;
+    ['x, T: crate::types::Encode + crate::types::ArrayElement + Sync] &'x [T];
+    ['f, R: Sync, T: crate::types::Encode + crate::types::ArrayElement]
+        crate::types::FieldArray<'f, R, T>;
+    #[cfg(feature = "json")]
+    [] ::serde_json::Value;
+    #[cfg(feature = "json")]
+    [T: ::serde::Serialize + Sync] crate::types::Json<T>;
+    #[cfg(feature = "net")]
+    [] crate::types::Inet;
+    #[cfg(feature = "net")]
+    [] ::std::net::IpAddr;
+    #[cfg(feature = "net")]
+    [] crate::types::Cidr;
+    #[cfg(feature = "net")]
+    [] crate::types::MacAddr;
+}
+
+impl<'a> ToArg<'a, 'a> for str {
+    #[inline]
+    fn to_arg(value: &'a str) -> Arg<'a> {
+        Arg::Str(value)
+    }
+}
+
+impl<'a> ToArg<'a, 'a> for String {
+    #[inline]
+    fn to_arg(value: &'a String) -> Arg<'a> {
+        Arg::Str(value)
+    }
+}
+
+impl<'a> ToArg<'a, 'a> for Box<str> {
+    #[inline]
+    fn to_arg(value: &'a Box<str>) -> Arg<'a> {
+        Arg::Str(value)
+    }
+}
+
+impl<'a> ToArg<'a, 'a> for Vec<u8> {
+    #[inline]
+    fn to_arg(value: &'a Vec<u8>) -> Arg<'a> {
+        Arg::Bytes(value)
+    }
+}
+
+impl<'a, 'x> ToArg<'a, 'x> for &'x [u8] {
+    #[inline]
+    fn to_arg(value: &'a &'x [u8]) -> Arg<'x> {
+        Arg::Bytes(value)
+    }
+}
+
+/// A reference passes on what it points to: `&'x str` gives text borrowed for `'x`, however
+/// short-lived the variable holding the reference.
+impl<'a, 'x, 'b, T: ToArg<'x, 'b> + ?Sized> ToArg<'a, 'b> for &'x T {
+    #[inline]
+    fn to_arg(value: &'a &'x T) -> Arg<'b> {
+        T::to_arg(*value)
+    }
+}
+
+impl<'a, 'b, T: ToArg<'a, 'b>> ToArg<'a, 'b> for Option<T> {
+    #[inline]
+    fn to_arg(value: &'a Option<T>) -> Arg<'b> {
+        value.as_ref().map_or(Arg::Null, T::to_arg)
+    }
+}
+
+/// Compile-time checks used by the code `qail!` emits; each is the identity at run time, or
+/// the conversion of a checked argument into an [`Arg`].
 pub mod check {
     use super::{
-        ClauseArgument, FromPg, NotNullColumn, NullNotAllowed, NullableField, Present, ToPg,
+        ClauseArgument, FromPg, NotNullColumn, NullNotAllowed, NullableField, Present, ToArg, ToPg,
     };
-    use crate::template::Checked;
-    use crate::types::Encode;
+    use crate::template::Arg;
 
-    /// Checks argument `$N` against PostgreSQL type `P` and passes it on, to become an
-    /// [`Arg`](crate::template::Arg) (see [`Checked`]); an `Option` is accepted
-    /// (the parameter may be NULL).
-    pub fn arg<T, P, const N: usize>(value: &T) -> Checked<'_, T>
+    /// Checks argument `$N` against PostgreSQL type `P` and makes it an [`Arg`] (see
+    /// [`ToArg`]); an `Option` is accepted (the parameter may be NULL).
+    #[inline]
+    pub fn arg<'a, 'b, T, P, const N: usize>(value: &'a T) -> Arg<'b>
     where
-        T: ToPg<P, N> + Encode + Sync,
+        T: ToPg<P, N> + ToArg<'a, 'b>,
     {
-        Checked::new(value)
+        T::to_arg(value)
     }
 
     /// Checks argument `$N` against PostgreSQL type `P`, where NULL is not meaningful: an
     /// `Option`, or a reference to one, fails with [`NullNotAllowed`]'s message.
-    pub fn arg_non_null<T, P, const N: usize>(value: &T) -> Checked<'_, T>
+    #[inline]
+    pub fn arg_non_null<'a, 'b, T, P, const N: usize>(value: &'a T) -> Arg<'b>
     where
-        T: ToPg<P, N, Null: NullNotAllowed<N>> + Encode + Sync,
+        T: ToPg<P, N, Null: NullNotAllowed<N>> + ToArg<'a, 'b>,
     {
-        Checked::new(value)
+        T::to_arg(value)
     }
 
     /// Checks argument `$N` of an optional clause: an `Option` of a value for PostgreSQL type
     /// `P` (a `None` leaves the clause out and is bound as NULL).
-    pub fn clause_arg<T, P, const N: usize>(value: &T) -> Checked<'_, T>
+    #[inline]
+    pub fn clause_arg<'a, 'b, T, P, const N: usize>(value: &'a T) -> Arg<'b>
     where
-        T: ToPg<P, N, Null: ClauseArgument<N>> + Encode + Sync,
+        T: ToPg<P, N, Null: ClauseArgument<N>> + ToArg<'a, 'b>,
     {
-        Checked::new(value)
+        T::to_arg(value)
     }
 
     /// Checks the column values `$N` of a bulk insert into a NOT NULL column: the rows' field
     /// is not an `Option`.
-    pub fn not_null_column<T, P, const N: usize>(value: &T) -> Checked<'_, T>
+    #[inline]
+    pub fn not_null_column<'a, 'b, T, P, const N: usize>(value: &'a T) -> Arg<'b>
     where
-        T: ToPg<P, N, Null: NotNullColumn<N>> + Encode + Sync,
+        T: ToPg<P, N, Null: NotNullColumn<N>> + ToArg<'a, 'b>,
     {
-        Checked::new(value)
+        T::to_arg(value)
     }
 
     /// Whether an optional clause's argument is `Some`.
@@ -345,6 +495,7 @@ pub mod check {
 mod tests {
     use super::check::field;
     use super::*;
+    use crate::types::Param;
 
     fn sendable<T: ToPg<P, 1> + ?Sized, P>() {}
 
@@ -360,6 +511,56 @@ mod tests {
         assert_eq!(field::<_, pg::citext, 1>(String::from("Ci")), "Ci");
         assert_eq!(field::<_, pg::int2, 1>(Some(3i16)), Some(3));
         assert_eq!(field::<_, pg::array<pg::bool>, 1>(vec![true]), vec![true]);
+    }
+
+    fn text_arg(name: &str) -> Arg<'_> {
+        let local = name;
+        check::arg::<_, pg::text, 1>(&local)
+    }
+
+    #[test]
+    fn small_values_are_copied_text_reborrowed_and_others_borrowed() {
+        let owned = {
+            let n = 40_i64;
+            check::arg::<_, pg::int8, 1>(&(n + 2))
+        };
+        assert!(matches!(owned, Arg::I64(42)));
+        let by_ref = 7_i32;
+        assert!(matches!(
+            check::arg::<_, pg::int4, 1>(&&by_ref),
+            Arg::I32(7)
+        ));
+        assert!(matches!(
+            check::arg::<_, pg::float8, 1>(&None::<f64>),
+            Arg::Null
+        ));
+        assert!(matches!(text_arg("harbor"), Arg::Str("harbor")));
+        let name = String::from("harbor");
+        assert!(matches!(
+            check::arg::<_, pg::text, 1>(&Some(&name)),
+            Arg::Str("harbor")
+        ));
+        let bytes: &[u8] = b"\x01";
+        assert!(matches!(
+            check::arg::<_, pg::bytea, 1>(&bytes),
+            Arg::Bytes(b"\x01")
+        ));
+        let array = vec![1_i32, 2];
+        assert!(matches!(
+            check::arg::<_, pg::array<pg::int4>, 1>(&array),
+            Arg::Ref(_)
+        ));
+        let slice: &[i32] = &array;
+        assert!(matches!(
+            check::arg::<_, pg::array<pg::int4>, 1>(&slice),
+            Arg::Ref(_)
+        ));
+        let mut buf = Vec::new();
+        text_arg("harbor").as_encode().encode(25, &mut buf).unwrap();
+        assert_eq!(buf, b"harbor");
+        buf.clear();
+        owned.as_encode().encode(20, &mut buf).unwrap();
+        assert_eq!(buf, 42_i64.to_be_bytes());
     }
 
     fn not_null<T: ToPg<P, 1, Null: NullNotAllowed<1>> + ?Sized, P>() {}

@@ -56,11 +56,14 @@ pub(crate) enum Driver {
     QailDeadpoolClean,
     /// `qail` with its connections managed by bb8: the pool workloads only.
     QailBb8,
+    /// `qail` with qail-pg's pool resetting only the transaction (`PoolReset::Transaction`)
+    /// instead of the session: the pool workloads only.
+    QailResetTx,
 }
 
 impl Driver {
     /// Every driver, in report order (qail first).
-    pub(crate) const ALL: [Driver; 11] = [
+    pub(crate) const ALL: [Driver; 12] = [
         Driver::Qail,
         Driver::QailSql,
         Driver::TokioPostgres,
@@ -72,6 +75,7 @@ impl Driver {
         Driver::QailDeadpool,
         Driver::QailDeadpoolClean,
         Driver::QailBb8,
+        Driver::QailResetTx,
     ];
 
     /// The name used on the command line and in the report.
@@ -88,6 +92,7 @@ impl Driver {
             Driver::QailDeadpool => "qail-deadpool",
             Driver::QailDeadpoolClean => "qail-deadpool-clean",
             Driver::QailBb8 => "qail-bb8",
+            Driver::QailResetTx => "qail-reset-tx",
         }
     }
 
@@ -107,9 +112,10 @@ impl Driver {
             Driver::QailJsonSerde | Driver::QailJsonSimd => {
                 qail_json::run(self, ctx).await.map(Some)
             }
-            Driver::QailDeadpool | Driver::QailDeadpoolClean | Driver::QailBb8 => {
-                pools::run(self, workload, ctx).await.map(Some)
-            }
+            Driver::QailDeadpool
+            | Driver::QailDeadpoolClean
+            | Driver::QailBb8
+            | Driver::QailResetTx => pools::run(self, workload, ctx).await.map(Some),
         }
     }
 }
@@ -121,7 +127,10 @@ impl Driver {
     pub(crate) fn has(self, workload: Workload) -> bool {
         match self {
             Driver::QailJsonSerde | Driver::QailJsonSimd => return workload == Workload::Wide,
-            Driver::QailDeadpool | Driver::QailDeadpoolClean | Driver::QailBb8 => {
+            Driver::QailDeadpool
+            | Driver::QailDeadpoolClean
+            | Driver::QailBb8
+            | Driver::QailResetTx => {
                 return workload.pool_size().is_some();
             }
             _ => {}

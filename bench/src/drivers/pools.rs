@@ -1,7 +1,7 @@
 //! The pool workloads on qail connections, with the pool the only part that differs:
-//! qail-pg's own `Pool` (the `qail` driver), deadpool's managed pool (`qail-deadpool`) and bb8
-//! (`qail-bb8`), the last two through a manager written here that opens
-//! `qail::Connection`s with the same URL.
+//! qail-pg's own `Pool` (the `qail` driver; `qail-reset-tx` with `PoolReset::Transaction`),
+//! deadpool's managed pool (`qail-deadpool`) and bb8 (`qail-bb8`), the last two through a
+//! manager written here that opens `qail::Connection`s with the same URL.
 //!
 //! 10 tasks share a pool of 10 (`pool10`) or 4 (`pool4`); each takes a connection, pipelines
 //! 100 point lookups with one Sync (the `qail` driver's compiled query), and gives it back.
@@ -9,9 +9,10 @@
 //! for a connection (acquire) and the batch's latency (acquire, queries, rows decoded).
 //!
 //! What each pool does per acquire and release: qail-pg's writes a reset of the session on
-//! release (`DISCARD ALL`'s statements but `DEALLOCATE ALL`, seven simple queries, without
-//! waiting for their replies; a ROLLBACK first when a transaction was left open) and checks
-//! the connection is not closed; `qail-deadpool`'s `recycle` and `qail-bb8`'s `has_broken`
+//! release (`DISCARD ALL`'s statements but `DEALLOCATE ALL`, one simple query of seven
+//! statements, without waiting for its reply; a ROLLBACK first when a transaction was left
+//! open; under `qail-reset-tx` only that ROLLBACK, so nothing here) and checks the connection
+//! is not closed; `qail-deadpool`'s `recycle` and `qail-bb8`'s `has_broken`
 //! only check that the connection is not closed (deadpool-postgres's `RecyclingMethod::Fast`;
 //! bb8's `test_on_check_out`, a round trip per acquire, is off, as qail-pg's pool pings only
 //! connections idle for a while); `qail-deadpool-clean`'s `recycle` runs the same seven
@@ -23,7 +24,7 @@ use std::ops::DerefMut;
 use std::time::{Duration, Instant};
 
 use futures_util::future::try_join_all;
-use qail::{Connection, Pool, PooledConnection};
+use qail::{Connection, Pool, PoolReset, PooledConnection};
 
 use crate::drivers::{Ctx, Driver, qail::point_batch};
 use crate::measure::{BoxError, Counts, Meter, Result, Sample};
@@ -54,10 +55,10 @@ struct Manager {
     clean: bool,
 }
 
-/// The session reset of `qail-deadpool-clean`: the statements qail-pg's pool sends on
-/// release, in one simple query.
+/// The session reset of `qail-deadpool-clean`: the simple query qail-pg's pool sends on
+/// release.
 const RESET_SQL: &str = "CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; \
-     UNLISTEN *; SELECT pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES";
+     UNLISTEN *; SELECT pg_catalog.pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES";
 
 impl deadpool::managed::Manager for Manager {
     type Type = Connection;
@@ -125,16 +126,21 @@ impl BenchPool for bb8::Pool<Manager> {
     }
 }
 
-/// Runs a pool workload with `driver`'s pool: `qail` (qail-pg's), `qail-deadpool` or
-/// `qail-bb8`.
+/// Runs a pool workload with `driver`'s pool: `qail` or `qail-reset-tx` (qail-pg's),
+/// `qail-deadpool` or `qail-bb8`.
 pub(crate) async fn run(driver: Driver, workload: Workload, ctx: &Ctx) -> Result<Sample> {
     let size = workload
         .pool_size()
         .ok_or_else(|| format!("{workload} is not a pool workload"))?;
     let n = ctx.sizes.pool;
     match driver {
-        Driver::Qail => {
+        Driver::Qail | Driver::QailResetTx => {
+            let reset = match driver {
+                Driver::QailResetTx => PoolReset::Transaction,
+                _ => PoolReset::Session,
+            };
             let pool = Pool::builder()
+                .reset(reset)
                 .max_size(size)
                 .min_idle(size)
                 .connect(&ctx.url)

@@ -19,6 +19,20 @@ pub(crate) struct StatementCache {
     clock: u64,
     /// The next statement name's number.
     next_id: u64,
+    /// The template found last: a connection running one compiled query after another
+    /// finds it again without hashing its name.
+    last: Option<Last>,
+}
+
+/// [`StatementCache::last`]: a template's name and statement, and its uses since it was
+/// found in the map, which are written back to its entry ([`StatementCache::settle`])
+/// before anything else reads or changes the entries.
+struct Last {
+    name: &'static str,
+    statement: Statement,
+    /// The clock when it was found in the map, and at its last use.
+    found_at: u64,
+    last_used: u64,
 }
 
 /// The hasher of template names: FxHash's multiply-rotate over 8-byte words.
@@ -81,6 +95,7 @@ impl StatementCache {
             capacity,
             clock: 0,
             next_id: 0,
+            last: None,
         }
     }
 
@@ -119,11 +134,36 @@ impl StatementCache {
     }
 
     /// The prepared statement of the template named `name`, marked as just used.
-    pub(crate) fn get_template(&mut self, name: &str) -> Option<Statement> {
+    pub(crate) fn get_template(&mut self, name: &'static str) -> Option<Statement> {
         self.clock += 1;
+        // Note: the same name at the same address is the same template name: no hashing.
+        if let Some(last) = &mut self.last
+            && std::ptr::eq(last.name, name)
+        {
+            last.last_used = self.clock;
+            return Some(last.statement.clone());
+        }
+        self.settle();
         let entry = self.templates.get_mut(name)?;
         entry.last_used = self.clock;
+        self.last = Some(Last {
+            name,
+            statement: entry.statement.clone(),
+            found_at: self.clock,
+            last_used: self.clock,
+        });
         Some(entry.statement.clone())
+    }
+
+    /// Forgets [`StatementCache::last`], writing its last use back to its entry when it was
+    /// used since it was found (so templates that alternate cost no extra lookup).
+    fn settle(&mut self) {
+        if let Some(last) = self.last.take()
+            && last.last_used != last.found_at
+            && let Some(entry) = self.templates.get_mut(last.name)
+        {
+            entry.last_used = last.last_used;
+        }
     }
 
     /// Adds a prepared template; returns the names of statements evicted to make room.
@@ -132,6 +172,7 @@ impl StatementCache {
         name: &'static str,
         statement: Statement,
     ) -> Vec<String> {
+        self.settle();
         self.clock += 1;
         let entry = Entry {
             statement,
@@ -144,12 +185,14 @@ impl StatementCache {
 
     /// Forgets the template named `name`; whether it was cached.
     pub(crate) fn remove_template(&mut self, name: &str) -> bool {
+        self.settle();
         self.templates.remove(name).is_some()
     }
 
     /// Forgets every statement (after `DISCARD ALL` or `DEALLOCATE ALL` closed them on the
     /// server); returns nothing to close.
     pub(crate) fn clear(&mut self) {
+        self.last = None;
         self.entries.clear();
         self.templates.clear();
     }
@@ -173,6 +216,7 @@ impl StatementCache {
     }
 
     fn shrink(&mut self) -> Vec<String> {
+        self.settle();
         let mut evicted = Vec::new();
         while self.len() > self.capacity {
             let oldest_sql = self
@@ -235,6 +279,23 @@ mod tests {
         assert!(cache.remove_template("q1"));
         cache.clear();
         assert_eq!(cache.len(), 0);
+    }
+
+    #[test]
+    fn repeated_template_uses_count_for_eviction() {
+        const Q: &str = "q1";
+        let mut cache = StatementCache::new(2);
+        assert!(cache.insert_template(Q, stmt(Q)).is_empty());
+        assert!(cache.get_template(Q).is_some());
+        assert!(cache.insert("a", stmt("sa")).is_empty());
+        // Found again without a lookup: still its most recent use.
+        assert_eq!(cache.get_template(Q).unwrap().name(), Q);
+        assert_eq!(cache.insert("b", stmt("sb")), ["sa"]);
+        assert!(cache.remove_template(Q));
+        assert!(cache.get_template(Q).is_none());
+        assert!(cache.insert_template(Q, stmt("q1 again")).is_empty());
+        assert_eq!(cache.get_template(Q).unwrap().name(), "q1 again");
+        assert_eq!(cache.get_template(Q).unwrap().name(), "q1 again");
     }
 
     #[test]

@@ -68,7 +68,7 @@ impl Connection {
         params: &Params<'_>,
         rows: Option<&mut Vec<Row>>,
     ) -> Result<u64, Error> {
-        let span = super::trace::query_span(self, sql);
+        let span = super::trace::query_span(self, || sql);
         super::cancel::timed!(
             self,
             super::trace::query(span, self.run_untimed(sql, params, rows), |n| *n)

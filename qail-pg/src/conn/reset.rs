@@ -12,23 +12,39 @@
 //! [`Connection::recv`] ([`Connection::finish_reset`]) before its own; a reset that failed
 //! breaks the connection and the flow returns an error saying so, and the pool discards it.
 //!
-//! The reset is what `DISCARD ALL` does, minus `DEALLOCATE ALL` (the statement cache stays
-//! valid) and minus `DISCARD PLANS` (the server already re-plans a cached statement when
-//! `search_path`, the role or a referenced object changes; discarding every plan on every
-//! release would only slow down the next user). See
-//! <https://www.postgresql.org/docs/current/sql-discard.html>. Each statement is a Query
-//! message of its own, so each runs in its own implicit transaction and one failing (say, to
-//! a one-millisecond statement_timeout the previous user set) does not undo the others; none
-//! of them is refused inside a transaction block, but they follow the `ROLLBACK` of a
-//! transaction the previous user left open, which is sent only when there is one (a
-//! `ROLLBACK` outside a transaction only earns a warning). SQL-level `PREPARE`d statements
-//! are kept like the cache's.
+//! [`Reset::Session`] (the default) is what `DISCARD ALL` does, minus `DEALLOCATE ALL` (the
+//! statement cache stays valid) and minus `DISCARD PLANS` (the server already re-plans a
+//! cached statement when `search_path`, the role or a referenced object changes; discarding
+//! every plan on every release would only slow down the next user). See
+//! <https://www.postgresql.org/docs/current/sql-discard.html>. `DISCARD ALL` itself cannot be
+//! used: it refuses to run inside a transaction block, and so inside a Query message of
+//! several statements. Its parts do not, so they go out as one Query message, one cycle
+//! with one ReadyForQuery. The server runs such a message as one implicit transaction: if
+//! any part fails (say, to a one-millisecond `statement_timeout` the previous user set), the
+//! transactional parts are undone with it — but a failed reset breaks the connection anyway,
+//! and the pool closes it, which ends the whole session on the server. None of the parts is
+//! refused in a read-only transaction (a previous user's `default_transaction_read_only`
+//! still applies to the reset's own transaction until its `RESET ALL`). The advisory unlock
+//! names `pg_catalog` so that no function on a previous user's `search_path` can stand in
+//! for it. SQL-level `PREPARE`d statements are kept like the cache's.
+//!
+//! The `ROLLBACK` of a transaction the previous user left open or failed is a Query message
+//! of its own, sent first and only when there is one (a `ROLLBACK` outside a transaction only
+//! earns a warning). It would work at the head of the reset's message too (the statements
+//! after it run in an implicit transaction of their own), but a transaction left open is the
+//! exception, and on its own it serves [`Reset::Transaction`] as well, where it is the whole
+//! reset.
 //!
 //! Behind a pooler in transaction mode ([`Pooler::Transaction`](super::config::Pooler)) the
-//! reset is only the `ROLLBACK` of an open transaction: outside a transaction the client has
-//! no server session of its own to reset (pgbouncer's `server_reset_query`, `DISCARD ALL`
-//! by default, is run by pgbouncer itself, and only in session mode unless
-//! `server_reset_query_always` is set).
+//! reset is only the `ROLLBACK` of an open transaction, whatever the pool's [`Reset`]:
+//! outside a transaction the client has no server session of its own to reset (pgbouncer's
+//! `server_reset_query`, `DISCARD ALL` by default, is run by pgbouncer itself, and only in
+//! session mode unless `server_reset_query_always` is set).
+//!
+//! No reset is skipped because the previous user "changed nothing": a compiled query can
+//! change session state as well as run-time SQL can (`SELECT set_config(…)`,
+//! `pg_advisory_lock`, `nextval` for `currval`, a function that creates a temporary table),
+//! and the server reports only some settings back, so the driver cannot know.
 //!
 //! A flow reads through [`Connection::recv`] (or calls [`Connection::ready`] first), never
 //! `stream.next_frame` directly, so the reset's replies are never mistaken for its own.
@@ -37,18 +53,13 @@ use futures_util::FutureExt;
 
 use super::{Connection, server_error};
 use crate::error::{Error, Kind};
+use crate::pool::Reset;
 use crate::proto::message::{Backend, Query, TransactionStatus};
 
-/// The reset, in the order of `DISCARD ALL`'s documented equivalent.
-const RESET: &[&str] = &[
-    "CLOSE ALL",
-    "SET SESSION AUTHORIZATION DEFAULT",
-    "RESET ALL",
-    "UNLISTEN *",
-    "SELECT pg_advisory_unlock_all()",
-    "DISCARD TEMP",
-    "DISCARD SEQUENCES",
-];
+/// [`Reset::Session`]'s statements, in the order of `DISCARD ALL`'s documented equivalent,
+/// as one Query message.
+const SESSION_RESET: &str = "CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; \
+     UNLISTEN *; SELECT pg_catalog.pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES";
 
 /// How many unsolicited messages [`Connection::poll_alive`] reads before giving up on a
 /// chatty connection.
@@ -61,10 +72,10 @@ impl Connection {
         self.syncs.interrupted() || self.open_batch
     }
 
-    /// Queues the reset and sends it if the socket takes it without waiting, unless one is
-    /// already queued and nothing ran since. Call only when no flow is interrupted
+    /// Queues the reset `reset` and sends it if the socket takes it without waiting, unless
+    /// one is already queued and nothing ran since. Call only when no flow is interrupted
     /// ([`Connection::has_interrupted_flow`] is false). A failed send breaks the connection.
-    pub(crate) fn start_reset(&mut self) {
+    pub(crate) fn start_reset(&mut self, reset: Reset) {
         debug_assert!(
             !self.has_interrupted_flow(),
             "drain before queueing a reset"
@@ -83,10 +94,8 @@ impl Connection {
         // Note: behind a pooler in transaction mode the session is not this connection's:
         // each statement would run on whichever server session the pooler picks, and the
         // pooler resets its server sessions itself (pgbouncer's server_reset_query).
-        if !self.pooled_transactions {
-            for sql in RESET {
-                self.queue_reset_query(sql);
-            }
+        if reset == Reset::Session && !self.pooled_transactions {
+            self.queue_reset_query(SESSION_RESET);
         }
         // Note: the ROLLBACK goes out before anything the next user sends.
         self.transaction_status = TransactionStatus::Idle;

@@ -16,8 +16,8 @@ use tokio::net::UnixStream;
 use crate::error::DbError;
 use crate::error::{Error, Kind};
 use crate::proto::message::{
-    Backend, DataRow, DecodeError, Frame, MAX_MESSAGE_LEN, Phase, claimed_body_len, error_response,
-    frame, max_body_len,
+    Backend, DataRow, DecodeError, Frame, Phase, claimed_body_len, error_response, frame,
+    max_body_len,
 };
 
 /// A connected socket: plain TCP, a Unix socket, or TLS over TCP.
@@ -375,29 +375,46 @@ impl Stream {
     }
 
     /// Consumes the complete message at the front of the received bytes, if there is one.
+    ///
+    /// Note: every reply of a query passes here, so a complete, valid message other than an
+    /// ErrorResponse is framed inline, with the checks `frame` makes (a length of at least 4,
+    /// a body within its type's limit); the rest (an incomplete or invalid message, an
+    /// error) goes through [`Stream::take_frame_slow`].
     #[inline]
     fn take_frame(&mut self) -> Result<Option<Received>, Error> {
         let pending = self
             .read_buf
             .get(self.read_pos..self.read_end)
             .unwrap_or_default();
-        // Note: the rows of a result are most of the messages: a complete DataRow of a
-        // session is taken here, inline, with the checks `frame` makes (a length of at least
-        // 4, a body within its limit); anything else goes through `frame`.
-        if let [DataRow::TAG, a, b, c, d, ..] = *pending
-            && self.phase == Phase::Session
+        let [tag, a, b, c, d, ..] = *pending else {
+            // Not even a header (often an empty buffer, after the last reply was read).
+            return Ok(None);
+        };
+        let claimed = u32::from_be_bytes([a, b, c, d]) as usize;
+        if tag != error_response::TAG
+            && (4..=max_body_len(tag, self.phase).saturating_add(4)).contains(&claimed)
+            && pending.len() > claimed
         {
-            let claimed = u32::from_be_bytes([a, b, c, d]) as usize;
-            if (4..=MAX_MESSAGE_LEN + 4).contains(&claimed) && pending.len() > claimed {
-                let start = self.read_pos;
-                self.read_pos += 1 + claimed;
-                return Ok(Some(Received {
-                    tag: DataRow::TAG,
-                    start: start + 5,
-                    end: start + 1 + claimed,
-                }));
-            }
+            let start = self.read_pos;
+            self.read_pos += 1 + claimed;
+            return Ok(Some(Received {
+                tag,
+                start: start + 5,
+                end: start + 1 + claimed,
+            }));
         }
+        self.take_frame_slow()
+    }
+
+    /// [`Stream::take_frame`] of a message that is incomplete, invalid or an ErrorResponse
+    /// (whose FATAL or PANIC fields are kept).
+    #[cold]
+    #[inline(never)]
+    fn take_frame_slow(&mut self) -> Result<Option<Received>, Error> {
+        let pending = self
+            .read_buf
+            .get(self.read_pos..self.read_end)
+            .unwrap_or_default();
         match frame(pending, self.phase) {
             Ok(Some(Frame {
                 tag,
@@ -511,11 +528,11 @@ impl Stream {
                 self.read_buf = vec![0; READ_SIZE];
             }
         }
-        let rest = self
-            .read_buf
-            .get(self.read_pos..self.read_end)
-            .map_or(0, |pending| message_len(pending, self.phase))
-            .saturating_sub(pending);
+        let rest = match self.read_buf.get(self.read_pos..self.read_end) {
+            Some(pending) if !pending.is_empty() => message_len(pending, self.phase),
+            _ => 0,
+        }
+        .saturating_sub(pending);
         // Note: room for the rest of a message only up to as many bytes as have arrived
         // (at least a [`READ_SIZE`]): a large message doubles the buffer as its bytes come,
         // and a length the peer claims but never sends costs no memory.

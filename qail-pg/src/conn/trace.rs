@@ -75,22 +75,25 @@ pub(crate) async fn connect(
     }
 }
 
-/// The `qail.query` span of `sql` on `conn` (see the module's table of fields).
+/// The `qail.query` span of the SQL `sql` gives on `conn` (see the module's table of
+/// fields).
+///
+/// Note: `sql` is called, and the fields computed, only when a subscriber takes the span:
+/// tracing's span macro evaluates the field values only for an enabled span, so a query
+/// without a subscriber reads neither its SQL nor its server here.
 #[cfg(feature = "tracing")]
-pub(crate) fn query_span(conn: &Connection, sql: &str) -> QuerySpan {
+pub(crate) fn query_span<'s>(conn: &Connection, sql: impl Fn() -> &'s str) -> QuerySpan {
     let target = conn.cancel_target.as_deref();
-    let operation = operation(sql);
-    let server = target.map(|t| address(&t.host));
     tracing::debug_span!(
         "qail.query",
-        otel.name = operation,
+        otel.name = operation(sql()),
         otel.kind = "client",
         otel.status_code = tracing::field::Empty,
         db.system.name = "postgresql",
         db.namespace = target.map(|t| t.config.dbname.as_str()),
-        db.operation.name = operation,
-        db.query.text = sql,
-        server.address = server.as_deref(),
+        db.operation.name = operation(sql()),
+        db.query.text = sql(),
+        server.address = target.map(|t| address(&t.host)).as_deref(),
         server.port = target.map(|t| t.port),
         db.response.status_code = tracing::field::Empty,
         "error.type" = tracing::field::Empty,
@@ -99,10 +102,10 @@ pub(crate) fn query_span(conn: &Connection, sql: &str) -> QuerySpan {
     )
 }
 
-/// Without the `tracing` feature: nothing.
+/// Without the `tracing` feature: nothing; `sql` is not called.
 #[cfg(not(feature = "tracing"))]
 #[inline(always)]
-pub(crate) fn query_span(conn: &Connection, sql: &str) -> QuerySpan {
+pub(crate) fn query_span<'s>(conn: &Connection, sql: impl Fn() -> &'s str) -> QuerySpan {
     let _ = (conn, sql);
     QuerySpan
 }
@@ -116,6 +119,10 @@ pub(crate) async fn query<T>(
     rows: impl FnOnce(&T) -> u64,
 ) -> Result<T, Error> {
     use tracing::Instrument;
+    if span.is_disabled() {
+        // Note: no subscriber takes the span: nothing to time or record.
+        return fut.await;
+    }
     let start = std::time::Instant::now();
     let result = fut.instrument(span.clone()).await;
     span.record("duration_us", elapsed_us(start));

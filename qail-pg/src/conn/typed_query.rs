@@ -152,7 +152,7 @@ async fn run(
     affected: bool,
     sink: &mut (dyn RowSink + Send),
 ) -> Result<u64, Error> {
-    let span = trace::query_span(conn, template.sql());
+    let span = trace::query_span(conn, || template.sql());
     let visit = async {
         timed!(conn, async {
             let mut rows = Dyn { sink, rows: 0 };

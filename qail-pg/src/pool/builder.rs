@@ -19,6 +19,7 @@ pub(crate) struct Options {
     pub(crate) drain_timeout: Duration,
     pub(crate) warm_up: Vec<String>,
     pub(crate) replica_retry_after: Duration,
+    pub(crate) reset: Reset,
 }
 
 impl Default for Options {
@@ -33,8 +34,38 @@ impl Default for Options {
             drain_timeout: Duration::from_secs(5),
             warm_up: Vec::new(),
             replica_retry_after: Duration::from_secs(5),
+            reset: Reset::Session,
         }
     }
+}
+
+/// What the pool resets on a connection returned to it, before the next user gets it; see
+/// [`Builder::reset`].
+///
+/// Either way the connection's own client-side state is reset too: its notice handler, its
+/// queue of notifications and its query time-out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Reset {
+    /// The whole session (the default): a transaction left open or failed is rolled back,
+    /// and cursors are closed, the session authorization and role, every setting made with
+    /// `SET` or `set_config`, `LISTEN` registrations, session advisory locks, temporary
+    /// tables and sequence state (`currval`) return to what a new connection has — `DISCARD
+    /// ALL` without `DEALLOCATE ALL`: prepared statements, the statement cache's and those of
+    /// SQL `PREPARE`, are kept. Safe whatever the previous user did. Sent without waiting
+    /// for the answer, as one message; the server runs it while the connection sits idle.
+    #[default]
+    Session,
+    /// Only the transaction: a transaction left open or failed is rolled back, as a pooler in
+    /// transaction mode does; nothing is sent otherwise. Safe when no user of the pool
+    /// changes session state, or each user sets what it relies on before it relies on it:
+    /// with this choice a setting made with `SET` (`search_path`, `statement_timeout`, the
+    /// role…), a temporary table, a session advisory lock, a `LISTEN`, an open `WITH HOLD`
+    /// cursor or a statement prepared with SQL `PREPARE` reaches the next user of the
+    /// connection. State scoped to a transaction (`SET LOCAL`, `pg_advisory_xact_lock`,
+    /// `ON COMMIT DROP` tables) is undone by the rollback or the commit, so it is safe here.
+    /// Saves the server a transaction per release and the client the reading of its reply.
+    Transaction,
 }
 
 /// Sizes, time-outs and warm-up statements for a [`Pool`]; from [`Pool::builder`].
@@ -128,6 +159,25 @@ impl Builder {
     /// every setting to its connection-time value.
     pub fn warm_up(mut self, sql: impl Into<String>) -> Builder {
         self.options.warm_up.push(sql.into());
+        self
+    }
+
+    /// What is reset on a connection returned to the pool (default [`Reset::Session`], the
+    /// whole session; [`Reset::Transaction`] only rolls back a transaction left open).
+    /// Behind a pooler in transaction mode (`pooler=transaction`) the reset is only the
+    /// rollback either way: the pooler resets its server sessions itself.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), qail_pg::Error> {
+    /// // Every user of this pool runs only queries that change no session state.
+    /// let pool = qail_pg::Pool::builder()
+    ///     .reset(qail_pg::PoolReset::Transaction)
+    ///     .connect("postgres://app@localhost/app")
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn reset(mut self, reset: Reset) -> Builder {
+        self.options.reset = reset;
         self
     }
 

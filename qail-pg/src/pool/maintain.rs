@@ -1,14 +1,14 @@
 //! Background work: draining connections returned mid-call, closing idle connections that
-//! are too old or idle too long, and keeping `min_idle` connections open.
+//! are too old or idle too long, keeping `min_idle` connections open, and moving spares
+//! (connections opened for an acquire that was dropped) to the idle list.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::MissedTickBehavior;
 
 use super::builder::Options;
-use super::{Entry, Idle, Inner};
+use super::{Inner, NO_WAIT, Object};
 
 /// The reaper wakes at least this rarely…
 const MAX_PERIOD: Duration = Duration::from_secs(30);
@@ -18,40 +18,35 @@ const MIN_PERIOD: Duration = Duration::from_millis(10);
 /// Reads the replies a dropped call left owed, then returns the connection to the pool; closes
 /// it when that fails or takes longer than the drain time-out. Holds the slot meanwhile, so
 /// the pool never opens a replacement while the server still works for the old call.
-pub(super) async fn drain(pool: Arc<Inner>, entry: Entry, permit: OwnedSemaphorePermit) {
-    let mut draining = Draining {
-        entry: Some(entry),
-        pool: Arc::clone(&pool),
-    };
-    let Some(entry) = draining.entry.as_mut() else {
+pub(super) async fn drain(pool: Arc<Inner>, object: Object) {
+    let mut draining = Draining(Some(object));
+    let Some(object) = draining.0.as_mut() else {
         return;
     };
-    let drained = tokio::time::timeout(pool.options.drain_timeout, entry.conn.ready()).await;
+    let limit = pool.options().drain_timeout;
+    let drained = tokio::time::timeout(limit, object.conn_mut().ready()).await;
     if matches!(drained, Ok(Ok(())))
-        && let Some(entry) = draining.entry.take()
+        && let Some(object) = draining.0.take()
     {
-        pool.release(entry, permit);
+        pool.release(object);
     }
 }
 
 /// Closes the connection it holds when dropped, whether the drain failed or was itself
 /// dropped (the runtime shutting down); counted as broken.
-struct Draining {
-    entry: Option<Entry>,
-    pool: Arc<Inner>,
-}
+struct Draining(Option<Object>);
 
 impl Drop for Draining {
     fn drop(&mut self) {
-        if let Some(entry) = self.entry.take() {
-            self.pool.destroy(entry, true);
+        if let Some(object) = self.0.take() {
+            Inner::discard(object, true);
         }
     }
 }
 
 /// Starts the reaper when the options need one. It stops when the pool is dropped or closed.
 pub(super) fn spawn(inner: &Arc<Inner>) {
-    let Some(period) = period(&inner.options) else {
+    let Some(period) = period(inner.options()) else {
         return;
     };
     let weak = Arc::downgrade(inner);
@@ -85,51 +80,46 @@ fn period(options: &Options) -> Option<Duration> {
 }
 
 impl Inner {
-    /// Closes idle connections that are dead, past their lifetime, or idle too long beyond
-    /// `min_idle`.
+    /// Closes idle connections past their lifetime, or idle too long beyond `min_idle`.
+    /// (Dead ones are found at checkout, where deadpool's `recycle` reads their socket.)
     pub(super) fn reap(&self) {
-        let now = Instant::now();
-        let mut doomed = Vec::new();
-        {
-            let mut idle = self.idle();
-            let all = std::mem::take(&mut *idle);
-            let mut keep = Vec::with_capacity(all.len());
-            for mut item in all {
-                let alive = item.entry.conn.poll_alive();
-                if !alive || self.expired(&item.entry) {
-                    doomed.push((item, !alive));
+        let manager = self.pool.manager();
+        let retained = self
+            .pool
+            .retain(|_, metrics| !manager.expired(&metrics))
+            .retained;
+        if let Some(limit) = manager.options.idle_timeout {
+            // Oldest first: the surplus at the front that has waited too long goes.
+            let now = Instant::now();
+            let mut surplus = retained.saturating_sub(manager.options.min_idle);
+            self.pool.retain(|entry, _| {
+                let stale = surplus > 0 && now.saturating_duration_since(entry.since) >= limit;
+                if stale {
+                    surplus -= 1;
                 } else {
-                    keep.push(item);
+                    surplus = 0;
                 }
-            }
-            if let Some(limit) = self.options.idle_timeout {
-                // Oldest first: the surplus at the front that has waited too long goes.
-                let surplus = keep.len().saturating_sub(self.options.min_idle);
-                let stale = keep
-                    .iter()
-                    .take(surplus)
-                    .take_while(|item| now.saturating_duration_since(item.since) >= limit)
-                    .count();
-                doomed.extend(keep.drain(..stale).map(|item| (item, false)));
-            }
-            *idle = keep;
-        }
-        for (Idle { entry, .. }, broken) in doomed {
-            self.destroy(entry, broken);
+                !stale
+            });
         }
     }
 
-    /// Opens connections until `min_idle` are idle, as far as there is room.
+    /// Opens connections until `min_idle` are idle, as far as there are free slots, and
+    /// moves spares (connections opened for an acquire that was dropped) to the idle list:
+    /// holds connections (idle ones, spares, new ones) until `min_idle` are held and no spare
+    /// is left, then returns them all.
     pub(super) async fn top_up(&self) {
-        while self.idle().len() < self.options.min_idle && !self.is_closed() {
-            let Ok(permit) = Arc::clone(&self.semaphore).try_acquire_owned() else {
-                return;
-            };
-            match self.open_connection().await {
-                Ok(entry) => self.push_idle(entry),
-                Err(_) => return,
+        let min_idle = self.options().min_idle;
+        let counts = &self.pool.manager().counts;
+        if self.pool.status().available >= min_idle && counts.spares() == 0 {
+            return;
+        }
+        let mut held = Vec::with_capacity(min_idle);
+        while (held.len() < min_idle || counts.spares() > 0) && !self.is_closed() {
+            match self.pool.timeout_get(&NO_WAIT).await {
+                Ok(object) => held.push(object),
+                Err(_) => break,
             }
-            drop(permit);
         }
     }
 }

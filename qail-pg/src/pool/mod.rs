@@ -5,46 +5,53 @@
 //! one (its statement cache, its server backend's caches) serves the next call and surplus
 //! ones age out through the idle time-out.
 //!
-//! A returned connection is never handed to the next user dirty: a transaction left open is
-//! rolled back, and settings, the role, LISTEN registrations, advisory locks, temporary tables
-//! and open cursors are reset (`DISCARD ALL` minus `DEALLOCATE ALL`, so prepared statements
-//! stay valid). The reset costs no round trip of its own: it is sent when the connection is
-//! returned, without waiting for the answer, which is read when the connection is next
-//! checked out (or by its next call, if it has not arrived by then). A broken connection is closed; one returned
-//! with a call still in flight (its future was dropped) first has its replies read in the
-//! background, within [`Builder::drain_timeout`].
+//! A returned connection is never handed to the next user dirty: under the default
+//! [`Reset::Session`] a transaction left open is rolled back, and settings, the role, LISTEN
+//! registrations, advisory locks, temporary tables and open cursors are reset (`DISCARD ALL`
+//! minus `DEALLOCATE ALL`, so prepared statements stay valid); [`Reset::Transaction`] only
+//! rolls back, for applications that change no session state ([`Builder::reset`]). The
+//! reset costs no round trip of its own: it is sent when the connection is returned,
+//! without waiting for the answer, which is read when the connection is next checked out
+//! (or by its next call, if it has not arrived by then). A broken connection is closed; one
+//! returned with a call still in flight (its future was dropped) first has its replies read
+//! in the background, within [`Builder::drain_timeout`].
 //!
-//! # Why not deadpool or bb8
+//! # On deadpool
 //!
-//! The pool is small and written on tokio's `Semaphore` and a `Mutex<Vec<_>>` because:
-//! - the reset without a round trip queues messages inside the connection and reads their
-//!   replies ahead of the next flow's — that needs the connection's internals, which a generic
-//!   pool's `recycle` hook cannot reach without a round trip per checkout;
-//! - cancel safety is part of the connection's design (a dropped call leaves replies owed,
-//!   counted), and the pool must act on it when a connection comes back (drain in the
-//!   background, holding the slot, or close) — generic pools only see "returned";
-//! - a slot is a semaphore permit, so an acquire future dropped at any point never leaks one,
-//!   and a connection being opened when its caller gives up is finished and kept idle;
-//! - no extra dependencies.
+//! The acquire/release core — `max_size` slots, the idle list taken last-in first-out, the
+//! waiters — is `deadpool::managed`: the hand-written core it replaced measured only level
+//! with deadpool and bb8 (bench/README.md, "The pool"). What a generic pool does not do by
+//! itself is in its hooks and around it:
+//! - `Manager::recycle` is the checkout: the reset's answer read without a round trip, the
+//!   lifetime and `target_session_attrs` checks, the health check of a connection idle for
+//!   long;
+//! - [`PooledConnection`]'s drop is the release: the reset queued without a round trip, a
+//!   broken, expired or strayed connection taken out and closed, one with a call still in
+//!   flight drained in the background while it keeps its slot;
+//! - `Manager::create` opens in a task of its own, so a connection being opened when its
+//!   acquire is dropped is finished and kept for the next one, within `max_size`;
+//! - the background task keeps `min_idle` and applies the idle and lifetime limits, and
+//!   [`Pool::stats`] keeps the counts deadpool does not.
 
 mod builder;
 mod maintain;
+mod manager;
 mod pooled;
 mod replicas;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError, oneshot};
+use deadpool::managed::{PoolError, QueueMode, TimeoutType, Timeouts};
 
-pub use builder::Builder;
 use builder::Options;
+pub use builder::{Builder, Reset};
+use manager::Manager;
 pub use pooled::PooledConnection;
 use replicas::Replicas;
 
-use crate::conn::Connection;
-use crate::conn::config::{Config, TargetSessionAttrs};
+use crate::conn::config::Config;
 use crate::error::{Error, Kind};
 use crate::row::Row;
 use crate::types::Encode;
@@ -90,9 +97,9 @@ pub struct Stats {
     /// pool closed).
     pub destroyed: u64,
     /// Of [`destroyed`](Stats::destroyed), the connections closed because they were broken:
-    /// the server or the network closed them (found when a call failed, at checkout, or by
-    /// the background check of idle ones), a health check or the reset failed, or the
-    /// replies a cancelled call left could not be read within the drain time-out.
+    /// the server or the network closed them (found when a call failed, or at checkout), a
+    /// health check or the reset failed, or the replies a cancelled call left could not be
+    /// read within the drain time-out.
     pub broken: u64,
     /// Calls to [`Pool::acquire`] since the pool was created that found every connection in
     /// use and waited for one (the others took an idle connection or opened one at once).
@@ -107,36 +114,25 @@ pub struct Stats {
 
 /// State shared by the pool's handles, its connections and its background task.
 pub(crate) struct Inner {
-    config: Config,
-    options: Options,
-    /// One permit per connection that may be out of the idle list.
-    semaphore: Arc<Semaphore>,
-    /// Oldest first; checkout pops the newest.
-    idle: Mutex<Vec<Idle>>,
-    /// Connections open or being opened.
-    open: AtomicUsize,
+    /// The acquire/release core: a semaphore of `max_size` slots over a last-in first-out
+    /// list of idle connections.
+    pool: deadpool::managed::Pool<Manager>,
+    /// Set by [`Pool::close`] before deadpool's pool is closed, so connections returned
+    /// meanwhile are closed, not kept.
+    closed: AtomicBool,
     waiters: AtomicUsize,
-    created: AtomicU64,
-    destroyed: AtomicU64,
-    broken: AtomicU64,
     waits: AtomicU64,
     /// Nanoseconds, in total and the longest.
     wait_time: AtomicU64,
     max_wait: AtomicU64,
-    closed: AtomicBool,
 }
 
-/// A connection with its birth time.
-pub(crate) struct Entry {
-    conn: Connection,
-    created: Instant,
-}
-
-/// A connection waiting in the pool, and since when.
-struct Idle {
-    entry: Entry,
-    since: Instant,
-}
+/// The first attempt of an acquire: a free slot or none, without waiting.
+const NO_WAIT: Timeouts = Timeouts {
+    wait: Some(Duration::ZERO),
+    create: None,
+    recycle: None,
+};
 
 impl Pool {
     /// Opens a pool with default options (up to 10 connections) and a libpq connection string.
@@ -170,10 +166,11 @@ impl Pool {
         let retry_after = options.replica_retry_after;
         let replicas = Arc::new(Replicas::new(replicas, retry_after));
         let inner = Pool::inner(config, options);
+        let mut opened = Vec::with_capacity(initial);
         for _ in 0..initial {
-            let entry = inner.open_connection().await?;
-            inner.push_idle(entry);
+            opened.push(inner.pool.get().await.map_err(Inner::error)?);
         }
+        drop(opened);
         maintain::spawn(&inner);
         Ok(Pool { inner, replicas })
     }
@@ -189,20 +186,19 @@ impl Pool {
     }
 
     fn inner(config: Config, options: Options) -> Arc<Inner> {
+        let max_size = options.max_size;
+        let pool = deadpool::managed::Pool::builder(Manager::new(config, options))
+            .max_size(max_size)
+            .queue_mode(QueueMode::Lifo)
+            .build()
+            .expect("no deadpool time-out is set, so no runtime is needed");
         Arc::new(Inner {
-            semaphore: Arc::new(Semaphore::new(options.max_size)),
-            config,
-            options,
-            idle: Mutex::new(Vec::new()),
-            open: AtomicUsize::new(0),
+            pool,
+            closed: AtomicBool::new(false),
             waiters: AtomicUsize::new(0),
-            created: AtomicU64::new(0),
-            destroyed: AtomicU64::new(0),
-            broken: AtomicU64::new(0),
             waits: AtomicU64::new(0),
             wait_time: AtomicU64::new(0),
             max_wait: AtomicU64::new(0),
-            closed: AtomicBool::new(false),
         })
     }
 
@@ -212,8 +208,8 @@ impl Pool {
     /// Dropping the returned connection gives it back. Dropping this future at any point is
     /// safe: no slot is lost, and a connection being opened is kept for the next caller.
     pub async fn acquire(&self) -> Result<PooledConnection, Error> {
-        let attempt = Arc::clone(&self.inner).acquire();
-        match self.inner.options.acquire_timeout {
+        let attempt = self.inner.acquire();
+        match self.inner.options().acquire_timeout {
             Some(limit) => tokio::time::timeout(limit, attempt)
                 .await
                 .unwrap_or_else(|_| Err(self.timeout_error(limit))),
@@ -227,7 +223,7 @@ impl Pool {
             format!(
                 "no pooled connection became available within {limit:?} (all {} were in use); \
                  drop connections sooner, or raise the pool's max_size or acquire_timeout",
-                self.inner.options.max_size
+                self.inner.options().max_size
             ),
         )
     }
@@ -236,7 +232,8 @@ impl Pool {
     /// was created the connections opened, closed and broken and the time acquires waited —
     /// of the primary's connections; see [`Pool::replica_stats`] for the replicas'. Each
     /// figure is read on its own (atomically, not all at one instant), without a lock beyond
-    /// the idle list's; counting costs the acquire path nothing unless it has to wait.
+    /// the idle list's; counting costs the acquire path nothing unless it has to wait (then
+    /// it takes a second attempt, which waits).
     ///
     /// ```no_run
     /// # async fn run(pool: qail_pg::Pool) {
@@ -250,17 +247,19 @@ impl Pool {
     /// ```
     pub fn stats(&self) -> Stats {
         let inner = &self.inner;
-        let size = inner.open.load(Ordering::Acquire);
-        let idle = inner.idle().len();
+        let manager = inner.pool.manager();
+        let counts = &manager.counts;
+        let size = counts.open.load(Ordering::Acquire);
+        let idle = (inner.pool.status().available + counts.spares()).min(size);
         Stats {
-            max_size: inner.options.max_size,
+            max_size: manager.options.max_size,
             size,
             idle,
-            in_use: size.saturating_sub(idle),
+            in_use: size - idle,
             waiters: inner.waiters.load(Ordering::Acquire),
-            created: inner.created.load(Ordering::Acquire),
-            destroyed: inner.destroyed.load(Ordering::Acquire),
-            broken: inner.broken.load(Ordering::Acquire),
+            created: counts.created.load(Ordering::Acquire),
+            destroyed: counts.destroyed.load(Ordering::Acquire),
+            broken: counts.broken.load(Ordering::Acquire),
             waits: inner.waits.load(Ordering::Acquire),
             wait_time: Duration::from_nanos(inner.wait_time.load(Ordering::Acquire)),
             max_wait: Duration::from_nanos(inner.max_wait.load(Ordering::Acquire)),
@@ -272,19 +271,19 @@ impl Pool {
         self.replicas.pools().map(Pool::stats).collect()
     }
 
-    /// Closes the pool: waiting and later acquires fail, idle connections are closed now,
-    /// connections in use are closed when they are returned. Replicas are closed too.
+    /// Closes the pool: waiting and later acquires fail, idle connections are closed now (their
+    /// Terminate sent from background tasks), connections in use are closed when they are
+    /// returned. Replicas are closed too.
     pub async fn close(&self) {
         for replica in self.replicas.pools() {
             Box::pin(replica.close()).await;
         }
         self.inner.closed.store(true, Ordering::Release);
-        self.inner.semaphore.close();
-        let idle = std::mem::take(&mut *self.inner.idle());
-        for idle in idle {
-            self.inner.forget(false);
-            idle.entry.conn.close().await;
-        }
+        // Note: the idle connections leave through `Manager::detach`, which counts and closes
+        // them; deadpool's own close would drop them unseen.
+        self.inner.pool.retain(|_, _| false);
+        self.inner.pool.manager().counts.close_spares();
+        self.inner.pool.close();
     }
 
     /// Whether [`Pool::close`] was called.
@@ -292,7 +291,8 @@ impl Pool {
         self.inner.is_closed()
     }
 
-    /// Runs `sql` on a pooled connection and returns every row; see [`Connection::query`].
+    /// Runs `sql` on a pooled connection and returns every row; see
+    /// [`Connection::query`](crate::Connection::query).
     pub async fn query(
         &self,
         sql: &str,
@@ -302,7 +302,7 @@ impl Pool {
     }
 
     /// Runs `sql` on a pooled connection and returns its only row; see
-    /// [`Connection::query_one`].
+    /// [`Connection::query_one`](crate::Connection::query_one).
     pub async fn query_one(
         &self,
         sql: &str,
@@ -312,7 +312,7 @@ impl Pool {
     }
 
     /// Runs `sql` on a pooled connection and returns its row, if any; see
-    /// [`Connection::query_opt`].
+    /// [`Connection::query_opt`](crate::Connection::query_opt).
     pub async fn query_opt(
         &self,
         sql: &str,
@@ -322,14 +322,15 @@ impl Pool {
     }
 
     /// Runs `sql` on a pooled connection and returns the rows affected; see
-    /// [`Connection::execute`].
+    /// [`Connection::execute`](crate::Connection::execute).
     pub async fn execute(&self, sql: &str, params: &[&(dyn Encode + Sync)]) -> Result<u64, Error> {
         self.acquire().await?.execute(sql, params).await
     }
 
     /// Runs semicolon-separated statements on a pooled connection; see
-    /// [`Connection::batch_execute`]. Session settings made here are reset when the
-    /// connection returns to the pool.
+    /// [`Connection::batch_execute`](crate::Connection::batch_execute). Session settings made
+    /// here are reset when the connection returns to the pool, unless the pool's reset is
+    /// [`Reset::Transaction`].
     pub async fn batch_execute(&self, sql: &str) -> Result<(), Error> {
         self.acquire().await?.batch_execute(sql).await
     }
@@ -348,12 +349,8 @@ impl std::fmt::Debug for Pool {
 impl Drop for Inner {
     /// The last handle, connection and task are gone: close the idle connections politely.
     fn drop(&mut self) {
-        let idle = std::mem::take(self.idle.get_mut().unwrap_or_else(PoisonError::into_inner));
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            for idle in idle {
-                runtime.spawn(idle.entry.conn.close());
-            }
-        }
+        self.pool.retain(|_, _| false);
+        self.pool.manager().counts.close_spares();
     }
 }
 
@@ -386,197 +383,81 @@ impl Drop for Waiting<'_> {
 }
 
 impl Inner {
-    fn idle(&self) -> MutexGuard<'_, Vec<Idle>> {
-        // Note: the lock is never held across a call that can panic halfway through a change.
-        self.idle.lock().unwrap_or_else(PoisonError::into_inner)
+    fn options(&self) -> &Options {
+        &self.pool.manager().options
     }
 
     fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Acquire)
     }
 
-    fn closed_error() -> Error {
-        Error::new(
-            Kind::Closed,
-            "the pool is closed; create a new pool to open connections again",
-        )
-    }
-
-    async fn acquire(self: Arc<Inner>) -> Result<PooledConnection, Error> {
-        // Note: tokio's semaphore hands returned permits to queued waiters first, so taking
-        // a free one here never overtakes a waiter.
-        let mut permit = match Arc::clone(&self.semaphore).try_acquire_owned() {
-            Ok(permit) => permit,
-            Err(TryAcquireError::Closed) => return Err(Inner::closed_error()),
-            Err(TryAcquireError::NoPermits) => {
-                let _waiting = Waiting::new(&self);
-                Arc::clone(&self.semaphore)
-                    .acquire_owned()
-                    .await
-                    .map_err(|_| Inner::closed_error())?
-            }
-        };
-        while let Some((entry, since)) = self.pop_usable() {
-            let mut pooled = PooledConnection::new(entry, permit, Arc::clone(&self));
-            let check = self
-                .options
-                .health_check_after
-                .is_some_and(|after| since.elapsed() >= after);
-            if !check {
-                return Ok(pooled);
-            }
-            // Note: the empty query also carries the queued reset, so a failing reset is
-            // caught here and another connection is tried.
-            if pooled.batch_execute("").await.is_ok() {
-                return Ok(pooled);
-            }
-            permit = pooled.discard();
-        }
-        self.open_for(permit).await
-    }
-
-    /// The newest idle connection that is alive and young enough; others are closed.
-    fn pop_usable(&self) -> Option<(Entry, Instant)> {
-        loop {
-            let Idle { mut entry, since } = self.idle().pop()?;
-            let alive = entry.conn.poll_alive();
-            if alive && !self.expired(&entry) && !self.strayed(&entry.conn) {
-                return Some((entry, since));
-            }
-            self.destroy(entry, !alive);
-        }
-    }
-
-    /// Opens a connection for the holder of `permit`, in a task of its own: when the caller
-    /// stops waiting, the connection still opens and goes to the idle list.
-    async fn open_for(
-        self: Arc<Inner>,
-        permit: OwnedSemaphorePermit,
-    ) -> Result<PooledConnection, Error> {
-        let (tx, rx) = oneshot::channel();
-        let inner = Arc::clone(&self);
-        tokio::spawn(async move {
-            let opened = inner.open_connection().await;
-            let pooled = opened.map(|entry| PooledConnection::new(entry, permit, inner));
-            // Note: when the caller is gone, dropping the connection returns it to the pool.
-            drop(tx.send(pooled));
-        });
-        rx.await.unwrap_or_else(|_| {
-            Err(Error::new(
+    /// What a failed deadpool acquire tells the caller.
+    fn error(e: PoolError<Error>) -> Error {
+        match e {
+            PoolError::Backend(e) => e,
+            PoolError::Closed => Error::new(
                 Kind::Closed,
-                "the task opening a pooled connection stopped (is the runtime shutting down?); \
-                 retry on a running runtime",
-            ))
-        })
+                "the pool is closed; create a new pool to open connections again",
+            ),
+            // Note: the pool sets no time-out, hook or runtime of deadpool's; only the first,
+            // non-waiting attempt of an acquire times out, and `acquire` handles that.
+            e => Error::new(Kind::Usage, format!("the connection pool failed: {e}")),
+        }
     }
 
-    /// Opens, counts and warms up a new connection, if the pool has room for one.
-    async fn open_connection(&self) -> Result<Entry, Error> {
-        let reserved = self
-            .open
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
-                (open < self.options.max_size).then_some(open + 1)
-            });
-        if reserved.is_err() {
-            return Err(Error::new(
-                Kind::Usage,
-                "the pool already holds max_size connections; wait for one to be returned",
-            ));
-        }
-        match self.connect_and_warm_up().await {
-            Ok(conn) => {
-                self.created.fetch_add(1, Ordering::AcqRel);
-                Ok(Entry {
-                    conn,
-                    created: Instant::now(),
-                })
+    async fn acquire(self: &Arc<Inner>) -> Result<PooledConnection, Error> {
+        // Note: tokio's semaphore hands returned slots to queued waiters first, so taking a
+        // free one here never overtakes a waiter.
+        let object = match self.pool.timeout_get(&NO_WAIT).await {
+            Err(PoolError::Timeout(TimeoutType::Wait)) => {
+                let _waiting = Waiting::new(self);
+                self.pool.get().await
             }
-            Err(e) => {
-                self.open.fetch_sub(1, Ordering::AcqRel);
-                Err(e)
-            }
+            got => got,
+        };
+        match object {
+            Ok(object) => Ok(PooledConnection::new(object, Arc::clone(self))),
+            Err(e) => Err(Inner::error(e)),
         }
-    }
-
-    async fn connect_and_warm_up(&self) -> Result<Connection, Error> {
-        let mut conn = Connection::connect_with(&self.config).await?;
-        for sql in &self.options.warm_up {
-            conn.prepare(sql).await?;
-        }
-        Ok(conn)
-    }
-
-    fn push_idle(&self, entry: Entry) {
-        self.idle().push(Idle {
-            entry,
-            since: Instant::now(),
-        });
-    }
-
-    /// Whether the server no longer is of the kind the connection string's
-    /// `target_session_attrs` asks for, as far as the parameters it reported say (no round
-    /// trip): a primary turned read-only (`default_transaction_read_only` on, as a failover
-    /// may fence the old primary), a standby promoted. Such a connection is closed rather
-    /// than reused, so the next one is opened over the host list and finds the right server.
-    /// `prefer-standby` accepts either kind, so it never strays.
-    fn strayed(&self, conn: &Connection) -> bool {
-        let wanted = self.config.target_session_attrs;
-        !matches!(
-            wanted,
-            TargetSessionAttrs::Any | TargetSessionAttrs::PreferStandby
-        ) && matches!(
-            crate::conn::connect::reported_session_is(conn, wanted),
-            Some(Some(_))
-        )
-    }
-
-    fn expired(&self, entry: &Entry) -> bool {
-        self.options
-            .max_lifetime
-            .is_some_and(|max| entry.created.elapsed() >= max)
     }
 
     /// Takes a connection back from a user (or a drain). Called from `Drop`: no await.
-    pub(crate) fn release(self: &Arc<Inner>, mut entry: Entry, permit: OwnedSemaphorePermit) {
-        let broken = entry.conn.is_closed();
-        if self.is_closed() || broken || self.expired(&entry) || self.strayed(&entry.conn) {
-            self.destroy(entry, broken);
+    pub(crate) fn release(self: &Arc<Inner>, mut object: Object) {
+        let manager = self.pool.manager();
+        let expired = manager.expired(deadpool::managed::Object::metrics(&object));
+        let conn = object.conn_mut();
+        let broken = conn.is_closed();
+        if self.is_closed() || broken || expired || manager.strayed(conn) {
+            Inner::discard(object, broken);
             return;
         }
-        if entry.conn.has_interrupted_flow() {
+        if conn.has_interrupted_flow() {
             match tokio::runtime::Handle::try_current() {
                 Ok(runtime) => {
-                    runtime.spawn(maintain::drain(Arc::clone(self), entry, permit));
+                    runtime.spawn(maintain::drain(Arc::clone(self), object));
                 }
-                Err(_) => self.destroy(entry, false),
+                Err(_) => Inner::discard(object, false),
             }
             return;
         }
-        entry.conn.start_reset();
-        if entry.conn.is_closed() {
-            self.destroy(entry, true);
+        conn.start_reset(manager.options.reset);
+        if conn.is_closed() {
+            Inner::discard(object, true);
             return;
         }
-        self.push_idle(entry);
-        // Note: the permit goes back only now, so its next holder finds the connection idle.
-        drop(permit);
+        object.since = Instant::now();
+        // Note: deadpool puts the connection in the idle list before it frees the slot, so
+        // the slot's next holder finds it idle.
+        drop(object);
     }
 
-    /// Stops counting a connection that is about to be closed, `broken` or not.
-    fn forget(&self, broken: bool) {
-        self.open.fetch_sub(1, Ordering::AcqRel);
-        self.destroyed.fetch_add(1, Ordering::AcqRel);
-        if broken {
-            self.broken.fetch_add(1, Ordering::AcqRel);
-        }
-    }
-
-    /// Closes a connection, counting it as `broken` or not ([`Stats::broken`]): politely in
-    /// the background when a runtime is at hand.
-    pub(crate) fn destroy(&self, entry: Entry, broken: bool) {
-        self.forget(broken);
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(entry.conn.close());
-        }
+    /// Takes a connection out of the pool and closes it (`Manager::detach`), counting it as
+    /// `broken` or not ([`Stats::broken`]).
+    pub(crate) fn discard(mut object: Object, broken: bool) {
+        object.broken = broken;
+        drop(deadpool::managed::Object::take(object));
     }
 }
+
+/// A connection on loan from deadpool.
+pub(crate) type Object = deadpool::managed::Object<Manager>;

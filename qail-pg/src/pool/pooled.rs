@@ -4,48 +4,28 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
-use tokio::sync::OwnedSemaphorePermit;
-
-use super::{Entry, Inner};
+use super::{Inner, Object};
 use crate::conn::Connection;
 
 /// A connection taken from a [`Pool`](super::Pool); use it as a [`Connection`] (it derefs to
 /// one). Dropping it returns it to the pool, which resets its session state (without
 /// waiting for the server) or closes it when it is broken or too old.
 pub struct PooledConnection {
-    /// Present until the connection is returned or discarded.
-    entry: Option<Entry>,
-    /// The pool slot this connection occupies.
-    permit: Option<OwnedSemaphorePermit>,
+    /// Present until the connection is returned; it holds the connection's pool slot.
+    object: Option<Object>,
     pool: Arc<Inner>,
 }
 
 impl PooledConnection {
-    pub(crate) fn new(
-        entry: Entry,
-        permit: OwnedSemaphorePermit,
-        pool: Arc<Inner>,
-    ) -> PooledConnection {
+    pub(crate) fn new(object: Object, pool: Arc<Inner>) -> PooledConnection {
         PooledConnection {
-            entry: Some(entry),
-            permit: Some(permit),
+            object: Some(object),
             pool,
         }
     }
 
-    /// Closes the connection, which failed its health check, instead of returning it; gives
-    /// back its slot to reuse.
-    pub(crate) fn discard(mut self) -> OwnedSemaphorePermit {
-        if let Some(entry) = self.entry.take() {
-            self.pool.destroy(entry, true);
-        }
-        self.permit
-            .take()
-            .expect("the permit stays until the connection is returned")
-    }
-
-    fn entry(&self) -> &Entry {
-        self.entry
+    fn object(&self) -> &Object {
+        self.object
             .as_ref()
             .expect("the connection stays until the connection is returned")
     }
@@ -55,35 +35,34 @@ impl Deref for PooledConnection {
     type Target = Connection;
 
     fn deref(&self) -> &Connection {
-        &self.entry().conn
+        self.object().conn()
     }
 }
 
 impl DerefMut for PooledConnection {
     fn deref_mut(&mut self) -> &mut Connection {
-        &mut self
-            .entry
+        self.object
             .as_mut()
             .expect("the connection stays until the connection is returned")
-            .conn
+            .conn_mut()
     }
 }
 
 impl Drop for PooledConnection {
     fn drop(&mut self) {
-        if let (Some(entry), Some(permit)) = (self.entry.take(), self.permit.take()) {
-            self.pool.release(entry, permit);
+        if let Some(object) = self.object.take() {
+            self.pool.release(object);
         }
     }
 }
 
 impl fmt::Debug for PooledConnection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.entry {
-            Some(entry) => f
+        match &self.object {
+            Some(object) => f
                 .debug_struct("PooledConnection")
-                .field("conn", &entry.conn)
-                .field("age", &entry.created.elapsed())
+                .field("conn", object.conn())
+                .field("age", &Object::metrics(object).age())
                 .finish(),
             None => f.write_str("PooledConnection(returned)"),
         }

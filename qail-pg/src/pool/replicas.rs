@@ -93,8 +93,11 @@ impl Replica {
         }
     }
 
+    /// Whether an acquire would find a free slot: fewer users (holders and acquires under
+    /// way) than slots.
     fn has_room(&self) -> bool {
-        self.pool.inner.semaphore.available_permits() > 0
+        let status = self.pool.inner.pool.status();
+        status.size + status.waiting < status.max_size + status.available
     }
 
     fn mark_down(&self, retry_after: Duration, e: &Error) {

@@ -2,10 +2,10 @@
 //! small `Copy` value (so a query can outlive the expression that computed it, as in
 //! `(0..n).map(|i| qail!("… $1", i * 2))`) and borrowed otherwise (text, bytes, arrays).
 
-use crate::types::{BoxError, Encode, Interval, IsNull, Oid, Param};
+use crate::types::{BoxError, Encode, Interval, IsNull, Oid, Param, oid};
 
 /// One parameter of a compiled query: a reference to any [`Encode`] value, or a small `Copy`
-/// value kept inline ([`ByValue`] lists them). `qail!` picks the by-value form whenever the
+/// value kept inline ([`ToArg`](crate::typed::ToArg) chooses). `qail!` picks the by-value form whenever the
 /// argument's type allows it; nothing is allocated either way.
 #[derive(Clone, Copy)]
 #[non_exhaustive]
@@ -122,6 +122,29 @@ impl Param for Arg<'_> {
             Arg::Decimal(v) => v,
         }
     }
+
+    #[inline]
+    fn put_fixed(&self, ty: Oid, buf: &mut Vec<u8>) -> bool {
+        match (*self, ty) {
+            (Arg::I32(v), oid::INT4) => put(buf, v.to_be_bytes()),
+            (Arg::I64(v), oid::INT8) => put(buf, v.to_be_bytes()),
+            (Arg::I16(v), oid::INT2) => put(buf, v.to_be_bytes()),
+            (Arg::Bool(v), oid::BOOL) => put(buf, [u8::from(v)]),
+            (Arg::F64(v), oid::FLOAT8) => put(buf, v.to_bits().to_be_bytes()),
+            (Arg::F32(v), oid::FLOAT4) => put(buf, v.to_bits().to_be_bytes()),
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// Appends a parameter of `N` bytes: its length, then `value` (what `Encode` writes for the
+/// fixed-width types of [`Param::put_fixed`]).
+#[inline(always)]
+fn put<const N: usize>(buf: &mut Vec<u8>, value: [u8; N]) {
+    let len = i32::try_from(N).unwrap_or(i32::MAX);
+    buf.extend_from_slice(&len.to_be_bytes());
+    buf.extend_from_slice(&value);
 }
 
 impl<'a> From<&'a (dyn Encode + Sync)> for Arg<'a> {
@@ -142,207 +165,43 @@ impl std::fmt::Debug for Arg<'_> {
     }
 }
 
-/// A small `Copy` type a query holds by value: [`ByValue::arg`] copies it into an [`Arg`].
-/// Implemented for the fixed-width scalar types, their `Option`s and references to them.
-pub trait ByValue {
-    /// The value as a by-value argument.
-    fn arg(&self) -> Arg<'static>;
-}
-
-macro_rules! by_value {
-    ($($(#[$cfg:meta])* $rust:ty => $variant:ident;)*) => {$(
-        $(#[$cfg])*
-        impl ByValue for $rust {
-            #[inline]
-            fn arg(&self) -> Arg<'static> {
-                Arg::$variant(*self)
-            }
-        }
-    )*};
-}
-
-by_value! {
-    bool => Bool;
-    i16 => I16;
-    i32 => I32;
-    i64 => I64;
-    u32 => U32;
-    f32 => F32;
-    f64 => F64;
-    Interval => Interval;
-    #[cfg(feature = "uuid")]
-    ::uuid::Uuid => Uuid;
-    #[cfg(feature = "chrono")]
-    ::chrono::DateTime<::chrono::Utc> => Timestamptz;
-    #[cfg(feature = "chrono")]
-    ::chrono::NaiveDateTime => Timestamp;
-    #[cfg(feature = "chrono")]
-    ::chrono::NaiveDate => Date;
-    #[cfg(feature = "chrono")]
-    ::chrono::NaiveTime => Time;
-    #[cfg(feature = "time")]
-    ::time::OffsetDateTime => OffsetDateTime;
-    #[cfg(feature = "time")]
-    ::time::PrimitiveDateTime => PrimitiveDateTime;
-    #[cfg(feature = "time")]
-    ::time::Date => TimeDate;
-    #[cfg(feature = "time")]
-    ::time::Time => TimeTime;
-    #[cfg(feature = "decimal")]
-    ::rust_decimal::Decimal => Decimal;
-}
-
-impl<T: ByValue> ByValue for Option<T> {
-    #[inline]
-    fn arg(&self) -> Arg<'static> {
-        self.as_ref().map_or(Arg::Null, ByValue::arg)
-    }
-}
-
-impl<T: ByValue + ?Sized> ByValue for &T {
-    #[inline]
-    fn arg(&self) -> Arg<'static> {
-        (**self).arg()
-    }
-}
-
-/// Text or bytes a query borrows for their own lifetime `'b` (not for the lifetime of the
-/// variable holding the reference): [`Reborrow::arg`] copies the reference into an [`Arg`].
-pub trait Reborrow<'b> {
-    /// The value as an argument borrowing for `'b`.
-    fn arg(&self) -> Arg<'b>;
-}
-
-impl<'b> Reborrow<'b> for &'b str {
-    #[inline]
-    fn arg(&self) -> Arg<'b> {
-        Arg::Str(self)
-    }
-}
-
-impl<'b> Reborrow<'b> for &'b String {
-    #[inline]
-    fn arg(&self) -> Arg<'b> {
-        Arg::Str(self.as_str())
-    }
-}
-
-impl<'b> Reborrow<'b> for &'b [u8] {
-    #[inline]
-    fn arg(&self) -> Arg<'b> {
-        Arg::Bytes(self)
-    }
-}
-
-impl<'b> Reborrow<'b> for &'b Vec<u8> {
-    #[inline]
-    fn arg(&self) -> Arg<'b> {
-        Arg::Bytes(self.as_slice())
-    }
-}
-
-impl<'b, T: Reborrow<'b>> Reborrow<'b> for Option<T> {
-    #[inline]
-    fn arg(&self) -> Arg<'b> {
-        self.as_ref().map_or(Arg::Null, Reborrow::arg)
-    }
-}
-
-/// A checked argument of a compiled query, before it becomes an [`Arg`]. `qail!` calls
-/// `Checked(…).into_arg()`, and method resolution picks the first of three that applies,
-/// through [`Deref`](std::ops::Deref): [`Checked::into_arg`] copies a [`ByValue`] value,
-/// [`Reborrowed::into_arg`] copies a [`Reborrow`] reference, [`Borrowed::into_arg`] borrows
-/// anything else.
-#[derive(Debug)]
-pub struct Checked<'a, T>(pub Reborrowed<'a, T>);
-
-/// [`Checked`]'s second choice: see there.
-#[derive(Debug)]
-pub struct Reborrowed<'a, T>(pub Borrowed<'a, T>);
-
-/// [`Checked`]'s last choice: see there.
-#[derive(Debug)]
-pub struct Borrowed<'a, T>(pub &'a T);
-
-impl<'a, T> Checked<'a, T> {
-    /// Wraps a checked argument.
-    #[inline]
-    pub fn new(value: &'a T) -> Checked<'a, T> {
-        Checked(Reborrowed(Borrowed(value)))
-    }
-}
-
-impl<T: ByValue> Checked<'_, T> {
-    /// The argument, held by value.
-    #[inline]
-    pub fn into_arg(&self) -> Arg<'static> {
-        self.0.0.0.arg()
-    }
-}
-
-impl<'a, T> std::ops::Deref for Checked<'a, T> {
-    type Target = Reborrowed<'a, T>;
-    fn deref(&self) -> &Reborrowed<'a, T> {
-        &self.0
-    }
-}
-
-impl<'b, T: Reborrow<'b>> Reborrowed<'_, T> {
-    /// The argument, borrowing what the reference points to.
-    #[inline]
-    pub fn into_arg(&self) -> Arg<'b> {
-        self.0.0.arg()
-    }
-}
-
-impl<'a, T> std::ops::Deref for Reborrowed<'a, T> {
-    type Target = Borrowed<'a, T>;
-    fn deref(&self) -> &Borrowed<'a, T> {
-        &self.0
-    }
-}
-
-impl<'a, T: Encode + Sync> Borrowed<'a, T> {
-    /// The argument, borrowed.
-    #[inline]
-    pub fn into_arg(&self) -> Arg<'a> {
-        Arg::Ref(self.0)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn text_arg<'a>(name: &'a str) -> Arg<'a> {
-        let local = name;
-        Checked::new(&local).into_arg()
-    }
-
     #[test]
-    fn small_values_are_copied_text_reborrowed_and_others_borrowed() {
-        let owned = {
-            let n = 40_i64;
-            Checked::new(&(n + 2)).into_arg()
-        };
-        assert!(matches!(owned, Arg::I64(42)));
-        let by_ref = 7_i32;
-        assert!(matches!(Checked::new(&&by_ref).into_arg(), Arg::I32(7)));
-        assert!(matches!(Checked::new(&None::<f64>).into_arg(), Arg::Null));
-        assert!(matches!(text_arg("harbor"), Arg::Str("harbor")));
-        let array = vec![1_i32, 2];
-        let borrowed = Checked::new(&array).into_arg();
-        assert!(matches!(borrowed, Arg::Ref(_)));
-        let mut buf = Vec::new();
-        text_arg("harbor").as_encode().encode(25, &mut buf).unwrap();
-        assert_eq!(buf, b"harbor");
-        buf.clear();
-        owned.as_encode().encode(20, &mut buf).unwrap();
-        assert_eq!(buf, 42_i64.to_be_bytes());
-        assert_eq!(
-            Arg::Null.as_encode().encode_checked(25, &mut buf).unwrap(),
-            IsNull::Yes
-        );
+    fn fixed_width_args_are_put_as_encode_writes_them() {
+        let args = [
+            (Arg::I32(-7), oid::INT4),
+            (Arg::I64(1 << 40), oid::INT8),
+            (Arg::I16(300), oid::INT2),
+            (Arg::Bool(true), oid::BOOL),
+            (Arg::F64(-0.5), oid::FLOAT8),
+            (Arg::F32(2.25), oid::FLOAT4),
+        ];
+        for (arg, ty) in args {
+            let mut put = Vec::new();
+            assert!(arg.put_fixed(ty, &mut put));
+            let mut encoded = vec![0; 4];
+            assert!(matches!(
+                arg.as_encode().encode_checked(ty, &mut encoded),
+                Ok(IsNull::No)
+            ));
+            let len = i32::try_from(encoded.len() - 4).unwrap();
+            encoded[..4].copy_from_slice(&len.to_be_bytes());
+            assert_eq!(put, encoded, "{arg:?} as {ty}");
+        }
+        // Another type, a NULL or a borrowed value: nothing is written; `as_encode` decides.
+        for (arg, ty) in [
+            (Arg::I32(1), oid::INT8),
+            (Arg::I64(1), oid::NUMERIC),
+            (Arg::Null, oid::INT4),
+            (Arg::Str("x"), oid::TEXT),
+        ] {
+            let mut put = Vec::new();
+            assert!(!arg.put_fixed(ty, &mut put));
+            assert!(put.is_empty());
+        }
     }
 
     #[test]

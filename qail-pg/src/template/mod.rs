@@ -23,7 +23,7 @@ mod query;
 mod row;
 mod variants;
 
-pub use arg::{Arg, Borrowed, ByValue, Checked, Reborrow, Reborrowed};
+pub use arg::Arg;
 pub use copy_rows::{
     CopyRow, CopyRows, CopyStatement, HEADER as COPY_HEADER, TRAILER as COPY_TRAILER,
 };

@@ -9,7 +9,8 @@
 //! error then stands. A number other than a plain integer is parsed by serde_json alone (its
 //! token only), so floats and huge integers come out exactly as serde_json makes them.
 //!
-//! The text is checked as UTF-8 once, as a whole: every string is then a slice of it between
+//! The text is checked as UTF-8 once, as a whole (a word at a time when it is ASCII, as most
+//! documents are: [`super::utf8`]): every string is then a slice of it between
 //! ASCII bytes (quotes, escapes), so it is valid UTF-8 too and is copied without a second check.
 
 use serde_json::{Map, Number, Value};
@@ -19,7 +20,7 @@ const MAX_DEPTH: usize = 100;
 
 /// The value of the JSON text `text`, or `None` when serde_json must decide.
 pub(crate) fn parse(text: &[u8]) -> Option<Value> {
-    let text = std::str::from_utf8(text).ok()?;
+    let text = super::utf8::str_from(text).ok()?;
     let mut parser = Parser { text, pos: 0 };
     let value = parser.value(0)?;
     // Note: `next` is `None` exactly at the end of the text.
@@ -49,6 +50,12 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The value at the current position, nested `depth` levels deep.
+    ///
+    /// Note: a scalar (string, number, literal) is read inline here, so the members and
+    /// elements of an object or array, mostly scalars, cost no call each; only a nested
+    /// object or array recurses.
+    #[inline(always)]
     fn value(&mut self, depth: usize) -> Option<Value> {
         match self.next()? {
             b'"' => self.string().map(Value::String),
@@ -62,16 +69,20 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn literal(&mut self, word: &[u8], value: Value) -> Option<Value> {
-        let end = self.pos + word.len();
-        if self.bytes().get(self.pos..end)? != word {
+    /// `true`, `false` or `null`: compared as a fixed-size array, a few integer comparisons.
+    #[inline(always)]
+    fn literal<const N: usize>(&mut self, word: &[u8; N], value: Value) -> Option<Value> {
+        if self.bytes().get(self.pos..)?.first_chunk::<N>()? != word {
             return None;
         }
-        self.pos = end;
+        self.pos += N;
         Some(value)
     }
 
     /// An object starting at its `{`.
+    ///
+    /// Note: out of line, the recursion's one call per level; `value` is inlined into it.
+    #[inline(never)]
     fn object(&mut self, depth: usize) -> Option<Value> {
         if depth >= MAX_DEPTH {
             return None;
@@ -113,6 +124,9 @@ impl<'a> Parser<'a> {
     }
 
     /// An array starting at its `[`.
+    ///
+    /// Note: out of line, the recursion's one call per level; `value` is inlined into it.
+    #[inline(never)]
     fn array(&mut self, depth: usize) -> Option<Value> {
         if depth >= MAX_DEPTH {
             return None;
@@ -138,7 +152,7 @@ impl<'a> Parser<'a> {
 
     /// A string starting at its opening quote. Control characters (refused by JSON) and
     /// `\u` escapes give up.
-    #[inline]
+    #[inline(always)]
     fn string(&mut self) -> Option<String> {
         let start = self.pos + 1;
         let bytes = self.bytes();
@@ -329,6 +343,53 @@ mod tests {
         assert_eq!(parse(deep.as_bytes()), None);
         let shallow = format!("{}{}", "[".repeat(50), "]".repeat(50));
         assert!(parse(shallow.as_bytes()).is_some());
+    }
+
+    #[test]
+    fn literals_are_read_whole_and_prefixes_refused() {
+        for text in [
+            &b"true"[..],
+            b"false",
+            b"null",
+            b"[true,false,null]",
+            b"{\"t\":true,\"f\":false,\"n\":null}",
+            b" [ null , true ] ",
+        ] {
+            reads_like_serde_json(text);
+        }
+        for text in [
+            &b"t"[..],
+            b"tr",
+            b"fals",
+            b"nul",
+            b"[tru]",
+            b"[true",
+            b"{\"a\":fals}",
+            b"{\"a\":nulL}",
+            b"True",
+            b"nulll",
+            b"[falsee]",
+        ] {
+            assert_eq!(parse(text), None, "{}", String::from_utf8_lossy(text));
+            assert!(serde_json::from_slice::<Value>(text).is_err());
+        }
+    }
+
+    #[test]
+    fn non_ascii_text_is_read_and_invalid_utf8_refused() {
+        // Non-ASCII bytes past the first machine word, in keys and values.
+        reads_like_serde_json(
+            "{\"abcdefghijk\": \"ünïcödé\", \"clé\": [\"✓\", \"😀\"]}".as_bytes(),
+        );
+        for text in [
+            &b"{\"abcdefghijklmnop\": \"\xff\"}"[..],
+            b"[\"abcdefghijklmnopqrstuvwxyz\", \"\xc3\"]",
+            b"{\"\xe2\x9c\": 1}",
+            b"\"\xed\xa0\x80\"",
+        ] {
+            assert_eq!(parse(text), None, "{}", String::from_utf8_lossy(text));
+            assert!(serde_json::from_slice::<Value>(text).is_err());
+        }
     }
 
     /// `parse` reads `text` itself, to exactly serde_json's value.

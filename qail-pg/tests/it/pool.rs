@@ -4,6 +4,7 @@
 mod fake;
 mod lifecycle;
 mod replicas;
+mod reset;
 mod stats;
 
 use std::sync::Arc;
@@ -188,7 +189,8 @@ async fn assert_clean(conn: &mut Connection, user: &str) {
                     (SELECT count(*) FROM pg_locks
                       WHERE locktype = 'advisory' AND pid = pg_backend_pid()),
                     to_regclass('pg_temp.qail_it_pool_temp') IS NULL,
-                    (SELECT count(*) FROM pg_cursors WHERE name = 'qail_it_pool_cursor')",
+                    (SELECT count(*) FROM pg_cursors WHERE name = 'qail_it_pool_cursor'),
+                    current_setting('default_transaction_read_only')",
             &[],
         )
         .await
@@ -201,6 +203,7 @@ async fn assert_clean(conn: &mut Connection, user: &str) {
     assert_eq!(row.get::<i64>(4), 0, "an advisory lock leaked");
     assert!(row.get::<bool>(5), "a temporary table leaked");
     assert_eq!(row.get::<i64>(6), 0, "a cursor leaked");
+    assert_eq!(row.get::<&str>(7), "off", "a read-only default leaked");
     assert_eq!(conn.transaction_status(), TransactionStatus::Idle);
 }
 
@@ -228,7 +231,8 @@ async fn session_state_never_reaches_the_next_user() {
          SELECT pg_advisory_lock(4711);
          CREATE TEMP TABLE qail_it_pool_temp (x int4);
          DECLARE qail_it_pool_cursor CURSOR WITH HOLD FOR SELECT 1;
-         SET ROLE qail_it_pool_role;",
+         SET ROLE qail_it_pool_role;
+         SET default_transaction_read_only = on;",
     )
     .await
     .unwrap();

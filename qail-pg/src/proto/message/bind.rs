@@ -162,12 +162,15 @@ fn bind_execute_tail<P: Param>(
         });
     }
     let start = buf.len();
-    buf.reserve(5 + prefix.len() + 2 + 8 * count + TAIL.len());
+    buf.reserve(5 + prefix.len() + 2 + 12 * count + TAIL.len());
     buf.push(b'B');
     buf.extend_from_slice(&[0; 4]);
     buf.extend_from_slice(prefix);
     buf.extend_from_slice(&count16.to_be_bytes());
     for (index, (param, ty)) in params.iter().zip(param_types).enumerate() {
+        if param.put_fixed(*ty, buf) {
+            continue;
+        }
         if let Err(e) = encode_param(buf, index, param.as_encode(), *ty) {
             buf.truncate(start);
             return Err(e);

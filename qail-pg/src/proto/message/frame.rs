@@ -36,6 +36,7 @@ pub enum Phase {
 }
 
 /// The largest body a message with tag `tag` may claim in `phase`.
+#[inline]
 pub fn max_body_len(tag: u8, phase: Phase) -> usize {
     let limit = match tag {
         // Note: empty by definition: ParseComplete, BindComplete, CloseComplete, NoData,

@@ -11,17 +11,14 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
-/// The statements of the pool's reset, the last one last.
-const RESET: &[&[u8]] = &[
-    b"ROLLBACK",
-    b"CLOSE ALL",
-    b"SET SESSION AUTHORIZATION DEFAULT",
-    b"RESET ALL",
-    b"UNLISTEN *",
-    b"SELECT pg_advisory_unlock_all()",
-    b"DISCARD TEMP",
-    b"DISCARD SEQUENCES",
-];
+/// How the pool's session reset begins: its statements go out as one Query message.
+const RESET: &[u8] = b"CLOSE ALL;";
+
+/// Whether `sql` is a message of the pool's reset: the ROLLBACK of an open transaction, or
+/// the session reset.
+fn is_reset(sql: &[u8]) -> bool {
+    sql == b"ROLLBACK" || sql.starts_with(RESET)
+}
 
 /// When the server answers the reset.
 #[derive(Clone, Copy)]
@@ -51,7 +48,7 @@ fn hello(pid: i32) -> Vec<u8> {
     out
 }
 
-/// Serves one session as backend `pid`; session 1 fails the reset's `CLOSE ALL`.
+/// Serves one session as backend `pid`; session 1 fails the session reset.
 async fn serve(mut s: TcpStream, pid: i32, answer: Answer, answered: mpsc::UnboundedSender<()>) {
     let len = s.read_i32().await.unwrap();
     let mut startup = vec![0; usize::try_from(len - 4).unwrap()];
@@ -69,7 +66,7 @@ async fn serve(mut s: TcpStream, pid: i32, answer: Answer, answered: mpsc::Unbou
         let sql = body.strip_suffix(b"\0").unwrap();
         if sql.is_empty() {
             owed.extend(msg(b'I', b""));
-        } else if pid == 1 && sql == b"CLOSE ALL" {
+        } else if pid == 1 && sql.starts_with(RESET) {
             owed.extend(msg(
                 b'E',
                 b"SERROR\0C57014\0Mcanceling statement due to statement timeout\0\0",
@@ -78,8 +75,8 @@ async fn serve(mut s: TcpStream, pid: i32, answer: Answer, answered: mpsc::Unbou
             owed.extend(msg(b'C', b"SELECT 0\0"));
         }
         owed.extend(msg(b'Z', b"I"));
-        let last_of_reset = RESET.last() == Some(&sql);
-        if matches!(answer, Answer::Held) && RESET.contains(&sql) {
+        let last_of_reset = sql.starts_with(RESET);
+        if matches!(answer, Answer::Held) && is_reset(sql) {
             continue;
         }
         if s.write_all(&std::mem::take(&mut owed)).await.is_err() {

@@ -1,5 +1,7 @@
 //! Connections that die, age, idle out or wait too long; convenience calls; closing.
 
+use std::future::Future;
+use std::task::Poll;
 use std::time::Duration;
 
 use qail_pg::{Pool, TransactionStatus};
@@ -275,4 +277,42 @@ async fn dropping_the_pool_closes_its_connections() {
     wait_backends(&mut monitor, &app, 2).await;
     drop(conn);
     wait_backends(&mut monitor, &app, 0).await;
+}
+
+#[tokio::test]
+async fn a_connection_opened_for_a_dropped_acquire_is_kept_for_the_next() {
+    let app = app_name("abandoned");
+    let pool = Pool::builder()
+        .max_size(2)
+        .connect_with(config(&app))
+        .await
+        .unwrap();
+    let held = pool.acquire().await.unwrap();
+    // The acquire starts opening a second connection, then its caller gives up.
+    let mut acquire = Box::pin(pool.acquire());
+    let first = std::future::poll_fn(|cx| Poll::Ready(acquire.as_mut().poll(cx))).await;
+    assert!(first.is_pending(), "the connection is being opened");
+    drop(acquire);
+    let pool_ref = &pool;
+    eventually("the opening to finish", || async move {
+        pool_ref.stats().created == 2
+    })
+    .await;
+    let stats = pool.stats();
+    assert_eq!(
+        (stats.size, stats.idle, stats.in_use),
+        (2, 1, 1),
+        "{stats:?}"
+    );
+
+    let second = pool.acquire().await.unwrap();
+    assert_ne!(second.process_id(), held.process_id());
+    let stats = pool.stats();
+    assert_eq!(
+        (stats.created, stats.size, stats.in_use),
+        (2, 2, 2),
+        "{stats:?}"
+    );
+    let mut monitor = super::super::connect().await;
+    wait_backends(&mut monitor, &app, 2).await;
 }
