@@ -7,9 +7,11 @@
  * for the Rust drivers), runs WORKLOAD, and prints one line:
  *
  *   queries=… rows=… wall_ns=… cpu_ns=… sys_ns=… minflt=… p50_ns=… p99_ns=… max_rss_kib=…
+ *   rss_anon_kib=… rss_file_kib=…
  *
  * cpu_ns is getrusage(RUSAGE_SELF) user+system time around the workload (all threads),
- * sys_ns its system part, minflt the minor page faults; max_rss_kib is the process's peak.
+ * sys_ns its system part, minflt the minor page faults; max_rss_kib is the process's peak,
+ * rss_anon_kib and rss_file_kib its anonymous and file pages resident at the end.
  * Parameters and results are binary. Sequential workloads use PQexecPrepared; pipelined
  * ones use pipeline mode (PostgreSQL 14+ libpq). Values are decoded into C values: integers,
  * floats, bools, times and uuids by value, text copied into buffers, numeric into a scaled
@@ -426,30 +428,43 @@ static uint64_t percentile(uint64_t pct) {
     return lat[rank - 1];
 }
 
-/* Peak RSS in KiB from VmHWM: ru_maxrss is inherited from the parent across fork + exec. */
-static long peak_rss_kib(void) {
+/* Resident memory in KiB from /proc/self/status: the peak (VmHWM; ru_maxrss is inherited
+ * from the parent across fork + exec) and the anonymous and file pages resident now (-1 when
+ * unknown). */
+typedef struct {
+    long peak, anon, file;
+} resident_t;
+
+static resident_t resident_kib(void) {
+    resident_t r = {-1, -1, -1};
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmHWM:", 6)) kib = strtol(line + 6, NULL, 10);
+    while (f && fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "VmHWM:", 6)) r.peak = strtol(line + 6, NULL, 10);
+        if (!strncmp(line, "RssAnon:", 8)) r.anon = strtol(line + 8, NULL, 10);
+        if (!strncmp(line, "RssFile:", 8)) r.file = strtol(line + 8, NULL, 10);
+    }
     if (f) fclose(f);
-    if (kib < 0) {
+    if (r.peak < 0) {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
-        kib = ru.ru_maxrss;
+        r.peak = ru.ru_maxrss;
     }
-    return kib;
+    return r;
 }
 
 static void report(counts_t c, uint64_t wall, uint64_t cpu, uint64_t sys, uint64_t faults) {
     qsort(lat, lat_n, sizeof *lat, cmp_u64);
+    resident_t r = resident_kib();
     printf("queries=%llu rows=%llu wall_ns=%llu cpu_ns=%llu sys_ns=%llu minflt=%llu p50_ns=%llu "
-           "p99_ns=%llu max_rss_kib=%ld\n",
+           "p99_ns=%llu max_rss_kib=%ld",
            (unsigned long long)c.queries, (unsigned long long)c.rows,
            (unsigned long long)wall, (unsigned long long)cpu, (unsigned long long)sys,
            (unsigned long long)faults, (unsigned long long)percentile(50),
-           (unsigned long long)percentile(99), peak_rss_kib());
+           (unsigned long long)percentile(99), r.peak);
+    if (r.anon >= 0) printf(" rss_anon_kib=%ld", r.anon);
+    if (r.file >= 0) printf(" rss_file_kib=%ld", r.file);
+    printf("\n");
 }
 
 /* The rows of `batches` insert batches as binary parameters and as COPY text, built before

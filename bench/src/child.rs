@@ -42,7 +42,8 @@ pub(crate) fn run(mut cmd: Command) -> Result<Option<Sample>> {
 }
 
 /// Parses `queries=… rows=… wall_ns=… cpu_ns=… [sys_ns=…] [minflt=…] [p50_ns=… p99_ns=…]
-/// [acquire_p50_ns=… acquire_p99_ns=…] [digest=…] [max_rss_kib=…]`.
+/// [acquire_p50_ns=… acquire_p99_ns=…] [digest=…] [max_rss_kib=…] [rss_anon_kib=…]
+/// [rss_file_kib=…]`.
 pub(crate) fn parse_report(line: &str) -> Result<Sample> {
     let mut sample = Sample::default();
     let mut counts = Counts::default();
@@ -66,6 +67,8 @@ pub(crate) fn parse_report(line: &str) -> Result<Sample> {
             "acquire_p99_ns" if n > 0 => sample.acquire_p99 = Some(Duration::from_nanos(n)),
             "digest" => sample.digest = Some(n),
             "max_rss_kib" => sample.max_rss_kib = Some(n),
+            "rss_anon_kib" => sample.rss_anon_kib = Some(n),
+            "rss_file_kib" => sample.rss_file_kib = Some(n),
             _ => {}
         }
     }
@@ -76,10 +79,13 @@ pub(crate) fn parse_report(line: &str) -> Result<Sample> {
 /// Formats a sample as the report line [`parse_report`] reads.
 pub(crate) fn format_report(s: &Sample) -> String {
     let ns = |d: Option<Duration>| d.map_or(0, |d| d.as_nanos());
-    let digest = s.digest.map_or(String::new(), |d| format!(" digest={d}"));
+    let optional = |key: &str, v: Option<u64>| v.map_or(String::new(), |v| format!(" {key}={v}"));
+    let digest = optional("digest", s.digest);
+    let anon = optional("rss_anon_kib", s.rss_anon_kib);
+    let file = optional("rss_file_kib", s.rss_file_kib);
     format!(
         "queries={} rows={} wall_ns={} cpu_ns={} sys_ns={} minflt={} p50_ns={} p99_ns={} \
-         acquire_p50_ns={} acquire_p99_ns={}{digest} max_rss_kib={}",
+         acquire_p50_ns={} acquire_p99_ns={}{digest} max_rss_kib={}{anon}{file}",
         s.counts.queries,
         s.counts.rows,
         s.wall.as_nanos(),
@@ -115,6 +121,8 @@ mod tests {
             acquire_p99: Some(Duration::from_nanos(40)),
             digest: Some(u64::MAX),
             max_rss_kib: Some(4096),
+            rss_anon_kib: Some(1000),
+            rss_file_kib: None,
         };
         let back = parse_report(&format_report(&s)).expect("own format parses");
         assert_eq!(back.counts, s.counts);
@@ -125,6 +133,8 @@ mod tests {
         assert_eq!(back.p50, s.p50);
         assert_eq!(back.p99, None);
         assert_eq!(back.max_rss_kib, Some(4096));
+        assert_eq!(back.rss_anon_kib, Some(1000));
+        assert_eq!(back.rss_file_kib, None);
         assert_eq!(back.acquire_p50, None);
         assert_eq!(back.acquire_p99, s.acquire_p99);
         assert_eq!(back.digest, Some(u64::MAX));

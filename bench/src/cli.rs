@@ -13,7 +13,10 @@ usage: qail-bench [WORKLOAD ...] [options]
 Workloads (default: all): point pipeline_atomic pipeline join wide params16 pool10 insert copy
                            search bulk_unnest bulk_copy nested nested_join nested_n1 pool4
 
-Every driver runs every workload in a fresh process of its own, once per round.
+Every driver runs every workload in a fresh process of its own, once per round: the
+driver's own binary next to this one (qail-bench-DRIVER; qail-bench-qail-pg-302 for
+qail-pg-3.0.2), or the C program for libpq. `--child DRIVER WORKLOAD --url URL --sizes SIZES`
+runs one measured run by hand, here or in the driver's binary.
 
 Options:
   --rounds N             rounds, interleaved across drivers (default 5, at least 1)

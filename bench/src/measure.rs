@@ -52,6 +52,11 @@ pub(crate) struct Sample {
     pub(crate) digest: Option<u64>,
     /// Peak resident set size of the whole process in KiB.
     pub(crate) max_rss_kib: Option<u64>,
+    /// Anonymous memory resident at the end of the run (heap, stacks), in KiB.
+    pub(crate) rss_anon_kib: Option<u64>,
+    /// File pages resident at the end of the run (the executable's and the shared
+    /// libraries' code and data), in KiB.
+    pub(crate) rss_file_kib: Option<u64>,
 }
 
 impl Sample {
@@ -69,23 +74,55 @@ fn process_usage() -> Result<(Duration, Duration, u64)> {
     Ok((timeval(usage.user_time()) + sys, sys, minflt))
 }
 
-/// Peak resident set size of this process in KiB.
-///
-/// Read from `VmHWM` in /proc/self/status: `ru_maxrss` is carried over from the parent
-/// across fork and exec on Linux, so a child started by the harness would report the
-/// harness's own peak. `getrusage` is the fallback where /proc is missing.
-pub(crate) fn max_rss_kib() -> Result<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    if let Some(kib) = vm_hwm_kib(&status) {
-        return Ok(kib);
-    }
-    let usage = getrusage(UsageWho::RUSAGE_SELF)?;
-    Ok(u64::try_from(usage.max_rss())?)
+/// This process's resident memory, in KiB.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Resident {
+    /// The peak resident set size (`VmHWM`).
+    pub(crate) peak: u64,
+    /// Anonymous memory resident now (`RssAnon`): heap and stacks.
+    pub(crate) anon: Option<u64>,
+    /// File pages resident now (`RssFile`): the executable's and shared libraries'.
+    pub(crate) file: Option<u64>,
 }
 
-fn vm_hwm_kib(status: &str) -> Option<u64> {
-    let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
-    line.trim().trim_end_matches("kB").trim().parse().ok()
+impl Resident {
+    /// Reads it from /proc/self/status.
+    ///
+    /// The peak is `VmHWM`: `ru_maxrss` is carried over from the parent across fork and exec
+    /// on Linux, so a child started by the harness would report the harness's own peak.
+    /// `getrusage` is the fallback where /proc is missing (and the split is then unknown).
+    /// Linux keeps no peak per kind: `anon` and `file` are the split at the time of reading.
+    pub(crate) fn now() -> Result<Resident> {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        if let Some(resident) = Resident::parse(&status) {
+            return Ok(resident);
+        }
+        let usage = getrusage(UsageWho::RUSAGE_SELF)?;
+        Ok(Resident {
+            peak: u64::try_from(usage.max_rss())?,
+            anon: None,
+            file: None,
+        })
+    }
+
+    fn parse(status: &str) -> Option<Resident> {
+        let kib = |key: &str| {
+            let line = status.lines().find_map(|l| l.strip_prefix(key))?;
+            line.trim().trim_end_matches("kB").trim().parse().ok()
+        };
+        Some(Resident {
+            peak: kib("VmHWM:")?,
+            anon: kib("RssAnon:"),
+            file: kib("RssFile:"),
+        })
+    }
+
+    /// Puts the figures into `sample`.
+    pub(crate) fn record(self, sample: &mut Sample) {
+        sample.max_rss_kib = Some(self.peak);
+        sample.rss_anon_kib = self.anon;
+        sample.rss_file_kib = self.file;
+    }
 }
 
 fn timeval(tv: nix::sys::time::TimeVal) -> Duration {
@@ -138,6 +175,8 @@ impl Meter {
             acquire_p99,
             digest: None,
             max_rss_kib: None,
+            rss_anon_kib: None,
+            rss_file_kib: None,
         })
     }
 }
@@ -210,13 +249,28 @@ mod tests {
     }
 
     #[test]
-    fn peak_rss_comes_from_vm_hwm() {
+    fn resident_memory_comes_from_proc_status() {
+        let status = "Name:\tx\nVmHWM:\t    6688 kB\nVmRSS:\t6000 kB\nRssAnon:\t    1024 kB\n\
+                      RssFile:\t    4976 kB\nRssShmem:\t0 kB\n";
         assert_eq!(
-            vm_hwm_kib("Name:\tx\nVmHWM:\t    6688 kB\nVmRSS:\t1 kB\n"),
-            Some(6688)
+            Resident::parse(status),
+            Some(Resident {
+                peak: 6688,
+                anon: Some(1024),
+                file: Some(4976),
+            })
         );
-        assert_eq!(vm_hwm_kib("Name:\tx\n"), None);
-        assert!(max_rss_kib().expect("readable on Linux") > 0);
+        assert_eq!(Resident::parse("Name:\tx\n"), None);
+        let own = Resident::now().expect("readable on Linux");
+        assert!(own.peak > 0);
+        assert!(
+            own.file.is_some_and(|k| k > 0),
+            "{own:?}: the executable is mapped"
+        );
+        assert!(
+            own.anon.is_some_and(|k| k > 0),
+            "{own:?}: the stack is resident"
+        );
     }
 
     #[test]

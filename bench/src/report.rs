@@ -116,6 +116,16 @@ fn metrics(w: Workload) -> Vec<Metric> {
             value: |s| s.max_rss_kib.map(|k| k as f64 / 1024.0),
             higher_is_better: false,
         },
+        Metric {
+            label: "resident at end: file pages, MiB",
+            value: |s| s.rss_file_kib.map(|k| k as f64 / 1024.0),
+            higher_is_better: false,
+        },
+        Metric {
+            label: "resident at end: anonymous, MiB",
+            value: |s| s.rss_anon_kib.map(|k| k as f64 / 1024.0),
+            higher_is_better: false,
+        },
     ]);
     m
 }

@@ -7,6 +7,8 @@ use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
+use crate::measure::Counts;
+
 /// One benchmark scenario, run by every driver.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Workload {
@@ -662,6 +664,20 @@ impl Digest {
 /// The lines in a load of harbors.
 pub(crate) fn line_count(harbors: &[HarborLines]) -> u64 {
     harbors.iter().map(|h| h.lines.len() as u64).sum()
+}
+
+/// Counts a load's lines, and takes the digest of the first.
+pub(crate) fn finish_load(
+    i: usize,
+    harbors: Vec<HarborLines>,
+    counts: &mut Counts,
+    digest: &mut Option<u64>,
+) {
+    if i == 0 {
+        *digest = Some(Digest::of(&harbors));
+    }
+    counts.add(1, line_count(&harbors));
+    std::hint::black_box(harbors);
 }
 
 /// A decoded row of the join workload.

@@ -1,11 +1,13 @@
-//! The drivers under test. Each module implements one function per workload; `run` connects
-//! (outside the measurement), starts a [`Meter`](crate::measure::Meter) and calls it, inside
-//! a child process of the harness (libpq: inside the C program).
+//! The drivers under test. Each module implements one function per workload; its `run`
+//! connects (outside the measurement), starts a [`Meter`](crate::measure::Meter) and calls
+//! it, inside a child process: the driver's own binary (`qail-bench-DRIVER`, whose `main` is
+//! in [`crate::entry`] and reaches this driver's module only), or the C program for libpq.
 
 use std::fmt;
+use std::path::PathBuf;
 use std::str::FromStr;
 
-use crate::measure::{Result, Sample};
+use crate::measure::Result;
 use crate::workload::{Sizes, Workload};
 
 pub(crate) mod libpq;
@@ -96,27 +98,37 @@ impl Driver {
         }
     }
 
-    /// Runs `workload` once in this process and measures it; `None` when this driver has no
-    /// way to run it. libpq runs in the C program instead ([`libpq::run`]).
-    pub(crate) async fn run(self, workload: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
-        if !self.has(workload) {
-            return Ok(None);
-        }
-        match self {
-            Driver::Qail => qail::run(workload, ctx).await.map(Some),
-            Driver::QailSql => qail_sql::run(workload, ctx).await.map(Some),
-            Driver::TokioPostgres => tokio_pg::run(workload, ctx).await.map(Some),
-            Driver::Sqlx => sqlx_pg::run(workload, ctx).await.map(Some),
-            Driver::Qail302 => qail302::run(workload, ctx).await,
-            Driver::Libpq => Err("libpq runs in the C program, not in the harness".into()),
-            Driver::QailJsonSerde | Driver::QailJsonSimd => {
-                qail_json::run(self, ctx).await.map(Some)
-            }
-            Driver::QailDeadpool
-            | Driver::QailDeadpoolClean
-            | Driver::QailBb8
-            | Driver::QailResetTx => pools::run(self, workload, ctx).await.map(Some),
-        }
+    /// The name of the driver's own executable, built next to the harness's: the child runs
+    /// of a Rust driver are this binary, which links that driver's code and the shared
+    /// measurement only. `None` for libpq, which runs in the C program.
+    pub(crate) fn binary(self) -> Option<&'static str> {
+        Some(match self {
+            Driver::Qail => "qail-bench-qail",
+            Driver::QailSql => "qail-bench-qail-sql",
+            Driver::TokioPostgres => "qail-bench-tokio-postgres",
+            Driver::Sqlx => "qail-bench-sqlx",
+            Driver::Qail302 => "qail-bench-qail-pg-302",
+            Driver::Libpq => return None,
+            Driver::QailJsonSerde => "qail-bench-qail-json-serde",
+            Driver::QailJsonSimd => "qail-bench-qail-json-simd",
+            Driver::QailDeadpool => "qail-bench-qail-deadpool",
+            Driver::QailDeadpoolClean => "qail-bench-qail-deadpool-clean",
+            Driver::QailBb8 => "qail-bench-qail-bb8",
+            Driver::QailResetTx => "qail-bench-qail-reset-tx",
+        })
+    }
+
+    /// The path of the driver's binary: next to the running executable, where cargo builds
+    /// every binary of this package.
+    pub(crate) fn program(self) -> Result<PathBuf> {
+        let binary = self.binary().ok_or_else(|| {
+            format!(
+                "{self} runs in the C program, not in a Rust binary: \
+                 `{} URL WORKLOAD N BATCH` (see bench/README.md)",
+                libpq::PROGRAM
+            )
+        })?;
+        Ok(std::env::current_exe()?.with_file_name(binary))
     }
 }
 
@@ -182,5 +194,28 @@ mod tests {
             assert_eq!(d.name().parse::<Driver>(), Ok(d));
         }
         assert!("pgx".parse::<Driver>().is_err());
+    }
+
+    #[test]
+    fn every_rust_driver_has_a_binary_of_its_own() {
+        let mut names: Vec<&str> = Driver::ALL.iter().filter_map(|d| d.binary()).collect();
+        assert_eq!(names.len(), Driver::ALL.len() - 1, "all but libpq");
+        assert!(names.iter().all(|n| n.starts_with("qail-bench-")));
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(
+            names.len(),
+            Driver::ALL.len() - 1,
+            "no two drivers share one"
+        );
+        let manifest = include_str!("../../Cargo.toml");
+        for name in &names {
+            assert!(
+                manifest.contains(&format!("name = \"{name}\"")),
+                "{name} is a [[bin]] of bench/Cargo.toml"
+            );
+        }
+        let err = Driver::Libpq.program().expect_err("libpq is the C program");
+        assert!(err.to_string().contains("C program"), "{err}");
     }
 }

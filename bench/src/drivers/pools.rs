@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use futures_util::future::try_join_all;
 use qail::{Connection, Pool, PoolReset, PooledConnection};
 
-use crate::drivers::{Ctx, Driver, qail::point_batch};
+use crate::drivers::{Ctx, qail::point_batch};
 use crate::measure::{BoxError, Counts, Meter, Result, Sample};
 use crate::workload::{self as w, Workload};
 
@@ -126,52 +126,55 @@ impl BenchPool for bb8::Pool<Manager> {
     }
 }
 
-/// Runs a pool workload with `driver`'s pool: `qail` or `qail-reset-tx` (qail-pg's),
-/// `qail-deadpool` or `qail-bb8`.
-pub(crate) async fn run(driver: Driver, workload: Workload, ctx: &Ctx) -> Result<Sample> {
-    let size = workload
+/// The pool size of `workload`, or an error for a workload that is not a pool workload.
+fn pool_size(workload: Workload) -> Result<usize> {
+    workload
         .pool_size()
-        .ok_or_else(|| format!("{workload} is not a pool workload"))?;
-    let n = ctx.sizes.pool;
-    match driver {
-        Driver::Qail | Driver::QailResetTx => {
-            let reset = match driver {
-                Driver::QailResetTx => PoolReset::Transaction,
-                _ => PoolReset::Session,
-            };
-            let pool = Pool::builder()
-                .reset(reset)
-                .max_size(size)
-                .min_idle(size)
-                .connect(&ctx.url)
-                .await?;
-            let sample = measure(&pool, size, n).await;
-            pool.close().await;
-            sample
-        }
-        Driver::QailDeadpool | Driver::QailDeadpoolClean => {
-            let manager = Manager {
-                url: ctx.url.clone(),
-                clean: driver == Driver::QailDeadpoolClean,
-            };
-            let pool = Deadpool::builder(manager).max_size(size).build()?;
-            measure(&pool, size, n).await
-        }
-        Driver::QailBb8 => {
-            let manager = Manager {
-                url: ctx.url.clone(),
-                clean: false,
-            };
-            let pool = bb8::Pool::builder()
-                .max_size(u32::try_from(size)?)
-                .min_idle(Some(u32::try_from(size)?))
-                .test_on_check_out(false)
-                .build(manager)
-                .await?;
-            measure(&pool, size, n).await
-        }
-        _ => Err(format!("{driver} has no pool of qail connections").into()),
-    }
+        .ok_or_else(|| format!("{workload} is not a pool workload").into())
+}
+
+/// Runs a pool workload on qail-pg's own pool, resetting sessions with `reset`: the `qail`
+/// driver (`PoolReset::Session`, the default) and `qail-reset-tx`.
+///
+/// Each pool has a function of its own, so a driver's binary links only its pool.
+pub(crate) async fn own(reset: PoolReset, workload: Workload, ctx: &Ctx) -> Result<Sample> {
+    let size = pool_size(workload)?;
+    let pool = Pool::builder()
+        .reset(reset)
+        .max_size(size)
+        .min_idle(size)
+        .connect(&ctx.url)
+        .await?;
+    let sample = measure(&pool, size, ctx.sizes.pool).await;
+    pool.close().await;
+    sample
+}
+
+/// Runs a pool workload on deadpool: `qail-deadpool`, or `qail-deadpool-clean` when `clean`.
+pub(crate) async fn deadpool(clean: bool, workload: Workload, ctx: &Ctx) -> Result<Sample> {
+    let size = pool_size(workload)?;
+    let manager = Manager {
+        url: ctx.url.clone(),
+        clean,
+    };
+    let pool = Deadpool::builder(manager).max_size(size).build()?;
+    measure(&pool, size, ctx.sizes.pool).await
+}
+
+/// Runs a pool workload on bb8: `qail-bb8`.
+pub(crate) async fn bb8(workload: Workload, ctx: &Ctx) -> Result<Sample> {
+    let size = pool_size(workload)?;
+    let manager = Manager {
+        url: ctx.url.clone(),
+        clean: false,
+    };
+    let pool = bb8::Pool::builder()
+        .max_size(u32::try_from(size)?)
+        .min_idle(Some(u32::try_from(size)?))
+        .test_on_check_out(false)
+        .build(manager)
+        .await?;
+    measure(&pool, size, ctx.sizes.pool).await
 }
 
 /// What one task did: counts, and per batch the acquire wait and the whole batch's time.

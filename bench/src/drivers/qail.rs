@@ -13,9 +13,9 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use qail::{Connection, NoRows, Query, qail};
+use qail::{Connection, NoRows, PoolReset, Query, qail};
 
-use crate::drivers::{Ctx, Driver, pools, qail_sql};
+use crate::drivers::{Ctx, pools, qail_sql};
 use crate::measure::{Counts, Latencies, Meter, Result, Sample};
 use crate::workload::{self as w, HarborLine, HarborLines, JoinRow, Line, WideRow, Workload};
 
@@ -91,7 +91,7 @@ fn search_query(f: &w::SearchForm) -> Query<'_, impl qail::template::Decoder<Row
 pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
     let s = &ctx.sizes;
     if workload.pool_size().is_some() {
-        return pools::run(Driver::Qail, workload, ctx).await;
+        return pools::own(PoolReset::Session, workload, ctx).await;
     }
     let mut c = Connection::connect(&ctx.url).await?;
     if matches!(workload, Workload::Insert | Workload::Copy) {
@@ -364,7 +364,7 @@ async fn nested_join(
         let rows = nested_join_query(&offset).fetch_all(c).await?;
         let harbors = w::group_lines(rows);
         lat.record(t);
-        finish_load(i, harbors, &mut counts, digest);
+        w::finish_load(i, harbors, &mut counts, digest);
     }
     Ok(counts)
 }
@@ -391,23 +391,9 @@ async fn nested_n1(
             });
         }
         lat.record(t);
-        finish_load(i, harbors, &mut counts, digest);
+        w::finish_load(i, harbors, &mut counts, digest);
     }
     Ok(counts)
-}
-
-/// Counts a load's lines, and takes the digest of the first.
-pub(crate) fn finish_load(
-    i: usize,
-    harbors: Vec<HarborLines>,
-    counts: &mut Counts,
-    digest: &mut Option<u64>,
-) {
-    if i == 0 {
-        *digest = Some(w::Digest::of(&harbors));
-    }
-    counts.add(1, w::line_count(&harbors));
-    black_box(harbors);
 }
 
 #[cfg(test)]

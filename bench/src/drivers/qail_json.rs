@@ -13,7 +13,7 @@ use qail::types::{BoxError, Decode, Json, Oid, oid};
 use qail::{Connection, Query, qail};
 use qail_pg::typed::{FromPg, pg};
 
-use crate::drivers::{Ctx, Driver};
+use crate::drivers::Ctx;
 use crate::measure::{Counts, Meter, Result, Sample};
 use crate::workload as w;
 
@@ -90,21 +90,36 @@ fn wide_simd(after: &i64) -> Query<'_, impl qail::template::Decoder<Row = SimdRo
      WHERE id > $1 ORDER BY id LIMIT 1000", *after)
 }
 
-/// Runs `wide` with `driver`'s JSON parser.
-pub(crate) async fn run(driver: Driver, ctx: &Ctx) -> Result<Sample> {
+/// Runs `wide` with its jsonb column read by `serde_json::from_slice` (`qail-json-serde`).
+pub(crate) async fn serde(ctx: &Ctx) -> Result<Sample> {
+    run(ctx, async |c: &mut Connection, after: i64| {
+        Ok(w::consume(wide_serde(&after).fetch_all(c).await?))
+    })
+    .await
+}
+
+/// Runs `wide` with its jsonb column read by simd-json (`qail-json-simd`).
+pub(crate) async fn simd(ctx: &Ctx) -> Result<Sample> {
+    run(ctx, async |c: &mut Connection, after: i64| {
+        Ok(w::consume(wide_simd(&after).fetch_all(c).await?))
+    })
+    .await
+}
+
+/// The `wide` loop, `query` running one query and returning its row count: a function per
+/// parser, so each variant's binary links only its own.
+async fn run(
+    ctx: &Ctx,
+    mut query: impl AsyncFnMut(&mut Connection, i64) -> Result<u64>,
+) -> Result<Sample> {
     let mut c = Connection::connect(&ctx.url).await?;
     let n = ctx.sizes.wide;
     let mut m = Meter::start()?;
     let lat = &mut m.latencies;
     let mut counts = Counts::default();
     for i in 0..n {
-        let after = w::wide_after(i);
         let t = Instant::now();
-        let rows = match driver {
-            Driver::QailJsonSerde => w::consume(wide_serde(&after).fetch_all(&mut c).await?),
-            Driver::QailJsonSimd => w::consume(wide_simd(&after).fetch_all(&mut c).await?),
-            _ => return Err(format!("{driver} is not a JSON variant of qail").into()),
-        };
+        let rows = query(&mut c, w::wide_after(i)).await?;
         lat.record(t);
         counts.add(1, rows);
     }

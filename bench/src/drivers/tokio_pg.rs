@@ -13,7 +13,7 @@ use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Client, NoTls, Row};
 
 use crate::drivers::Ctx;
-use crate::drivers::{nested_records::Lines, qail::finish_load};
+use crate::drivers::nested_records::Lines;
 use crate::measure::{Counts, Latencies, Meter, Result, Sample};
 use crate::workload::{self as w, HarborLine, HarborLines, JoinRow, Line, WideRow, Workload};
 
@@ -352,7 +352,7 @@ async fn nested(
             })
             .collect::<Result<Vec<_>>>()?;
         lat.record(t);
-        finish_load(i, harbors, &mut counts, digest);
+        w::finish_load(i, harbors, &mut counts, digest);
     }
     Ok(counts)
 }
@@ -385,7 +385,7 @@ async fn nested_join(
             .collect::<Result<Vec<_>>>()?;
         let harbors = w::group_lines(decoded);
         lat.record(t);
-        finish_load(i, harbors, &mut counts, digest);
+        w::finish_load(i, harbors, &mut counts, digest);
     }
     Ok(counts)
 }
@@ -427,7 +427,7 @@ async fn nested_n1(
             });
         }
         lat.record(t);
-        finish_load(i, harbors, &mut counts, digest);
+        w::finish_load(i, harbors, &mut counts, digest);
     }
     Ok(counts)
 }
