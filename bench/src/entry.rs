@@ -1,5 +1,5 @@
 //! The `main` of every executable of the package: the harness (`qail-bench`), and one binary
-//! per driver (`qail-bench-DRIVER`, see [`Driver::binary`]) that runs that driver's child
+//! per driver (`qail-bench-DRIVER`, named by `Driver::binary`) that runs that driver's child
 //! runs. Each driver's function reaches that driver's module only, so the linker keeps only
 //! its code (and the measurement shared by all) in its binary: a child's resident file pages
 //! are its own driver's, not those of an executable holding every peer.
