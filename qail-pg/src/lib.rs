@@ -12,7 +12,8 @@
 //!
 //! | feature   | default | what it adds |
 //! |-----------|---------|--------------|
-//! | `runtime` | yes     | tokio connection, TLS (rustls), pool |
+//! | `runtime` | yes     | tokio connection, pool |
+//! | `tls`     | yes     | TLS on rustls (ring); without it `sslmode=require` and `verify-*` are refused, `prefer` and `allow` connect in plain text |
 //! | `uuid`    | no      | `uuid::Uuid` ↔ `uuid` |
 //! | `chrono`  | no      | chrono types ↔ `timestamptz`, `timestamp`, `date`, `time` |
 //! | `time`    | no      | `time` crate types ↔ the same |

@@ -345,7 +345,10 @@ async fn connect_host(
             "Unix sockets are not available on this platform; connect over TCP",
         )),
         Host::Tcp(name) => {
-            let tls_first = !matches!(config.sslmode, SslMode::Disable | SslMode::Allow);
+            #[cfg(not(feature = "tls"))]
+            refuse_tls_modes(config.sslmode)?;
+            let tls_first = cfg!(feature = "tls")
+                && !matches!(config.sslmode, SslMode::Disable | SslMode::Allow);
             let result = connect_tcp(config, name, addr, port, tls_first).await;
             match (config.sslmode, result) {
                 // Note: `allow` tries plain text first and TLS only if the server refuses it;
@@ -515,7 +518,25 @@ pub(crate) async fn negotiate_tls(
     }
 }
 
+/// Without the `tls` feature, as libpq built without SSL support: `allow` and `prefer` connect
+/// in plain text without asking the server for TLS, and the modes that require TLS are
+/// refused before any connection is made.
+#[cfg(not(feature = "tls"))]
+fn refuse_tls_modes(mode: SslMode) -> Result<(), Error> {
+    match mode {
+        SslMode::Disable | SslMode::Allow | SslMode::Prefer => Ok(()),
+        SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull => Err(Error::new(
+            Kind::Tls,
+            format!(
+                "sslmode={mode:?} requires TLS, which this build of qail-pg leaves out; enable \
+                 the `tls` feature (on by default) or lower sslmode"
+            ),
+        )),
+    }
+}
+
 /// Runs the TLS handshake over `tcp`; returns the socket and the server's leaf certificate.
+#[cfg(feature = "tls")]
 async fn tls_handshake(
     tcp: TcpStream,
     config: &Config,
@@ -524,6 +545,20 @@ async fn tls_handshake(
     let tls = super::tls::handshake(tcp, config, host).await?;
     let cert = super::tls::peer_certificate(&tls);
     Ok((Socket::Tls(Box::new(tls)), cert))
+}
+
+/// Without the `tls` feature no connection asks for TLS (`refuse_tls_modes`), so a server's
+/// `S` answer cannot be followed.
+#[cfg(not(feature = "tls"))]
+async fn tls_handshake(
+    _tcp: TcpStream,
+    _config: &Config,
+    _host: &str,
+) -> Result<(Socket, Option<Vec<u8>>), Error> {
+    Err(Error::new(
+        Kind::Tls,
+        "this build of qail-pg leaves TLS out; enable the `tls` feature (on by default)",
+    ))
 }
 
 #[cfg(test)]

@@ -46,6 +46,7 @@ mod startup;
 mod statement;
 mod stream;
 mod syncs;
+#[cfg(feature = "tls")]
 pub(crate) mod tls;
 mod trace;
 mod transaction;

@@ -25,6 +25,7 @@ pub(crate) enum Socket {
     Tcp(TcpStream),
     #[cfg(unix)]
     Unix(UnixStream),
+    #[cfg(feature = "tls")]
     Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
 }
 
@@ -38,6 +39,7 @@ impl AsyncRead for Socket {
             Socket::Tcp(s) => Pin::new(s).poll_read(cx, buf),
             #[cfg(unix)]
             Socket::Unix(s) => Pin::new(s).poll_read(cx, buf),
+            #[cfg(feature = "tls")]
             Socket::Tls(s) => Pin::new(s).poll_read(cx, buf),
         }
     }
@@ -53,6 +55,7 @@ impl AsyncWrite for Socket {
             Socket::Tcp(s) => Pin::new(s).poll_write(cx, buf),
             #[cfg(unix)]
             Socket::Unix(s) => Pin::new(s).poll_write(cx, buf),
+            #[cfg(feature = "tls")]
             Socket::Tls(s) => Pin::new(s).poll_write(cx, buf),
         }
     }
@@ -62,6 +65,7 @@ impl AsyncWrite for Socket {
             Socket::Tcp(s) => Pin::new(s).poll_flush(cx),
             #[cfg(unix)]
             Socket::Unix(s) => Pin::new(s).poll_flush(cx),
+            #[cfg(feature = "tls")]
             Socket::Tls(s) => Pin::new(s).poll_flush(cx),
         }
     }
@@ -71,6 +75,7 @@ impl AsyncWrite for Socket {
             Socket::Tcp(s) => Pin::new(s).poll_shutdown(cx),
             #[cfg(unix)]
             Socket::Unix(s) => Pin::new(s).poll_shutdown(cx),
+            #[cfg(feature = "tls")]
             Socket::Tls(s) => Pin::new(s).poll_shutdown(cx),
         }
     }
@@ -229,6 +234,7 @@ impl Stream {
     pub(crate) fn tcp(&self) -> Option<&TcpStream> {
         match &self.socket {
             Socket::Tcp(tcp) => Some(tcp),
+            #[cfg(feature = "tls")]
             Socket::Tls(tls) => Some(tls.get_ref().0),
             #[cfg(unix)]
             Socket::Unix(_) => None,

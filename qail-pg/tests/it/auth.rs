@@ -282,3 +282,44 @@ async fn the_password_comes_from_the_password_file() {
     let mut md5 = Connection::connect(&with_password).await.unwrap();
     assert_eq!(whoami(&mut md5).await, var("QAIL_MD5_USER"));
 }
+
+/// A build without the `tls` feature behaves as libpq built without SSL support against the
+/// TLS-enabled authentication cluster: `prefer` and `allow` log in over plain text, the modes
+/// that need TLS are refused before connecting with an error naming the feature, and a user
+/// the server admits only over TLS gets the server's refusal. Run by `scripts/test` with
+/// `--no-default-features --features runtime`.
+#[cfg(not(feature = "tls"))]
+mod without_tls {
+    use super::{connect_as, uses_tls, whoami};
+
+    #[tokio::test]
+    async fn prefer_and_allow_connect_in_plain_text() {
+        for mode in ["prefer", "allow"] {
+            let mut conn = connect_as("SCRAM", &format!("sslmode={mode}"))
+                .await
+                .unwrap_or_else(|e| panic!("sslmode={mode} without TLS: {e}"));
+            assert_eq!(whoami(&mut conn).await, "scram_user");
+            assert!(!uses_tls(&mut conn).await, "sslmode={mode}");
+        }
+    }
+
+    #[tokio::test]
+    async fn modes_that_need_tls_are_refused_naming_the_feature() {
+        for mode in ["require", "verify-ca", "verify-full"] {
+            let err = connect_as("SCRAM", &format!("sslmode={mode}"))
+                .await
+                .expect_err("no TLS in this build");
+            assert_eq!(err.code(), None, "refused by the client: {err}");
+            let text = err.to_string();
+            assert!(text.contains("`tls` feature"), "sslmode={mode}: {text}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_tls_only_user_gets_the_servers_refusal() {
+        let err = connect_as("SSL", "sslmode=prefer")
+            .await
+            .expect_err("pg_hba.conf admits ssl_user only over TLS");
+        assert_eq!(err.code(), Some("28000"), "{err}");
+    }
+}
