@@ -121,7 +121,10 @@ async fn connect_one(
     for addr in addrs {
         // Note: like libpq, connect_timeout bounds the check of the session too; a failed
         // attempt moves on to the next address, a server of the wrong kind to the next host.
-        let attempt = async {
+        // The attempt (TCP, TLS, startup, the session check) is boxed: its state is the
+        // largest of the connect future's, and boxed it lives on the heap only while it runs
+        // instead of on the caller's stack for the connection's whole setup.
+        let attempt = Box::pin(async {
             let mut conn =
                 connect_host(config, host, addr, port)
                     .await
@@ -136,7 +139,7 @@ async fn connect_one(
                     Err(is)
                 }
             })
-        };
+        });
         match within_timeout(config, host, port, attempt).await {
             Ok(Ok(conn)) => return Ok(conn),
             Ok(Err(is)) => return Err(Outcome::Refused(is)),
