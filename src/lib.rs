@@ -180,8 +180,8 @@ pub mod __private {
     use std::marker::PhantomData;
 
     pub use qail_pg::template::{
-        Arg, Cache, Columns, CopyRows, CopyStatement, Decoder, ExpectedColumn, FromRow, NoRows,
-        Params, Piece, Query, RawRow, Template, Variants,
+        Arg, Cache, Columns, CopyRows, CopyStatement, Decoder, ExpectedColumn, FromColumns,
+        FromRow, NoRows, Params, Piece, Query, RawRow, Template, Variants,
     };
     pub use qail_pg::typed::{FromPg, IsOption, NotOption, NullableField, ToArg, ToPg, check, pg};
     pub use qail_pg::types::oid::{FIRST_USER_OID, RECORD_ARRAY};

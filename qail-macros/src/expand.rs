@@ -328,17 +328,30 @@ fn record(
     let derive = all_debug.then(|| quote!(#[derive(Debug)]));
     let doc = Literal::string(" A row of this query: one field per result column.");
     let reason = Literal::string("a query may select columns the code does not read");
-    let body = if (1..=MAX_TUPLE).contains(&idents.len()) {
-        // One call per row (see `Columns`): far less for rustc to check than a generic call
-        // and a `?` per column.
+    let impl_ = if (1..=MAX_TUPLE).contains(&idents.len()) {
+        // Note: only a constructor from the tuple of the columns' values; the tuple is decoded
+        // by the library's `Columns` (see `FromColumns`), so each query adds no decoding code,
+        // no closure and no trait method call for rustc to check.
         quote! {
-            <(#(#reads,)*) as ::qail::__private::Columns>::decode(row, columns)
-                .map(|(#(#patterns,)*)| Record { #(#idents,)* })
+            impl ::qail::__private::FromColumns for Record {
+                type Columns = (#(#reads,)*);
+                #[inline]
+                fn from_columns((#(#patterns,)*): Self::Columns) -> Self {
+                    Record { #(#idents,)* }
+                }
+            }
         }
     } else {
         quote! {
-            #(let #patterns: #reads = row.get_next(columns)?;)*
-            ::core::result::Result::Ok(Record { #(#idents,)* })
+            impl ::qail::__private::FromRow for Record {
+                fn from_row(
+                    row: &mut ::qail::__private::RawRow<'_>,
+                    columns: &[::qail::__private::Oid],
+                ) -> ::core::result::Result<Self, ::qail::__private::Error> {
+                    #(let #patterns: #reads = row.get_next(columns)?;)*
+                    ::core::result::Result::Ok(Record { #(#idents,)* })
+                }
+            }
         }
     };
     quote! {
@@ -350,14 +363,7 @@ fn record(
         pub struct Record { #(pub #idents: #types,)* }
 
         #[automatically_derived]
-        impl ::qail::__private::FromRow for Record {
-            fn from_row(
-                row: &mut ::qail::__private::RawRow<'_>,
-                columns: &[::qail::__private::Oid],
-            ) -> ::core::result::Result<Self, ::qail::__private::Error> {
-                #body
-            }
-        }
+        #impl_
     }
 }
 
