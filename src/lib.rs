@@ -230,10 +230,11 @@ pub mod __private {
     }
 
     /// Builds a query from the template block `qail!` emits and the checked parameters.
-    pub fn query<'a, D>(
+    #[inline]
+    pub fn query<'a, D, const N: usize>(
         (template, _): (&'static Template, PhantomData<fn() -> D>),
-        params: Params<'a>,
+        params: [Arg<'a>; N],
     ) -> Query<'a, D> {
-        Query::new(template, params)
+        Query::new(template, Params::args(params))
     }
 }

@@ -43,7 +43,7 @@ pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
                 #template
                 (#chosen, ::core::marker::PhantomData::<fn() -> #decoder>)
             },
-            ::qail::__private::Params::args([#(#params),*]),
+            [#(#params),*],
         )
     })
 }
