@@ -331,7 +331,10 @@ fn record(
     let impl_ = if (1..=MAX_TUPLE).contains(&idents.len()) {
         // Note: only a constructor from the tuple of the columns' values; the tuple is decoded
         // by the library's `Columns` (see `FromColumns`), so each query adds no decoding code,
-        // no closure and no trait method call for rustc to check.
+        // no closure and no trait method call for rustc to check. The struct itself is private
+        // (it cannot be named outside the block anyway): the tuple, an associated type, may
+        // hold the user's private types (`AS "kind: Kind"`), which a `pub` struct's impl could
+        // not expose (E0446).
         quote! {
             impl ::qail::__private::FromColumns for Record {
                 type Columns = (#(#reads,)*);
@@ -360,7 +363,7 @@ fn record(
         #[doc = #doc]
         #derive
         #[allow(dead_code, reason = #reason)]
-        pub struct Record { #(pub #idents: #types,)* }
+        struct Record { #(pub #idents: #types,)* }
 
         #[automatically_derived]
         #impl_
