@@ -290,7 +290,8 @@ fn rows(
     }
 }
 
-/// `struct Record { … }` with one field per column and its by-index `FromRow`.
+/// `struct Record { … }` with one field per column and its `FromColumns` (up to 16 columns)
+/// or by-index `FromRow`.
 fn record(
     input: &QueryInput,
     columns: &[Column<'_>],
@@ -687,6 +688,14 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("arg_non_null :: < _"), "{out}");
+        assert!(
+            out.contains("impl :: qail :: __private :: FromColumns for Record"),
+            "{out}"
+        );
+        assert!(
+            out.contains("type Columns = (:: qail :: __private :: types :: Uuid , :: core :: option :: Option < :: std :: string :: String > ,)"),
+            "{out}"
+        );
     }
 
     #[test]

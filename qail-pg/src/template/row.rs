@@ -211,10 +211,10 @@ impl<R: FromColumns> FromRow for R {
     }
 }
 
-/// Consecutive columns decoded into a tuple of owned values, in order: the body of the row
-/// decoder `qail!` generates is one call to this (`let (id, name) = <(Uuid, String) as
-/// Columns>::decode(row, columns)?;`), so each query adds one `?` and one trait lookup to
-/// the user's crate rather than one per column. Implemented for tuples of 1 to 16 values.
+/// Consecutive columns decoded into a tuple of owned values, in order: what the row types
+/// `qail!` generates are decoded with (through [`FromColumns`]), so the user's crate holds no
+/// decoding code per query for the compiler to check: these generic impls are checked once,
+/// here. Implemented for tuples of 1 to 16 values.
 pub trait Columns: Sized {
     /// Decodes the next `N` columns of `row`; `columns` are the result column type OIDs.
     fn decode(row: &mut RawRow<'_>, columns: &[Oid]) -> Result<Self, Error>;
