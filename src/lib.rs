@@ -180,8 +180,8 @@ pub mod __private {
     use std::marker::PhantomData;
 
     pub use qail_pg::template::{
-        Arg, Cache, Columns, CopyRows, CopyStatement, Decoder, ExpectedColumn, FromRow, NoRows,
-        Params, Piece, Query, RawRow, Template, Variants,
+        Arg, Cache, Columns, CopyRows, CopyStatement, Decoder, ExpectedColumn, FromColumns,
+        FromRow, NoRows, Params, Piece, Query, RawRow, Template, Variants,
     };
     pub use qail_pg::typed::{FromPg, IsOption, NotOption, NullableField, ToArg, ToPg, check, pg};
     pub use qail_pg::types::oid::{FIRST_USER_OID, RECORD_ARRAY};
@@ -230,10 +230,11 @@ pub mod __private {
     }
 
     /// Builds a query from the template block `qail!` emits and the checked parameters.
-    pub fn query<'a, D>(
+    #[inline]
+    pub fn query<'a, D, const N: usize>(
         (template, _): (&'static Template, PhantomData<fn() -> D>),
-        params: Params<'a>,
+        params: [Arg<'a>; N],
     ) -> Query<'a, D> {
-        Query::new(template, params)
+        Query::new(template, Params::args(params))
     }
 }

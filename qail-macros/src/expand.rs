@@ -43,7 +43,7 @@ pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
                 #template
                 (#chosen, ::core::marker::PhantomData::<fn() -> #decoder>)
             },
-            ::qail::__private::Params::args([#(#params),*]),
+            [#(#params),*],
         )
     })
 }
@@ -290,7 +290,8 @@ fn rows(
     }
 }
 
-/// `struct Record { … }` with one field per column and its by-index `FromRow`.
+/// `struct Record { … }` with one field per column and its `FromColumns` (up to 16 columns)
+/// or by-index `FromRow`.
 fn record(
     input: &QueryInput,
     columns: &[Column<'_>],
@@ -328,17 +329,33 @@ fn record(
     let derive = all_debug.then(|| quote!(#[derive(Debug)]));
     let doc = Literal::string(" A row of this query: one field per result column.");
     let reason = Literal::string("a query may select columns the code does not read");
-    let body = if (1..=MAX_TUPLE).contains(&idents.len()) {
-        // One call per row (see `Columns`): far less for rustc to check than a generic call
-        // and a `?` per column.
+    let impl_ = if (1..=MAX_TUPLE).contains(&idents.len()) {
+        // Note: only a constructor from the tuple of the columns' values; the tuple is decoded
+        // by the library's `Columns` (see `FromColumns`), so each query adds no decoding code,
+        // no closure and no trait method call for rustc to check. The struct itself is private
+        // (it cannot be named outside the block anyway): the tuple, an associated type, may
+        // hold the user's private types (`AS "kind: Kind"`), which a `pub` struct's impl could
+        // not expose (E0446).
         quote! {
-            <(#(#reads,)*) as ::qail::__private::Columns>::decode(row, columns)
-                .map(|(#(#patterns,)*)| Record { #(#idents,)* })
+            impl ::qail::__private::FromColumns for Record {
+                type Columns = (#(#reads,)*);
+                #[inline]
+                fn from_columns((#(#patterns,)*): Self::Columns) -> Self {
+                    Record { #(#idents,)* }
+                }
+            }
         }
     } else {
         quote! {
-            #(let #patterns: #reads = row.get_next(columns)?;)*
-            ::core::result::Result::Ok(Record { #(#idents,)* })
+            impl ::qail::__private::FromRow for Record {
+                fn from_row(
+                    row: &mut ::qail::__private::RawRow<'_>,
+                    columns: &[::qail::__private::Oid],
+                ) -> ::core::result::Result<Self, ::qail::__private::Error> {
+                    #(let #patterns: #reads = row.get_next(columns)?;)*
+                    ::core::result::Result::Ok(Record { #(#idents,)* })
+                }
+            }
         }
     };
     quote! {
@@ -347,17 +364,10 @@ fn record(
         #[doc = #doc]
         #derive
         #[allow(dead_code, reason = #reason)]
-        pub struct Record { #(pub #idents: #types,)* }
+        struct Record { #(pub #idents: #types,)* }
 
         #[automatically_derived]
-        impl ::qail::__private::FromRow for Record {
-            fn from_row(
-                row: &mut ::qail::__private::RawRow<'_>,
-                columns: &[::qail::__private::Oid],
-            ) -> ::core::result::Result<Self, ::qail::__private::Error> {
-                #body
-            }
-        }
+        #impl_
     }
 }
 
@@ -678,6 +688,14 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("arg_non_null :: < _"), "{out}");
+        assert!(
+            out.contains("impl :: qail :: __private :: FromColumns for Record"),
+            "{out}"
+        );
+        assert!(
+            out.contains("type Columns = (:: qail :: __private :: types :: Uuid , :: core :: option :: Option < :: std :: string :: String > ,)"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -29,5 +29,5 @@ pub use copy_rows::{
 };
 pub use encoding::{Encoded, ExpectedColumn, ExpectedColumns, Template, statement_name};
 pub use query::{NoRows, Params, Query, ReturnsRows};
-pub use row::{Columns, Decoder, FromRow, RawRow};
+pub use row::{Columns, Decoder, FromColumns, FromRow, RawRow};
 pub use variants::{Cache, Piece, Variants};

@@ -193,10 +193,28 @@ pub trait FromRow: Sized {
     fn from_row(row: &mut RawRow<'_>, columns: &[Oid]) -> Result<Self, Error>;
 }
 
-/// Consecutive columns decoded into a tuple of owned values, in order: the body of the row
-/// decoder `qail!` generates is one call to this (`let (id, name) = <(Uuid, String) as
-/// Columns>::decode(row, columns)?;`), so each query adds one `?` and one trait lookup to
-/// the user's crate rather than one per column. Implemented for tuples of 1 to 16 values.
+/// A row type built from the tuple of its columns' values: what `qail!` implements for the
+/// row types it generates, so that each query adds a constructor and no decoding code of its
+/// own (the tuple is decoded by [`Columns`], shared by every query with the same column types).
+/// Every `FromColumns` type is a [`FromRow`].
+pub trait FromColumns: Sized {
+    /// The columns' values, in order.
+    type Columns: Columns;
+    /// Builds the row from its columns' values.
+    fn from_columns(columns: Self::Columns) -> Self;
+}
+
+impl<R: FromColumns> FromRow for R {
+    #[inline]
+    fn from_row(row: &mut RawRow<'_>, columns: &[Oid]) -> Result<R, Error> {
+        R::Columns::decode(row, columns).map(R::from_columns)
+    }
+}
+
+/// Consecutive columns decoded into a tuple of owned values, in order: what the row types
+/// `qail!` generates are decoded with (through [`FromColumns`]), so the user's crate holds no
+/// decoding code per query for the compiler to check: these generic impls are checked once,
+/// here. Implemented for tuples of 1 to 16 values.
 pub trait Columns: Sized {
     /// Decodes the next `N` columns of `row`; `columns` are the result column type OIDs.
     fn decode(row: &mut RawRow<'_>, columns: &[Oid]) -> Result<Self, Error>;
