@@ -295,6 +295,7 @@ mod tests {
             b"1e3",
             b"2.5E-3",
             br#"{"a": 1, "a": 2}"#,
+            br#"{"": "", "e": [""], "x": "y"}"#,
         ];
         for text in cases {
             assert!(agrees(text), "{}", String::from_utf8_lossy(text));
@@ -308,6 +309,11 @@ mod tests {
             Some(Value::String("a\"b\nc".into()))
         );
         assert_eq!(parse(b"1.5"), Some(serde_json::json!(1.5)));
+        // Empty keys and strings are empty `String`s, equal to any other.
+        assert_eq!(
+            parse(br#"{"": "", "e": [""]}"#),
+            Some(serde_json::json!({"": "", "e": [""]}))
+        );
     }
 
     #[test]

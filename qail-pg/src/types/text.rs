@@ -121,6 +121,8 @@ mod tests {
             Ok(Cow::Borrowed("b"))
         ));
         assert_eq!(dec::<Box<str>>(oid::NAME, b"pg"), Ok("pg".into()));
+        assert_eq!(dec::<String>(oid::TEXT, b""), Ok(String::new()));
+        assert_eq!(dec::<Box<str>>(oid::TEXT, b""), Ok("".into()));
     }
 
     #[test]
