@@ -33,6 +33,7 @@ fn get<'r, T: Deserialize<'r>>(ty: Oid, raw: &'r [u8]) -> Result<T, BoxError> {
 }
 
 /// The JSON text of a `json` or `jsonb` value.
+#[inline]
 fn text(ty: Oid, raw: &[u8]) -> Result<&[u8], BoxError> {
     Ok(if ty == oid::JSONB {
         match raw.split_first() {
@@ -89,6 +90,7 @@ impl Decode<'_> for Value {
     fn accepts(ty: Oid) -> bool {
         is_json(ty)
     }
+    #[inline]
     fn decode(ty: Oid, raw: &[u8]) -> Result<Self, BoxError> {
         let text = text(ty, raw)?;
         match super::json_value::parse(text) {

@@ -19,6 +19,7 @@ use serde_json::{Map, Number, Value};
 const MAX_DEPTH: usize = 100;
 
 /// The value of the JSON text `text`, or `None` when serde_json must decide.
+#[inline]
 pub(crate) fn parse(text: &[u8]) -> Option<Value> {
     let text = super::utf8::str_from(text).ok()?;
     let mut parser = Parser { text, pos: 0 };
@@ -162,7 +163,7 @@ impl<'a> Parser<'a> {
                 b'"' => {
                     self.pos = end + 1;
                     // Note: both ends are next to ASCII bytes, so `get` finds char boundaries.
-                    return self.text.get(start..end).map(str::to_owned);
+                    return self.text.get(start..end).map(super::owned::string);
                 }
                 b'\\' | 0..0x20 => return self.escaped(start, end),
                 _ => end += 1,
@@ -294,6 +295,7 @@ mod tests {
             b"1e3",
             b"2.5E-3",
             br#"{"a": 1, "a": 2}"#,
+            br#"{"": "", "e": [""], "x": "y"}"#,
         ];
         for text in cases {
             assert!(agrees(text), "{}", String::from_utf8_lossy(text));
@@ -307,6 +309,11 @@ mod tests {
             Some(Value::String("a\"b\nc".into()))
         );
         assert_eq!(parse(b"1.5"), Some(serde_json::json!(1.5)));
+        // Empty keys and strings are empty `String`s, equal to any other.
+        assert_eq!(
+            parse(br#"{"": "", "e": [""]}"#),
+            Some(serde_json::json!({"": "", "e": [""]}))
+        );
     }
 
     #[test]

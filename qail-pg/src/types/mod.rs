@@ -48,6 +48,7 @@ mod net;
 #[cfg(feature = "decimal")]
 mod numeric;
 pub mod oid;
+mod owned;
 mod reader;
 pub mod record;
 mod text;

@@ -6,7 +6,9 @@
 
 use std::borrow::Cow;
 
-use super::{BoxError, Decode, Encode, IsNull, Oid, encode_checked, oid, put_bytes, scalar_type};
+use super::{
+    BoxError, Decode, Encode, IsNull, Oid, encode_checked, oid, owned, put_bytes, scalar_type,
+};
 
 /// Whether `ty` is a built-in type whose binary form is UTF-8 text (the OIDs `string!` lists).
 fn is_text(ty: Oid) -> bool {
@@ -35,20 +37,21 @@ fn not_utf8(ty: Oid, e: std::str::Utf8Error) -> BoxError {
     .into()
 }
 
-/// [`scalar_type!`] for a string container; a leading `<'r>` borrows from the row.
+/// [`scalar_type!`] for a string container, made from the checked `&str` by `$from`; a
+/// leading `<'r>` borrows from the row.
 macro_rules! string {
-    ($($rust:tt)+) => {
+    ($from:expr, $($rust:tt)+) => {
         scalar_type!($($rust)+ => oid::TEXT | oid::VARCHAR | oid::BPCHAR | oid::NAME | oid::UNKNOWN,
             array oid::TEXT_ARRAY,
             encode(|v, _, buf| put_bytes(buf, AsRef::<str>::as_ref(v).as_bytes())),
-            decode(|ty, raw| utf8(ty, raw).map(Into::into)));
+            decode(|ty, raw| utf8(ty, raw).map($from)));
     };
 }
 
-string!(String);
-string!(<'r> &'r str);
-string!(Box<str>);
-string!(<'r> Cow<'r, str>);
+string!(owned::string, String);
+string!(Into::into, <'r> &'r str);
+string!(|s| owned::string(s).into_boxed_str(), Box<str>);
+string!(Into::into, <'r> Cow<'r, str>);
 
 /// A string sent or read as a type whose binary form is UTF-8 text but whose OID is not
 /// fixed: `citext`, an enum, a domain over text created by an extension.
@@ -118,6 +121,8 @@ mod tests {
             Ok(Cow::Borrowed("b"))
         ));
         assert_eq!(dec::<Box<str>>(oid::NAME, b"pg"), Ok("pg".into()));
+        assert_eq!(dec::<String>(oid::TEXT, b""), Ok(String::new()));
+        assert_eq!(dec::<Box<str>>(oid::TEXT, b""), Ok("".into()));
     }
 
     #[test]
