@@ -334,7 +334,7 @@ impl Stream {
 
     /// The complete message at the front of the received bytes, consumed, if there is one;
     /// `None` when more bytes must be read first.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn try_frame(&mut self) -> Result<Option<Received>, Error> {
         self.take_frame()
     }
@@ -379,8 +379,9 @@ impl Stream {
     /// Note: every reply of a query passes here, so a complete, valid message other than an
     /// ErrorResponse is framed inline, with the checks `frame` makes (a length of at least 4,
     /// a body within its type's limit); the rest (an incomplete or invalid message, an
-    /// error) goes through [`Stream::take_frame_slow`].
-    #[inline]
+    /// error) goes through [`Stream::take_frame_slow`]. Always inlined: a reply loop that
+    /// called it would save and restore its registers once per message.
+    #[inline(always)]
     fn take_frame(&mut self) -> Result<Option<Received>, Error> {
         let pending = self
             .read_buf
@@ -391,8 +392,9 @@ impl Stream {
             return Ok(None);
         };
         let claimed = u32::from_be_bytes([a, b, c, d]) as usize;
+        // Note: a claimed length below 4 wraps around and fails the limit.
         if tag != error_response::TAG
-            && (4..=max_body_len(tag, self.phase).saturating_add(4)).contains(&claimed)
+            && claimed.wrapping_sub(4) <= max_body_len(tag, self.phase)
             && pending.len() > claimed
         {
             let start = self.read_pos;
