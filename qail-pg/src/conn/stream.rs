@@ -94,6 +94,12 @@ impl Received {
     pub(crate) fn is_asynchronous(self) -> bool {
         Backend::is_asynchronous(self.tag)
     }
+
+    /// Whether this is a DataRow: the reply a result loop sees most.
+    #[inline(always)]
+    pub(crate) fn is_data_row(self) -> bool {
+        self.tag == DataRow::TAG
+    }
 }
 
 /// Drops a reply that owns nothing (a DataRow, a CommandComplete, a BindComplete, …) without
