@@ -325,7 +325,8 @@ impl Connection {
     /// [`recv`](Self::recv) without waiting: the next message of the current flow if it is
     /// already in the read buffer (and no reset's replies come first), else `None`. Lets a
     /// flow read the messages that arrived together without awaiting once per message.
-    #[inline]
+    /// Always inlined, as [`Stream::try_frame`] is: it runs once per message.
+    #[inline(always)]
     pub(crate) fn try_recv(&mut self) -> Result<Option<Received>, Error> {
         if self.syncs.resetting() {
             return Ok(None);

@@ -287,7 +287,12 @@ impl Connection {
                 },
                 Err(e) => break Err(e),
             };
-            let handled = if message.is_asynchronous() {
+            // Note: rows are handled in this loop, the other replies out of line: a call
+            // per row (saving and restoring the registers `on_reply` needs) costs more than
+            // its body.
+            let handled = if message.is_data_row() {
+                self.on_data_row(message, &mut run, sink)
+            } else if message.is_asynchronous() {
                 self.on_async(message)
             } else {
                 self.on_reply(message, &mut run, sink)
@@ -557,22 +562,9 @@ impl Connection {
                 release(reply);
                 Ok(())
             }
-            Ok(reply @ Backend::DataRow(data)) => {
+            Ok(reply @ Backend::DataRow(_)) => {
                 release(reply);
-                let Some(slot) = run.queue.front_mut() else {
-                    return Err(self.reply_to_no_query());
-                };
-                // Note: `failure` is only ever set in an atomic batch, which is then lost.
-                if slot.error.is_some() || run.failure.is_some() {
-                    return Ok(());
-                }
-                let Some(statement) = resolve(slot, &run.local, &run.statements) else {
-                    return Ok(());
-                };
-                if let Err(e) = sink.row(slot.index, data, statement) {
-                    slot.error = Some(e);
-                }
-                Ok(())
+                self.on_data_row(message, run, sink)
             }
             Ok(reply @ Backend::CommandComplete(done)) => {
                 release(reply);
@@ -637,6 +629,42 @@ impl Connection {
             }
             Err(e) => Err(self.decode_error(e)),
         }
+    }
+
+    /// A DataRow of the query at the front of the queue: to the sink, unless the query (or
+    /// the atomic batch) already failed.
+    #[inline(always)]
+    fn on_data_row(
+        &mut self,
+        message: Received,
+        run: &mut Run,
+        sink: &mut impl Sink,
+    ) -> Result<(), Error> {
+        let data = match self.stream.decode(message) {
+            Ok(reply @ Backend::DataRow(data)) => {
+                release(reply);
+                data
+            }
+            Ok(other) => {
+                drop(other);
+                return Err(self.protocol_error("an unexpected message in pipeline results"));
+            }
+            Err(e) => return Err(self.decode_error(e)),
+        };
+        let Some(slot) = run.queue.front_mut() else {
+            return Err(self.reply_to_no_query());
+        };
+        // Note: `failure` is only ever set in an atomic batch, which is then lost.
+        if slot.error.is_some() || run.failure.is_some() {
+            return Ok(());
+        }
+        let Some(statement) = resolve(slot, &run.local, &run.statements) else {
+            return Ok(());
+        };
+        if let Err(e) = sink.row(slot.index, data, statement) {
+            slot.error = Some(e);
+        }
+        Ok(())
     }
 
     /// The RowDescription (`columns`) or NoData that ends a template's description.

@@ -99,6 +99,12 @@ impl Received {
     pub(crate) fn is_asynchronous(self) -> bool {
         Backend::is_asynchronous(self.tag)
     }
+
+    /// Whether this is a DataRow: the reply a result loop sees most.
+    #[inline(always)]
+    pub(crate) fn is_data_row(self) -> bool {
+        self.tag == DataRow::TAG
+    }
 }
 
 /// Drops a reply that owns nothing (a DataRow, a CommandComplete, a BindComplete, …) without
@@ -340,7 +346,7 @@ impl Stream {
 
     /// The complete message at the front of the received bytes, consumed, if there is one;
     /// `None` when more bytes must be read first.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn try_frame(&mut self) -> Result<Option<Received>, Error> {
         self.take_frame()
     }
@@ -385,8 +391,9 @@ impl Stream {
     /// Note: every reply of a query passes here, so a complete, valid message other than an
     /// ErrorResponse is framed inline, with the checks `frame` makes (a length of at least 4,
     /// a body within its type's limit); the rest (an incomplete or invalid message, an
-    /// error) goes through [`Stream::take_frame_slow`].
-    #[inline]
+    /// error) goes through [`Stream::take_frame_slow`]. Always inlined: a reply loop that
+    /// called it would save and restore its registers once per message.
+    #[inline(always)]
     fn take_frame(&mut self) -> Result<Option<Received>, Error> {
         let pending = self
             .read_buf
@@ -397,8 +404,9 @@ impl Stream {
             return Ok(None);
         };
         let claimed = u32::from_be_bytes([a, b, c, d]) as usize;
+        // Note: a claimed length below 4 wraps around and fails the limit.
         if tag != error_response::TAG
-            && (4..=max_body_len(tag, self.phase).saturating_add(4)).contains(&claimed)
+            && claimed.wrapping_sub(4) <= max_body_len(tag, self.phase)
             && pending.len() > claimed
         {
             let start = self.read_pos;

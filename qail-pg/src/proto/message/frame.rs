@@ -36,9 +36,40 @@ pub enum Phase {
 }
 
 /// The largest body a message with tag `tag` may claim in `phase`.
-#[inline]
+#[inline(always)]
 pub fn max_body_len(tag: u8, phase: Phase) -> usize {
-    let limit = match tag {
+    // Note: a table lookup, not a match over the tags: every message received passes here.
+    LIMITS[phase as usize][usize::from(tag)] as usize
+}
+
+/// [`max_body_len`] of every tag, per phase (indexed by `Phase as usize`): built at compile
+/// time from [`tag_limit`].
+static LIMITS: [[u32; 256]; 2] = [limits(Phase::Startup), limits(Phase::Session)];
+
+/// The limits of `phase`, one per tag.
+const fn limits(phase: Phase) -> [u32; 256] {
+    let mut table = [0; 256];
+    let mut tag = 0;
+    while tag < 256 {
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "tag < 256, and every limit is at most MAX_MESSAGE_LEN (1 GiB)"
+        )]
+        {
+            let limit = tag_limit(tag as u8);
+            table[tag] = match phase {
+                Phase::Startup if limit > MAX_SMALL_MESSAGE_LEN => MAX_SMALL_MESSAGE_LEN as u32,
+                _ => limit as u32,
+            };
+        }
+        tag += 1;
+    }
+    table
+}
+
+/// The largest body a message with tag `tag` may claim once the session has started.
+const fn tag_limit(tag: u8) -> usize {
+    match tag {
         // Note: empty by definition: ParseComplete, BindComplete, CloseComplete, NoData,
         // PortalSuspended, EmptyQueryResponse, CopyDone.
         b'1' | b'2' | b'3' | b'n' | b's' | b'I' | b'c' => 0,
@@ -48,18 +79,14 @@ pub fn max_body_len(tag: u8, phase: Phase) -> usize {
         b'K' => 4 + 256,
         b'R' | b'v' => MAX_AUTHENTICATION_LEN,
         // ParameterDescription: a count and up to 65535 type OIDs.
-        b't' => 2 + 4 * usize::from(u16::MAX),
+        b't' => 2 + 4 * (u16::MAX as usize),
         // Copy{In,Out,Both}Response: a format, a count and up to 65535 column formats.
-        b'G' | b'H' | b'W' => 3 + 2 * usize::from(u16::MAX),
+        b'G' | b'H' | b'W' => 3 + 2 * (u16::MAX as usize),
         // DataRow, CopyData, RowDescription, ErrorResponse, NoticeResponse,
         // NotificationResponse: libpq's long message types.
         b'D' | b'd' | b'T' | b'E' | b'N' | b'A' => MAX_MESSAGE_LEN,
         // CommandComplete, ParameterStatus, and types qail-pg does not decode.
         _ => MAX_SMALL_MESSAGE_LEN,
-    };
-    match phase {
-        Phase::Startup => limit.min(MAX_SMALL_MESSAGE_LEN),
-        Phase::Session => limit,
     }
 }
 
@@ -130,6 +157,22 @@ pub fn claimed_body_len(buf: &[u8], phase: Phase) -> Result<Option<usize>, Decod
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_limit_table_holds_each_tags_limit_capped_during_startup() {
+        for tag in 0..=u8::MAX {
+            let limit = tag_limit(tag);
+            assert_eq!(max_body_len(tag, Phase::Session), limit, "{tag}");
+            assert_eq!(
+                max_body_len(tag, Phase::Startup),
+                limit.min(MAX_SMALL_MESSAGE_LEN),
+                "{tag}"
+            );
+        }
+        assert_eq!(max_body_len(b'D', Phase::Session), MAX_MESSAGE_LEN);
+        assert_eq!(max_body_len(b'Z', Phase::Session), 1);
+        assert_eq!(max_body_len(b'C', Phase::Session), MAX_SMALL_MESSAGE_LEN);
+    }
 
     #[test]
     fn needs_more_until_complete() {
