@@ -62,6 +62,9 @@
 //! | `decimal` | yes     | `numeric` ↔ `rust_decimal::Decimal` |
 //! | `net`     | no      | `inet`, `cidr`, `macaddr` |
 //!
+//! The `tls` feature (on by default) brings TLS on rustls; without it `sslmode=require` and
+//! `verify-*` are refused and `prefer`/`allow` connect in plain text, as with a libpq built
+//! without SSL.
 //! A query that touches a type whose feature is off fails to compile with a message naming the
 //! feature to enable. The `tracing` feature (off by default) runs every connection attempt and
 //! query in a `tracing` span with OpenTelemetry's database fields (README, "Observability").
