@@ -562,9 +562,9 @@ impl Connection {
                 release(reply);
                 Ok(())
             }
-            Ok(reply @ Backend::DataRow(data)) => {
+            Ok(reply @ Backend::DataRow(_)) => {
                 release(reply);
-                row_to_sink(data, run, sink).ok_or_else(|| self.reply_to_no_query())
+                self.on_data_row(message, run, sink)
             }
             Ok(reply @ Backend::CommandComplete(done)) => {
                 release(reply);
@@ -651,7 +651,20 @@ impl Connection {
             }
             Err(e) => return Err(self.decode_error(e)),
         };
-        row_to_sink(data, run, sink).ok_or_else(|| self.reply_to_no_query())
+        let Some(slot) = run.queue.front_mut() else {
+            return Err(self.reply_to_no_query());
+        };
+        // Note: `failure` is only ever set in an atomic batch, which is then lost.
+        if slot.error.is_some() || run.failure.is_some() {
+            return Ok(());
+        }
+        let Some(statement) = resolve(slot, &run.local, &run.statements) else {
+            return Ok(());
+        };
+        if let Err(e) = sink.row(slot.index, data, statement) {
+            slot.error = Some(e);
+        }
+        Ok(())
     }
 
     /// The RowDescription (`columns`) or NoData that ends a template's description.
@@ -732,23 +745,6 @@ fn parse_failed(slot: &Slot, local: &mut Locals) {
     {
         *state = Local::Failed;
     }
-}
-
-/// Gives a DataRow to the sink for the query at the front of the queue, unless that query
-/// (or the atomic batch) already failed; `None` when no query is waiting for it.
-#[inline(always)]
-fn row_to_sink(data: DataRow<'_>, run: &mut Run, sink: &mut impl Sink) -> Option<()> {
-    let slot = run.queue.front_mut()?;
-    // Note: `failure` is only ever set in an atomic batch, which is then lost.
-    if slot.error.is_some() || run.failure.is_some() {
-        return Some(());
-    }
-    if let Some(statement) = resolve(slot, &run.local, &run.statements)
-        && let Err(e) = sink.row(slot.index, data, statement)
-    {
-        slot.error = Some(e);
-    }
-    Some(())
 }
 
 /// The statement a slot's rows are decoded with.
