@@ -562,6 +562,10 @@ impl Connection {
                 release(reply);
                 Ok(())
             }
+            // Note: the reply loop gives DataRows to `on_data_row` before this function, so
+            // this arm (which decodes the message again) is the rare path; a function shared
+            // by both that takes the decoded row measured ~110 instructions more per
+            // `pipeline_atomic` query.
             Ok(reply @ Backend::DataRow(_)) => {
                 release(reply);
                 self.on_data_row(message, run, sink)
