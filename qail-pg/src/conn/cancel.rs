@@ -3,6 +3,7 @@
 //! See <https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-CANCELING-REQUESTS>.
 
 use std::net::IpAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -210,24 +211,49 @@ pub(crate) fn cancel_grace(limit: Duration) -> Duration {
 
 /// Runs `$fut` (which borrows `$conn`) under the connection's query time-out.
 ///
-/// Note: the time-out branch is boxed. Its timer and the cancel request (a connection of its
-/// own, TLS included) would otherwise take kilobytes in the state of every query future,
-/// which is moved on every call even when no time-out is set.
+/// Note: `$fut` is written once, and the time-out branch polls it through
+/// `dyn Future` ([`within`]): the query's code is compiled once, not once per branch, and
+/// the timer's code once per result type, not once per query kind. That branch and the cancel
+/// after a time-out are boxed: their timer and the cancel request (a connection of its own,
+/// TLS included) would otherwise take kilobytes in the state of every query future, which is
+/// moved on every call even when no time-out is set.
 macro_rules! timed {
-    ($conn:expr, $fut:expr) => {{
-        match $conn.query_timeout() {
-            None => $fut.await,
-            Some(limit) => {
-                Box::pin(async {
-                    let token = $conn.cancel_token();
-                    match tokio::time::timeout(limit, $fut).await {
-                        Ok(result) => result,
-                        Err(_) => Err($conn.timed_out(token, limit).await),
+    ($conn:expr, $fut:expr) => {
+        $crate::conn::cancel::timed!($conn, $fut, |fut| -> ::core::pin::Pin<
+            &mut (dyn Future<Output = _> + Send + '_),
+        > { fut })
+    };
+    // `$poll` turns the pinned future into what the time-out branch polls: the future itself
+    // where it is generic over the caller's types (a pipeline's jobs, which need not be `Send`).
+    ($conn:expr, $fut:expr, $poll:expr) => {{
+        let limit = $conn
+            .query_timeout()
+            .map(|limit| (limit, $conn.cancel_token()));
+        let outcome = {
+            let fut = ::core::pin::pin!($fut);
+            match limit {
+                None => Ok(fut.await),
+                Some((limit, token)) => {
+                    match Box::pin($crate::conn::cancel::within(limit, $poll(fut))).await {
+                        Some(result) => Ok(result),
+                        None => Err((limit, token)),
                     }
-                })
-                .await
+                }
             }
+        };
+        match outcome {
+            Ok(result) => result,
+            Err((limit, token)) => Err(Box::pin($conn.timed_out(token, limit)).await),
         }
     }};
 }
+
+/// Polls `fut` until it finishes, or until `limit` has passed (`None`).
+pub(crate) async fn within<F: Future + ?Sized>(
+    limit: Duration,
+    fut: Pin<&mut F>,
+) -> Option<F::Output> {
+    tokio::time::timeout(limit, fut).await.ok()
+}
+
 pub(crate) use timed;

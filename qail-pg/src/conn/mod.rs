@@ -54,6 +54,7 @@ mod typed_query;
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::pin::Pin;
 use std::time::Duration;
 
 pub use cancel::CancelToken;
@@ -147,7 +148,21 @@ impl Connection {
 
     /// Connects with a parsed [`Config`], trying its hosts in order.
     pub async fn connect_with(config: &Config) -> Result<Connection, Error> {
-        trace::connect(config, connect::connect(config)).await
+        Connection::open(config).await
+    }
+
+    /// The connection's setup as one boxed future, made here.
+    ///
+    /// Note: an async function's code is compiled where its future is polled, once per code
+    /// unit that polls it; behind `dyn Future` made in this crate the setup (host list, TLS,
+    /// authentication, the session check) is compiled once, in qail-pg, and a program that
+    /// connects in several places does not carry a copy for each. Connecting is rare, so the
+    /// allocation and the indirect call cost nothing measurable.
+    #[inline(never)]
+    fn open(
+        config: &Config,
+    ) -> Pin<Box<dyn Future<Output = Result<Connection, Error>> + Send + '_>> {
+        Box::pin(trace::connect(config, connect::connect(config)))
     }
 
     fn new(stream: Stream, statement_cache_size: usize) -> Connection {

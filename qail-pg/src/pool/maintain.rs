@@ -116,7 +116,7 @@ impl Inner {
         }
         let mut held = Vec::with_capacity(min_idle);
         while (held.len() < min_idle || counts.spares() > 0) && !self.is_closed() {
-            match self.pool.timeout_get(&NO_WAIT).await {
+            match self.get(&NO_WAIT).await {
                 Ok(object) => held.push(object),
                 Err(_) => break,
             }

@@ -39,6 +39,7 @@ mod manager;
 mod pooled;
 mod replicas;
 
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -134,6 +135,13 @@ const NO_WAIT: Timeouts = Timeouts {
     recycle: None,
 };
 
+/// An acquire that waits for a slot (the pool sets no time-out of deadpool's).
+const WAIT: Timeouts = Timeouts {
+    wait: None,
+    create: None,
+    recycle: None,
+};
+
 impl Pool {
     /// Opens a pool with default options (up to 10 connections) and a libpq connection string.
     /// One connection is opened now, so a wrong address or password is reported here.
@@ -153,7 +161,18 @@ impl Pool {
 
     /// Opens the pool: `min_idle` connections (at least one) to the primary now, so a wrong
     /// address or password is reported here; replicas connect when first read from.
-    pub(crate) async fn open(
+    ///
+    /// Note: boxed and made here, for the reason given at `Connection::open`.
+    #[inline(never)]
+    pub(crate) fn open(
+        config: Config,
+        options: Options,
+        replicas: Vec<Config>,
+    ) -> Pin<Box<dyn Future<Output = Result<Pool, Error>> + Send>> {
+        Box::pin(Pool::open_now(config, options, replicas))
+    }
+
+    async fn open_now(
         config: Config,
         options: Options,
         replicas: Vec<Config>,
@@ -168,7 +187,7 @@ impl Pool {
         let inner = Pool::inner(config, options);
         let mut opened = Vec::with_capacity(initial);
         for _ in 0..initial {
-            opened.push(inner.pool.get().await.map_err(Inner::error)?);
+            opened.push(inner.get(&WAIT).await.map_err(Inner::error)?);
         }
         drop(opened);
         maintain::spawn(&inner);
@@ -405,13 +424,25 @@ impl Inner {
         }
     }
 
+    /// A connection from deadpool within `timeouts`.
+    ///
+    /// Note: boxed and made here, for the reason given at `Connection::open`: deadpool's
+    /// acquire is compiled once, not in every code unit that acquires.
+    #[inline(never)]
+    pub(crate) fn get<'a>(
+        &'a self,
+        timeouts: &'a Timeouts,
+    ) -> Pin<Box<dyn Future<Output = Result<Object, PoolError<Error>>> + Send + 'a>> {
+        Box::pin(self.pool.timeout_get(timeouts))
+    }
+
     async fn acquire(self: &Arc<Inner>) -> Result<PooledConnection, Error> {
         // Note: tokio's semaphore hands returned slots to queued waiters first, so taking a
         // free one here never overtakes a waiter.
-        let object = match self.pool.timeout_get(&NO_WAIT).await {
+        let object = match self.get(&NO_WAIT).await {
             Err(PoolError::Timeout(TimeoutType::Wait)) => {
                 let _waiting = Waiting::new(self);
-                self.pool.get().await
+                self.get(&WAIT).await
             }
             got => got,
         };

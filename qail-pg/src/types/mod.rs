@@ -162,13 +162,7 @@ pub trait Decode<'r>: Sized {
 
     /// Reads a SQL NULL. The default is an error: only `Option<T>` accepts NULL.
     fn decode_null(ty: Oid) -> Result<Self, BoxError> {
-        let rust = rust_name::<Self>();
-        Err(format!(
-            "unexpected NULL in a PostgreSQL `{}` value read as Rust `{rust}`: read it as `Option<{rust}>`, \
-             or use COALESCE in SQL",
-            oid::describe(ty)
-        )
-        .into())
+        Err(unexpected_null(ty, std::any::type_name::<Self>()))
     }
 
     /// Reads a value that may be NULL (`None`).
@@ -203,13 +197,30 @@ pub fn decode_checked<'r, T: Decode<'r>>(ty: Oid, raw: Option<&'r [u8]>) -> Resu
 }
 
 /// The error for a value of Rust type `T` that cannot be sent as PostgreSQL type `ty`.
+#[inline]
 pub fn encode_mismatch<T: Encode + ?Sized>(value: &T, ty: Oid) -> BoxError {
+    encode_mismatch_of(std::any::type_name::<T>(), value.type_oid(), ty)
+}
+
+/// The error for a PostgreSQL column of type `ty` that cannot be read as Rust type `T`.
+#[inline]
+pub fn decode_mismatch<T: ?Sized>(ty: Oid) -> BoxError {
+    decode_mismatch_of(std::any::type_name::<T>(), ty)
+}
+
+// The error builders below take the Rust type's name, so one copy of each is compiled, not
+// one per type the generic functions above are called with.
+
+/// [`encode_mismatch`] of the type named `type_name`, whose value sends itself as `sent`.
+#[cold]
+#[inline(never)]
+fn encode_mismatch_of(type_name: &str, sent: Oid, ty: Oid) -> BoxError {
     let pg = oid::describe(ty);
-    let rust = rust_name::<T>();
-    let cast = match oid::name(value.type_oid()) {
+    let rust = short_type_name(type_name);
+    let cast = match oid::name(sent) {
         Some(_) => format!(
             ", or cast the parameter in SQL (`$n::{}`)",
-            oid::describe(value.type_oid())
+            oid::describe(sent)
         ),
         None => String::new(),
     };
@@ -222,10 +233,12 @@ pub fn encode_mismatch<T: Encode + ?Sized>(value: &T, ty: Oid) -> BoxError {
     format!("cannot send Rust `{rust}` as a PostgreSQL `{pg}` parameter: {pass}").into()
 }
 
-/// The error for a PostgreSQL column of type `ty` that cannot be read as Rust type `T`.
-pub fn decode_mismatch<T: ?Sized>(ty: Oid) -> BoxError {
+/// [`decode_mismatch`] of the type named `type_name`.
+#[cold]
+#[inline(never)]
+fn decode_mismatch_of(type_name: &str, ty: Oid) -> BoxError {
     let pg = oid::describe(ty);
-    let rust = rust_name::<T>();
+    let rust = short_type_name(type_name);
     let fix = match oid::rust_hint(ty) {
         Some(hint) => format!("read it as {hint}, or cast the column in SQL"),
         None => "if its binary form is UTF-8 text (citext, an enum) read it as \
@@ -235,9 +248,28 @@ pub fn decode_mismatch<T: ?Sized>(ty: Oid) -> BoxError {
     format!("cannot read PostgreSQL `{pg}` as Rust `{rust}`: {fix}").into()
 }
 
+/// [`Decode::decode_null`]'s error for the type named `type_name`.
+#[cold]
+#[inline(never)]
+fn unexpected_null(ty: Oid, type_name: &str) -> BoxError {
+    let rust = short_type_name(type_name);
+    format!(
+        "unexpected NULL in a PostgreSQL `{}` value read as Rust `{rust}`: read it as `Option<{rust}>`, \
+         or use COALESCE in SQL",
+        oid::describe(ty)
+    )
+    .into()
+}
+
 /// `std::any::type_name` without module paths: `Vec<Option<String>>`, `DateTime<Utc>`.
+#[inline]
 pub(crate) fn rust_name<T: ?Sized>() -> String {
-    let full = std::any::type_name::<T>();
+    short_type_name(std::any::type_name::<T>())
+}
+
+/// [`rust_name`] of a type's full name.
+#[inline(never)]
+fn short_type_name(full: &str) -> String {
     let mut out = String::with_capacity(full.len());
     let mut segment = String::new();
     for c in full.chars() {
