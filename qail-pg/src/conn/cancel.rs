@@ -211,12 +211,12 @@ pub(crate) fn cancel_grace(limit: Duration) -> Duration {
 
 /// Runs `$fut` (which borrows `$conn`) under the connection's query time-out.
 ///
-/// Note: `$fut` is written once, and the time-out branch polls it through
-/// `dyn Future` ([`within`]): the query's code is compiled once, not once per branch, and
-/// the timer's code once per result type, not once per query kind. That branch and the cancel
-/// after a time-out are boxed: their timer and the cancel request (a connection of its own,
-/// TLS included) would otherwise take kilobytes in the state of every query future, which is
-/// moved on every call even when no time-out is set.
+/// Note: the time-out branch is boxed: its timer and the cancel request (a connection of its
+/// own, TLS included) would otherwise take kilobytes in the state of every query future, which
+/// is moved on every call even when no time-out is set. It polls `$fut` through `dyn Future`
+/// ([`within`]), so the timer's code is compiled once per result type, not once per call site.
+/// `$fut` is written in both branches: an `async` block there would be two types, its code
+/// compiled twice, so callers pass a call of a named `async fn`.
 macro_rules! timed {
     ($conn:expr, $fut:expr) => {
         $crate::conn::cancel::timed!($conn, $fut, |fut| -> ::core::pin::Pin<
@@ -226,24 +226,22 @@ macro_rules! timed {
     // `$poll` turns the pinned future into what the time-out branch polls: the future itself
     // where it is generic over the caller's types (a pipeline's jobs, which need not be `Send`).
     ($conn:expr, $fut:expr, $poll:expr) => {{
-        let limit = $conn
-            .query_timeout()
-            .map(|limit| (limit, $conn.cancel_token()));
-        let outcome = {
-            let fut = ::core::pin::pin!($fut);
-            match limit {
-                None => Ok(fut.await),
-                Some((limit, token)) => {
-                    match Box::pin($crate::conn::cancel::within(limit, $poll(fut))).await {
-                        Some(result) => Ok(result),
-                        None => Err((limit, token)),
+        match $conn.query_timeout() {
+            None => $fut.await,
+            Some(limit) => {
+                Box::pin(async {
+                    let token = $conn.cancel_token();
+                    let outcome = {
+                        let fut = ::core::pin::pin!($fut);
+                        $crate::conn::cancel::within(limit, $poll(fut)).await
+                    };
+                    match outcome {
+                        Some(result) => result,
+                        None => Err($conn.timed_out(token, limit).await),
                     }
-                }
+                })
+                .await
             }
-        };
-        match outcome {
-            Ok(result) => result,
-            Err((limit, token)) => Err(Box::pin($conn.timed_out(token, limit)).await),
         }
     }};
 }

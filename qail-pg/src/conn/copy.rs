@@ -234,11 +234,7 @@ impl CopyIn<'_> {
     pub async fn fail(mut self, reason: &str) -> Result<(), Error> {
         self.queue_fail(reason);
         let conn = &mut *self.conn;
-        super::cancel::timed!(conn, async {
-            conn.stream.flush().await?;
-            // Note: the server answers with an error (57014) that only confirms the abort.
-            conn.skip_to_ready().await
-        })
+        super::cancel::timed!(conn, fail_untimed(conn))
     }
 
     fn queue_fail(&mut self, reason: &str) {
@@ -247,6 +243,13 @@ impl CopyIn<'_> {
         debug_assert!(queued.is_ok(), "NUL bytes were replaced");
         self.done = true;
     }
+}
+
+/// [`CopyIn::fail`] without the time-out.
+async fn fail_untimed(conn: &mut Connection) -> Result<(), Error> {
+    conn.stream.flush().await?;
+    // Note: the server answers with an error (57014) that only confirms the abort.
+    conn.skip_to_ready().await
 }
 
 /// Sends the end of the COPY and reads its outcome: the rows written, or the error.

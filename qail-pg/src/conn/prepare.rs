@@ -13,10 +13,13 @@ impl Connection {
     /// The statement is kept in the connection's statement cache, so running the same SQL
     /// with [`query`](Connection::query) afterwards does not prepare it again.
     pub async fn prepare(&mut self, sql: &str) -> Result<Statement, Error> {
-        super::cancel::timed!(self, async {
-            self.ready().await?;
-            self.prepare_cached(sql).await
-        })
+        super::cancel::timed!(self, self.prepare_when_ready(sql))
+    }
+
+    /// [`Connection::prepare`] without the time-out.
+    async fn prepare_when_ready(&mut self, sql: &str) -> Result<Statement, Error> {
+        self.ready().await?;
+        self.prepare_cached(sql).await
     }
 
     /// The cached statement for `sql`, preparing it on a miss. Evicted statements are

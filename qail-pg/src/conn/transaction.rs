@@ -194,15 +194,7 @@ impl<'c> Transaction<'c> {
     async fn run(&mut self, sql: &str, ends: bool) -> Result<String, Error> {
         let Transaction { conn, done, .. } = self;
         let conn = &mut **conn;
-        super::cancel::timed!(conn, async {
-            conn.ready().await?;
-            conn.queue_simple(sql)?;
-            if ends {
-                *done = true;
-            }
-            conn.stream.flush().await?;
-            conn.read_simple().await
-        })
+        super::cancel::timed!(conn, run_untimed(conn, sql, ends.then_some(done)))
     }
 
     fn savepoint(&self) -> String {
@@ -288,4 +280,19 @@ impl Executor for Transaction<'_> {
     fn connection(&mut self) -> &mut Connection {
         self.conn
     }
+}
+
+/// [`Transaction::run`] without the time-out: sets `ends_at` once the statement is queued.
+async fn run_untimed(
+    conn: &mut Connection,
+    sql: &str,
+    ends_at: Option<&mut bool>,
+) -> Result<String, Error> {
+    conn.ready().await?;
+    conn.queue_simple(sql)?;
+    if let Some(done) = ends_at {
+        *done = true;
+    }
+    conn.stream.flush().await?;
+    conn.read_simple().await
 }

@@ -153,21 +153,28 @@ async fn run(
     sink: &mut (dyn RowSink + Send),
 ) -> Result<u64, Error> {
     let span = trace::query_span(conn, || template.sql());
-    let visit = async {
-        timed!(conn, async {
-            let mut rows = Dyn { sink, rows: 0 };
-            // Note: room for as many rows as last time is reserved while the server runs the
-            // query, not after its rows arrived.
-            let statement = conn
-                .start_template_then(template, params, &mut |statement| {
-                    rows.sink.expect(statement.rows_hint());
-                })
-                .await?;
-            let tagged = conn.read_rows(&statement, affected, &mut rows).await?;
-            Ok(if affected { tagged } else { rows.rows })
-        })
-    };
+    let visit = async { timed!(conn, run_untimed(conn, template, params, affected, sink)) };
     trace::query(span, visit, |n| *n).await
+}
+
+/// [`run`] without the time-out and the span.
+async fn run_untimed(
+    conn: &mut Connection,
+    template: &'static Template,
+    params: &[crate::template::Arg<'_>],
+    affected: bool,
+    sink: &mut (dyn RowSink + Send),
+) -> Result<u64, Error> {
+    let mut rows = Dyn { sink, rows: 0 };
+    // Note: room for as many rows as last time is reserved while the server runs the query,
+    // not after its rows arrived.
+    let statement = conn
+        .start_template_then(template, params, &mut |statement| {
+            rows.sink.expect(statement.rows_hint());
+        })
+        .await?;
+    let tagged = conn.read_rows(&statement, affected, &mut rows).await?;
+    Ok(if affected { tagged } else { rows.rows })
 }
 
 /// A `dyn RowSink` passed on to [`Connection::read_rows`], counting the rows.
