@@ -7,7 +7,7 @@ use super::config::{AuthMethod, ChannelBinding, Config};
 use super::{Connection, server_error};
 use crate::error::{Error, Kind};
 use crate::proto::auth::scram::{self, ScramSha256};
-use crate::proto::auth::{md5_password, tls_server_end_point};
+use crate::proto::auth::md5_password;
 use crate::proto::message::{
     Authentication, Backend, PasswordMessage, SaslInitialResponse, SaslResponse,
 };
@@ -111,7 +111,12 @@ async fn sasl(
     server_cert: Option<&[u8]>,
 ) -> Result<bool, Error> {
     let offers = |name: &str| mechanisms.iter().any(|m| m == name);
-    let end_point = server_cert.and_then(tls_server_end_point);
+    // Note: without the `tls` feature no connection has a certificate, and the hashes a
+    // binding may need (SHA-224 to SHA-512) stay out of the program.
+    #[cfg(feature = "tls")]
+    let end_point = server_cert.and_then(crate::proto::auth::tls_server_end_point);
+    #[cfg(not(feature = "tls"))]
+    let end_point: Option<Vec<u8>> = server_cert.and(None);
     let binding = match (config.channel_binding, end_point) {
         (ChannelBinding::Disable, _) => scram::ChannelBinding::Unsupported,
         (_, Some(data)) if offers("SCRAM-SHA-256-PLUS") => {
