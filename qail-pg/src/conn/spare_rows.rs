@@ -28,35 +28,48 @@ pub(crate) struct SpareRows(Option<Box<dyn Any + Send>>);
 impl SpareRows {
     /// The spare vector if it holds rows of type `R` (the same query as last time, or one
     /// with the same row type); an empty one otherwise.
+    ///
+    /// Note: `take` and `refill` are instantiated for every row type that `fetch_all` returns,
+    /// so they are written with `match` rather than `Option` combinators and closures: each
+    /// combinator and closure would be one more function per row type to compile.
     #[inline]
     pub(crate) fn take<R: Send + 'static>(&mut self) -> Vec<R> {
-        self.0
-            .as_mut()
-            .and_then(|spare| spare.downcast_mut::<Vec<R>>())
-            .map(std::mem::take)
-            .unwrap_or_default()
+        match self.slot::<R>() {
+            Some(spare) => std::mem::take(spare),
+            None => Vec::new(),
+        }
     }
 
     /// Allocates the spare vector for the next query of row type `R`: room for `rows` rows,
     /// or none when that would be larger than [`MAX_SPARE`] or no rows came.
     #[inline]
     pub(crate) fn refill<R: Send + 'static>(&mut self, rows: usize) {
-        let fits = rows > 0 && rows.saturating_mul(size_of::<R>().max(1)) <= MAX_SPARE;
-        let spare = if fits {
-            Vec::<R>::with_capacity(rows)
-        } else {
-            Vec::new()
-        };
+        let room = room(rows, size_of::<R>());
         // Note: the box is reused while the row type stays the same.
-        match self
-            .0
-            .as_mut()
-            .and_then(|slot| slot.downcast_mut::<Vec<R>>())
-        {
-            Some(slot) => *slot = spare,
-            None if fits => self.0 = Some(Box::new(spare)),
+        match self.slot::<R>() {
+            Some(slot) => *slot = Vec::with_capacity(room),
+            None if room > 0 => self.0 = Some(Box::new(Vec::<R>::with_capacity(room))),
             None => self.0 = None,
         }
+    }
+
+    /// The spare vector, if it holds rows of type `R`.
+    #[inline]
+    fn slot<R: Send + 'static>(&mut self) -> Option<&mut Vec<R>> {
+        match &mut self.0 {
+            Some(spare) => spare.downcast_mut::<Vec<R>>(),
+            None => None,
+        }
+    }
+}
+
+/// The rows a spare vector keeps room for after a result of `rows` rows of `size` bytes: all
+/// of them, or none when that would be larger than [`MAX_SPARE`].
+fn room(rows: usize, size: usize) -> usize {
+    if rows.saturating_mul(size.max(1)) <= MAX_SPARE {
+        rows
+    } else {
+        0
     }
 }
 

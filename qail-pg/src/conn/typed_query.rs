@@ -6,10 +6,7 @@
 //! rather than once per row type, so what each `qail!` call site instantiates is a small
 //! future and a sink, which keeps the build cost of many queries low.
 
-use std::future::Future;
-
 use futures_core::Stream;
-use futures_util::FutureExt;
 
 use super::cancel::timed;
 use super::compiled::RowSink;
@@ -29,7 +26,14 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
     {
         let conn = ex.connection();
         let mut rows = Collect::<D>(conn.spare_rows.take());
-        run(conn, self.template(), self.params(), false, &mut rows).await?;
+        run(
+            conn,
+            self.template,
+            self.params.as_slice(),
+            false,
+            &mut rows,
+        )
+        .await?;
         let mut rows = rows.0;
         conn.spare_rows.refill::<D::Row>(rows.len());
         // Note: room was reserved for as many rows as the statement's last result had.
@@ -41,18 +45,20 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
 
     /// Runs the query and returns its only row; an error ([`Error::is_row_count`]) when it
     /// returns none or several.
-    ///
-    /// Note: the future is [`fetch_optional`](Self::fetch_optional)'s, mapped: an `async fn`
-    /// awaiting it would hold the query twice.
-    pub fn fetch_one(self, ex: &mut impl Executor) -> impl Future<Output = Result<D::Row, Error>> {
-        self.fetch_optional(ex).map(|row| match row? {
+    pub async fn fetch_one(self, ex: &mut impl Executor) -> Result<D::Row, Error> {
+        let mut first = AtMostOne::<D>(None);
+        run(
+            ex.connection(),
+            self.template,
+            self.params.as_slice(),
+            false,
+            &mut first,
+        )
+        .await?;
+        match first.0 {
             Some(row) => Ok(row),
-            None => Err(Error::new(
-                Kind::RowCount,
-                "fetch_one expected exactly one row, but the query returned none; use \
-                 fetch_optional when the row may be missing",
-            )),
-        })
+            None => Err(no_row()),
+        }
     }
 
     /// Runs the query and returns its row, if any; an error when it returns several.
@@ -60,8 +66,8 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
         let mut first = AtMostOne::<D>(None);
         run(
             ex.connection(),
-            self.template(),
-            self.params(),
+            self.template,
+            self.params.as_slice(),
             false,
             &mut first,
         )
@@ -82,8 +88,8 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
         };
         run(
             ex.connection(),
-            self.template(),
-            self.params(),
+            self.template,
+            self.params.as_slice(),
             false,
             &mut sink,
         )
@@ -110,8 +116,8 @@ impl<D> Query<'_, D> {
         let mut sink = |_: DataRow<'_>, _: &Statement| Ok(());
         run(
             ex.connection(),
-            self.template(),
-            self.params(),
+            self.template,
+            self.params.as_slice(),
             true,
             &mut sink,
         )
@@ -132,13 +138,23 @@ impl<D> Query<'_, D> {
         };
         run(
             ex.connection(),
-            self.template(),
-            self.params(),
+            self.template,
+            self.params.as_slice(),
             false,
             &mut sink,
         )
         .await
     }
+}
+
+/// The error of `fetch_one` when the query returned no row.
+#[cold]
+fn no_row() -> Error {
+    Error::new(
+        Kind::RowCount,
+        "fetch_one expected exactly one row, but the query returned none; use fetch_optional \
+         when the row may be missing",
+    )
 }
 
 /// Runs `template` with `params` under the connection's time-out and the query's tracing
@@ -203,9 +219,15 @@ struct Collect<D: Decoder>(Vec<D::Row>);
 
 impl<D: Decoder> RowSink for Collect<D> {
     fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
-        self.0
-            .push(D::decode(&mut RawRow::new(data), statement.column_oids())?);
-        Ok(())
+        // Note: a `match`, not `?`: this is compiled for every row type, and `?` would add
+        // two functions per row type (`Try::branch`, `FromResidual::from_residual`).
+        match D::decode(&mut RawRow::new(data), statement.column_oids()) {
+            Ok(row) => {
+                self.0.push(row);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
     }
 
     fn expect(&mut self, rows: usize) {
@@ -225,7 +247,12 @@ impl<D: Decoder> RowSink for AtMostOne<D> {
                  LIMIT 1, or use fetch_all",
             ));
         }
-        self.0 = Some(D::decode(&mut RawRow::new(data), statement.column_oids())?);
-        Ok(())
+        match D::decode(&mut RawRow::new(data), statement.column_oids()) {
+            Ok(row) => {
+                self.0 = Some(row);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
     }
 }

@@ -108,8 +108,10 @@ impl std::fmt::Debug for Params<'_> {
 /// A compiled statement with its parameters; `D` decodes its rows (see [`Decoder`](super::Decoder)), or is
 /// [`NoRows`]. Built by `qail!`; run it on a connection.
 pub struct Query<'a, D> {
-    template: &'static Template,
-    params: Params<'a>,
+    // Note: the methods that run a query read these fields, not `template()` and `params()`,
+    // which would be compiled once per row type `D`.
+    pub(crate) template: &'static Template,
+    pub(crate) params: Params<'a>,
     _rows: PhantomData<fn() -> D>,
 }
 

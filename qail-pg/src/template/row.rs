@@ -207,7 +207,11 @@ pub trait FromColumns: Sized {
 impl<R: FromColumns> FromRow for R {
     #[inline]
     fn from_row(row: &mut RawRow<'_>, columns: &[Oid]) -> Result<R, Error> {
-        R::Columns::decode(row, columns).map(R::from_columns)
+        // Note: a `match`, not `.map(R::from_columns)`: one function less per row type.
+        match R::Columns::decode(row, columns) {
+            Ok(values) => Ok(R::from_columns(values)),
+            Err(e) => Err(e),
+        }
     }
 }
 
@@ -224,8 +228,18 @@ macro_rules! tuple_columns {
     ($($t:ident)+) => {
         impl<$($t: for<'r> Decode<'r>),+> Columns for ($($t,)+) {
             #[inline]
+            #[allow(non_snake_case, reason = "each value is named after its type parameter")]
             fn decode(row: &mut RawRow<'_>, columns: &[Oid]) -> Result<Self, Error> {
-                Ok(($(row.get_next::<$t>(columns)?,)+))
+                // Note: `match`, not `?`: these impls are compiled for every tuple of column
+                // types, and `?` would add a `Try::branch` per column type and a
+                // `FromResidual::from_residual` per tuple.
+                $(
+                    let $t = match row.get_next::<$t>(columns) {
+                        Ok(value) => value,
+                        Err(e) => return Err(e),
+                    };
+                )+
+                Ok(($($t,)+))
             }
         }
     };
