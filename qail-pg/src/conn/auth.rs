@@ -6,8 +6,8 @@
 use super::config::{AuthMethod, ChannelBinding, Config};
 use super::{Connection, server_error};
 use crate::error::{Error, Kind};
-use crate::proto::auth::scram::{self, ScramSha256};
 use crate::proto::auth::md5_password;
+use crate::proto::auth::scram::{self, ScramSha256};
 use crate::proto::message::{
     Authentication, Backend, PasswordMessage, SaslInitialResponse, SaslResponse,
 };

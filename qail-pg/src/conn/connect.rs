@@ -176,7 +176,8 @@ async fn addresses(
                 Error::with_source(
                     Kind::Io,
                     format!(
-                        "could not resolve the host name {name}; check the host in the                          connection string"
+                        "could not resolve the host name {name}; check the host in the \
+                         connection string"
                     ),
                     e,
                 )
@@ -576,6 +577,20 @@ mod tests {
             .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
         let sep = if base.contains('?') { '&' } else { '?' };
         format!("{base}{sep}{options}")
+    }
+
+    #[tokio::test]
+    async fn a_host_name_that_does_not_resolve_is_reported_in_one_sentence() {
+        let err = Connection::connect("postgres://postgres@no-such-host.invalid/postgres")
+            .await
+            .unwrap_err();
+        assert!(
+            err.to_string().contains(
+                "could not resolve the host name no-such-host.invalid; check the host in the \
+                 connection string"
+            ),
+            "{err}"
+        );
     }
 
     #[tokio::test]
