@@ -176,7 +176,7 @@ async fn pipeline(c: &mut Connection, n: usize, batch: usize, atomic: bool) -> R
         let limits: Vec<i64> = (0..batch)
             .map(|k| w::pipeline_limit(b * batch + k))
             .collect();
-        let queries: Vec<_> = limits.iter().map(pipeline_query).collect();
+        let queries = limits.iter().map(pipeline_query);
         let results = if atomic {
             c.pipeline_builder()
                 .atomic()
