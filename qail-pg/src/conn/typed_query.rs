@@ -46,6 +46,8 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
     /// Runs the query and returns its only row; an error ([`Error::is_row_count`]) when it
     /// returns none or several.
     pub async fn fetch_one(self, ex: &mut impl Executor) -> Result<D::Row, Error> {
+        // Note: the body of `fetch_optional`, not a call to it: awaiting it would compile a
+        // second future per row type, in every crate with `qail!` queries.
         let mut first = AtMostOne::<D>(None);
         run(
             ex.connection(),
