@@ -32,8 +32,8 @@ fn point_query(id: &i64) -> Query<'_, impl qail::template::Decoder<Row = IdName>
     qail!(IdName => "SELECT id, name FROM harbors_small WHERE id = $1", *id)
 }
 
-fn pipeline_query(limit: &i64) -> Query<'_, impl qail::template::Decoder<Row = IdName>> {
-    qail!(IdName => "SELECT id, name FROM harbors_small LIMIT $1", *limit)
+fn pipeline_query(limit: i64) -> Query<'static, impl qail::template::Decoder<Row = IdName>> {
+    qail!(IdName => "SELECT id, name FROM harbors_small LIMIT $1", limit)
 }
 
 fn join_query() -> Query<'static, impl qail::template::Decoder<Row = JoinRow>> {
@@ -173,10 +173,7 @@ async fn point(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Coun
 async fn pipeline(c: &mut Connection, n: usize, batch: usize, atomic: bool) -> Result<Counts> {
     let mut counts = Counts::default();
     for b in 0..n.div_ceil(batch) {
-        let limits: Vec<i64> = (0..batch)
-            .map(|k| w::pipeline_limit(b * batch + k))
-            .collect();
-        let queries = limits.iter().map(pipeline_query);
+        let queries = (0..batch).map(|k| pipeline_query(w::pipeline_limit(b * batch + k)));
         let results = if atomic {
             c.pipeline_builder()
                 .atomic()
@@ -405,7 +402,7 @@ mod tests {
         let row = w::insert_batch(0).swap_remove(0);
         let sql = [
             (point_query(&1).template().sql(), w::POINT_SQL),
-            (pipeline_query(&1).template().sql(), w::PIPELINE_SQL),
+            (pipeline_query(1).template().sql(), w::PIPELINE_SQL),
             (join_query().template().sql(), w::JOIN_SQL),
             (wide_query(&1).template().sql(), w::WIDE_SQL),
             (params16_query(&[1; 16]).template().sql(), w::PARAMS16_SQL),

@@ -118,6 +118,8 @@ pub struct Connection {
     spare_slots: VecDeque<pipeline::Slot>,
     /// The row vector the next `fetch_all` fills (see [`spare_rows`]).
     spare_rows: spare_rows::SpareRows,
+    /// The vector of results the next pipeline's `rows` fills, for the same reason.
+    spare_results: spare_rows::SpareRows,
     /// A pooler in transaction mode sits in front of the server: nothing is kept on the
     /// server from one Sync to the next (see [`config::Pooler`]).
     pooled_transactions: bool,
@@ -183,6 +185,7 @@ impl Connection {
             cancel_target: None,
             spare_slots: VecDeque::new(),
             spare_rows: spare_rows::SpareRows::default(),
+            spare_results: spare_rows::SpareRows::default(),
             pooled_transactions: false,
         }
     }

@@ -332,11 +332,17 @@ where
     /// connection failed.
     pub async fn rows(self) -> Result<Vec<Result<Vec<D::Row>, Error>>, Error>
     where
-        D: Decoder,
+        D: Decoder<Row: Send + 'static>,
     {
-        let mut sink = Typed::<D, _>::new(Each(Vec::new()));
-        self.run_compiled(&mut sink, Mode::PerQuery).await?;
-        Ok(sink.results.0)
+        self.check_alone()?;
+        let Pipeline { conn, queries, .. } = self;
+        let mut sink = Typed::<D, _>::new(Each(conn.spare_results.take()));
+        conn.run_pipeline(queries, &mut sink, Mode::PerQuery)
+            .await?;
+        let results = sink.results.0;
+        conn.spare_results
+            .refill::<Result<Vec<D::Row>, Error>>(results.len());
+        Ok(results)
     }
 
     /// Runs the queries in one round trip and calls `f` with each row as it is read,
@@ -373,11 +379,15 @@ where
     /// each query's rows.
     pub async fn rows(self) -> Result<Vec<Vec<D::Row>>, Error>
     where
-        D: Decoder,
+        D: Decoder<Row: Send + 'static>,
     {
-        let mut sink = Typed::<D, _>::new(All(Vec::new()));
-        self.run_compiled(&mut sink, Mode::Atomic).await?;
-        Ok(sink.results.0)
+        self.check_alone()?;
+        let Pipeline { conn, queries, .. } = self;
+        let mut sink = Typed::<D, _>::new(All(conn.spare_results.take()));
+        conn.run_pipeline(queries, &mut sink, Mode::Atomic).await?;
+        let results = sink.results.0;
+        conn.spare_results.refill::<Vec<D::Row>>(results.len());
+        Ok(results)
     }
 
     /// Runs the queries as one transaction, handing each row to `f` borrowed, as it is read
@@ -505,7 +515,7 @@ impl Connection {
     /// it fail with SQLSTATE 25P02 until it is rolled back. The outer error means the
     /// connection failed. For all-or-nothing batches (and fewer wake-ups on both sides) see
     /// [`Connection::pipeline_atomic`].
-    pub async fn pipeline<'q, D: Decoder>(
+    pub async fn pipeline<'q, D: Decoder<Row: Send + 'static>>(
         &mut self,
         queries: impl IntoIterator<Item = Query<'q, D>>,
     ) -> Result<Vec<Result<Vec<D::Row>, Error>>, Error> {
@@ -515,7 +525,7 @@ impl Connection {
     /// Runs compiled queries in one round trip as **one transaction**: all of them take
     /// effect, or none (see [`Atomic`]). Returns each query's rows, in order. The shorthand of
     /// `conn.pipeline_builder().atomic().queries(queries).rows()`.
-    pub async fn pipeline_atomic<'q, D: Decoder>(
+    pub async fn pipeline_atomic<'q, D: Decoder<Row: Send + 'static>>(
         &mut self,
         queries: impl IntoIterator<Item = Query<'q, D>>,
     ) -> Result<Vec<Vec<D::Row>>, Error> {
