@@ -167,7 +167,19 @@ impl Connection {
     /// After a time-out: cancels the query on the server and drains its replies, for at most
     /// [`cancel_grace`] (a server that vanished answers neither); when that fails, the
     /// connection is closed.
-    pub(crate) async fn timed_out(&mut self, token: CancelToken, limit: Duration) -> Error {
+    ///
+    /// Note: one boxed future made here, so its code (a timer, a connection for the cancel
+    /// request, the drain) is compiled once, not in every `timed!` site's time-out branch.
+    #[inline(never)]
+    pub(crate) fn timed_out(
+        &mut self,
+        token: CancelToken,
+        limit: Duration,
+    ) -> Pin<Box<dyn Future<Output = Error> + Send + '_>> {
+        Box::pin(self.cancel_and_drain(token, limit))
+    }
+
+    async fn cancel_and_drain(&mut self, token: CancelToken, limit: Duration) -> Error {
         let grace = cancel_grace(limit);
         let in_flight = self.stream.in_flight();
         self.discarded_error = false;

@@ -20,7 +20,8 @@ use super::{Connection, Statement, described_columns, server_error};
 use crate::error::Error;
 pub(crate) use crate::error::{is_stale, stale_in_transaction};
 use crate::proto::message::{
-    Backend, Bind, DataRow, Describe, Execute, Format, Parse, Target, bind_execute_sync, sync,
+    Backend, Bind, DataRow, Describe, EncodeError, Execute, Format, Parse, Target,
+    bind_execute_sync, sync,
 };
 use crate::row::Column;
 use crate::template::check::{bound_types, check_description, decoding_types};
@@ -58,7 +59,7 @@ impl Connection {
         sent: &mut (dyn FnMut(&Statement) + Send),
     ) -> Result<Statement, Error> {
         self.ready().await?;
-        check_count(template, params)?;
+        check_count(template, params.len())?;
         let Some(statement) = self.cache.get_template(template.name) else {
             return Box::pin(self.start_template_slow(template, params, None)).await;
         };
@@ -251,22 +252,7 @@ impl Connection {
     ) -> Result<(), Error> {
         let buf = self.stream.write_buf();
         let mark = buf.len();
-        let encoded = Bind {
-            portal: "",
-            statement: name,
-            params,
-            param_types: types,
-            result_format: Format::Binary,
-        }
-        .encode(buf)
-        .and_then(|()| {
-            Execute {
-                portal: "",
-                max_rows: 0,
-            }
-            .encode(buf)
-        });
-        if let Err(e) = encoded {
+        if let Err(e) = bind_named(buf, name, types, params) {
             buf.truncate(mark);
             return Err(encode_error(e));
         }
@@ -487,4 +473,27 @@ pub(crate) fn check_drift(
     columns: &[Column],
 ) -> Result<(), Error> {
     check_description(template, params, columns.iter().map(Column::type_oid))
+}
+
+/// Encodes Bind (of statement `name`, parameter types `types`, binary results) and Execute
+/// (without Sync); on an error the buffer may hold part of them.
+pub(crate) fn bind_named<P: Param>(
+    buf: &mut Vec<u8>,
+    name: &str,
+    types: &[Oid],
+    params: &[P],
+) -> Result<(), EncodeError> {
+    Bind {
+        portal: "",
+        statement: name,
+        params,
+        param_types: types,
+        result_format: Format::Binary,
+    }
+    .encode(buf)?;
+    Execute {
+        portal: "",
+        max_rows: 0,
+    }
+    .encode(buf)
 }

@@ -24,22 +24,24 @@
 //! batch instead of once per query.
 //!
 //! Messages are encoded lazily, a chunk at a time, and sent while the replies are read
-//! ([`Stream::next_frame_sending`](super::stream::Stream::next_frame_sending)), so a batch far
+//! ([`Stream::receive_sending`](super::stream::Stream::receive_sending)), so a batch far
 //! larger than the socket buffers cannot deadlock, and memory stays bounded by the chunk
 //! size plus the results.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::compiled::{check_bind_prefix, check_count, check_drift, template_statement};
+use super::compiled::{
+    bind_named, check_bind_prefix, check_count, check_drift, template_statement,
+};
 use super::prepare::close_statement;
 use super::stream::{Received, release};
 use super::{Connection, Statement, described_columns, server_error};
 use crate::error::{Error, Kind};
-use crate::proto::message::{Backend, DataRow, bind_execute, flush, sync};
+use crate::proto::message::{Backend, DataRow, EncodeError, bind_execute, flush, sync};
 use crate::row::Column;
 use crate::template::Template;
-use crate::types::Param;
+use crate::types::{Oid, Param};
 use atomic::{end_batch_query, fail_batch};
 
 mod api;
@@ -81,6 +83,78 @@ pub(crate) trait Job {
     type Param: Param;
     fn source(&self) -> Source<'_>;
     fn params(&self) -> &[Self::Param];
+}
+
+/// A pipeline's jobs as its engine sees them: one job in hand at a time, whose parameters
+/// the job encodes itself.
+///
+/// Note: the engine (the encoding loop, the reply dispatch, the end of a run) takes its jobs
+/// and its [`Sink`] as `dyn`, so it is compiled once, not once per query type and sink; the
+/// generic part of a run is [`InHand`] and the loop that awaits the socket. The
+/// erased values are never held across an `await`, so a run's future is `Send` whenever its
+/// jobs and sink are.
+trait Jobs {
+    /// Takes the next job in hand; false when there is none.
+    fn advance(&mut self) -> bool;
+    /// What the job in hand runs.
+    fn source(&self) -> Source<'_>;
+    /// How many parameter values the job in hand has.
+    fn param_count(&self) -> usize;
+    /// Queues the job in hand's Bind + Execute (without Sync); on an error the buffer may
+    /// hold part of them.
+    fn write_bind(&self, buf: &mut Vec<u8>, to: BindTo<'_>) -> Result<(), EncodeError>;
+    /// A lower bound on the jobs not taken yet.
+    fn remaining_hint(&self) -> usize;
+}
+
+/// What a job's Bind names.
+#[derive(Clone, Copy)]
+enum BindTo<'a> {
+    /// A template's prepared statement, by the template's pre-encoded Bind prefix (its name
+    /// and parameter count), with the statement's parameter types.
+    Prefix(&'a [u8], &'a [Oid]),
+    /// A statement by name, with its parameter types.
+    Named(&'a str, &'a [Oid]),
+}
+
+/// The jobs of an iterator, the last one taken in hand.
+struct InHand<I: Iterator> {
+    jobs: I,
+    job: Option<I::Item>,
+}
+
+impl<I: Iterator<Item: Job>> Jobs for InHand<I> {
+    fn advance(&mut self) -> bool {
+        self.job = self.jobs.next();
+        self.job.is_some()
+    }
+    fn source(&self) -> Source<'_> {
+        self.job
+            .as_ref()
+            .expect("a job is in hand when the engine asks for it")
+            .source()
+    }
+    fn param_count(&self) -> usize {
+        self.job.as_ref().map_or(0, |job| job.params().len())
+    }
+    fn write_bind(&self, buf: &mut Vec<u8>, to: BindTo<'_>) -> Result<(), EncodeError> {
+        let params = self.job.as_ref().map_or(&[][..], Job::params);
+        match to {
+            BindTo::Prefix(prefix, types) => bind_execute(buf, prefix, params, types),
+            BindTo::Named(name, types) => bind_named(buf, name, types, params),
+        }
+    }
+    fn remaining_hint(&self) -> usize {
+        self.jobs.size_hint().0
+    }
+}
+
+/// Where a run's engine stopped.
+enum Step {
+    /// It needs more replies: at least this many bytes are owed (see [`Run::owed`]).
+    Receive(usize),
+    /// The run ended (its loss, when it failed).
+    End(Result<(), Error>),
 }
 
 /// Receives a pipeline's results, query by query, in order.
@@ -188,6 +262,10 @@ struct Run {
     failure: Option<(Option<usize>, Error)>,
     /// Atomic: the server saw an error before the batch committed, so it is rolled back.
     rolled_back: bool,
+    /// Jobs may be left to take.
+    more: bool,
+    /// The job in hand waits for its template's description before it is bound.
+    pending: bool,
 }
 
 impl Run {
@@ -205,6 +283,8 @@ impl Run {
             syncing: false,
             failure: None,
             rolled_back: false,
+            more: true,
+            pending: false,
         }
     }
 }
@@ -231,81 +311,100 @@ impl Connection {
         mode: Mode,
     ) -> Result<(), Error> {
         self.ready_without_reset().await?;
-        let mut jobs = jobs.into_iter();
-        sink.reserve(jobs.size_hint().0.min(RESERVE_LIMIT));
-        let mut more = true;
+        let mut jobs = InHand {
+            jobs: jobs.into_iter(),
+            job: None,
+        };
+        let mut run = self.start_run(mode, &jobs, sink);
+        loop {
+            let owed = match self.advance_run(&mut run, &mut jobs, sink) {
+                Step::Receive(owed) => owed,
+                Step::End(ended) => return self.end_run(run, ended, &mut jobs, sink),
+            };
+            if let Err(e) = self.stream.receive_sending(owed).await {
+                return self.end_run(run, Err(e), &mut jobs, sink);
+            }
+        }
+    }
+
+    fn start_run(&mut self, mode: Mode, jobs: &dyn Jobs, sink: &mut dyn Sink) -> Run {
+        sink.reserve(jobs.remaining_hint().min(RESERVE_LIMIT));
         // Note: the queue's memory is the connection's, reused by the next pipeline.
         let mut queue = std::mem::take(&mut self.spare_slots);
         queue.clear();
-        let mut run = Run::new(mode, queue);
-        // The job waiting for its template's description.
-        let mut pending: Option<J> = None;
-        let lost = loop {
+        Run::new(mode, queue)
+    }
+
+    /// Encodes jobs and handles the replies received, until the run needs more replies or
+    /// ends.
+    fn advance_run(&mut self, run: &mut Run, jobs: &mut dyn Jobs, sink: &mut dyn Sink) -> Step {
+        loop {
             if let Some(template) = run.waiting
                 && !matches!(run.local.get(template.name), Some(Local::Describing))
-                && let Some(job) = pending.take()
-                && let Err(e) = self.finish_described(&job, &mut run)
+                && run.pending
             {
-                break Err(e);
+                run.pending = false;
+                if let Err(e) = self.finish_described(jobs, run) {
+                    return Step::End(Err(e));
+                }
             }
-            while more && pending.is_none() && run.failure.is_none() && self.stream.unsent() < CHUNK
+            while run.more && !run.pending && run.failure.is_none() && self.stream.unsent() < CHUNK
             {
-                match jobs.next() {
-                    Some(job) => {
-                        if !self.encode_job(&job, &mut run) {
-                            pending = Some(job);
-                        }
-                    }
-                    None => more = false,
+                if !jobs.advance() {
+                    run.more = false;
+                } else if !self.encode_job(jobs, run) {
+                    run.pending = true;
                 }
             }
             if run.failure.is_some() {
                 // Note: atomic, and the batch is lost: send no more of it.
-                more = false;
-                pending = None;
+                run.more = false;
+                run.pending = false;
                 run.waiting = None;
             }
-            if mode == Mode::Atomic && !more && pending.is_none() && self.open_batch {
-                self.end_batch(&mut run);
+            if run.mode == Mode::Atomic && !run.more && !run.pending && self.open_batch {
+                self.end_batch(run);
             }
             if run.queue.is_empty() && !run.syncing {
-                if more {
+                if run.more {
                     continue;
                 }
-                break Ok(());
+                return Step::End(Ok(()));
             }
-            // Note: the replies already received are taken without going through a future.
             let message = match self.stream.try_frame() {
                 Ok(Some(message)) => message,
-                Ok(None) => match self
-                    .stream
-                    .next_frame_sending(run.owed(self.stream.sent_total()))
-                    .await
-                {
-                    Ok(message) => message,
-                    Err(e) => break Err(e),
-                },
-                Err(e) => break Err(e),
+                Ok(None) => return Step::Receive(run.owed(self.stream.sent_total())),
+                Err(e) => return Step::End(Err(e)),
             };
             // Note: rows are handled in this loop, the other replies out of line: a call
             // per row (saving and restoring the registers `on_reply` needs) costs more than
             // its body.
             let handled = if message.is_data_row() {
-                self.on_data_row(message, &mut run, sink)
+                self.on_data_row(message, run, sink)
             } else if message.is_asynchronous() {
                 self.on_async(message)
             } else {
-                self.on_reply(message, &mut run, sink)
+                self.on_reply(message, run, sink)
             };
             if let Err(e) = handled {
-                break Err(e);
+                return Step::End(Err(e));
             }
-        };
-        if let Err(e) = lost {
-            if mode == Mode::PerQuery && e.is_closed() {
-                // Each query's own result says what became of it.
+        }
+    }
+
+    /// Ends a run: on the loss of the connection in a per-query pipeline, each query's own
+    /// result says what became of it; otherwise caches what the run prepared and returns
+    /// the batch's error, if any.
+    fn end_run(
+        &mut self,
+        mut run: Run,
+        ended: Result<(), Error>,
+        jobs: &mut dyn Jobs,
+        sink: &mut dyn Sink,
+    ) -> Result<(), Error> {
+        if let Err(e) = ended {
+            if run.mode == Mode::PerQuery && e.is_closed() {
                 // Note: a job waiting for its template's description has its slot queued.
-                drop(pending);
                 report_lost(&e, self.stream.sent_total(), &mut run, jobs, sink);
                 return Ok(());
             }
@@ -325,7 +424,7 @@ impl Connection {
     /// false when the job's template is first described: its Parse + Describe + Flush are
     /// queued, and the job waits (`Run::waiting`) until the description has been read and
     /// checked, when [`Connection::finish_described`] binds it.
-    fn encode_job<J: Job>(&mut self, job: &J, run: &mut Run) -> bool {
+    fn encode_job(&mut self, job: &dyn Jobs, run: &mut Run) -> bool {
         let mut slot = Slot {
             index: run.next_index,
             statement: UNRESOLVED,
@@ -339,7 +438,7 @@ impl Connection {
         let bound = match job.source() {
             Source::Statement(statement) => {
                 slot.statement = run.intern(statement);
-                self.encode_bind(statement.name(), statement.params(), job.params())
+                self.encode_bind(statement.name(), statement.params(), job)
             }
             Source::Template(template) => {
                 match self.encode_template(template, job, run, &mut slot) {
@@ -363,7 +462,7 @@ impl Connection {
 
     /// Binds the job that waited for its template's description (its slot is the last in
     /// the queue): a drifted template's query is not run but fails with the drift.
-    fn finish_described<J: Job>(&mut self, job: &J, run: &mut Run) -> Result<(), Error> {
+    fn finish_described(&mut self, job: &dyn Jobs, run: &mut Run) -> Result<(), Error> {
         let Some(template) = run.waiting.take() else {
             return Ok(());
         };
@@ -382,7 +481,7 @@ impl Connection {
             Some(Local::Ready(i)) => {
                 slot.statement = *i;
                 run.last = Some((template, *i));
-                self.bind_ready(template, &run.statements[*i as usize], job.params())
+                self.bind_ready(template, &run.statements[*i as usize], job)
             }
             Some(Local::Drift(message)) => Err(Error::new(Kind::SchemaDrift, message.clone())),
             // Note: the Parse failed; the slot has the server's error.
@@ -415,23 +514,23 @@ impl Connection {
         run.queue.push_back(slot);
     }
 
-    fn encode_template<J: Job>(
+    fn encode_template(
         &mut self,
         template: &'static Template,
-        job: &J,
+        job: &dyn Jobs,
         run: &mut Run,
         slot: &mut Slot,
     ) -> Result<Encoded, Error> {
         slot.template = Some(template);
         if self.pooled_transactions {
-            self.encode_unnamed(template, job.params())?;
+            self.encode_unnamed(template, job)?;
             return Ok(Encoded::Bound);
         }
         if let Some((last, i)) = run.last
             && std::ptr::eq(last, template)
         {
             slot.statement = i;
-            self.bind_ready(template, &run.statements[i as usize], job.params())?;
+            self.bind_ready(template, &run.statements[i as usize], job)?;
             return Ok(Encoded::Bound);
         }
         match run.local.get(template.name) {
@@ -439,7 +538,7 @@ impl Connection {
                 let i = *i;
                 slot.statement = i;
                 run.last = Some((template, i));
-                self.bind_ready(template, &run.statements[i as usize], job.params())?;
+                self.bind_ready(template, &run.statements[i as usize], job)?;
                 return Ok(Encoded::Bound);
             }
             Some(Local::Drift(message)) => {
@@ -448,7 +547,7 @@ impl Connection {
             // Note: the server answers the Bind of a statement whose Parse failed with an
             // error of its own (26000), the query's result.
             Some(Local::Failed | Local::Describing) => {
-                self.encode_bind(template.name, template.param_oids, job.params())?;
+                self.encode_bind(template.name, template.param_oids, job)?;
                 return Ok(Encoded::Bound);
             }
             None => {}
@@ -459,7 +558,7 @@ impl Connection {
             run.local.insert(template.name, Local::Ready(i));
             run.last = Some((template, i));
             slot.statement = i;
-            self.bind_ready(template, &statement, job.params())?;
+            self.bind_ready(template, &statement, job)?;
             return Ok(Encoded::Bound);
         } else if template.param_oids.contains(&0) || !self.cache.is_enabled() {
             return Err(Error::new(
@@ -469,7 +568,7 @@ impl Connection {
                  pipeline first, or keep the statement cache on",
             ));
         }
-        check_count(template, job.params())?;
+        check_count(template, job.param_count())?;
         self.write_parse_describe(template, template.name)?;
         flush(self.stream.write_buf());
         self.unconfirmed.push(template.name.to_owned());
@@ -483,15 +582,11 @@ impl Connection {
     /// unnamed statement (without Sync). The description, read just before the query's rows,
     /// is checked against the template and decodes them (see [`described`]); nothing is
     /// cached, so no later cycle depends on this one's server session.
-    fn encode_unnamed<P: Param>(
-        &mut self,
-        template: &'static Template,
-        params: &[P],
-    ) -> Result<(), Error> {
-        check_count(template, params)?;
+    fn encode_unnamed(&mut self, template: &'static Template, job: &dyn Jobs) -> Result<(), Error> {
+        check_count(template, job.param_count())?;
         let mark = self.stream.write_buf().len();
         self.write_parse_describe(template, "")?;
-        if let Err(e) = self.write_bind_execute("", template.param_oids, params) {
+        if let Err(e) = self.write_job_bind(job, BindTo::Named("", template.param_oids)) {
             self.stream.write_buf().truncate(mark);
             return Err(e);
         }
@@ -501,42 +596,46 @@ impl Connection {
     /// Queues Bind + Execute (without Sync) of a template prepared on this connection, with
     /// its pre-encoded Bind prefix (checked by `check_bind_prefix` when the pipeline first met
     /// the template): a template's statement is always prepared under the template's name.
-    fn bind_ready<P: Param>(
+    fn bind_ready(
         &mut self,
         template: &'static Template,
         statement: &Statement,
-        params: &[P],
+        job: &dyn Jobs,
     ) -> Result<(), Error> {
         debug_assert_eq!(statement.name(), template.name);
-        check_count(template, params)?;
-        bind_execute(
+        check_count(template, job.param_count())?;
+        job.write_bind(
             self.stream.write_buf(),
-            template.bind_prefix(),
-            params,
-            statement.params(),
+            BindTo::Prefix(template.bind_prefix(), statement.params()),
         )
         .map_err(super::prepare::encode_error)
     }
 
     /// Queues Bind + Execute (without Sync).
-    fn encode_bind<P: Param>(
-        &mut self,
-        name: &str,
-        types: &[crate::Oid],
-        params: &[P],
-    ) -> Result<(), Error> {
-        if types.len() != params.len() {
+    fn encode_bind(&mut self, name: &str, types: &[Oid], job: &dyn Jobs) -> Result<(), Error> {
+        if types.len() != job.param_count() {
             return Err(Error::new(
                 Kind::Usage,
                 format!(
                     "the statement has {} parameters but {} values were given; pass one value \
                      per $n placeholder",
                     types.len(),
-                    params.len()
+                    job.param_count()
                 ),
             ));
         }
-        self.write_bind_execute(name, types, params)
+        self.write_job_bind(job, BindTo::Named(name, types))
+    }
+
+    /// Queues the job's Bind + Execute, or nothing when encoding fails.
+    fn write_job_bind(&mut self, job: &dyn Jobs, to: BindTo<'_>) -> Result<(), Error> {
+        let buf = self.stream.write_buf();
+        let mark = buf.len();
+        if let Err(e) = job.write_bind(buf, to) {
+            buf.truncate(mark);
+            return Err(super::prepare::encode_error(e));
+        }
+        Ok(())
     }
 
     /// Handles one reply of the pipeline, in either mode. The modes differ only in what ends
@@ -547,7 +646,7 @@ impl Connection {
         &mut self,
         message: Received,
         run: &mut Run,
-        sink: &mut impl Sink,
+        sink: &mut dyn Sink,
     ) -> Result<(), Error> {
         // Note: the decoded reply is matched in place, and every arm consumes it, so no arm
         // copies the message or calls its drop glue on the hot path (DataRow, BindComplete,
@@ -642,7 +741,7 @@ impl Connection {
         &mut self,
         message: Received,
         run: &mut Run,
-        sink: &mut impl Sink,
+        sink: &mut dyn Sink,
     ) -> Result<(), Error> {
         let data = match self.stream.decode(message) {
             Ok(reply @ Backend::DataRow(data)) => {
@@ -698,7 +797,7 @@ impl Connection {
     }
 
     /// A ReadyForQuery ends the query at the front of the queue (per query).
-    fn end_query(&mut self, run: &mut Run, sink: &mut impl Sink) -> Result<(), Error> {
+    fn end_query(&mut self, run: &mut Run, sink: &mut dyn Sink) -> Result<(), Error> {
         let Some(slot) = run.queue.pop_front() else {
             return Err(self.reply_to_no_query());
         };
@@ -803,7 +902,7 @@ const BOUND_CYCLE_MIN: usize = 12;
 
 impl Run {
     /// A lower bound on the bytes the server still owes for the cycles sent so far (`sent`
-    /// bytes cover them), for [`Stream::next_frame_sending`](super::stream::Stream::next_frame_sending)
+    /// bytes cover them), for [`Stream::receive_sending`](super::stream::Stream::receive_sending)
     /// to wait for: per query, one Sync each, every cycle whose Sync went out and is not
     /// answered yet. The query at the front may have been answered up to its ReadyForQuery;
     /// a query whose Bind was not sent (its error is the client's) is answered by
@@ -842,13 +941,7 @@ impl Run {
 /// After a per-query pipeline lost its connection: each query not answered yet fails, as
 /// outcome unknown when its Sync went out (`sent` bytes cover it), else as not run. Queries
 /// answered before the loss keep their results.
-fn report_lost<J: Job>(
-    cause: &Error,
-    sent: u64,
-    run: &mut Run,
-    jobs: impl Iterator<Item = J>,
-    sink: &mut impl Sink,
-) {
+fn report_lost(cause: &Error, sent: u64, run: &mut Run, jobs: &mut dyn Jobs, sink: &mut dyn Sink) {
     let not_run = || {
         Error::new(
             Kind::Closed,
@@ -869,8 +962,10 @@ fn report_lost<J: Job>(
         };
         sink.done(slot.index, Err(e));
     }
-    for (index, _) in (run.next_index..).zip(jobs) {
+    let mut index = run.next_index;
+    while jobs.advance() {
         sink.done(index, Err(not_run()));
+        index += 1;
     }
 }
 

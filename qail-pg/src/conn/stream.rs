@@ -148,7 +148,7 @@ const MIN_READ: usize = 16 * 1024;
 /// The largest read or write buffer kept between messages.
 const MAX_IDLE_CAPACITY: usize = 1024 * 1024;
 
-/// The most bytes a wait asks to have arrived before it wakes ([`Stream::next_frame_sending`]).
+/// The most bytes a wait asks to have arrived before it wakes ([`Stream::receive_sending`]).
 ///
 /// Note: Linux grows the receive buffer to hold twice the mark and, when it must, clamps the
 /// TCP window to the mark for the rest of the connection (`tcp_set_rcvlowat`); a mark of a
@@ -306,22 +306,19 @@ impl Stream {
         }
     }
 
-    /// Like [`Stream::next_frame`], but sends the write buffer while waiting: writes and reads
+    /// Sends the write buffer while waiting for more bytes of replies: writes and reads
     /// progress together, so a large batch cannot deadlock with a server that stops reading
-    /// until its replies are read. Bytes may be appended to the write buffer between calls.
+    /// until its replies are read. Ready once bytes were received; the caller takes the
+    /// complete messages ([`Stream::try_frame`]) and may append to the write buffer before
+    /// the next call.
     ///
     /// `owed` is a lower bound on the bytes the server will still send for what has been
     /// written (beyond the unconsumed bytes already received): over TCP, a wait for replies
     /// wakes only once that many have arrived (or the connection ends), not at every packet.
     /// The caller must be sure of it: more than will come, and the wait never ends.
-    pub(crate) async fn next_frame_sending(&mut self, owed: usize) -> Result<Received, Error> {
-        loop {
-            if let Some(found) = self.take_frame()? {
-                return Ok(found);
-            }
-            let wake_at = owed.saturating_sub(self.read_end - self.read_pos).max(1);
-            std::future::poll_fn(|cx| self.poll_progress(cx, wake_at)).await?;
-        }
+    pub(crate) async fn receive_sending(&mut self, owed: usize) -> Result<(), Error> {
+        let wake_at = owed.saturating_sub(self.read_end - self.read_pos).max(1);
+        std::future::poll_fn(|cx| self.poll_progress(cx, wake_at)).await
     }
 
     /// Waits until the socket delivers more bytes (at least one) into the read buffer.

@@ -116,7 +116,7 @@ pub(super) fn fail_batch(e: Error, run: &mut Run) {
 /// sink refused, a drifted template) loses the batch.
 // Note: once per query of an atomic batch, on the hot path of the reply dispatch.
 #[inline(always)]
-pub(super) fn end_batch_query(run: &mut Run, sink: &mut impl Sink) {
+pub(super) fn end_batch_query(run: &mut Run, sink: &mut dyn Sink) {
     let slot = run.queue.pop_front().expect("the queue has a front slot");
     let index = slot.index;
     match slot_result(slot, &run.local) {
