@@ -408,3 +408,35 @@ async fn a_drifted_write_rolls_an_atomic_batch_back_even_when_it_is_small() {
     assert_eq!(counts, vec![1; 100]);
     assert_eq!(rows_of(&mut conn, "atomic_fresh").await.len(), 100);
 }
+
+/// Every kind of pipeline is `Send`: it runs on a task of a multi-threaded runtime.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_kind_of_pipeline_runs_on_a_spawned_task() {
+    let conn = super::connect().await;
+    let handle = tokio::spawn(async move {
+        let mut conn = conn;
+        let t = div();
+        let divisors = [1i64, 0, 4];
+        // Note: collected first; a lazy `map` whose closure borrows into its item is not
+        // `Send` across an await to the compiler (its higher-ranked lifetime is not inferred).
+        let queries: Vec<_> = divisors.iter().map(|d| query::<Int8>(t, &[d])).collect();
+        let per_query = conn.pipeline(queries).await.unwrap();
+        assert_eq!(per_query[0].as_ref().unwrap(), &[Int8(1000)]);
+        assert_eq!(per_query[1].as_ref().unwrap_err().code(), Some("22012"));
+        assert_eq!(per_query[2].as_ref().unwrap(), &[Int8(250)]);
+        let queries: Vec<_> = [1i64, 2].iter().map(|d| query::<Int8>(t, &[d])).collect();
+        let atomic = conn.pipeline_atomic(queries).await.unwrap();
+        assert_eq!(atomic, [vec![Int8(1000)], vec![Int8(500)]]);
+        let two = 2i64;
+        let sql: [(&str, &[&(dyn qail_pg::Encode + Sync)]); 1] =
+            [("SELECT generate_series(1, $1::int8)", &[&two])];
+        let counts = conn.pipeline_builder().sql(&sql).count().await.unwrap();
+        assert_eq!(counts[0].as_ref().unwrap(), &2);
+        let mut p = conn.pipeline_builder();
+        let handle = p.add(query::<Int8>(t, &[&8i64]));
+        let mut results = p.run().await.unwrap();
+        assert_eq!(results.get(handle).unwrap(), [Int8(125)]);
+        conn
+    });
+    handle.await.unwrap().close().await;
+}
