@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::Connection;
 use super::config::{Config, Host};
 use super::stream::Socket;
+use super::{BoxedFuture, Connection};
 use crate::error::{Error, Kind};
 use crate::proto::message::CancelRequest;
 
@@ -167,15 +167,13 @@ impl Connection {
     /// After a time-out: cancels the query on the server and drains its replies, for at most
     /// [`cancel_grace`] (a server that vanished answers neither); when that fails, the
     /// connection is closed.
-    ///
-    /// Note: one boxed future made here, so its code (a timer, a connection for the cancel
-    /// request, the drain) is compiled once, not in every `timed!` site's time-out branch.
+    /// Boxed (see [`BoxedFuture`]): not compiled in every `timed!` site's time-out branch.
     #[inline(never)]
     pub(crate) fn timed_out(
         &mut self,
         token: CancelToken,
         limit: Duration,
-    ) -> Pin<Box<dyn Future<Output = Error> + Send + '_>> {
+    ) -> BoxedFuture<'_, Error> {
         Box::pin(self.cancel_and_drain(token, limit))
     }
 

@@ -74,6 +74,16 @@ use config::Config;
 use stream::{Received, Stream};
 use syncs::Syncs;
 
+/// A future boxed as `dyn Future` by a non-inlined function of qail-pg, for a cold path.
+///
+/// Note: an async function's code is compiled where its future is polled, once per code
+/// unit (of qail-pg and of the program) that polls it. Behind `dyn Future` made in qail-pg it
+/// is compiled once, here: connecting, opening a pool, the pool's acquire, catching up after
+/// an interrupted flow, skipping to the end of a failed cycle, preparing a statement, the
+/// cancel after a time-out. Each costs one allocation when it runs, which these paths
+/// (rare, or a round trip of their own) do not notice.
+pub(crate) type BoxedFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
 /// A callback that receives the server's notices (NoticeResponse).
 type NoticeHandler = Box<dyn FnMut(&DbError) + Send>;
 
@@ -153,17 +163,10 @@ impl Connection {
         Connection::open(config).await
     }
 
-    /// The connection's setup as one boxed future, made here.
-    ///
-    /// Note: an async function's code is compiled where its future is polled, once per code
-    /// unit that polls it; behind `dyn Future` made in this crate the setup (host list, TLS,
-    /// authentication, the session check) is compiled once, in qail-pg, and a program that
-    /// connects in several places does not carry a copy for each. Connecting is rare, so the
-    /// allocation and the indirect call cost nothing measurable.
+    /// The connection's setup (host list, TLS, authentication, the session check) as one
+    /// boxed future (see [`BoxedFuture`]).
     #[inline(never)]
-    fn open(
-        config: &Config,
-    ) -> Pin<Box<dyn Future<Output = Result<Connection, Error>> + Send + '_>> {
+    fn open(config: &Config) -> BoxedFuture<'_, Result<Connection, Error>> {
         Box::pin(trace::connect(config, connect::connect(config)))
     }
 
@@ -254,11 +257,16 @@ impl Connection {
             // recv reads first), decided without a future of its own.
             return Ok(());
         }
-        Box::pin(self.catch_up()).await
+        self.catch_up().await
     }
 
     /// [`ready`](Self::ready) when something is owed: an error, unsent bytes, replies.
-    async fn catch_up(&mut self) -> Result<(), Error> {
+    #[inline(never)]
+    fn catch_up(&mut self) -> BoxedFuture<'_, Result<(), Error>> {
+        Box::pin(self.catch_up_now())
+    }
+
+    async fn catch_up_now(&mut self) -> Result<(), Error> {
         if self.stream.is_broken() {
             return Err(Error::new(
                 Kind::Closed,
@@ -298,8 +306,13 @@ impl Connection {
         Ok(())
     }
 
-    /// Reads and discards messages up to the next ReadyForQuery.
-    pub(crate) async fn skip_to_ready(&mut self) -> Result<(), Error> {
+    /// Reads and discards messages up to the next ReadyForQuery (after an error: a cold path).
+    #[inline(never)]
+    pub(crate) fn skip_to_ready(&mut self) -> BoxedFuture<'_, Result<(), Error>> {
+        Box::pin(self.skip_to_ready_now())
+    }
+
+    async fn skip_to_ready_now(&mut self) -> Result<(), Error> {
         loop {
             let message = self.recv().await?;
             match self.stream.decode(message) {

@@ -3,7 +3,7 @@
 //! See <https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-EXT-QUERY>.
 
 use super::stream::Stream;
-use super::{Connection, Statement, described_columns, server_error};
+use super::{BoxedFuture, Connection, Statement, described_columns, server_error};
 use crate::error::{Error, Kind};
 use crate::proto::message::{Backend, Close, Describe, EncodeError, Parse, Target, sync};
 
@@ -51,12 +51,17 @@ impl Connection {
         }
     }
 
-    /// Prepares `sql` as statement `name`, one round trip.
-    pub(crate) async fn prepare_named(
-        &mut self,
+    /// Prepares `sql` as statement `name`, one round trip (boxed: see [`BoxedFuture`]).
+    #[inline(never)]
+    pub(crate) fn prepare_named<'a>(
+        &'a mut self,
         name: String,
-        sql: &str,
-    ) -> Result<Statement, Error> {
+        sql: &'a str,
+    ) -> BoxedFuture<'a, Result<Statement, Error>> {
+        Box::pin(self.prepare_named_now(name, sql))
+    }
+
+    async fn prepare_named_now(&mut self, name: String, sql: &str) -> Result<Statement, Error> {
         let buf = self.stream.write_buf();
         let mark = buf.len();
         let encoded = Parse {

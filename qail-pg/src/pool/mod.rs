@@ -39,7 +39,6 @@ mod manager;
 mod pooled;
 mod replicas;
 
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -52,6 +51,7 @@ use manager::Manager;
 pub use pooled::PooledConnection;
 use replicas::Replicas;
 
+use crate::conn::BoxedFuture;
 use crate::conn::config::Config;
 use crate::error::{Error, Kind};
 use crate::row::Row;
@@ -162,13 +162,13 @@ impl Pool {
     /// Opens the pool: `min_idle` connections (at least one) to the primary now, so a wrong
     /// address or password is reported here; replicas connect when first read from.
     ///
-    /// Note: boxed and made here, for the reason given at `Connection::open`.
+    /// Note: made here as a [`BoxedFuture`].
     #[inline(never)]
     pub(crate) fn open(
         config: Config,
         options: Options,
         replicas: Vec<Config>,
-    ) -> Pin<Box<dyn Future<Output = Result<Pool, Error>> + Send>> {
+    ) -> BoxedFuture<'static, Result<Pool, Error>> {
         Box::pin(Pool::open_now(config, options, replicas))
     }
 
@@ -426,13 +426,13 @@ impl Inner {
 
     /// A connection from deadpool within `timeouts`.
     ///
-    /// Note: boxed and made here, for the reason given at `Connection::open`: deadpool's
+    /// Note: made here as a [`BoxedFuture`]. deadpool's
     /// acquire is compiled once, not in every code unit that acquires.
     #[inline(never)]
     pub(crate) fn get<'a>(
         &'a self,
         timeouts: &'a Timeouts,
-    ) -> Pin<Box<dyn Future<Output = Result<Object, PoolError<Error>>> + Send + 'a>> {
+    ) -> BoxedFuture<'a, Result<Object, PoolError<Error>>> {
         Box::pin(self.pool.timeout_get(timeouts))
     }
 
