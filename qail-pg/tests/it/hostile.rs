@@ -244,4 +244,5 @@ async fn a_silent_server_hits_connect_timeout() {
     let err = bounded(Connection::connect(&url)).await.unwrap_err();
     assert!(err.is_timeout(), "{err}");
     assert!(err.to_string().contains("connect_timeout"), "{err}");
+    assert!(!err.to_string().contains("  "), "one sentence: {err}");
 }

@@ -403,5 +403,6 @@ async fn pipelines_of_run_time_sql_are_refused_with_the_pooler_setting() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("pooler=transaction"), "{err}");
+    assert!(!err.to_string().contains("  "), "one sentence: {err}");
     assert_eq!(conn.query("SELECT 1", &[]).await.unwrap().len(), 1);
 }

@@ -548,7 +548,9 @@ impl Connection {
             // server session.
             return Err(Error::new(
                 Kind::Usage,
-                "pipelines of run-time SQL prepare their statements first, which cannot work                  behind a pooler in transaction mode (pooler=transaction); run the queries one                  by one with query/execute, or use compiled (qail!) queries in the pipeline",
+                "pipelines of run-time SQL prepare their statements first, which cannot work behind \
+                 a pooler in transaction mode (pooler=transaction); run the queries one by one \
+                 with query/execute, or use compiled (qail!) queries in the pipeline",
             ));
         }
         let mut jobs = Vec::new();
