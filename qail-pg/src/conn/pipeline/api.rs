@@ -230,6 +230,11 @@ impl<R: Results<Vec<Row>>> Sink for Rows<R> {
 /// `R` is the compiled query's row type, or [`Row`] for run-time SQL. Nothing is allocated
 /// or boxed per query beyond the results themselves.
 ///
+/// A pipeline's future is `Send` when its queries are, so it runs in a spawned task; there,
+/// pass the queries as a collection (`Vec`, array) rather than a lazy `map` whose closure
+/// borrows into its items: the compiler cannot yet show such an iterator `Send` across an
+/// `await` ("implementation of `FnOnce` is not general enough").
+///
 /// [`PipelineBuilder::queries`]: super::PipelineBuilder::queries
 /// [`PipelineBuilder::sql`]: super::PipelineBuilder::sql
 #[must_use = "a pipeline does nothing until it is run with rows, for_each or count"]
