@@ -311,6 +311,29 @@ where
         self.check_alone()?;
         self.conn.run_pipeline(self.queries, sink, mode).await
     }
+
+    /// Runs the queries, collecting each query's typed rows as `R` (which `wrap` makes of a
+    /// results vector and `unwrap` gives back) into the vector the connection kept from its
+    /// last pipeline, and keeps that vector's memory for the next one.
+    async fn typed_rows<R, T>(
+        self,
+        mode: Mode,
+        wrap: fn(Vec<T>) -> R,
+        unwrap: fn(R) -> Vec<T>,
+    ) -> Result<Vec<T>, Error>
+    where
+        D: Decoder,
+        R: Results<Vec<D::Row>>,
+        T: Send + 'static,
+    {
+        self.check_alone()?;
+        let Pipeline { conn, queries, .. } = self;
+        let mut sink = Typed::<D, _>::new(wrap(conn.spare_results.take()));
+        conn.run_pipeline(queries, &mut sink, mode).await?;
+        let results = unwrap(sink.results);
+        conn.spare_results.refill::<T>(results.len());
+        Ok(results)
+    }
 }
 
 impl<M> Pipeline<'_, SqlQueries<'_>, M> {
@@ -339,15 +362,7 @@ where
     where
         D: Decoder<Row: Send + 'static>,
     {
-        self.check_alone()?;
-        let Pipeline { conn, queries, .. } = self;
-        let mut sink = Typed::<D, _>::new(Each(conn.spare_results.take()));
-        conn.run_pipeline(queries, &mut sink, Mode::PerQuery)
-            .await?;
-        let results = sink.results.0;
-        conn.spare_results
-            .refill::<Result<Vec<D::Row>, Error>>(results.len());
-        Ok(results)
+        self.typed_rows(Mode::PerQuery, Each, |each| each.0).await
     }
 
     /// Runs the queries in one round trip and calls `f` with each row as it is read,
@@ -386,13 +401,7 @@ where
     where
         D: Decoder<Row: Send + 'static>,
     {
-        self.check_alone()?;
-        let Pipeline { conn, queries, .. } = self;
-        let mut sink = Typed::<D, _>::new(All(conn.spare_results.take()));
-        conn.run_pipeline(queries, &mut sink, Mode::Atomic).await?;
-        let results = sink.results.0;
-        conn.spare_results.refill::<Vec<D::Row>>(results.len());
-        Ok(results)
+        self.typed_rows(Mode::Atomic, All, |all| all.0).await
     }
 
     /// Runs the queries as one transaction, handing each row to `f` borrowed, as it is read
