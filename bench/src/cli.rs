@@ -10,8 +10,9 @@ use crate::workload::{Sizes, Workload};
 pub(crate) const USAGE: &str = "\
 usage: qail-bench [WORKLOAD ...] [options]
 
-Workloads (default: all): point pipeline_atomic pipeline join wide params16 pool10 insert copy
-                           search bulk_unnest bulk_copy nested nested_join nested_n1 pool4
+Workloads (default: all): point pipeline_atomic pipeline pipeline_in_place join wide params16
+                           pool10 insert copy search bulk_unnest bulk_copy nested nested_join
+                           nested_n1 pool4
 
 Every driver runs every workload in a fresh process of its own, once per round: the
 driver's own binary next to this one (qail-bench-DRIVER; qail-bench-qail-pg-302 for
@@ -67,7 +68,7 @@ impl Options {
     pub(crate) fn sizes_line(&self) -> String {
         let s = &self.sizes;
         format!(
-            "Sizes per run: point {}, pipeline and pipeline_atomic {} (batches of {}), join {}, \
+            "Sizes per run: point {}, pipeline, pipeline_atomic and pipeline_in_place {} (batches of {}), join {}, \
              wide {} × 1,000 rows, params16 {}, pool10 {} (10 tasks, batches of 100), \
              insert/copy {} × 100 rows, search {}, bulk_unnest/bulk_copy {} rows, \
              nested* {} loads of 50 harbors, pool4 {} (10 tasks, a pool of 4).",

@@ -19,6 +19,10 @@ pub(crate) enum Workload {
     PipelineAtomic,
     /// The same batches with a Sync after every query: each query its own cycle.
     Pipeline,
+    /// The batches of `PipelineAtomic`, each row's values read where they lie in the
+    /// received bytes and copied into one buffer of the caller's, as libpq's program reads
+    /// `PQgetvalue`: nothing is allocated per row.
+    PipelineInPlace,
     /// The ferry 3×LEFT JOIN, sequential.
     Join,
     /// 1,000 wide rows decoded into typed values, sequential.
@@ -50,10 +54,11 @@ pub(crate) enum Workload {
 
 impl Workload {
     /// Every workload, in report order.
-    pub(crate) const ALL: [Workload; 16] = [
+    pub(crate) const ALL: [Workload; 17] = [
         Workload::Point,
         Workload::PipelineAtomic,
         Workload::Pipeline,
+        Workload::PipelineInPlace,
         Workload::Join,
         Workload::Wide,
         Workload::Params16,
@@ -75,6 +80,7 @@ impl Workload {
             Workload::Point => "point",
             Workload::PipelineAtomic => "pipeline_atomic",
             Workload::Pipeline => "pipeline",
+            Workload::PipelineInPlace => "pipeline_in_place",
             Workload::Join => "join",
             Workload::Wide => "wide",
             Workload::Params16 => "params16",

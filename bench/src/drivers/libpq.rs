@@ -17,10 +17,19 @@ pub(crate) const PROGRAM: &str = env!("LIBPQ_BENCH");
 fn command(url: &str, workload: Workload, n: usize, batch: usize) -> Command {
     let mut cmd = Command::new(PROGRAM);
     cmd.arg(url)
-        .arg(workload.name())
+        .arg(c_name(workload))
         .arg(n.to_string())
         .arg(batch.to_string());
     cmd
+}
+
+/// The C program's name of `workload`: its atomic pipeline already reads every row in place
+/// (`PQgetvalue`), so `pipeline_in_place` runs it.
+fn c_name(workload: Workload) -> &'static str {
+    match workload {
+        Workload::PipelineInPlace => Workload::PipelineAtomic.name(),
+        other => other.name(),
+    }
 }
 
 /// Runs one workload with libpq, in a fresh process.
@@ -31,7 +40,9 @@ pub(crate) fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
     }
     let (n, batch) = match workload {
         Workload::Point => (s.point, 1),
-        Workload::Pipeline | Workload::PipelineAtomic => (s.pipeline, s.pipeline_batch),
+        Workload::Pipeline | Workload::PipelineAtomic | Workload::PipelineInPlace => {
+            (s.pipeline, s.pipeline_batch)
+        }
         Workload::Join => (s.join, 1),
         Workload::Wide => (s.wide, 1),
         Workload::Params16 => (s.params16, 1),

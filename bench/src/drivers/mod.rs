@@ -159,6 +159,7 @@ impl Driver {
                 matches!(self, Driver::Qail | Driver::TokioPostgres)
             }
             Workload::Pool4 => self == Driver::Qail,
+            Workload::PipelineInPlace => matches!(self, Driver::Qail | Driver::Libpq),
             _ => true,
         }
     }

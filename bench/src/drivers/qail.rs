@@ -110,6 +110,9 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
         Workload::Point => point(&mut c, s.point, lat).await?,
         Workload::PipelineAtomic => pipeline(&mut c, s.pipeline, s.pipeline_batch, true).await?,
         Workload::Pipeline => pipeline(&mut c, s.pipeline, s.pipeline_batch, false).await?,
+        Workload::PipelineInPlace => {
+            pipeline_in_place(&mut c, s.pipeline, s.pipeline_batch).await?
+        }
         Workload::Join => join(&mut c, s.join, lat).await?,
         Workload::Wide => wide(&mut c, s.wide, lat).await?,
         Workload::Params16 => params16(&mut c, s.params16, lat).await?,
@@ -188,6 +191,38 @@ async fn pipeline(c: &mut Connection, n: usize, batch: usize, atomic: bool) -> R
             counts.add(1, w::consume(rows));
         }
     }
+    Ok(counts)
+}
+
+/// The atomic batches of `pipeline`, each row read in place: the id decoded, the name
+/// borrowed from the received bytes and copied into one stack buffer, as libpq's program does.
+async fn pipeline_in_place(c: &mut Connection, n: usize, batch: usize) -> Result<Counts> {
+    let mut counts = Counts::default();
+    let mut name = [0u8; 64];
+    let mut sink = 0u64;
+    for b in 0..n.div_ceil(batch) {
+        let queries = (0..batch).map(|k| pipeline_query(w::pipeline_limit(b * batch + k)));
+        let rows = c
+            .pipeline_builder()
+            .atomic()
+            .queries(queries)
+            .for_each(|_, row, columns| {
+                let id: i64 = row.get_next(columns)?;
+                let text: &str = row.get_next(columns)?;
+                let len = text.len().min(name.len() - 1);
+                name[..len].copy_from_slice(&text.as_bytes()[..len]);
+                name[len] = 0;
+                sink = sink
+                    .wrapping_add(id.unsigned_abs())
+                    .wrapping_add(u64::from(name[0]));
+                Ok(())
+            })
+            .await?;
+        for n in rows {
+            counts.add(1, n);
+        }
+    }
+    black_box(sink);
     Ok(counts)
 }
 

@@ -114,6 +114,7 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>>
         | Workload::Nested
         | Workload::NestedJoin
         | Workload::NestedN1
+        | Workload::PipelineInPlace
         | Workload::Pool4 => return Ok(None),
         Workload::Search => return search(&ctx.url, s.search).await.map(Some),
         _ => {}
@@ -142,6 +143,7 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>>
         | Workload::Nested
         | Workload::NestedJoin
         | Workload::NestedN1
+        | Workload::PipelineInPlace
         | Workload::Pool4 => {
             return Err(format!("{workload} is handled above").into());
         }

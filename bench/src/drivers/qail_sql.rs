@@ -45,6 +45,7 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
         | Workload::Nested
         | Workload::NestedJoin
         | Workload::NestedN1
+        | Workload::PipelineInPlace
         | Workload::Pool4 => {
             return Err(format!("{workload} is not run by this driver here").into());
         }

@@ -62,6 +62,9 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
         Workload::Nested => nested(&c, s.nested, lat, &mut digest).await?,
         Workload::NestedJoin => nested_join(&c, s.nested, lat, &mut digest).await?,
         Workload::NestedN1 => nested_n1(&c, s.nested, lat, &mut digest).await?,
+        Workload::PipelineInPlace => {
+            return Err(format!("{workload} is not run by tokio-postgres here").into());
+        }
         Workload::Pool10 | Workload::Pool4 => {
             return Err(format!("{workload} is not run in-process").into());
         }
