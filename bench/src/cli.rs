@@ -68,9 +68,9 @@ impl Options {
     pub(crate) fn sizes_line(&self) -> String {
         let s = &self.sizes;
         format!(
-            "Sizes per run: point {}, pipeline, pipeline_atomic and pipeline_in_place {} (batches of {}), join {}, \
-             wide {} × 1,000 rows, params16 {}, pool10 {} (10 tasks, batches of 100), \
-             insert/copy {} × 100 rows, search {}, bulk_unnest/bulk_copy {} rows, \
+            "Sizes per run: point {}, pipeline, pipeline_atomic and pipeline_in_place {} \
+             (batches of {}), join {}, wide {} × 1,000 rows, params16 {}, pool10 {} (10 tasks, \
+             batches of 100), insert/copy {} × 100 rows, search {}, bulk_unnest/bulk_copy {} rows, \
              nested* {} loads of 50 harbors, pool4 {} (10 tasks, a pool of 4).",
             s.point,
             s.pipeline,

@@ -36,6 +36,14 @@ fn pipeline_query(limit: i64) -> Query<'static, impl qail::template::Decoder<Row
     qail!(IdName => "SELECT id, name FROM harbors_small LIMIT $1", limit)
 }
 
+/// The queries of the `b`-th pipelined batch of `batch`.
+fn pipeline_batch(
+    b: usize,
+    batch: usize,
+) -> impl Iterator<Item = Query<'static, impl qail::template::Decoder<Row = IdName>>> {
+    (0..batch).map(move |k| pipeline_query(w::pipeline_limit(b * batch + k)))
+}
+
 fn join_query() -> Query<'static, impl qail::template::Decoder<Row = JoinRow>> {
     qail!(JoinRow => "SELECT c.id, c.name, o.name AS origin, \
      d.name AS destination, op.name AS operator, c.departure_time, c.duration_minutes, c.price \
@@ -176,7 +184,7 @@ async fn point(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Coun
 async fn pipeline(c: &mut Connection, n: usize, batch: usize, atomic: bool) -> Result<Counts> {
     let mut counts = Counts::default();
     for b in 0..n.div_ceil(batch) {
-        let queries = (0..batch).map(|k| pipeline_query(w::pipeline_limit(b * batch + k)));
+        let queries = pipeline_batch(b, batch);
         let results = if atomic {
             c.pipeline_builder()
                 .atomic()
@@ -201,7 +209,7 @@ async fn pipeline_in_place(c: &mut Connection, n: usize, batch: usize) -> Result
     let mut name = [0u8; 64];
     let mut sink = 0u64;
     for b in 0..n.div_ceil(batch) {
-        let queries = (0..batch).map(|k| pipeline_query(w::pipeline_limit(b * batch + k)));
+        let queries = pipeline_batch(b, batch);
         let rows = c
             .pipeline_builder()
             .atomic()
