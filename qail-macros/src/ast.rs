@@ -1,10 +1,10 @@
 //! The input of `qail!`: `[Type =>] "SQL" [, args…] [, name = match …]`, and the SQL's
 //! `{ident}` captures, `IN {list}`s, `{? … }` optional clauses and `{name}` sort choices,
-//! scanned by [`qail_schema::capture`] (shared with the language server) and made Rust
+//! scanned by [`qail_analyzer::capture`] (shared with the language server) and made Rust
 //! identifiers here. Kept free of code generation.
 
 use proc_macro2::{Ident, Span};
-use qail_schema::capture;
+use qail_analyzer::capture;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Expr, LitStr, Token, Type};
@@ -118,7 +118,7 @@ impl Parse for QueryInput {
     }
 }
 
-pub(crate) use qail_schema::capture::{ChoiceSpec, Piece};
+pub(crate) use qail_analyzer::capture::{ChoiceSpec, Piece};
 
 /// A `{ident}` capture: the variable and its `$n` number (1-based). A bulk insert's
 /// `VALUES {rows}` is one capture per column, each with the field of a row it sends.
@@ -231,7 +231,7 @@ pub(crate) fn copy_form(sql: &str) -> Option<Result<CopyForm, String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use qail_schema::capture::{BulkColumn, insert_target, no_bulk};
+    use qail_analyzer::capture::{BulkColumn, insert_target, no_bulk};
     use quote::quote;
 
     fn rw(sql: &str, positional: usize) -> Rewritten {

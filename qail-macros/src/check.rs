@@ -1,11 +1,11 @@
 //! Checking a `qail!` invocation: captures, the analyzer, argument counts. Diagnostics are
 //! rendered against the SQL as the user wrote it (capture offsets mapped back).
 
-use qail_schema::check::{Analysis, Diagnostic, OutputColumn, render};
+use qail_analyzer::{Analysis, Diagnostic, OutputColumn, render};
 use syn::LitStr;
 use syn::spanned::Spanned;
 
-use qail_schema::capture::bulk_columns;
+use qail_analyzer::capture::bulk_columns;
 
 use crate::ast::{ChoiceSpec, QueryInput, Rewritten, rewrite};
 use crate::cache;

@@ -2,8 +2,8 @@
 //! type-checked parameters.
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
+use qail_analyzer::{Analysis, OutputColumn, type_oid};
 use qail_schema::Snapshot;
-use qail_schema::check::{Analysis, OutputColumn, type_oid};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 

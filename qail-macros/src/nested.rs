@@ -15,8 +15,8 @@
 //! `serde_json::Value`, since a record field decodes in binary, by its own type.
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
+use qail_analyzer::{OutputColumn, Shape, ShapeField, is_json, type_oid};
 use qail_schema::Snapshot;
-use qail_schema::check::{OutputColumn, Shape, ShapeField, is_json, type_oid};
 use quote::{format_ident, quote};
 
 use crate::ast::QueryInput;
