@@ -172,7 +172,7 @@ pub struct ChoiceSpec {
 
 /// The SQL with captures rewritten to `$n`, and how offsets map between the two texts.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rewritten {
+pub struct CapturedSql {
     /// The SQL sent to the analyzer and the server: every optional clause included, each
     /// choice slot filled with the selected alternative.
     pub sql: String,
@@ -190,10 +190,10 @@ pub struct Rewritten {
     edits: Vec<(Range<usize>, Range<usize>)>,
 }
 
-impl Rewritten {
+impl CapturedSql {
     /// SQL that holds no captures (a `.sql` file): the rewritten SQL is the SQL as written.
-    pub fn unchanged(sql: &str) -> Rewritten {
-        Rewritten {
+    pub fn unchanged(sql: &str) -> CapturedSql {
+        CapturedSql {
             sql: sql.to_owned(),
             captures: Vec::new(),
             max_positional: 0,
@@ -299,9 +299,9 @@ pub fn rewrite(
     choices: &[ChoiceSpec],
     selected: &[usize],
     bulk: BulkColumns<'_>,
-) -> Result<Rewritten, CaptureError> {
+) -> Result<CapturedSql, CaptureError> {
     let bytes = sql.as_bytes();
-    let mut out = Rewritten {
+    let mut out = CapturedSql {
         sql: String::with_capacity(sql.len()),
         captures: Vec::new(),
         max_positional: 0,
@@ -503,7 +503,7 @@ pub fn not_a_capture(name: &str, range: Range<usize>) -> CaptureError {
     )
 }
 
-impl Rewritten {
+impl CapturedSql {
     /// Appends text to the SQL and its current piece.
     fn push_text(&mut self, text: &str) {
         self.sql.push_str(text);
@@ -743,7 +743,7 @@ fn keyword_before(text: &str, keyword: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
-    fn rw(sql: &str, positional: usize) -> Rewritten {
+    fn rw(sql: &str, positional: usize) -> CapturedSql {
         rewrite(sql, positional, &[], &[], &no_bulk).unwrap()
     }
 

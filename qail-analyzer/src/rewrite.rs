@@ -18,7 +18,7 @@
 use qail_schema::script::lex::{block_comment_end, dollar_quote_end, is_ident_start, quoted_end};
 
 /// The SQL to parse and what the rewrite removed.
-pub(crate) struct Rewritten {
+pub(crate) struct ParserInput {
     pub(crate) sql: String,
     /// Byte offsets of arguments written after `VARIADIC`.
     pub(crate) variadic: Vec<usize>,
@@ -36,7 +36,7 @@ enum Prev {
     Punct(u8),
 }
 
-pub(crate) fn rewrite(sql: &str) -> Rewritten {
+pub(crate) fn rewrite(sql: &str) -> ParserInput {
     let b = sql.as_bytes();
     let mut out = b.to_vec();
     let mut variadic = Vec::new();
@@ -217,7 +217,7 @@ pub(crate) fn rewrite(sql: &str) -> Rewritten {
         }
     }
     let sql = String::from_utf8(out).expect("only ASCII letters were replaced by spaces");
-    Rewritten {
+    ParserInput {
         sql,
         variadic,
         element_targets,

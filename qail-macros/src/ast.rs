@@ -136,18 +136,18 @@ pub(crate) struct Field {
     pub(crate) not_null: bool,
 }
 
-/// The SQL as [`capture::Rewritten`] scans it, with each capture's variable as a Rust
+/// The SQL as [`capture::CapturedSql`] scans it, with each capture's variable as a Rust
 /// identifier.
-pub(crate) struct Rewritten {
-    scan: capture::Rewritten,
+pub(crate) struct QuerySql {
+    scan: capture::CapturedSql,
     /// Captured variables, in `$n` order.
     pub(crate) captures: Vec<Capture>,
 }
 
-impl std::ops::Deref for Rewritten {
-    type Target = capture::Rewritten;
+impl std::ops::Deref for QuerySql {
+    type Target = capture::CapturedSql;
 
-    fn deref(&self) -> &capture::Rewritten {
+    fn deref(&self) -> &capture::CapturedSql {
         &self.scan
     }
 }
@@ -162,7 +162,7 @@ pub(crate) fn rewrite(
     choices: &[ChoiceSpec],
     selected: &[usize],
     bulk: capture::BulkColumns<'_>,
-) -> Result<Rewritten, String> {
+) -> Result<QuerySql, String> {
     let scan = capture::rewrite(sql, positional, choices, selected, bulk).map_err(|e| e.message)?;
     let mut captures = Vec::with_capacity(scan.captures.len());
     for c in &scan.captures {
@@ -194,7 +194,7 @@ pub(crate) fn rewrite(
             field,
         });
     }
-    Ok(Rewritten { scan, captures })
+    Ok(QuerySql { scan, captures })
 }
 
 /// `name` as an identifier spanned at `span`, unless it is a Rust keyword (or not a name).
@@ -234,7 +234,7 @@ mod tests {
     use qail_analyzer::capture::{BulkColumn, insert_target, no_bulk};
     use quote::quote;
 
-    fn rw(sql: &str, positional: usize) -> Rewritten {
+    fn rw(sql: &str, positional: usize) -> QuerySql {
         rewrite(sql, positional, Span::call_site(), &[], &[], &no_bulk).unwrap()
     }
 

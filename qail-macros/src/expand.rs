@@ -7,9 +7,9 @@ use qail_schema::Snapshot;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
+use crate::analyze::{Checked, analyze, column_error};
 use crate::ast::{CopyForm, Piece, QueryInput, copy_form};
 use crate::attr::Errors;
-use crate::check::{Checked, analyze, column_error};
 use crate::types::{self, Mapped};
 use crate::{naming, nested, snapshot};
 

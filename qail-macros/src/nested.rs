@@ -19,9 +19,9 @@ use qail_analyzer::{OutputColumn, Shape, ShapeField, is_json, type_oid};
 use qail_schema::Snapshot;
 use quote::{format_ident, quote};
 
+use crate::analyze::column_error;
 use crate::ast::QueryInput;
 use crate::attr::Errors;
-use crate::check::column_error;
 use crate::expand::Column;
 use crate::types::{self, Mapped};
 use crate::{json, naming};

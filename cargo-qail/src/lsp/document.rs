@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use super::rust_source;
 use super::text::Lines;
-use qail_analyzer::capture::{self, CaptureError, ChoiceSpec, Rewritten};
+use qail_analyzer::capture::{self, CaptureError, CapturedSql, ChoiceSpec};
 use qail_analyzer::{Analysis, Diagnostic};
 use qail_schema::Snapshot;
 
@@ -26,7 +26,7 @@ pub(crate) struct Region {
     /// `map[i]`: the document offset of byte `i` of `sql`; one more entry for its end.
     pub(crate) map: Vec<usize>,
     /// Captures rewritten to `$n` (nothing rewritten in a `.sql` file).
-    pub(crate) rewritten: Result<Rewritten, CaptureError>,
+    pub(crate) rewritten: Result<CapturedSql, CaptureError>,
     /// For a `qail!` literal, the positional arguments and sort choices after it, to scan it
     /// again with the snapshot (which a bulk insert's `VALUES {rows}` needs).
     invocation: Option<(usize, Vec<ChoiceSpec>)>,
@@ -36,7 +36,7 @@ pub(crate) struct Region {
 }
 
 impl Region {
-    fn new(sql: String, map: Vec<usize>, rewritten: Result<Rewritten, CaptureError>) -> Region {
+    fn new(sql: String, map: Vec<usize>, rewritten: Result<CapturedSql, CaptureError>) -> Region {
         Region {
             sql,
             map,
@@ -85,7 +85,7 @@ impl Region {
     }
 
     /// The rewritten SQL and its analysis, when the analyzer accepted it.
-    pub(crate) fn analyzed(&self) -> Option<(&Rewritten, &Analysis)> {
+    pub(crate) fn analyzed(&self) -> Option<(&CapturedSql, &Analysis)> {
         match (&self.rewritten, &self.analysis) {
             (Ok(r), Some(Ok(a))) => Some((r, a)),
             _ => None,
@@ -99,7 +99,7 @@ fn scan(
     positional: usize,
     choices: &[ChoiceSpec],
     snapshot: Option<&Snapshot>,
-) -> Result<Rewritten, CaptureError> {
+) -> Result<CapturedSql, CaptureError> {
     let selected = vec![0; choices.len()];
     match snapshot {
         Some(snapshot) => capture::rewrite(sql, positional, choices, &selected, &|before| {
@@ -200,7 +200,7 @@ impl std::ops::Deref for RegionAt<'_> {
 
 fn sql_region(text: &str, range: Range<usize>) -> Region {
     let sql = text[range.clone()].to_owned();
-    let rewritten = Ok(Rewritten::unchanged(&sql));
+    let rewritten = Ok(CapturedSql::unchanged(&sql));
     Region::new(sql, (range.start..=range.end).collect(), rewritten)
 }
 

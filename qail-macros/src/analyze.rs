@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 
 use qail_analyzer::capture::bulk_columns;
 
-use crate::ast::{ChoiceSpec, QueryInput, Rewritten, rewrite};
+use crate::ast::{ChoiceSpec, QueryInput, QuerySql, rewrite};
 use crate::cache;
 use crate::snapshot::Loaded;
 
@@ -16,7 +16,7 @@ pub(crate) struct Checked {
     /// The analysis; its columns' ranges are mapped back to the SQL as written, so that
     /// [`column_error`] can show them.
     pub(crate) analysis: Analysis,
-    pub(crate) rewritten: Rewritten,
+    pub(crate) rewritten: QuerySql,
 }
 
 /// Rewrites captures, analyzes the SQL and checks the argument count.
@@ -105,7 +105,7 @@ struct Variant {
 fn check_variants(
     input: &QueryInput,
     original: &str,
-    full: &Rewritten,
+    full: &QuerySql,
     specs: &[ChoiceSpec],
     loaded: &Loaded,
     analysis: &mut Analysis,
@@ -214,7 +214,7 @@ fn check_variants(
 }
 
 /// Names a combination for an error: the clauses left out (as written) and the choices made.
-fn describe(input: &QueryInput, original: &str, full: &Rewritten, variant: &Variant) -> String {
+fn describe(input: &QueryInput, original: &str, full: &QuerySql, variant: &Variant) -> String {
     let mut parts = Vec::new();
     if !variant.left_out.is_empty() {
         let clauses: Vec<String> = variant
@@ -246,7 +246,7 @@ fn describe(input: &QueryInput, original: &str, full: &Rewritten, variant: &Vari
 fn diagnostics_error(
     input: &QueryInput,
     original: &str,
-    rewritten: &Rewritten,
+    rewritten: &QuerySql,
     diagnostics: &[Diagnostic],
 ) -> syn::Error {
     let mut errors = diagnostics.iter().map(|d| {
@@ -311,7 +311,7 @@ fn rendered(input: &QueryInput, sql: &str, diagnostic: &Diagnostic) -> syn::Erro
     syn::Error::new(input.sql.span(), text)
 }
 
-fn check_count(input: &QueryInput, rewritten: &Rewritten, analysis: &Analysis) -> syn::Result<()> {
+fn check_count(input: &QueryInput, rewritten: &QuerySql, analysis: &Analysis) -> syn::Result<()> {
     let given = input.args.len();
     let wanted = analysis.params.len() - rewritten.captures.len().min(analysis.params.len());
     if given > wanted {
