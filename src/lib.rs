@@ -257,4 +257,16 @@ mod guide {
     mod nested {}
     #[doc = include_str!("../docs/src/pipelining.md")]
     mod pipelining {}
+    #[doc = include_str!("../docs/src/connecting.md")]
+    mod connecting {}
+    #[doc = include_str!("../docs/src/scaling.md")]
+    mod scaling {}
+    #[doc = include_str!("../docs/src/observability.md")]
+    mod observability {}
+    #[doc = include_str!("../docs/src/editors.md")]
+    mod editors {}
+    #[doc = include_str!("../docs/src/accuracy.md")]
+    mod accuracy {}
+    #[doc = include_str!("../docs/src/performance.md")]
+    mod performance {}
 }
