@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::config::{Config, Host};
 use super::stream::Socket;
 use super::{BoxedFuture, Connection};
+use crate::config::{Config, Host};
 use crate::error::{Error, Kind};
 use crate::proto::message::CancelRequest;
 

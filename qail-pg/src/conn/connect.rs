@@ -10,12 +10,12 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 use super::cancel::Target;
-use super::config::passfile::{self, Lookup};
+use crate::config::passfile::{self, Lookup};
 use rand::seq::SliceRandom as _;
 
-use super::config::{Config, Host, LoadBalanceHosts, SslMode, TargetSessionAttrs, TcpOptions};
 use super::stream::{Socket, Stream};
 use super::{BoxedFuture, Connection, startup};
+use crate::config::{Config, Host, LoadBalanceHosts, SslMode, TargetSessionAttrs, TcpOptions};
 use crate::error::{Error, Kind};
 
 /// Tries each host of `config` in order (shuffled with `load_balance_hosts=random`) and

@@ -30,7 +30,6 @@ mod auth;
 mod cache;
 mod cancel;
 mod compiled;
-pub(crate) mod config;
 pub(crate) mod connect;
 mod copy;
 mod executor;
@@ -67,10 +66,10 @@ pub use pipeline::{
 pub use statement::Statement;
 pub use transaction::{IsolationLevel, Transaction, TransactionBuilder};
 
+use crate::config::Config;
 use crate::error::{DbError, Error, Kind};
 use crate::proto::message::{Backend, ReadyForQuery, RowDescription, TransactionStatus};
 use cache::StatementCache;
-use config::Config;
 use stream::{Received, Stream};
 use syncs::Syncs;
 
@@ -131,7 +130,7 @@ pub struct Connection {
     /// The vector of results the next pipeline's `rows` fills, for the same reason.
     spare_results: spare_rows::SpareRows,
     /// A pooler in transaction mode sits in front of the server: nothing is kept on the
-    /// server from one Sync to the next (see [`config::Pooler`]).
+    /// server from one Sync to the next (see [`Pooler`](crate::Pooler)).
     pooled_transactions: bool,
 }
 
@@ -228,7 +227,7 @@ impl Connection {
     /// reported without having run. Size 0 prepares every call afresh in the same write as
     /// its execution: faster for one-off statements, but a drifted statement has already run
     /// when the drift is reported. Behind a pooler in transaction mode
-    /// ([`Pooler::Transaction`](config::Pooler::Transaction)) the size stays 0.
+    /// ([`Pooler::Transaction`](crate::Pooler::Transaction)) the size stays 0.
     pub fn set_statement_cache_size(&mut self, size: usize) {
         let size = if self.pooled_transactions { 0 } else { size };
         for name in self.cache.resize(size) {
