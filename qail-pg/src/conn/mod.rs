@@ -1,7 +1,8 @@
 //! The async connection: connect, TLS, startup and authentication, query flows.
 //!
-//! One flow per file: [`connect`] opens the socket and negotiates TLS, [`startup`] and
-//! [`auth`] run the handshake, [`simple_query`], [`prepare`] and [`query`] the queries.
+//! One flow per file: [`connect`] opens the socket, negotiates TLS, runs the startup
+//! handshake and authentication (and sends cancel requests), [`simple_query`], [`prepare`]
+//! and [`query`] run the queries, [`timeout`] bounds them.
 //! [`Connection`] keeps the state they share: the stream, the statement cache, the server's
 //! parameters, and how many Sync cycles are still unanswered.
 //!
@@ -26,9 +27,7 @@
 //! in the write buffer, unread replies are counted by `syncs`. (An atomic pipeline writes its
 //! one Sync last; until then `open_batch` says the next flow must end the batch.)
 
-mod auth;
 mod cache;
-mod cancel;
 mod compiled;
 pub(crate) mod connect;
 mod copy;
@@ -41,12 +40,10 @@ mod query;
 mod reset;
 mod simple_query;
 mod spare_rows;
-mod startup;
 mod statement;
 mod stream;
 mod syncs;
-#[cfg(feature = "tls")]
-pub(crate) mod tls;
+mod timeout;
 mod trace;
 mod transaction;
 mod typed_query;
@@ -56,7 +53,7 @@ use std::fmt;
 use std::pin::Pin;
 use std::time::Duration;
 
-pub use cancel::CancelToken;
+pub use connect::CancelToken;
 pub use copy::CopyIn;
 pub use executor::Executor;
 pub use notify::{Listener, Notification};
@@ -122,7 +119,7 @@ pub struct Connection {
     /// cleared: after a time-out, the cancelled statement failed (rather than completed).
     discarded_error: bool,
     /// Where and how to send a CancelRequest for this session.
-    cancel_target: Option<std::sync::Arc<cancel::Target>>,
+    cancel_target: Option<std::sync::Arc<connect::Target>>,
     /// The queue of the last pipeline, empty, kept for its memory.
     spare_slots: VecDeque<pipeline::Slot>,
     /// The row vector the next `fetch_all` fills (see [`spare_rows`]).

@@ -301,7 +301,7 @@ impl Connection {
         sink: &mut impl Sink,
         mode: Mode,
     ) -> Result<(), Error> {
-        super::cancel::timed!(self, self.run_pipeline_untimed(jobs, sink, mode), |fut| fut)
+        super::timeout::timed!(self, self.run_pipeline_untimed(jobs, sink, mode), |fut| fut)
     }
 
     async fn run_pipeline_untimed<J: Job>(

@@ -8,8 +8,8 @@
 
 use futures_core::Stream;
 
-use super::cancel::timed;
 use super::compiled::RowSink;
+use super::timeout::timed;
 use super::{Connection, Executor, Statement, trace};
 use crate::error::{Error, Kind};
 use crate::proto::message::DataRow;

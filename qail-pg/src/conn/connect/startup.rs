@@ -3,9 +3,10 @@
 //!
 //! See <https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-START-UP>.
 
-use super::stream::Stream;
-use super::{Connection, auth, cache, server_error};
+use super::auth;
 use crate::config::Config;
+use crate::conn::stream::Stream;
+use crate::conn::{Connection, cache, server_error};
 use crate::error::{Error, Kind};
 use crate::proto::message::{Backend, Startup};
 

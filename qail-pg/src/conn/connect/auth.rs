@@ -3,8 +3,8 @@
 //!
 //! See <https://www.postgresql.org/docs/current/sasl-authentication.html>.
 
-use super::{Connection, server_error};
 use crate::config::{AuthMethod, ChannelBinding, Config};
+use crate::conn::{Connection, server_error};
 use crate::error::{Error, Kind};
 use crate::proto::auth::md5_password;
 use crate::proto::auth::scram::{self, ScramSha256};
