@@ -38,6 +38,7 @@ mod pipeline;
 mod prepare;
 mod query;
 mod reset;
+mod row_sink;
 mod simple_query;
 mod spare_rows;
 mod statement;
