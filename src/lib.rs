@@ -186,7 +186,10 @@ pub mod __private {
         Arg, Cache, Columns, CopyRows, CopyStatement, Decoder, ExpectedColumn, FromColumns,
         FromRow, NoRows, Params, Piece, Query, RawRow, Template, Variants,
     };
-    pub use qail_pg::typed::{FromPg, IsOption, NotOption, NullableField, ToArg, ToPg, check, pg};
+    /// The compile-time type assertions, under the name the code `qail!` and the derives
+    /// emit (`::qail::__private::check::field`, …).
+    pub use qail_pg::typed::assertions as check;
+    pub use qail_pg::typed::{FromPg, IsOption, NotOption, NullableField, ToArg, ToPg, pg};
     pub use qail_pg::types::oid::{FIRST_USER_OID, RECORD_ARRAY};
     pub use qail_pg::types::{ArrayElement, BoxError, FieldArray, IsNull, Text, record};
     pub use qail_pg::{Decode, Encode, Error, Oid};

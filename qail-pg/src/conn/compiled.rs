@@ -24,8 +24,9 @@ use crate::proto::message::{
     Backend, Bind, Describe, EncodeError, Execute, Format, Parse, Target, bind_execute_sync, sync,
 };
 use crate::row::Column;
-use crate::template::check::{bound_types, check_description, decoding_types};
-pub(crate) use crate::template::check::{check_bind_prefix, check_count};
+use crate::template::conformance::{
+    bound_types, check_bind_prefix, check_count, check_description, decoding_types,
+};
 use crate::template::{Arg, Template};
 use crate::types::{Oid, Param};
 

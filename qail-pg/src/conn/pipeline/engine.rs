@@ -5,7 +5,7 @@
 use super::atomic::{end_batch_query, fail_batch};
 use super::mode::Mode;
 use super::run::{Local, Run, Slot, UNRESOLVED, described, parse_failed, resolve, slot_result};
-use crate::conn::compiled::{bind_named, check_bind_prefix, check_count};
+use crate::conn::compiled::bind_named;
 use crate::conn::prepare::{close_statement, encode_error};
 use crate::conn::row_sink::RowSink;
 use crate::conn::stream::{Received, release};
@@ -15,6 +15,7 @@ use crate::error::{Error, Kind};
 use crate::proto::message::{Backend, EncodeError, bind_execute, flush, sync};
 use crate::row::Column;
 use crate::template::Template;
+use crate::template::conformance::{check_bind_prefix, check_count};
 use crate::types::{Oid, Param};
 
 /// How many unsent bytes to encode ahead of the socket.
