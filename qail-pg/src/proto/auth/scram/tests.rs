@@ -23,12 +23,8 @@ fn update_err(server_first: &str) -> AuthError {
 // RFC 7677 §3, with its user name "user".
 #[test]
 fn rfc7677_vector() {
-    let mut scram = ScramSha256::start(
-        b"pencil",
-        Gs2Binding::Unsupported,
-        "user",
-        NONCE.to_owned(),
-    );
+    let mut scram =
+        ScramSha256::start(b"pencil", Gs2Binding::Unsupported, "user", NONCE.to_owned());
     assert_eq!(scram.mechanism(), "SCRAM-SHA-256");
     assert_eq!(text(&scram), "n,,n=user,r=rOprNGfwEbeRWgbNEkqO");
     scram.update(SERVER_FIRST.as_bytes()).expect("server-first");
