@@ -21,36 +21,6 @@
 //! # Ok(()) }
 //! ```
 //!
-//! # Dynamic queries
-//!
-//! Optional filters, sort choices, `IN` lists, bulk inserts and COPY are written in the SQL
-//! of [`qail!`] (its documentation has the syntax), and every combination is checked:
-//!
-//! ```no_run
-//! # use qail::{Connection, qail};
-//! # async fn run(conn: &mut Connection) -> Result<(), qail::Error> {
-//! enum Order { Soonest, Cheapest }
-//! let (vessel, max_price, limit): (Option<i64>, Option<qail::rust_decimal::Decimal>, Option<i64>) =
-//!     (Some(3), None, Some(20));
-//! let order = Order::Cheapest;
-//! let rows = qail!(
-//!     "SELECT id, price FROM sailings WHERE seats_left > 0
-//!      {? AND vessel_id = {vessel} } {? AND price <= {max_price} }
-//!      ORDER BY {sort} {? LIMIT {limit} }",
-//!     sort = match order { Order::Soonest => "departs_at, id", Order::Cheapest => "price, id" }
-//! )
-//! .fetch_all(&mut *conn)
-//! .await?;
-//! let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-//! let again = qail!("SELECT id FROM sailings WHERE id IN {ids}").fetch_all(&mut *conn).await?;
-//! // Small arguments are owned by the query: a pipeline straight from an iterator.
-//! let seats = conn
-//!     .pipeline((1..=10_i64).map(|i| qail!("SELECT seats_left FROM sailings WHERE id = $1", i * 2)))
-//!     .await?;
-//! # let _ = (again, seats);
-//! # Ok(()) }
-//! ```
-//!
 //! # Features
 //!
 //! | feature   | default | PostgreSQL types it maps |
@@ -67,73 +37,25 @@
 //! without SSL.
 //! A query that touches a type whose feature is off fails to compile with a message naming the
 //! feature to enable. The `tracing` feature (off by default) runs every connection attempt and
-//! query in a `tracing` span with OpenTelemetry's database fields (README, "Observability").
+//! query in a `tracing` span with OpenTelemetry's database fields (the guide's observability page).
 //!
-//! # Nested results
+//! # The guide
 //!
-//! A parent with its children in one query — `array_agg(ROW(…))`, `ARRAY(SELECT …)`, a
-//! whole-row reference, a composite column — comes back as generated structs, decoded in
-//! binary field by field (no JSON):
+//! The guide (`docs/` in the repository, an mdBook whose examples are compiled as doctests of
+//! this crate) walks through each part with examples; this rustdoc holds the API details.
 //!
-//! ```no_run
-//! # use qail::{Connection, qail};
-//! # async fn run(conn: &mut Connection) -> Result<(), qail::Error> {
-//! let harbors = qail!("SELECT h.name, ARRAY(SELECT x FROM (
-//!                          SELECT c.name, d.name AS destination, c.duration_minutes
-//!                          FROM odyssey_connections c JOIN harbors d ON d.id = c.destination_harbor_id
-//!                          WHERE c.origin_harbor_id = h.id ORDER BY c.name) x) AS connections
-//!                      FROM harbors h")
-//!     .fetch_all(conn)
-//!     .await?;
-//! for c in &harbors[0].connections {          // Vec<RecordConnections>
-//!     let minutes: Option<i32> = c.duration_minutes; // a nullable column stays an Option
-//!     println!("{} → {} {minutes:?}", c.name, c.destination);
-//! }
-//! # Ok(()) }
-//! ```
-//!
-//! The child struct is named after the row type and the column (`RecordConnections`; a record
-//! inside it `RecordConnectionsOperator`). An array is `Vec<Child>`, `Option<Vec<Child>>`
-//! when the array can be NULL (an aggregate over no rows, or whose `FILTER` left none —
-//! `COALESCE(array_agg(…), '{}')` is never NULL), and `Vec<Option<Child>>` when an element can
-//! be (the NULL-extended row of an outer join). Fields are named after the columns of a
-//! whole-row reference or derived table, after a composite type's fields, and inside
-//! `ROW(…)` after plain column references — any other `ROW` field is `f1`, `f2`, … by
-//! position, as PostgreSQL names them; to choose names, select the fields with aliases in a
-//! derived table and aggregate its rows, as above.
-//!
-//! To name the child type yourself, derive [`QailRow`] on it: a struct without generics whose
-//! fields are plain columns is then also read from a record, field by field in order, and
-//! can be a field of a `Type => "…"` row (`lines: Vec<Line>`) or an alias's type
-//! (`AS "lines: Vec<Line>"`). Its fields are checked against the record's types when a row
-//! is read (the generated structs are checked when the query compiles).
-//!
-//! JSON built from rows — `json_agg(t)`, `jsonb_agg(t.*)`, `json_agg(json_build_object('k',
-//! v, …))`, `jsonb_build_object(…)`, `to_jsonb(t)`, `row_to_json(t)` — is decoded with serde
-//! into generated structs named the same way, with a field per key (feature `json`):
-//!
-//! ```no_run
-//! # use qail::{Connection, qail};
-//! # async fn run(conn: &mut Connection) -> Result<(), qail::Error> {
-//! let harbors = qail!("SELECT h.name, COALESCE(json_agg(json_build_object(
-//!                          'name', c.name, 'minutes', c.duration_minutes) ORDER BY c.name)
-//!                          FILTER (WHERE c.id IS NOT NULL), '[]') AS lines
-//!                      FROM harbors h LEFT JOIN odyssey_connections c ON c.origin_harbor_id = h.id
-//!                      GROUP BY h.id")
-//!     .fetch_all(conn)
-//!     .await?;
-//! let lines = &harbors[0].lines;   // Vec<RecordLines>: COALESCE(…, '[]') is never NULL
-//! let minutes: Option<i32> = lines[0].minutes;
-//! # Ok(()) }
-//! ```
-//!
-//! Only values that JSON gives back exactly are read from it: `bool`, integers, floats
-//! (PostgreSQL writes NaN and the infinities as strings, read back as such), `numeric` (into
-//! `Decimal` from the number's own digits, never through a float; a value `Decimal` cannot
-//! hold is an error when the row is read), text, `uuid`, `json`, arrays of these and nested
-//! objects. A `bytea` (a hex string), timestamp or date (which can be `"infinity"`), or
-//! another type written in its text format is a compile error naming the fix: read those
-//! children in binary with `array_agg(ROW(…))`, or cast the value in SQL (`::text`).
+//! - [Getting started](https://github.com/qail-rs/qail/blob/main/docs/src/getting-started.md)
+//! - [Queries and types](https://github.com/qail-rs/qail/blob/main/docs/src/queries.md):
+//!   `fetch_*`, `execute`, `INSERT … RETURNING`, transactions, enums, your own row types
+//! - [Dynamic queries](https://github.com/qail-rs/qail/blob/main/docs/src/dynamic.md):
+//!   optional clauses, sort choices, `IN {list}`, bulk inserts, COPY — the syntax is also in
+//!   [`qail!`]'s documentation
+//! - [Nested results](https://github.com/qail-rs/qail/blob/main/docs/src/nested.md): a parent
+//!   with its children in one query, in binary or from JSON
+//! - [Pipelining](https://github.com/qail-rs/qail/blob/main/docs/src/pipelining.md),
+//!   [connecting and TLS](https://github.com/qail-rs/qail/blob/main/docs/src/connecting.md),
+//!   [scaling out](https://github.com/qail-rs/qail/blob/main/docs/src/scaling.md),
+//!   [observability](https://github.com/qail-rs/qail/blob/main/docs/src/observability.md)
 
 pub use qail_macros::{QailRow, QailType, qail};
 #[doc(inline)]
