@@ -149,9 +149,9 @@ pub use qail_pg::proto;
 #[doc(inline)]
 pub use qail_pg::template;
 pub use qail_pg::{
-    Atomic, AuthMethod, CancelToken, ChannelBinding, Column, Config, Connection, CopyIn, DbError,
-    Decode, Decoder, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel, Listener,
-    LoadBalanceHosts, NoRows, Notification, Oid, PerQuery, Pipeline, PipelineBuilder,
+    Acquire, Atomic, AuthMethod, CancelToken, ChannelBinding, Column, Config, Connection, CopyIn,
+    DbError, Decode, Decoder, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel,
+    Listener, LoadBalanceHosts, NoRows, Notification, Oid, PerQuery, Pipeline, PipelineBuilder,
     PipelineResults, Pool, PoolBuilder, PoolReset, PoolStats, PooledConnection, Pooler, Query,
     RawRow, RequireAuth, Row, SqlQueries, SslMode, Statement, TargetSessionAttrs, TcpOptions,
     Template, Transaction, TransactionBuilder, TransactionStatus,

@@ -23,6 +23,8 @@
 //! | `tracing` | no      | spans for connect and queries, with OpenTelemetry's database fields (`db.system.name`, `db.query.text`, `server.address`, the SQLSTATE on errors, …) |
 
 #[cfg(feature = "runtime")]
+mod acquire;
+#[cfg(feature = "runtime")]
 mod conn;
 mod error;
 #[cfg(feature = "runtime")]
@@ -34,6 +36,8 @@ pub mod template;
 pub mod typed;
 pub mod types;
 
+#[cfg(feature = "runtime")]
+pub use acquire::Acquire;
 #[cfg(feature = "runtime")]
 pub use conn::config::{
     AuthMethod, ChannelBinding, Config, Host, LoadBalanceHosts, Pooler, RequireAuth, SslMode,

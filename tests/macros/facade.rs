@@ -64,9 +64,10 @@ fn every_public_type_is_named_through_qail() {
     }
     assert_eq!(name::<qail::Oid>(), "u32");
     // The traits, as bounds.
-    fn traits<E, D, R, T, P>()
+    fn traits<E, A, D, R, T, P>()
     where
         E: qail::Executor,
+        A: qail::Acquire,
         D: qail::Decoder,
         R: qail::FromRow,
         T: for<'r> qail::Decode<'r>,
@@ -78,5 +79,5 @@ fn every_public_type_is_named_through_qail() {
     struct One {
         n: i32,
     }
-    traits::<qail::Connection, One, One, i32, i32>();
+    traits::<qail::Connection, &qail::Pool, One, One, i32, i32>();
 }

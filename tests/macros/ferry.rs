@@ -14,13 +14,13 @@ async fn seed(conn: &mut qail::Connection) -> (Uuid, Uuid, Uuid) {
             name,
             code
         )
-        .execute(conn)
+        .execute(&mut *conn)
         .await
         .unwrap();
         assert_eq!(n, 1);
     }
     qail!("INSERT INTO operators (id, name) VALUES ({op}, 'Blue Star')")
-        .execute(conn)
+        .execute(&mut *conn)
         .await
         .unwrap();
     let rows = [
@@ -33,7 +33,7 @@ async fn seed(conn: &mut qail::Connection) -> (Uuid, Uuid, Uuid) {
              VALUES ($1, $2, $3, $4, $5, true)",
             id, name, piraeus, naxos, operator
         )
-        .execute(conn)
+        .execute(&mut *conn)
         .await
         .unwrap();
     }
