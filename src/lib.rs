@@ -153,8 +153,8 @@ pub use qail_pg::{
     DbError, Decode, Decoder, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel,
     Listener, LoadBalanceHosts, NoRows, Notification, Oid, PerQuery, Pipeline, PipelineBuilder,
     PipelineResults, Pool, PoolBuilder, PoolReset, PoolStats, PooledConnection, Pooler, Query,
-    RawRow, RequireAuth, Row, SqlQueries, SslMode, Statement, TargetSessionAttrs, TcpOptions,
-    Template, Transaction, TransactionBuilder, TransactionStatus,
+    QueryOutput, RawRow, RequireAuth, Row, SqlQueries, SslMode, Statement, TargetSessionAttrs,
+    TcpOptions, Template, Transaction, TransactionBuilder, TransactionStatus,
 };
 
 /// PostgreSQL type markers, named here so compile errors print them briefly (`qail::pg::int4`).

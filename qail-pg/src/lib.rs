@@ -46,8 +46,8 @@ pub use conn::config::{
 #[cfg(feature = "runtime")]
 pub use conn::{
     Atomic, CancelToken, Connection, CopyIn, Executor, Handle, IsolationLevel, Listener,
-    Notification, PerQuery, Pipeline, PipelineBuilder, PipelineResults, SqlQueries, Statement,
-    Transaction, TransactionBuilder,
+    Notification, PerQuery, Pipeline, PipelineBuilder, PipelineResults, QueryOutput, SqlQueries,
+    Statement, Transaction, TransactionBuilder,
 };
 pub use error::{DbError, Error};
 #[cfg(feature = "runtime")]

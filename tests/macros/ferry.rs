@@ -168,3 +168,29 @@ async fn runs_on_a_pooled_connection() {
     let names: Vec<_> = rows.into_iter().map(|r| r.name).collect();
     assert_eq!(names, ["Naxos", "Piraeus"]);
 }
+
+#[tokio::test]
+async fn inserts_in_a_pipeline_give_their_counts() {
+    let mut conn = connect_in("ferry_pipeline", FERRY_DDL).await;
+    let harbors = [
+        (Uuid::from_u128(1), "Piraeus"),
+        (Uuid::from_u128(2), "Naxos"),
+    ];
+    let inserts = harbors.iter().map(|(id, name)| {
+        qail!(
+            "INSERT INTO harbors (id, name, country) VALUES ($1, $2, 'GR')",
+            id,
+            name
+        )
+    });
+    let counts: Vec<u64> = conn.pipeline_atomic(inserts).await.unwrap();
+    assert_eq!(counts, [1, 1]);
+    let renames = harbors
+        .iter()
+        .map(|(id, _)| qail!("UPDATE harbors SET country = 'IT' WHERE id = $1", id));
+    let each: Vec<Result<u64, qail::Error>> = conn.pipeline(renames).await.unwrap();
+    assert_eq!(
+        each.into_iter().map(Result::unwrap).collect::<Vec<_>>(),
+        [1, 1]
+    );
+}

@@ -47,9 +47,11 @@ use atomic::{end_batch_query, fail_batch};
 mod api;
 mod atomic;
 mod builder;
+mod output;
 
 pub use api::{Pipeline, SqlQueries};
 pub use builder::{Atomic, Handle, PerQuery, PipelineBuilder, PipelineResults};
+pub use output::QueryOutput;
 
 /// How many unsent bytes to encode ahead of the socket.
 const CHUNK: usize = 64 * 1024;
