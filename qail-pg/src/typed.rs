@@ -67,7 +67,7 @@ pub trait FromPg<P, const C: usize> {}
 #[diagnostic::on_unimplemented(
     message = "result column {C} can be NULL, but `{Self}` cannot hold NULL",
     label = "make this `Option<{Self}>`",
-    note = "or make the column non-null in SQL: `COALESCE(col, …)`, or an alias `AS \"col!\"` when you know better"
+    note = "or make the column non-null in SQL: `COALESCE(col, …)`, or an alias when you know better, `r#\"… AS \"col!\" …\"#` (a raw string literal)"
 )]
 pub trait NullableField<const C: usize> {}
 
