@@ -123,6 +123,7 @@ impl Field<'_> {
         let name = self.trait_name();
         items.push(quote_spanned! {*span=>
             #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+            #[allow(non_camel_case_types, reason = "named after the user's type and field")]
             trait #name: ::core::marker::Sized {
                 fn checked(self) -> Self;
             }
@@ -185,6 +186,7 @@ impl Field<'_> {
         let name = quote::format_ident!("{}Nullable", self.trait_name());
         items.push(quote_spanned! {self.span=>
             #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+            #[allow(non_camel_case_types, reason = "named after the user's type and field")]
             trait #name: ::core::marker::Sized {
                 fn checked(self) -> Self;
             }
