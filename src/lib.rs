@@ -186,7 +186,7 @@ pub mod __private {
         Arg, Cache, Columns, CopyRows, CopyStatement, Decoder, ExpectedColumn, FromColumns,
         FromRow, NoRows, Params, Piece, Query, RawRow, Template, Variants,
     };
-    pub use qail_pg::typed::{FromPg, IsOption, NotOption, NullableField, ToArg, ToPg, check, pg};
+    pub use qail_pg::typed::{FromPg, IsOption, NotOption, ToArg, ToPg, check, pg};
     pub use qail_pg::types::oid::{FIRST_USER_OID, RECORD_ARRAY};
     pub use qail_pg::types::{ArrayElement, BoxError, FieldArray, IsNull, Text, record};
     pub use qail_pg::{Decode, Encode, Error, Oid};
