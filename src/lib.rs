@@ -65,12 +65,12 @@ pub use qail_pg::types;
 // of them. The plumbing below (the wire protocol, compiled-query templates, by-index row
 // decoding) stays nameable for the rare program that reaches for it, but out of the docs.
 pub use qail_pg::{
-    Atomic, AuthMethod, CancelToken, ChannelBinding, Column, Config, Connection, CopyIn, DbError,
-    Decode, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel, Listener,
+    Acquire, Atomic, AuthMethod, CancelToken, ChannelBinding, Column, Config, Connection, CopyIn,
+    DbError, Decode, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel, Listener,
     LoadBalanceHosts, NoRows, Notification, Oid, PerQuery, Pipeline, PipelineBuilder,
     PipelineResults, Pool, PoolBuilder, PoolReset, PoolStats, PooledConnection, Pooler, Query,
-    RequireAuth, Row, SqlQueries, SslMode, Statement, TargetSessionAttrs, TcpOptions, Transaction,
-    TransactionBuilder, TransactionStatus,
+    QueryOutput, RequireAuth, Row, SqlQueries, SslMode, Statement, TargetSessionAttrs, TcpOptions,
+    Transaction, TransactionBuilder, TransactionStatus,
 };
 
 /// The sans-IO PostgreSQL wire protocol qail-pg speaks. Not part of an application's API.
@@ -117,7 +117,7 @@ pub mod __private {
     /// The compile-time type assertions, under the name the code `qail!` and the derives
     /// emit (`::qail::__private::check::field`, …).
     pub use qail_pg::typed::assertions as check;
-    pub use qail_pg::typed::{FromPg, IsOption, NotOption, NullableField, ToArg, ToPg, pg};
+    pub use qail_pg::typed::{FromPg, IsOption, NotOption, ToArg, ToPg, pg};
     pub use qail_pg::types::oid::{FIRST_USER_OID, RECORD_ARRAY};
     pub use qail_pg::types::{ArrayElement, BoxError, FieldArray, IsNull, Text, record};
     pub use qail_pg::{Decode, Encode, Error, Oid};

@@ -16,6 +16,8 @@ pub(crate) struct Slot {
     pub(crate) nullable: bool,
     /// Where it first appears.
     pub(crate) range: Option<Range<usize>>,
+    /// The NOT NULL column it is the value of, in an INSERT or UPDATE.
+    pub(crate) column: Option<String>,
 }
 
 /// A statement's result shape, produced by the statement analyzers.
@@ -118,6 +120,13 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Records that `$n` is the value of the NOT NULL column `name` (INSERT, UPDATE … SET).
+    pub(crate) fn param_fills(&mut self, n: usize, name: &str) {
+        if let Some(slot) = self.params.get_mut(n - 1) {
+            slot.column.get_or_insert_with(|| name.to_owned());
+        }
+    }
+
     /// Reports a type mismatch between an expression and the type its context requires.
     pub(crate) fn mismatch(
         &mut self,
@@ -147,6 +156,7 @@ impl<'a> Ctx<'a> {
                 (Some(ty), _) => params.push(Param {
                     ty,
                     nullable: slot.nullable,
+                    column: slot.column,
                 }),
                 _ if quiet => {}
                 (None, Some(range)) => self.error(

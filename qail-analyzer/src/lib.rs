@@ -98,6 +98,9 @@ pub struct Param {
     /// FROM $1`, `$1 IS NULL`, a COALESCE argument); otherwise NULL would only make the
     /// predicate NULL, so the parameter is typed as required.
     pub nullable: bool,
+    /// The NOT NULL column this parameter is the value of, in an INSERT (`VALUES ($1)`,
+    /// `SELECT $1`) or an UPDATE (`SET col = $1`): why it cannot be NULL.
+    pub column: Option<String>,
 }
 
 /// Where a result column comes from.

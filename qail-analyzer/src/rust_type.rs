@@ -73,7 +73,7 @@ fn scalar(ty: &TypeRef, snapshot: &Snapshot) -> Result<Choice, String> {
                 array: false,
             }),
             None => Err(format!(
-                "PostgreSQL type {} has no Rust mapping in qail: cast it in SQL (`::text`), or name a Rust type that implements Decode with an alias `AS \"col: path::Type\"`",
+                "PostgreSQL type {} has no Rust mapping in qail: cast it in SQL (`::text`), or name a Rust type that implements Decode with an alias, `r#\"… AS \"col: path::Type\" …\"#` (a raw string literal)",
                 ty.name
             )),
         };
@@ -99,7 +99,7 @@ fn scalar(ty: &TypeRef, snapshot: &Snapshot) -> Result<Choice, String> {
             array: false,
         }),
         _ => Err(format!(
-            "type {}.{} is not supported by qail!: cast it in SQL (`::text`), or name a Rust type with an alias `AS \"col: path::Type\"`",
+            "type {}.{} is not supported by qail!: cast it in SQL (`::text`), or name a Rust type with an alias, `r#\"… AS \"col: path::Type\" …\"#` (a raw string literal)",
             ty.schema, ty.name
         )),
     }

@@ -63,6 +63,19 @@ fn string(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned> {
     })
 }
 
+/// The value of `rename_all`: a string; anything else is an error listing the rules.
+fn rename_rule(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned> {
+    string(meta).map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!(
+                "rename_all takes one of {} in quotes, e.g. `rename_all = \"snake_case\"`",
+                crate::naming::RENAME_RULES.join(", ")
+            ),
+        )
+    })
+}
+
 /// Attributes on the struct or enum.
 #[derive(Default)]
 pub(crate) struct Container {
@@ -130,7 +143,7 @@ impl Container {
             } else if meta.path.is_ident("type_name") {
                 c.type_name = Some(string(meta)?);
             } else if meta.path.is_ident("rename_all") {
-                c.rename_all = Some(string(meta)?);
+                c.rename_all = Some(rename_rule(meta)?);
             } else if meta.path.is_ident("transparent") {
                 c.transparent = true;
             } else {

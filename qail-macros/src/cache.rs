@@ -299,9 +299,15 @@ fn encode(analysis: &Analysis) -> Vec<u8> {
     } = analysis;
     let mut out = Vec::new();
     put_len(&mut out, params.len());
-    for Param { ty, nullable } in params {
+    for Param {
+        ty,
+        nullable,
+        column,
+    } in params
+    {
         put_type(&mut out, ty);
         put_bool(&mut out, *nullable);
+        put_opt_str(&mut out, column.as_deref());
     }
     put_len(&mut out, columns.len());
     for column in columns {
@@ -402,6 +408,10 @@ fn decode(bytes: &[u8]) -> Option<Analysis> {
             Some(Param {
                 ty: r.ty()?,
                 nullable: r.bool()?,
+                column: match r.bool()? {
+                    true => Some(r.string()?),
+                    false => None,
+                },
             })
         })
         .collect::<Option<Vec<_>>>()?;

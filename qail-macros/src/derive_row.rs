@@ -83,7 +83,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         parsed.push((field, attrs));
     }
     let checks = match &container.table {
-        Some(table) => table_checks(table, &parsed, &mut errors),
+        Some(table) => table_checks(&input.ident.to_string(), table, &parsed, &mut errors),
         None => TokenStream::new(),
     };
     errors.finish()?;
@@ -150,11 +150,12 @@ fn read(field: &syn::Field, attrs: &attr::Field) -> TokenStream {
 /// `#[qail(table = "…")]`: every column-reading field must be a column of the table, with a
 /// compatible type and `Option` where the column is nullable.
 fn table_checks(
+    target: &str,
     table: &attr::Spanned,
     fields: &[(&syn::Field, attr::Field)],
     errors: &mut Errors,
 ) -> TokenStream {
-    let loaded = match snapshot::load() {
+    let loaded = match snapshot::load_once_reported() {
         Ok(l) => l,
         Err(m) => {
             errors.at(table.span, m);
@@ -188,7 +189,7 @@ fn table_checks(
         if attrs.default || attrs.flatten {
             continue;
         }
-        if let Some(check) = field_check(relation, field, attrs, &loaded.snapshot, errors) {
+        if let Some(check) = field_check(target, relation, field, attrs, &loaded.snapshot, errors) {
             checks.push(check);
         }
     }
@@ -196,6 +197,7 @@ fn table_checks(
 }
 
 fn field_check(
+    target: &str,
     relation: &Relation,
     field: &syn::Field,
     attrs: &attr::Field,
@@ -236,13 +238,28 @@ fn field_check(
     let mapped = types::map(&column.ty, snapshot).ok()?;
     let marker = &mapped.marker;
     let ty = &field.ty;
-    let c = proc_macro2::Literal::usize_unsuffixed(index + 1);
-    let nullable = (!column.not_null).then(
-        || quote_spanned!(ty.span()=> let _ = ::qail::__private::check::nullable_field::<#ty, #c>;),
-    );
+    let mut items = Vec::new();
+    let field = crate::column_checks::Field {
+        span: ty.span(),
+        target,
+        column: &column_name,
+        field: &ident.unraw_string(),
+        pg: &mapped.display,
+        rust: crate::column_checks::rust_names(&column.ty.name, column.ty.array_dims),
+        nullable: !column.not_null,
+        why: String::new(),
+        marker,
+        index: index + 1,
+    };
+    let check = field.check_type(&quote!(#ty), &mut items);
+    let nullable = (!column.not_null).then(|| {
+        let check = field.check_nullable_type(&quote!(#ty), &mut items);
+        quote_spanned!(ty.span()=> let _ = #check;)
+    });
     Some(quote_spanned! {ty.span()=>
         const _: () = {
-            let _ = ::qail::__private::check::field::<#ty, #marker, #c>;
+            #(#items)*
+            let _ = #check;
             #nullable
         };
     })

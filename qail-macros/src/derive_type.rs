@@ -146,7 +146,7 @@ fn check_labels(
             false,
         ),
     };
-    let loaded = match snapshot::load() {
+    let loaded = match snapshot::load_once_reported() {
         Ok(l) => l,
         Err(m) if explicit => {
             errors.at(span, m);
@@ -186,6 +186,23 @@ fn check_labels(
     loaded.track().unwrap_or_default()
 }
 
+/// The `rename_all` to suggest on the enum: the rule that gives every PostgreSQL label, if
+/// one does, else the list of rules.
+fn rename_all_hint(labels: &[(syn::Ident, String, Span)], pg_labels: &[String]) -> String {
+    let fits = |rule: &str| {
+        labels.iter().all(|(variant, _, _)| {
+            naming::rename(rule, &variant.to_string()).is_some_and(|l| pg_labels.contains(&l))
+        })
+    };
+    match naming::RENAME_RULES.iter().find(|rule| fits(rule)) {
+        Some(rule) => format!("#[qail(rename_all = \"{rule}\")] on the enum for every variant"),
+        None => format!(
+            "#[qail(rename_all = \"…\")] on the enum, one of {}",
+            naming::RENAME_RULES.join(", ")
+        ),
+    }
+}
+
 /// Reports every Rust label PostgreSQL lacks and every PostgreSQL label the Rust enum lacks
 /// (unless it was already suggested for a near-miss Rust label).
 fn compare_labels(
@@ -196,13 +213,14 @@ fn compare_labels(
     errors: &mut Errors,
 ) {
     let mut suggested = Vec::new();
+    let rename_all = rename_all_hint(labels, pg_labels);
     for (_, label, span) in labels {
         if !pg_labels.contains(label) {
             let close = naming::closest(label, pg_labels.iter().map(String::as_str));
             suggested.extend(close);
             let hint = close.map_or_else(
                 || format!("its labels are {}", quoted(pg_labels)),
-                |c| format!("did you mean \"{c}\"? (#[qail(rename = \"{c}\")], or #[qail(rename_all = \"…\")] on the enum)"),
+                |c| format!("did you mean \"{c}\"? (#[qail(rename = \"{c}\")], or {rename_all})"),
             );
             errors.at(
                 *span,

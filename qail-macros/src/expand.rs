@@ -11,11 +11,12 @@ use crate::analyze::{Checked, analyze, column_error};
 use crate::ast::{CopyForm, Piece, QueryInput, copy_form};
 use crate::attr::Errors;
 use crate::types::{self, Mapped};
-use crate::{naming, nested, snapshot};
+use crate::{column_checks, naming, nested, snapshot};
 
 /// Expands `qail!(…)`.
 pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
-    let loaded = snapshot::load().map_err(|m| syn::Error::new(input.sql.span(), m))?;
+    let loaded =
+        snapshot::load_once_reported().map_err(|m| syn::Error::new(input.sql.span(), m))?;
     if let Some(copy) = copy_form(&input.sql.value()) {
         let copy = copy.map_err(|m| syn::Error::new(input.sql.span(), m))?;
         return copy_query(input, &copy, &loaded);
@@ -170,6 +171,22 @@ fn params(
             .iter()
             .find(|c| c.number == n)
             .and_then(|c| c.field.as_ref());
+        if !in_clause
+            && bulk.is_none()
+            && !param.nullable
+            && let Some(column) = &param.column
+        {
+            out.push(column_checks::not_null_argument(
+                span,
+                &expr,
+                marker,
+                n,
+                &what,
+                column,
+                checked.analysis.kind,
+            ));
+            continue;
+        }
         let n = Literal::usize_unsuffixed(n);
         let check = if in_clause {
             quote!(clause_arg)
@@ -402,7 +419,10 @@ fn field_type(input: &QueryInput, col: &Column<'_>, errors: &mut Errors) -> Opti
                     input,
                     col.out,
                     format!("column \"{name}\": `{text}` in the alias is not a Rust type"),
-                    format!("write `AS \"{name}: path::Type\"`"),
+                    format!(
+                        "write the alias as {}",
+                        raw_alias(&format!("{name}: path::Type"))
+                    ),
                 ));
                 None
             }
@@ -434,11 +454,17 @@ fn field_type(input: &QueryInput, col: &Column<'_>, errors: &mut Errors) -> Opti
                 input,
                 col.out,
                 format!("column \"{name}\" has the enum type {display}"),
-                format!("name its Rust type (a #[derive(QailType)] enum) with an alias, `AS \"{name}: MyEnum\"`, or use the `MyRow => \"…\"` form"),
+                format!("name its Rust type (a #[derive(QailType)] enum) with an alias, {}, or use the `MyRow => \"…\"` form", raw_alias(&format!("{name}: MyEnum"))),
             ));
             None
         }
     }
+}
+
+/// An alias as the SQL must hold it, in a raw string literal so its double quotes need no
+/// escaping: `r#"… AS "kind: MyEnum" …"#`.
+pub(crate) fn raw_alias(alias: &str) -> String {
+    format!("`r#\"… AS \"{alias}\" …\"#` (a raw string literal)")
 }
 
 /// Whether the Rust type written in an alias is one that never holds a PostgreSQL enum's
@@ -460,31 +486,52 @@ fn cannot_hold_enum(text: &str) -> bool {
 /// wrong field type are rustc errors at `Type`.
 fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
     let span = target.span();
+    let target_name: String = quote!(#target)
+        .to_string()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
     let tuple = (1..=MAX_TUPLE).contains(&columns.len());
     let values: Vec<Ident> = (1..=columns.len())
         .map(|i| Ident::new(&format!("__qail_col{i}"), Span::mixed_site()))
         .collect();
-    let reads = columns.iter().zip(&values).enumerate().map(|(i, (col, value))| {
-        let ident = &col.ident;
-        let c = Literal::usize_unsuffixed(i + 1);
-        let value = if tuple {
-            quote!(#value)
-        } else {
-            quote_spanned!(span=> row.get_next(columns)?)
-        };
-        let read = match &col.mapped {
-            Some(m) => {
-                let marker = &m.marker;
-                quote_spanned!(span=> ::qail::__private::check::field::<_, #marker, #c>(#value))
+    let mut checks = Vec::new();
+    let reads: Vec<TokenStream> = columns
+        .iter()
+        .zip(&values)
+        .enumerate()
+        .map(|(i, (col, value))| {
+            let ident = &col.ident;
+            let value = if tuple {
+                quote!(#value)
+            } else {
+                quote_spanned!(span=> row.get_next(columns)?)
+            };
+            let none = TokenStream::new();
+            let field = column_checks::Field {
+                span,
+                target: &target_name,
+                column: &col.out.name,
+                field: &ident.to_string(),
+                pg: col.mapped.as_ref().map_or("", |m| m.display.as_str()),
+                rust: column_checks::rust_names(&col.out.ty.name, col.out.ty.array_dims),
+                nullable: col.out.nullable,
+                why: col.out.why.join("; "),
+                marker: col.mapped.as_ref().map_or(&none, |m| &m.marker),
+                index: i + 1,
+            };
+            let read = match &col.mapped {
+                Some(_) => field.check(&value, &mut checks),
+                None => value,
+            };
+            if col.out.nullable {
+                let read = field.check_nullable(&read, &mut checks);
+                quote_spanned!(span=> #ident: #read)
+            } else {
+                quote_spanned!(span=> #ident: #read)
             }
-            None => value,
-        };
-        if col.out.nullable {
-            quote_spanned!(span=> #ident: ::qail::__private::check::nullable_field::<_, #c>(#read))
-        } else {
-            quote_spanned!(span=> #ident: #read)
-        }
-    });
+        })
+        .collect();
     let body = if tuple {
         // One call per row, as for the generated row types; the tuple's types are the fields'.
         let holes = values.iter().map(|_| quote!(_));
@@ -498,6 +545,7 @@ fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
     let decode = format_ident!("__QailDecode", span = Span::call_site());
     quote! {
         struct #decode;
+        #(#checks)*
 
         #[automatically_derived]
         impl ::qail::__private::Decoder for #decode {

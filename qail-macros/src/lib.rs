@@ -11,6 +11,7 @@ mod analyze;
 mod ast;
 mod attr;
 mod cache;
+mod column_checks;
 mod derive_row;
 mod derive_type;
 mod expand;

@@ -52,6 +52,50 @@ impl Loaded {
     }
 }
 
+/// Where the first error about a snapshot was reported, per crate and message: the file,
+/// line and column of the macro call.
+type Reported = HashMap<(Option<String>, String), (String, usize, usize)>;
+
+static REPORTED: Mutex<Option<Reported>> = Mutex::new(None);
+
+/// [`load`], with its error in full at the first macro call of the crate that meets it and
+/// a short one pointing there at every other call: a crate without its snapshot gets one
+/// long message, not one per query. Each call still fails, so the build does.
+///
+/// Note: the proc-macro server of rust-analyzer lives across edits and expands a call again
+/// and again, so the call that reported first is remembered by its place and keeps the full
+/// error; where spans carry no place, every call keeps it.
+pub(crate) fn load_once_reported() -> Result<Loaded, String> {
+    load().map_err(|message| {
+        if !proc_macro::is_available() {
+            return message;
+        }
+        let here = proc_macro::Span::call_site();
+        let place = (here.file(), here.line(), here.column());
+        if place.0.is_empty() || place.1 == 0 {
+            return message;
+        }
+        let krate = std::env::var("CARGO_MANIFEST_DIR").ok();
+        let mut reported = REPORTED.lock().unwrap_or_else(PoisonError::into_inner);
+        let first = reported
+            .get_or_insert_with(HashMap::new)
+            .entry((krate.clone(), message.clone()))
+            .or_insert_with(|| place.clone());
+        if *first == place {
+            return message;
+        }
+        let file = krate
+            .as_deref()
+            .and_then(|dir| Path::new(&first.0).strip_prefix(dir).ok())
+            .map_or_else(|| first.0.clone(), |p| p.display().to_string());
+        format!(
+            "the schema snapshot could not be loaded (the first error, at {file}:{}, says why): \
+             run `cargo qail schema pull` to write it",
+            first.1
+        )
+    })
+}
+
 /// Finds and loads the snapshot for the crate being compiled: [`snapshot::discover`] from
 /// `CARGO_MANIFEST_DIR`.
 pub(crate) fn load() -> Result<Loaded, String> {

@@ -24,6 +24,8 @@
 //! | `net`     | no      | `inet`, `cidr`, `macaddr` |
 //! | `tracing` | no      | spans for connect and queries, with OpenTelemetry's database fields (`db.system.name`, `db.query.text`, `server.address`, the SQLSTATE on errors, …) |
 
+#[cfg(feature = "runtime")]
+mod acquire;
 #[cfg_attr(
     not(feature = "runtime"),
     allow(
@@ -44,6 +46,8 @@ pub mod template;
 pub mod typed;
 pub mod types;
 
+#[cfg(feature = "runtime")]
+pub use acquire::Acquire;
 pub use config::{
     AuthMethod, ChannelBinding, Config, Host, LoadBalanceHosts, Pooler, RequireAuth, SslMode,
     TargetSessionAttrs, TcpOptions,
@@ -51,8 +55,8 @@ pub use config::{
 #[cfg(feature = "runtime")]
 pub use conn::{
     Atomic, CancelToken, Connection, CopyIn, Executor, Handle, IsolationLevel, Listener,
-    Notification, PerQuery, Pipeline, PipelineBuilder, PipelineResults, SqlQueries, Statement,
-    Transaction, TransactionBuilder,
+    Notification, PerQuery, Pipeline, PipelineBuilder, PipelineResults, QueryOutput, SqlQueries,
+    Statement, Transaction, TransactionBuilder,
 };
 pub use error::{DbError, Error};
 #[cfg(feature = "runtime")]

@@ -63,16 +63,6 @@ pub struct IsOption;
 )]
 pub trait FromPg<P, const C: usize> {}
 
-/// `Self` may be NULL: required of fields that receive a nullable column.
-#[diagnostic::on_unimplemented(
-    message = "result column {C} can be NULL, but `{Self}` cannot hold NULL",
-    label = "make this `Option<{Self}>`",
-    note = "or make the column non-null in SQL: `COALESCE(col, …)`, or an alias `AS \"col!\"` when you know better"
-)]
-pub trait NullableField<const C: usize> {}
-
-impl<T, const C: usize> NullableField<C> for Option<T> {}
-
 /// Reported when an `Option` is passed for a parameter where NULL is not meaningful.
 #[diagnostic::on_unimplemented(
     message = "parameter ${N} cannot be NULL here, but an `Option` was passed",
@@ -432,9 +422,7 @@ impl<'a, 'b, T: ToArg<'a, 'b>> ToArg<'a, 'b> for Option<T> {
 /// conversion of a checked argument into an [`Arg`]. (What the connection checks at run time,
 /// the server's Describe among it, is `template::conformance`.)
 pub mod assertions {
-    use super::{
-        ClauseArgument, FromPg, NotNullColumn, NullNotAllowed, NullableField, Present, ToArg, ToPg,
-    };
+    use super::{ClauseArgument, FromPg, NotNullColumn, NullNotAllowed, Present, ToArg, ToPg};
     use crate::template::Arg;
 
     /// Checks argument `$N` against PostgreSQL type `P` and makes it an [`Arg`] (see
@@ -484,11 +472,6 @@ pub mod assertions {
 
     /// Checks that a field of type `T` can hold result column `C` of PostgreSQL type `P`.
     pub fn field<T: FromPg<P, C>, P, const C: usize>(value: T) -> T {
-        value
-    }
-
-    /// Checks that a field of type `T` can hold NULL (the column is nullable).
-    pub fn nullable_field<T: NullableField<C>, const C: usize>(value: T) -> T {
         value
     }
 }

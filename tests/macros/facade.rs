@@ -73,9 +73,11 @@ fn every_public_type_is_named_through_qail() {
     }
     assert_eq!(name::<qail::Oid>(), "u32");
     // The traits, as bounds.
-    fn traits<E, D, R, T, P>()
+    fn traits<E, A, O, D, R, T, P>()
     where
         E: qail::Executor,
+        A: qail::Acquire,
+        O: qail::QueryOutput,
         D: qail::Decoder, // hidden from the docs: the bound of a query's methods
         R: qail::FromRow,
         T: for<'r> qail::Decode<'r>,
@@ -87,5 +89,5 @@ fn every_public_type_is_named_through_qail() {
     struct One {
         n: i32,
     }
-    traits::<qail::Connection, One, One, i32, i32>();
+    traits::<qail::Connection, &qail::Pool, qail::NoRows, One, One, i32, i32>();
 }

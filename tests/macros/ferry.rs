@@ -14,13 +14,13 @@ async fn seed(conn: &mut qail::Connection) -> (Uuid, Uuid, Uuid) {
             name,
             code
         )
-        .execute(conn)
+        .execute(&mut *conn)
         .await
         .unwrap();
         assert_eq!(n, 1);
     }
     qail!("INSERT INTO operators (id, name) VALUES ({op}, 'Blue Star')")
-        .execute(conn)
+        .execute(&mut *conn)
         .await
         .unwrap();
     let rows = [
@@ -33,7 +33,7 @@ async fn seed(conn: &mut qail::Connection) -> (Uuid, Uuid, Uuid) {
              VALUES ($1, $2, $3, $4, $5, true)",
             id, name, piraeus, naxos, operator
         )
-        .execute(conn)
+        .execute(&mut *conn)
         .await
         .unwrap();
     }
@@ -167,4 +167,30 @@ async fn runs_on_a_pooled_connection() {
         .unwrap();
     let names: Vec<_> = rows.into_iter().map(|r| r.name).collect();
     assert_eq!(names, ["Naxos", "Piraeus"]);
+}
+
+#[tokio::test]
+async fn inserts_in_a_pipeline_give_their_counts() {
+    let mut conn = connect_in("ferry_pipeline", FERRY_DDL).await;
+    let harbors = [
+        (Uuid::from_u128(1), "Piraeus"),
+        (Uuid::from_u128(2), "Naxos"),
+    ];
+    let inserts = harbors.iter().map(|(id, name)| {
+        qail!(
+            "INSERT INTO harbors (id, name, country) VALUES ($1, $2, 'GR')",
+            id,
+            name
+        )
+    });
+    let counts: Vec<u64> = conn.pipeline_atomic(inserts).await.unwrap();
+    assert_eq!(counts, [1, 1]);
+    let renames = harbors
+        .iter()
+        .map(|(id, _)| qail!("UPDATE harbors SET country = 'IT' WHERE id = $1", id));
+    let each: Vec<Result<u64, qail::Error>> = conn.pipeline(renames).await.unwrap();
+    assert_eq!(
+        each.into_iter().map(Result::unwrap).collect::<Vec<_>>(),
+        [1, 1]
+    );
 }

@@ -8,6 +8,7 @@ mod facade;
 mod ferry;
 mod nested;
 mod nested_json;
+mod pool;
 mod roundtrip;
 
 use qail::Connection;

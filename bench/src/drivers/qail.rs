@@ -172,7 +172,7 @@ async fn point(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Coun
     for i in 0..n {
         let t = Instant::now();
         let id = w::point_id(i);
-        let row = point_query(&id).fetch_one(c).await?;
+        let row = point_query(&id).fetch_one(&mut *c).await?;
         black_box((row.id, row.name));
         lat.record(t);
         counts.add(1, 1);
@@ -239,7 +239,7 @@ async fn search(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Cou
     for i in 0..n {
         let form = w::search_form(i);
         let t = Instant::now();
-        let rows = search_query(&form).fetch_all(c).await?;
+        let rows = search_query(&form).fetch_all(&mut *c).await?;
         lat.record(t);
         counts.add(1, w::consume(rows));
     }
@@ -250,7 +250,7 @@ async fn join(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Count
     let mut counts = Counts::default();
     for _ in 0..n {
         let t = Instant::now();
-        let rows = join_query().fetch_all(c).await?;
+        let rows = join_query().fetch_all(&mut *c).await?;
         lat.record(t);
         counts.add(1, w::consume(rows));
     }
@@ -262,7 +262,7 @@ async fn wide(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<Count
     for i in 0..n {
         let t = Instant::now();
         let after = w::wide_after(i);
-        let rows = wide_query(&after).fetch_all(c).await?;
+        let rows = wide_query(&after).fetch_all(&mut *c).await?;
         lat.record(t);
         counts.add(1, w::consume(rows));
     }
@@ -274,7 +274,7 @@ async fn params16(c: &mut Connection, n: usize, lat: &mut Latencies) -> Result<C
     for i in 0..n {
         let ids = w::params16(i);
         let t = Instant::now();
-        let rows = params16_query(&ids).fetch_all(c).await?;
+        let rows = params16_query(&ids).fetch_all(&mut *c).await?;
         lat.record(t);
         counts.add(1, w::consume(rows));
     }
@@ -365,7 +365,7 @@ async fn nested(
     for i in 0..n {
         let offset = w::nested_offset(i);
         let t = Instant::now();
-        let harbors = nested_query!(offset).fetch_all(c).await?;
+        let harbors = nested_query!(offset).fetch_all(&mut *c).await?;
         lat.record(t);
         let lines: usize = harbors.iter().map(|h| h.lines.len()).sum();
         if i == 0 {
@@ -401,7 +401,7 @@ async fn nested_join(
     for i in 0..n {
         let offset = w::nested_offset(i);
         let t = Instant::now();
-        let rows = nested_join_query(&offset).fetch_all(c).await?;
+        let rows = nested_join_query(&offset).fetch_all(&mut *c).await?;
         let harbors = w::group_lines(rows);
         lat.record(t);
         w::finish_load(i, harbors, &mut counts, digest);
@@ -420,10 +420,10 @@ async fn nested_n1(
     for i in 0..n {
         let offset = w::nested_offset(i);
         let t = Instant::now();
-        let parents = nested_parents_query(&offset).fetch_all(c).await?;
+        let parents = nested_parents_query(&offset).fetch_all(&mut *c).await?;
         let mut harbors = Vec::with_capacity(parents.len());
         for p in parents {
-            let lines = nested_lines_query(&p.id).fetch_all(c).await?;
+            let lines = nested_lines_query(&p.id).fetch_all(&mut *c).await?;
             harbors.push(HarborLines {
                 id: p.id,
                 name: p.name,

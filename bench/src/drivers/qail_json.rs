@@ -93,7 +93,7 @@ fn wide_simd(after: &i64) -> Query<'_, impl qail::template::Decoder<Row = SimdRo
 /// Runs `wide` with its jsonb column read by `serde_json::from_slice` (`qail-json-serde`).
 pub(crate) async fn serde(ctx: &Ctx) -> Result<Sample> {
     run(ctx, async |c: &mut Connection, after: i64| {
-        Ok(w::consume(wide_serde(&after).fetch_all(c).await?))
+        Ok(w::consume(wide_serde(&after).fetch_all(&mut *c).await?))
     })
     .await
 }
@@ -101,7 +101,7 @@ pub(crate) async fn serde(ctx: &Ctx) -> Result<Sample> {
 /// Runs `wide` with its jsonb column read by simd-json (`qail-json-simd`).
 pub(crate) async fn simd(ctx: &Ctx) -> Result<Sample> {
     run(ctx, async |c: &mut Connection, after: i64| {
-        Ok(w::consume(wide_simd(&after).fetch_all(c).await?))
+        Ok(w::consume(wide_simd(&after).fetch_all(&mut *c).await?))
     })
     .await
 }

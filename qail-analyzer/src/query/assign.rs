@@ -61,8 +61,10 @@ fn assign(cx: &mut Ctx, sc: &Scope, target: &Rel, id: &Ident, value: &Expr) {
         Fit::Assign,
         &format!("column \"{col_name}\""),
     );
-    if let (Some(n), false) = (t.param, col.not_null) {
-        cx.param_nullable(n);
+    match (t.param, col.not_null) {
+        (Some(n), false) => cx.param_nullable(n),
+        (Some(n), true) => cx.param_fills(n, &col_name),
+        (None, _) => {}
     }
 }
 

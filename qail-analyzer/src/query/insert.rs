@@ -166,8 +166,10 @@ fn source(
                 Fit::Assign,
                 &format!("column \"{}\"", col.name),
             );
-            if let (Some(n), false) = (t.param, col.not_null) {
-                cx.param_nullable(n);
+            match (t.param, col.not_null) {
+                (Some(n), false) => cx.param_nullable(n),
+                (Some(n), true) => cx.param_fills(n, &col.name),
+                (None, _) => {}
             }
         }
     }
@@ -194,7 +196,9 @@ fn bare_params(cx: &mut Ctx, q: &Query, targets: &[Col]) {
             if cx.param_use(n, range.clone()).is_none() {
                 cx.bind_param(n, &col.ty, range);
             }
-            if !col.not_null {
+            if col.not_null {
+                cx.param_fills(n, &col.name);
+            } else {
                 cx.param_nullable(n);
             }
         }

@@ -158,9 +158,10 @@ impl<R: Sync> crate::template::CopyRows<'_, R> {
     /// Sends the rows with a binary COPY and returns the number written: all of them, or
     /// none (a failing row aborts the COPY). Rows are encoded into chunks of 64 KiB as they
     /// are sent.
-    pub async fn execute(self, ex: &mut impl super::Executor) -> Result<u64, Error> {
+    pub async fn execute(self, ex: impl crate::Acquire) -> Result<u64, Error> {
         use crate::template::{COPY_HEADER, COPY_TRAILER};
-        let mut copy = ex.connection().copy_in(self.statement().sql).await?;
+        let mut conn = ex.acquire().await?;
+        let mut copy = conn.copy_in(self.statement().sql).await?;
         let mut chunk = Vec::with_capacity(SEND_AT + 1024);
         chunk.extend_from_slice(COPY_HEADER);
         for row in self.rows() {

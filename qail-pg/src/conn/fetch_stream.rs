@@ -6,41 +6,47 @@
 
 use futures_core::Stream;
 
-use super::{Connection, Statement, server_error};
+use super::{Statement, server_error};
+use crate::Acquire;
 use crate::error::Error;
 use crate::proto::message::Backend;
 use crate::template::{Decoder, Query, RawRow};
 
-enum State<'c, 'q, D> {
-    Start(&'c mut Connection, Box<Query<'q, D>>),
-    Rows(&'c mut Connection, Statement),
+enum State<'q, D, A: Acquire> {
+    Start(A, Box<Query<'q, D>>),
+    Rows(A::Connection, Statement),
     Done,
 }
 
-/// The stream of `query`'s rows on `conn`.
-pub(crate) fn rows<'c, 'q, D: Decoder>(
-    conn: &'c mut Connection,
+/// The stream of `query`'s rows on the connection `ex` lends or the pool it names (the
+/// pooled connection is held by the stream and returned when it ends or is dropped).
+pub(crate) fn rows<'q, D: Decoder, A: Acquire>(
+    ex: A,
     query: Query<'q, D>,
-) -> impl Stream<Item = Result<D::Row, Error>> + use<'c, 'q, D> {
-    futures_util::stream::unfold(State::Start(conn, Box::new(query)), |state| async move {
+) -> impl Stream<Item = Result<D::Row, Error>> + use<'q, D, A> {
+    futures_util::stream::unfold(State::Start(ex, Box::new(query)), |state| async move {
         match state {
-            State::Start(conn, query) => {
+            State::Start(ex, query) => {
+                let mut conn = match ex.acquire().await {
+                    Ok(conn) => conn,
+                    Err(e) => return Some((Err(e), State::Done)),
+                };
                 match conn.start_template(query.template(), query.params()).await {
-                    Ok(statement) => next_row::<D>(conn, statement).await,
+                    Ok(statement) => next_row::<D, A>(conn, statement).await,
                     Err(e) => Some((Err(e), State::Done)),
                 }
             }
-            State::Rows(conn, statement) => next_row::<D>(conn, statement).await,
+            State::Rows(conn, statement) => next_row::<D, A>(conn, statement).await,
             State::Done => None,
         }
     })
 }
 
 /// Reads up to the next row (decoded) or the end of the result.
-async fn next_row<'c, 'q, D: Decoder>(
-    conn: &'c mut Connection,
+async fn next_row<'q, D: Decoder, A: Acquire>(
+    mut conn: A::Connection,
     statement: Statement,
-) -> Option<(Result<D::Row, Error>, State<'c, 'q, D>)> {
+) -> Option<(Result<D::Row, Error>, State<'q, D, A>)> {
     let mut error = None;
     loop {
         let message = match conn.recv().await {

@@ -59,7 +59,7 @@ pub use copy::CopyIn;
 pub use executor::Executor;
 pub use notify::{Listener, Notification};
 pub use pipeline::{
-    Atomic, Handle, PerQuery, Pipeline, PipelineBuilder, PipelineResults, SqlQueries,
+    Atomic, Handle, PerQuery, Pipeline, PipelineBuilder, PipelineResults, QueryOutput, SqlQueries,
 };
 pub use statement::Statement;
 pub use transaction::{IsolationLevel, Transaction, TransactionBuilder};

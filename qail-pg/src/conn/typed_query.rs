@@ -10,7 +10,8 @@ use futures_core::Stream;
 
 use super::row_sink::RowSink;
 use super::timeout::timed;
-use super::{Connection, Executor, Statement, trace};
+use super::{Connection, Statement, trace};
+use crate::Acquire;
 use crate::error::{Error, Kind};
 use crate::proto::message::DataRow;
 use crate::template::{Decoder, Query, RawRow, Template};
@@ -20,11 +21,15 @@ use crate::types::Oid;
 /// middle of the result); every type `qail!` generates is.
 impl<D: Decoder<Row: Send>> Query<'_, D> {
     /// Runs the query and returns every row.
-    pub async fn fetch_all(self, ex: &mut impl Executor) -> Result<Vec<D::Row>, Error>
+    ///
+    /// `ex` is where it runs (as for every method here): `&mut` a connection, transaction or
+    /// pooled connection, or `&Pool`, which lends a connection for the call ([`Acquire`]).
+    pub async fn fetch_all(self, ex: impl Acquire) -> Result<Vec<D::Row>, Error>
     where
         D::Row: 'static,
     {
-        let conn = ex.connection();
+        let mut conn = ex.acquire().await?;
+        let conn = &mut *conn;
         let mut rows = Collect::<D>(conn.spare_rows.take());
         run(
             conn,
@@ -45,12 +50,12 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
 
     /// Runs the query and returns its only row; an error ([`Error::is_row_count`]) when it
     /// returns none or several.
-    pub async fn fetch_one(self, ex: &mut impl Executor) -> Result<D::Row, Error> {
+    pub async fn fetch_one(self, ex: impl Acquire) -> Result<D::Row, Error> {
         // Note: the body of `fetch_optional`, not a call to it: awaiting it would compile a
         // second future per row type, in every crate with `qail!` queries.
         let mut first = AtMostOne::<D>(None);
         run(
-            ex.connection(),
+            &mut *ex.acquire().await?,
             self.template,
             self.params.as_slice(),
             false,
@@ -64,10 +69,10 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
     }
 
     /// Runs the query and returns its row, if any; an error when it returns several.
-    pub async fn fetch_optional(self, ex: &mut impl Executor) -> Result<Option<D::Row>, Error> {
+    pub async fn fetch_optional(self, ex: impl Acquire) -> Result<Option<D::Row>, Error> {
         let mut first = AtMostOne::<D>(None);
         run(
-            ex.connection(),
+            &mut *ex.acquire().await?,
             self.template,
             self.params.as_slice(),
             false,
@@ -82,14 +87,14 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
     /// are read and dropped) and is returned; [`Error::caller`] wraps an error of your own.
     pub async fn for_each_row(
         self,
-        ex: &mut impl Executor,
+        ex: impl Acquire,
         mut f: impl FnMut(D::Row) -> Result<(), Error> + Send,
     ) -> Result<u64, Error> {
         let mut sink = |data: DataRow<'_>, statement: &Statement| {
             f(D::decode(&mut RawRow::new(data), statement.column_oids())?)
         };
         run(
-            ex.connection(),
+            &mut *ex.acquire().await?,
             self.template,
             self.params.as_slice(),
             false,
@@ -101,23 +106,20 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
     /// Streams the rows: each is decoded as it is read from the socket, so the result is
     /// never buffered whole. Dropping the stream early is safe; the rest of the result is
     /// read and dropped before the connection's next use.
-    pub fn fetch<'s>(
-        self,
-        ex: &'s mut impl Executor,
-    ) -> impl Stream<Item = Result<D::Row, Error>> + 's
+    pub fn fetch<'s, A: Acquire + 's>(self, ex: A) -> impl Stream<Item = Result<D::Row, Error>> + 's
     where
         Self: 's,
     {
-        super::fetch_stream::rows::<D>(ex.connection(), self)
+        super::fetch_stream::rows::<D, A>(ex, self)
     }
 }
 
 impl<D> Query<'_, D> {
     /// Runs the query and returns the number of rows it affected (rows are not decoded).
-    pub async fn execute(self, ex: &mut impl Executor) -> Result<u64, Error> {
+    pub async fn execute(self, ex: impl Acquire) -> Result<u64, Error> {
         let mut sink = |_: DataRow<'_>, _: &Statement| Ok(());
         run(
-            ex.connection(),
+            &mut *ex.acquire().await?,
             self.template,
             self.params.as_slice(),
             true,
@@ -132,14 +134,14 @@ impl<D> Query<'_, D> {
     /// is returned; [`Error::caller`] wraps an error of your own.
     pub async fn for_each(
         self,
-        ex: &mut impl Executor,
+        ex: impl Acquire,
         mut f: impl FnMut(&mut RawRow<'_>, &[Oid]) -> Result<(), Error> + Send,
     ) -> Result<u64, Error> {
         let mut sink = |data: DataRow<'_>, statement: &Statement| {
             f(&mut RawRow::new(data), statement.column_oids())
         };
         run(
-            ex.connection(),
+            &mut *ex.acquire().await?,
             self.template,
             self.params.as_slice(),
             false,

@@ -25,31 +25,28 @@ pub trait ReturnsRows {}
 /// `execute` (or RETURNING).
 impl Query<'_, NoRows> {
     /// Does not compile: the statement returns no rows.
-    pub fn fetch_all<E: ?Sized + ReturnsRows>(
+    pub fn fetch_all<E: ReturnsRows>(
         self,
-        _: &mut E,
+        _: E,
     ) -> std::future::Pending<Result<Vec<NoRows>, Error>> {
         std::future::pending()
     }
 
     /// Does not compile: the statement returns no rows.
-    pub fn fetch_one<E: ?Sized + ReturnsRows>(
-        self,
-        _: &mut E,
-    ) -> std::future::Pending<Result<NoRows, Error>> {
+    pub fn fetch_one<E: ReturnsRows>(self, _: E) -> std::future::Pending<Result<NoRows, Error>> {
         std::future::pending()
     }
 
     /// Does not compile: the statement returns no rows.
-    pub fn fetch_optional<E: ?Sized + ReturnsRows>(
+    pub fn fetch_optional<E: ReturnsRows>(
         self,
-        _: &mut E,
+        _: E,
     ) -> std::future::Pending<Result<Option<NoRows>, Error>> {
         std::future::pending()
     }
 
     /// Does not compile: the statement returns no rows.
-    pub fn fetch<E: ?Sized + ReturnsRows>(self, _: &mut E) -> std::iter::Empty<NoRows> {
+    pub fn fetch<E: ReturnsRows>(self, _: E) -> std::iter::Empty<NoRows> {
         std::iter::empty()
     }
 }

@@ -389,3 +389,41 @@ async fn an_error_from_the_visitor_fails_the_batch_and_says_what_became_of_it() 
     assert_eq!(counts, vec![1; 50]);
     assert_eq!(count(&mut conn, "atomic_visit").await, 100);
 }
+
+/// Statements without rows (`NoRows`) in `pipeline_atomic` and `pipeline`: the number of rows
+/// each affected, and the futures still run on a spawned task.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statements_without_rows_give_their_counts() {
+    let mut conn = super::connect().await;
+    table(&mut conn, "atomic_norows").await;
+    let t = insert_div("atomic_norows");
+    let handle = tokio::spawn(async move {
+        let divisors = [1i64, 2, 4];
+        let inserts: Vec<_> = divisors.iter().map(|d| query::<NoRows>(t, &[d])).collect();
+        let counts: Vec<u64> = conn.pipeline_atomic(inserts).await.unwrap();
+        assert_eq!(counts, [1, 1, 1]);
+        assert_eq!(count(&mut conn, "atomic_norows").await, 3);
+
+        let update = template(
+            "UPDATE qail_it_atomic_norows.t SET v = v + 1 WHERE v >= $1::int8",
+            &[20],
+            &[],
+        );
+        let bounds = [500i64, 0];
+        let updates: Vec<_> = bounds
+            .iter()
+            .map(|b| query::<NoRows>(update, &[b]))
+            .collect();
+        assert_eq!(conn.pipeline_atomic(updates).await.unwrap(), [2, 3]);
+
+        let zero = [1i64, 0];
+        let inserts: Vec<_> = zero.iter().map(|d| query::<NoRows>(t, &[d])).collect();
+        let each: Vec<Result<u64, qail_pg::Error>> = conn.pipeline(inserts).await.unwrap();
+        assert_eq!(*each[0].as_ref().unwrap(), 1);
+        assert_eq!(each[1].as_ref().unwrap_err().code(), Some("22012"));
+        conn
+    });
+    let mut conn = handle.await.unwrap();
+    assert_eq!(count(&mut conn, "atomic_norows").await, 4);
+    assert_eq!(conn.transaction_status(), TransactionStatus::Idle);
+}

@@ -3,6 +3,7 @@
 
 mod fake;
 mod lifecycle;
+mod queries;
 mod replicas;
 mod reset;
 mod stats;

@@ -8,6 +8,7 @@ use std::marker::PhantomData;
 
 use super::engine::{Job, Source};
 use super::mode::{Atomic, Mode, PerQuery};
+use super::output::QueryOutput;
 use crate::conn::row_sink::RowSink;
 use crate::conn::{Connection, Statement};
 use crate::error::{Error, Kind};
@@ -49,13 +50,13 @@ impl<'q> Job for SqlJob<'q> {
 /// The results a pipeline returns, one per query (its rows, or its count): each with its
 /// error ([`Each`], per query), or the values of an atomic pipeline, which has no per-query
 /// errors ([`All`]). A sink puts each query's result here when the query ends.
-trait QueryResults<T> {
+pub(super) trait QueryResults<T> {
     fn push(&mut self, result: Result<T, Error>);
     fn reserve(&mut self, queries: usize);
 }
 
 /// Every query's result, errors included.
-struct Each<T>(Vec<Result<T, Error>>);
+pub(super) struct Each<T>(Vec<Result<T, Error>>);
 
 impl<T> QueryResults<T> for Each<T> {
     fn push(&mut self, result: Result<T, Error>) {
@@ -67,7 +68,7 @@ impl<T> QueryResults<T> for Each<T> {
 }
 
 /// The values of an atomic pipeline: its sink sees only successful queries.
-struct All<T>(Vec<T>);
+pub(super) struct All<T>(Vec<T>);
 
 impl<T> QueryResults<T> for All<T> {
     fn push(&mut self, result: Result<T, Error>) {
@@ -86,7 +87,7 @@ const COPY_LIMIT: usize = 64;
 /// Takes a query's rows out of the sink's buffer: a few rows are moved into a vector of
 /// exactly their size (one allocation, none for no rows) and the buffer, which has grown to
 /// the largest query so far, is kept for the next query; many rows take the buffer itself.
-fn take_rows<T>(buffer: &mut Vec<T>) -> Vec<T> {
+pub(super) fn take_rows<T>(buffer: &mut Vec<T>) -> Vec<T> {
     if buffer.len() > COPY_LIMIT {
         std::mem::take(buffer)
     } else {
@@ -531,25 +532,28 @@ impl Connection {
     /// it fail with SQLSTATE 25P02 until it is rolled back. The outer error means the
     /// connection failed. For all-or-nothing batches (and fewer wake-ups on both sides) see
     /// [`Connection::pipeline_atomic`].
-    pub async fn pipeline<'q, D: Decoder<Row: Send + 'static>>(
+    ///
+    /// A statement without rows (INSERT, UPDATE or DELETE without RETURNING) gives the number
+    /// of rows it affected instead of rows ([`QueryOutput`]).
+    pub async fn pipeline<'q, D: QueryOutput>(
         &mut self,
         queries: impl IntoIterator<Item = Query<'q, D>>,
-    ) -> Result<Vec<Result<Vec<D::Row>, Error>>, Error> {
-        self.pipeline_builder().queries(queries).rows().await
+    ) -> Result<Vec<Result<D::Output, Error>>, Error> {
+        self.outputs(queries, Mode::PerQuery, Each, |each| each.0)
+            .await
     }
 
     /// Runs compiled queries in one round trip as **one transaction**: all of them take
     /// effect, or none (see [`Atomic`]). Returns each query's rows, in order. The shorthand of
     /// `conn.pipeline_builder().atomic().queries(queries).rows()`.
-    pub async fn pipeline_atomic<'q, D: Decoder<Row: Send + 'static>>(
+    ///
+    /// Statements without rows (INSERT, UPDATE or DELETE without RETURNING) give the number
+    /// of rows each affected instead of rows, as `.count()` does ([`QueryOutput`]).
+    pub async fn pipeline_atomic<'q, D: QueryOutput>(
         &mut self,
         queries: impl IntoIterator<Item = Query<'q, D>>,
-    ) -> Result<Vec<Vec<D::Row>>, Error> {
-        self.pipeline_builder()
-            .atomic()
-            .queries(queries)
-            .rows()
-            .await
+    ) -> Result<Vec<D::Output>, Error> {
+        self.outputs(queries, Mode::Atomic, All, |all| all.0).await
     }
 
     /// Prepares the statements of run-time SQL queries, all kept in the cache at once.

@@ -39,9 +39,11 @@ mod batch;
 mod builder;
 mod engine;
 mod mode;
+mod output;
 mod run;
 
 pub use batch::{Pipeline, SqlQueries};
 pub use builder::{Handle, PipelineBuilder, PipelineResults};
 pub use mode::{Atomic, PerQuery};
+pub use output::QueryOutput;
 pub(crate) use run::Slot;

@@ -1,0 +1,259 @@
+//! Checks whose rustc error names a column: the argument for a NOT NULL column of an INSERT
+//! or UPDATE, and a field of the user's struct in the `Type => "…"` form.
+//!
+//! `#[diagnostic::on_unimplemented]` can only put type parameters into its text, so each
+//! check declares a trait of its own at the call site, with the column's name written into
+//! the message, and a function or method whose bound is that trait: the error reads as the
+//! message, spanned where the check is emitted.
+
+use proc_macro2::{Span, TokenStream};
+use qail_analyzer::StatementKind;
+use quote::quote_spanned;
+
+/// `{` and `}` written as themselves in an `on_unimplemented` string.
+fn literal(text: &str) -> String {
+    text.replace('{', "{{").replace('}', "}}")
+}
+
+/// Argument `$n` (`what`: "parameter $2", "parameter $2 ({name})") checked against `marker`
+/// as the value of the NOT NULL column `column`: an `Option` fails with a message naming
+/// the column and what to do.
+pub(crate) fn not_null_argument(
+    span: Span,
+    expr: &TokenStream,
+    marker: &TokenStream,
+    n: usize,
+    what: &str,
+    column: &str,
+    kind: StatementKind,
+) -> TokenStream {
+    let message = literal(&format!(
+        "{what} is the value of the NOT NULL column \"{column}\", but an `Option` was passed"
+    ));
+    let label = literal(&format!("the table refuses NULL in \"{column}\""));
+    let leave_out = match kind {
+        StatementKind::Update => format!("leave \"{column}\" out of the SET list"),
+        _ => format!("leave \"{column}\" out of the INSERT so that it takes its default"),
+    };
+    let note = literal(&format!(
+        "pass the value itself: decide what `None` means before the query (`.unwrap_or(…)`, \
+         or return early), or {leave_out}"
+    ));
+    let n = proc_macro2::Literal::usize_unsuffixed(n);
+    quote_spanned! {span=>
+        {
+            #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+            trait NotNullColumn {}
+            impl NotNullColumn for ::qail::__private::NotOption {}
+            #[inline(always)]
+            fn not_null_column<'a, 'b, T, P, const N: usize>(
+                value: &'a T,
+            ) -> ::qail::__private::Arg<'b>
+            where
+                T: ::qail::__private::ToPg<P, N, Null: NotNullColumn>
+                    + ::qail::__private::ToArg<'a, 'b>,
+            {
+                <T as ::qail::__private::ToArg<'a, 'b>>::to_arg(value)
+            }
+            not_null_column::<_, #marker, #n>(&(#expr))
+        }
+    }
+}
+
+/// What a typed-form field is checked with: the column `value` read into the field `field`
+/// of `target`, which must be a Rust type of the column's PostgreSQL type (`marker`,
+/// `pg` as PostgreSQL names it); `rust` is the type the column decodes to. The message names
+/// the column and that type.
+pub(crate) struct Field<'a> {
+    pub(crate) span: Span,
+    pub(crate) target: &'a str,
+    pub(crate) column: &'a str,
+    pub(crate) field: &'a str,
+    pub(crate) pg: &'a str,
+    /// The Rust types the column decodes to (two where qail maps it to either).
+    pub(crate) rust: Vec<String>,
+    pub(crate) nullable: bool,
+    /// Why the column can be NULL ("right side of LEFT JOIN …"), or empty.
+    pub(crate) why: String,
+    pub(crate) marker: &'a TokenStream,
+    pub(crate) index: usize,
+}
+
+impl Field<'_> {
+    /// The field's value, `value`, passed through the check; the check's trait is added to
+    /// `items` (declared beside the decoder, so that rustc names it briefly).
+    pub(crate) fn check(&self, value: &TokenStream, items: &mut Vec<TokenStream>) -> TokenStream {
+        let Field {
+            span,
+            target,
+            column,
+            field,
+            pg,
+            nullable,
+            marker,
+            ..
+        } = self;
+        let wanted = (!self.rust.is_empty()).then(|| {
+            let each = self.rust.iter().map(|rust| match nullable {
+                true => format!("Option<{rust}>"),
+                false => rust.clone(),
+            });
+            each.collect::<Vec<_>>().join("` or `")
+        });
+        let message = literal(&match &wanted {
+            Some(rust) => format!(
+                "column \"{column}\" is PostgreSQL `{pg}`, read as `{rust}`: the field `{target}.{field}` cannot be `{{Self}}`"
+            ),
+            None => format!(
+                "column \"{column}\" is PostgreSQL `{pg}`: the field `{target}.{field}` cannot be `{{Self}}`"
+            ),
+        })
+        // Note: `{Self}` is the one placeholder kept.
+        .replace("{{Self}}", "{Self}");
+        let label = literal(&format!("the field `{field}` of this type"));
+        let note = literal(&match &wanted {
+            Some(rust) => format!(
+                "make the field `{rust}`, or cast the column in SQL to a type the field holds (`…::type AS {field}`)"
+            ),
+            None => format!(
+                "make the field a type that maps to `{pg}`, or cast the column in SQL (`…::type AS {field}`)"
+            ),
+        });
+        let c = proc_macro2::Literal::usize_unsuffixed(self.index);
+        let name = self.trait_name();
+        items.push(quote_spanned! {*span=>
+            #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+            #[allow(non_camel_case_types, reason = "named after the user's type and field")]
+            trait #name: ::core::marker::Sized {
+                fn checked(self) -> Self;
+            }
+            #[diagnostic::do_not_recommend]
+            impl<T: ::qail::__private::FromPg<#marker, #c>> #name for T {
+                #[inline(always)]
+                fn checked(self) -> Self {
+                    self
+                }
+            }
+        });
+        quote_spanned!(*span=> <_ as #name>::checked(#value))
+    }
+
+    /// The field's value, `value`, checked to be an `Option` (the column can be NULL); the
+    /// check's trait is added to `items`.
+    pub(crate) fn check_nullable(
+        &self,
+        value: &TokenStream,
+        items: &mut Vec<TokenStream>,
+    ) -> TokenStream {
+        let name = self.nullable_trait(items);
+        quote_spanned!(self.span=> <_ as #name>::checked(#value))
+    }
+
+    /// [`Field::check_nullable`] of the field's type `ty` alone.
+    pub(crate) fn check_nullable_type(
+        &self,
+        ty: &TokenStream,
+        items: &mut Vec<TokenStream>,
+    ) -> TokenStream {
+        let name = self.nullable_trait(items);
+        quote_spanned!(self.span=> <#ty as #name>::checked)
+    }
+
+    /// Declares the trait implemented by `Option` alone, with the message naming the
+    /// column, and returns its name.
+    fn nullable_trait(&self, items: &mut Vec<TokenStream>) -> proc_macro2::Ident {
+        let Field {
+            target,
+            column,
+            field,
+            why,
+            ..
+        } = self;
+        let because = match why.as_str() {
+            "" => String::new(),
+            why => format!(" ({why})"),
+        };
+        let message = literal(&format!(
+            "column \"{column}\" can be NULL{because}, but the field `{target}.{field}` is `{{Self}}`, which cannot hold NULL"
+        ))
+        .replace("{{Self}}", "{Self}");
+        let label = literal(&format!("make the field `{field}` an `Option<…>`"))
+            .replace("Option<…>", "Option<{Self}>");
+        let note = literal(&format!(
+            "or make the column non-null in SQL: `COALESCE({column}, …)`, or an alias when you \
+             know better, `r#\"… AS \"{column}!\" …\"#` (a raw string literal)"
+        ));
+        let name = quote::format_ident!("{}Nullable", self.trait_name());
+        items.push(quote_spanned! {self.span=>
+            #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+            #[allow(non_camel_case_types, reason = "named after the user's type and field")]
+            trait #name: ::core::marker::Sized {
+                fn checked(self) -> Self;
+            }
+            #[diagnostic::do_not_recommend]
+            impl<T> #name for ::core::option::Option<T> {
+                #[inline(always)]
+                fn checked(self) -> Self {
+                    self
+                }
+            }
+        });
+        name
+    }
+
+    /// The check of the field's type `ty` alone (no value): `<ty as Check>::checked`, its
+    /// trait added to `items`.
+    pub(crate) fn check_type(&self, ty: &TokenStream, items: &mut Vec<TokenStream>) -> TokenStream {
+        let value = quote::quote!(());
+        let _ = self.check(&value, items);
+        let name = self.trait_name();
+        quote_spanned!(self.span=> <#ty as #name>::checked)
+    }
+
+    /// The check's trait, named after the type and the field (`SailingDepartsAt`): rustc
+    /// writes "the trait `SailingDepartsAt` is not implemented for `String`".
+    fn trait_name(&self) -> proc_macro2::Ident {
+        let target = self.target.split('<').next().unwrap_or(self.target);
+        let target = target.rsplit("::").next().unwrap_or(target);
+        let field = self.field.trim_start_matches("r#");
+        let camel: String = field
+            .split('_')
+            .map(|word| {
+                let mut chars = word.chars();
+                chars.next().map_or_else(String::new, |first| {
+                    first.to_uppercase().chain(chars).collect()
+                })
+            })
+            .collect();
+        let name = format!("{target}{camel}");
+        if syn::parse_str::<proc_macro2::Ident>(&name).is_ok() {
+            proc_macro2::Ident::new(&name, Span::call_site())
+        } else {
+            quote::format_ident!("Column{}", self.index)
+        }
+    }
+}
+
+/// The Rust types a column of PostgreSQL type `name` (with `dims` array dimensions) decodes
+/// to, as a user writes them: the catalog's hint (`uuid::Uuid`; `chrono::NaiveDate or
+/// time::Date` gives both). Empty when qail has no mapping of its own.
+pub(crate) fn rust_names(name: &str, dims: u32) -> Vec<String> {
+    let Some(rust) = qail_catalog::type_by_name(name).and_then(|t| t.rust.as_ref()) else {
+        return Vec::new();
+    };
+    if rust.field.is_empty() || dims > 1 {
+        return Vec::new();
+    }
+    // Note: a date or time type names the chrono and the time crate's; the one of this
+    // build (chrono when both are on, as the facade maps them) is named alone.
+    let chosen = rust.hint.split(" or ").find(|t| {
+        (cfg!(feature = "chrono") && t.starts_with("chrono::"))
+            || (!cfg!(feature = "chrono") && cfg!(feature = "time") && t.starts_with("time::"))
+    });
+    let each = chosen.map_or_else(|| rust.hint.split(" or ").collect(), |t| vec![t]);
+    let each = each.into_iter();
+    match dims {
+        1 => each.map(|t| format!("Vec<{t}>")).collect(),
+        _ => each.map(str::to_owned).collect(),
+    }
+}
