@@ -20,6 +20,9 @@ pub fn harness() {
 /// `qail-bench-qail`: the `qail` driver, compiled queries.
 pub fn qail() {
     child_main(Driver::Qail, async |w, ctx| {
+        if w.pool_size().is_some() {
+            return pools::own(PoolReset::Session, w, ctx).await.map(Some);
+        }
         qail::run(w, ctx).await.map(Some)
     });
 }

@@ -322,7 +322,7 @@ fn record(
     let mut all_debug = true;
     let mut nested_items = Vec::new();
     for col in columns {
-        let Some(ty) = nested::field(input, col, snapshot, &mut nested_items, errors)
+        let Some(ty) = nested::field(input, col.out, snapshot, &mut nested_items, errors)
             .unwrap_or_else(|| field_type(input, col, errors))
         else {
             continue;
@@ -334,7 +334,7 @@ fn record(
         } else {
             ty
         };
-        let (read, pattern) = nested::decoded_as(col, ident, &ty);
+        let (read, pattern) = nested::decoded_as(col.out, ident, &ty);
         idents.push(ident);
         types.push(ty);
         reads.push(read);

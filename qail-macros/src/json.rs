@@ -21,8 +21,8 @@ use qail_analyzer::{Shape, ShapeField, is_json};
 use qail_schema::Snapshot;
 use quote::quote;
 
-use crate::naming;
-use crate::nested::{Failure, camel, shape_type};
+use crate::naming::{self, camel};
+use crate::shape::{Failure, shape_type};
 use crate::types::{self, Mapped};
 
 /// The Rust type of a JSON column with a shape (before `Option` for its own nullability),

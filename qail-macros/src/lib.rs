@@ -18,6 +18,7 @@ mod expand;
 mod json;
 mod naming;
 mod nested;
+mod shape;
 mod snapshot;
 mod types;
 

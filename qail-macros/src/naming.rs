@@ -143,6 +143,25 @@ fn distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// `origin_harbor` → `OriginHarbor`; characters that cannot be in an identifier are dropped.
+pub(crate) fn camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = true;
+    for c in name.chars() {
+        if c.is_alphanumeric() {
+            if upper {
+                out.extend(c.to_uppercase());
+            } else {
+                out.push(c);
+            }
+            upper = false;
+        } else {
+            upper = true;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,45 +22,34 @@ use quote::{format_ident, quote};
 use crate::analyze::column_error;
 use crate::ast::QueryInput;
 use crate::attr::Errors;
-use crate::expand::Column;
+use crate::json;
+use crate::naming::{self, camel};
+use crate::shape::{Failure, shape_type};
 use crate::types::{self, Mapped};
-use crate::{json, naming};
 
 /// The type of the generated row's field for a record-valued column: `None` for other
 /// columns, `Some(None)` once an error is reported. A column typed by its alias
 /// (`AS "c: Type"`) is left to the alias.
 pub(crate) fn field(
     input: &QueryInput,
-    col: &Column<'_>,
+    col: &OutputColumn,
     snapshot: &Snapshot,
     items: &mut Vec<TokenStream>,
     errors: &mut Errors,
 ) -> Option<Option<TokenStream>> {
-    if col.out.rust_type.is_some() {
+    if col.rust_type.is_some() {
         return None;
     }
-    let typed = if is_json(&col.out.ty) {
-        json::column_type(
-            col.out.shape.as_ref()?,
-            "Record",
-            &col.out.name,
-            snapshot,
-            items,
-        )
+    let typed = if is_json(&col.ty) {
+        json::column_type(col.shape.as_ref()?, "Record", &col.name, snapshot, items)
     } else {
-        column_type(
-            col.out.shape.as_ref(),
-            "Record",
-            &col.out.name,
-            snapshot,
-            items,
-        )?
+        column_type(col.shape.as_ref(), "Record", &col.name, snapshot, items)?
     };
     match typed {
         Ok(ty) => Some(Some(ty)),
         Err((message, fix)) => {
-            let message = format!("column \"{}\": {message}", col.out.name);
-            errors.push(column_error(input, col.out, message, fix));
+            let message = format!("column \"{}\": {message}", col.name);
+            errors.push(column_error(input, col, message, fix));
             Some(None)
         }
     }
@@ -78,11 +67,11 @@ pub(crate) fn expected_oid(col: &OutputColumn) -> Option<u32> {
 /// and the pattern that binds `ident` from it. A JSON document read into generated structs
 /// is decoded through serde as `Json<…>`; every other field as itself.
 pub(crate) fn decoded_as(
-    col: &Column<'_>,
+    col: &OutputColumn,
     ident: &Ident,
     ty: &TokenStream,
 ) -> (TokenStream, TokenStream) {
-    if col.out.rust_type.is_none() && col.out.shape.is_some() && is_json(&col.out.ty) {
+    if col.rust_type.is_none() && col.shape.is_some() && is_json(&col.ty) {
         (
             quote!(::qail::__private::types::Json<#ty>),
             quote!(::qail::__private::types::Json(#ident)),
@@ -91,9 +80,6 @@ pub(crate) fn decoded_as(
         (ty.clone(), quote!(#ident))
     }
 }
-
-/// What is wrong with a record and how to fix it.
-pub(crate) type Failure = (String, String);
 
 /// The Rust type of a record-valued column (before `Option` for its own nullability), with
 /// the structs it needs appended to `items`; `None` when the column has no shape. An error
@@ -108,40 +94,6 @@ pub(crate) fn column_type(
     let shape = shape?;
     let name = format!("{parent}{}", camel(column));
     Some(shape_type(shape, &name, snapshot, items, record))
-}
-
-/// Builds the struct of one record shape (binary [`record`] or serde `json::object`).
-pub(crate) type StructOf =
-    fn(&Ident, &[ShapeField], &Snapshot, &mut Vec<TokenStream>) -> Result<TokenStream, Failure>;
-
-/// The Rust type of a shape: the struct `name` built by `struct_of` for a record (its items
-/// appended to `items`), a `Vec` of the element's type for an array.
-pub(crate) fn shape_type(
-    shape: &Shape,
-    name: &str,
-    snapshot: &Snapshot,
-    items: &mut Vec<TokenStream>,
-    struct_of: StructOf,
-) -> Result<TokenStream, Failure> {
-    match shape {
-        Shape::Record(fields) => {
-            let ident = Ident::new(name, Span::call_site());
-            let item = struct_of(&ident, fields, snapshot, items)?;
-            items.push(item);
-            Ok(quote!(#ident))
-        }
-        Shape::Array {
-            element,
-            nullable_elements,
-        } => {
-            let inner = shape_type(element, name, snapshot, items, struct_of)?;
-            Ok(if *nullable_elements {
-                quote!(::std::vec::Vec<::core::option::Option<#inner>>)
-            } else {
-                quote!(::std::vec::Vec<#inner>)
-            })
-        }
-    }
 }
 
 /// The struct for one record shape and its `Decode` (and `ArrayElement`, so that arrays of
@@ -277,25 +229,6 @@ fn scalar(f: &ShapeField, snapshot: &Snapshot) -> Result<TokenStream, Failure> {
             "cast it in SQL (`::text`)".to_string(),
         )),
     }
-}
-
-/// `origin_harbor` → `OriginHarbor`; characters that cannot be in an identifier are dropped.
-pub(crate) fn camel(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut upper = true;
-    for c in name.chars() {
-        if c.is_alphanumeric() {
-            if upper {
-                out.extend(c.to_uppercase());
-            } else {
-                out.push(c);
-            }
-            upper = false;
-        } else {
-            upper = true;
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -13,9 +13,9 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use qail::{Connection, NoRows, PoolReset, Query, qail};
+use qail::{Connection, NoRows, Query, qail};
 
-use crate::drivers::{Ctx, pools, qail_sql};
+use crate::drivers::{Ctx, qail_sql};
 use crate::measure::{Counts, Latencies, Meter, Result, Sample};
 use crate::workload::{self as w, HarborLine, HarborLines, JoinRow, Line, WideRow, Workload};
 
@@ -95,12 +95,10 @@ fn search_query(f: &w::SearchForm) -> Query<'_, impl qail::template::Decoder<Row
         ORDER BY id LIMIT 20")
 }
 
-/// Runs one workload through compiled queries.
+/// Runs one workload through compiled queries on one connection (the pool workloads are
+/// [`pools::own`](super::pools::own)'s).
 pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
     let s = &ctx.sizes;
-    if workload.pool_size().is_some() {
-        return pools::own(PoolReset::Session, workload, ctx).await;
-    }
     let mut c = Connection::connect(&ctx.url).await?;
     if matches!(workload, Workload::Insert | Workload::Copy) {
         c.batch_execute(w::TRUNCATE_SQL).await?;

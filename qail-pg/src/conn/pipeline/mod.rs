@@ -40,6 +40,7 @@ mod builder;
 mod engine;
 mod mode;
 mod output;
+mod results;
 mod run;
 
 pub use batch::{Pipeline, SqlQueries};

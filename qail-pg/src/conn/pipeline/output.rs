@@ -2,8 +2,8 @@
 //! [`Connection::pipeline_atomic`] gives back — its rows, or for a statement without rows
 //! the number of rows it affected.
 
-use super::batch::{QueryResults, take_rows};
 use super::mode::Mode;
+use super::results::{QueryResults, take_rows};
 use crate::conn::row_sink::RowSink;
 use crate::conn::{Connection, Statement};
 use crate::error::Error;
