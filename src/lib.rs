@@ -135,7 +135,20 @@
 //! another type written in its text format is a compile error naming the fix: read those
 //! children in binary with `array_agg(ROW(…))`, or cast the value in SQL (`::text`).
 
+#[cfg(feature = "migrate")]
+pub use qail_macros::migrate;
 pub use qail_macros::{QailRow, QailType, qail};
+/// Migrations (feature `migrate`, on by default): a directory of SQL files applied by a runner
+/// that is safe with several instances at once and behind pgbouncer; [`migrate!`] embeds one.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let pool = qail::Pool::connect("postgres://app@localhost/app").await?;
+/// qail::migrate::Migrator::from_dir("migrations")?.run(&pool).await?;
+/// # Ok(()) }
+/// ```
+#[cfg(feature = "migrate")]
+pub use qail_migrate as migrate;
 #[doc(inline)]
 pub use qail_pg::types;
 // Note: every public item of qail-pg's root, so that every type a method of these takes or
