@@ -44,12 +44,10 @@
 //! `qail::migrate!("migrations")` embeds the directory's files with `include_str!`, so
 //! editing one rebuilds the crate. Stable Rust gives a macro no way to watch a directory for
 //! new files; a one-line build script does (`build.rs`, with `qail-migrate` as a
-//! build-dependency, `default-features = false`):
+//! build-dependency, `default-features = false`), whose `main` is:
 //!
 //! ```no_run
-//! fn main() {
-//!     qail_migrate::rerun_if_migrations_changed("migrations");
-//! }
+//! qail_migrate::rerun_if_migrations_changed("migrations");
 //! ```
 //!
 //! # Features
