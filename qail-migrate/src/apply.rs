@@ -21,7 +21,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use qail_pg::Connection;
 
 use crate::error::{Error, ErrorKind};
-use crate::history::{self, Entry, RowState};
+use crate::history::{self, Entry, RowState, Table};
 use crate::migration::{Migration, Script};
 use crate::migrator::{Migrator, Step, edited};
 use crate::split::statements;
@@ -45,23 +45,26 @@ enum Outcome {
 /// Applies `m` unless another runner did; `None` when another did.
 pub(crate) async fn up(
     migrator: &Migrator,
+    table: &Table,
     conn: &mut Connection,
     m: &Migration,
 ) -> Result<Option<Step>, Error> {
-    one(migrator, conn, m, Direction::Up).await
+    one(migrator, table, conn, m, Direction::Up).await
 }
 
 /// Reverts `m` (which has a down file) unless another runner did; `None` when another did.
 pub(crate) async fn down(
     migrator: &Migrator,
+    table: &Table,
     conn: &mut Connection,
     m: &Migration,
 ) -> Result<Option<Step>, Error> {
-    one(migrator, conn, m, Direction::Down).await
+    one(migrator, table, conn, m, Direction::Down).await
 }
 
 async fn one(
     migrator: &Migrator,
+    table: &Table,
     conn: &mut Connection,
     m: &Migration,
     direction: Direction,
@@ -77,14 +80,14 @@ async fn one(
     };
     loop {
         let outcome = if script.no_transaction {
-            claimed(conn, m, script, direction).await?
+            claimed(table, conn, m, script, direction).await?
         } else {
-            in_transaction(conn, m, script, direction).await?
+            in_transaction(table, conn, m, script, direction).await?
         };
         match outcome {
             Outcome::Done(step) => return Ok(Some(step)),
             Outcome::Skipped => return Ok(None),
-            Outcome::Claimed(entry) => wait(migrator, conn, m, entry).await?,
+            Outcome::Claimed(entry) => wait(migrator, table, conn, m, entry).await?,
         }
     }
 }
@@ -96,31 +99,27 @@ enum Decision {
 }
 
 async fn decide(
+    table: &Table,
     conn: &mut Connection,
     m: &Migration,
     direction: Direction,
 ) -> Result<Decision, Error> {
-    let entry = history::get(conn, m.version).await?;
+    let entry = table.get(conn, m.version).await?;
     match (direction, entry) {
         (_, Some(e)) if e.state == RowState::Dirty => Err(dirty_error(&e)),
         (_, Some(e)) if e.state == RowState::Running => Ok(Decision::Stop(Outcome::Claimed(e))),
         (Direction::Up, Some(e)) if e.checksum != m.checksum() => Err(edited(m)),
         (Direction::Up, Some(_)) | (Direction::Down, None) => Ok(Decision::Stop(Outcome::Skipped)),
         (Direction::Down, Some(_)) => Ok(Decision::Go),
-        (Direction::Up, None) => {
-            let dirty = history::read(conn)
-                .await?
-                .into_iter()
-                .find(|e| e.state == RowState::Dirty);
-            match dirty {
-                Some(e) => Err(dirty_error(&e)),
-                None => Ok(Decision::Go),
-            }
-        }
+        (Direction::Up, None) => match table.first_dirty(conn).await? {
+            Some(e) => Err(dirty_error(&e)),
+            None => Ok(Decision::Go),
+        },
     }
 }
 
 async fn in_transaction(
+    table: &Table,
     conn: &mut Connection,
     m: &Migration,
     script: &Script,
@@ -129,7 +128,7 @@ async fn in_transaction(
     let what = format!("applying `{}`", script.file);
     let mut tx = conn.begin().await.map_err(|e| Error::db(&what, e))?;
     history::lock(&mut tx).await?;
-    if let Decision::Stop(outcome) = decide(&mut tx, m, direction).await? {
+    if let Decision::Stop(outcome) = decide(table, &mut tx, m, direction).await? {
         tx.commit().await.map_err(|e| Error::db(&what, e))?;
         return Ok(outcome);
     }
@@ -145,15 +144,17 @@ async fn in_transaction(
     let recorded = match direction {
         Direction::Up => {
             tx.execute(
-                "INSERT INTO _qail_migrations (version, name, checksum, state, duration_ms) \
+                &table.sql(
+                    "INSERT INTO _qail_migrations (version, name, checksum, state, duration_ms) \
                  VALUES ($1, $2, $3, 'applied', $4)",
+                ),
                 &[&m.version, &m.name, &m.checksum(), &ms],
             )
             .await
         }
         Direction::Down => {
             tx.execute(
-                "DELETE FROM _qail_migrations WHERE version = $1",
+                &table.sql("DELETE FROM _qail_migrations WHERE version = $1"),
                 &[&m.version],
             )
             .await
@@ -214,6 +215,7 @@ fn token() -> String {
 }
 
 async fn claimed(
+    table: &Table,
     conn: &mut Connection,
     m: &Migration,
     script: &Script,
@@ -223,24 +225,28 @@ async fn claimed(
     let token = token();
     let mut tx = conn.begin().await.map_err(|e| Error::db(&what, e))?;
     history::lock(&mut tx).await?;
-    if let Decision::Stop(outcome) = decide(&mut tx, m, direction).await? {
+    if let Decision::Stop(outcome) = decide(table, &mut tx, m, direction).await? {
         tx.commit().await.map_err(|e| Error::db(&what, e))?;
         return Ok(outcome);
     }
     let claim = match direction {
         Direction::Up => {
             tx.execute(
-                "INSERT INTO _qail_migrations \
+                &table.sql(
+                    "INSERT INTO _qail_migrations \
                  (version, name, checksum, state, no_transaction, claim, heartbeat_at) \
                  VALUES ($1, $2, $3, 'running', true, $4, clock_timestamp())",
+                ),
                 &[&m.version, &m.name, &m.checksum(), &token],
             )
             .await
         }
         Direction::Down => {
             tx.execute(
-                "UPDATE _qail_migrations SET state = 'running', claim = $2, \
+                &table.sql(
+                    "UPDATE _qail_migrations SET state = 'running', claim = $2, \
                  heartbeat_at = clock_timestamp() WHERE version = $1",
+                ),
                 &[&m.version, &token],
             )
             .await
@@ -256,7 +262,7 @@ async fn claimed(
         // pg_stat_activity while it runs.
         let sql = format!("/* qail-migrate {token} */ {statement}");
         let ran = match conn.batch_execute(&sql).await {
-            Ok(()) => heartbeat(conn, m, &token).await,
+            Ok(()) => heartbeat(table, conn, m, &token).await,
             Err(e) => Err(e),
         };
         if let Err(e) = ran {
@@ -265,24 +271,28 @@ async fn claimed(
                 i + 1,
                 statements.len()
             );
-            return Err(mark_dirty(conn, m, script, &token, &failure, e).await);
+            return Err(mark_dirty(table, conn, m, script, &token, &failure, e).await);
         }
     }
     let duration = started.elapsed();
     let finished = match direction {
         Direction::Up => {
             conn.execute(
-                "UPDATE _qail_migrations SET state = 'applied', claim = NULL, \
+                &table.sql(
+                    "UPDATE _qail_migrations SET state = 'applied', claim = NULL, \
                  heartbeat_at = NULL, duration_ms = $3 \
                  WHERE version = $1 AND claim = $2 AND state = 'running'",
+                ),
                 &[&m.version, &token, &millis(duration)],
             )
             .await
         }
         Direction::Down => {
             conn.execute(
-                "DELETE FROM _qail_migrations \
+                &table.sql(
+                    "DELETE FROM _qail_migrations \
                  WHERE version = $1 AND claim = $2 AND state = 'running'",
+                ),
                 &[&m.version, &token],
             )
             .await
@@ -306,20 +316,23 @@ async fn claimed(
         )),
         Err(e) => {
             let failure = format!("recording its end failed: {e}");
-            Err(mark_dirty(conn, m, script, &token, &failure, e).await)
+            Err(mark_dirty(table, conn, m, script, &token, &failure, e).await)
         }
     }
 }
 
 /// Records progress on a claim: other runners see a new heartbeat.
 async fn heartbeat(
+    table: &Table,
     conn: &mut Connection,
     m: &Migration,
     token: &str,
 ) -> Result<(), qail_pg::Error> {
     conn.execute(
-        "UPDATE _qail_migrations SET heartbeat_at = clock_timestamp() \
+        &table.sql(
+            "UPDATE _qail_migrations SET heartbeat_at = clock_timestamp() \
          WHERE version = $1 AND claim = $2",
+        ),
         &[&m.version, &token],
     )
     .await
@@ -329,6 +342,7 @@ async fn heartbeat(
 /// Marks the claim dirty after `failure` (best effort: the connection may be gone) and
 /// returns the error to report.
 async fn mark_dirty(
+    table: &Table,
     conn: &mut Connection,
     m: &Migration,
     script: &Script,
@@ -338,8 +352,10 @@ async fn mark_dirty(
 ) -> Error {
     let marked = conn
         .execute(
-            "UPDATE _qail_migrations SET state = 'dirty', error = $3, heartbeat_at = NULL \
+            &table.sql(
+                "UPDATE _qail_migrations SET state = 'dirty', error = $3, heartbeat_at = NULL \
              WHERE version = $1 AND claim = $2",
+            ),
             &[&m.version, &token, &failure],
         )
         .await;
@@ -399,6 +415,7 @@ pub(crate) fn dirty_error(e: &Entry) -> Error {
 /// runner died.
 async fn wait(
     migrator: &Migrator,
+    table: &Table,
     conn: &mut Connection,
     m: &Migration,
     claim: Entry,
@@ -410,7 +427,7 @@ async fn wait(
     let mut alive_at = Instant::now();
     loop {
         tokio::time::sleep(poll).await;
-        let Some(now) = history::get(conn, m.version).await? else {
+        let Some(now) = table.get(conn, m.version).await? else {
             return Ok(());
         };
         if now.state != RowState::Running || now.claim.as_deref() != Some(token.as_str()) {
@@ -437,9 +454,11 @@ async fn wait(
         history::lock(&mut tx).await?;
         let n = tx
             .execute(
-                "UPDATE _qail_migrations SET state = 'dirty', error = $3 \
+                &table.sql(
+                    "UPDATE _qail_migrations SET state = 'dirty', error = $3 \
                  WHERE version = $1 AND claim = $2 AND state = 'running' \
                  AND heartbeat_at::text IS NOT DISTINCT FROM $4",
+                ),
                 &[&m.version, &token, &error, &heartbeat],
             )
             .await

@@ -3,10 +3,11 @@
 
 use qail_pg::{Connection, Row};
 
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::migration::Version;
 
-/// The history table's name (in the connection's current schema).
+/// The history table's name, in the schema that is the connection's `current_schema()` when
+/// an operation starts.
 pub const TABLE: &str = "_qail_migrations";
 
 /// The key of the transaction-level advisory lock (`pg_advisory_xact_lock`) every change of
@@ -75,29 +76,119 @@ impl Entry {
     }
 }
 
-/// Whether the history table exists (without creating it).
-pub(crate) async fn exists(conn: &mut Connection) -> Result<bool, Error> {
-    let row = conn
-        .query_one("SELECT to_regclass($1) IS NOT NULL", &[&TABLE])
-        .await
-        .map_err(|e| Error::db("looking for the history table", e))?;
-    row.try_get(0)
-        .map_err(|e| Error::db("looking for the history table", e))
+/// The history table of one operation, by its schema-qualified name: the schema is the
+/// connection's `current_schema()` when the operation starts, so that a migration changing
+/// `search_path` (as pg_dump's output does) cannot move the history away.
+#[derive(Debug, Clone)]
+pub(crate) struct Table {
+    schema: String,
+    /// `"schema"._qail_migrations`
+    name: String,
 }
 
-/// Creates the history table when it is missing, under the lock (so that runners starting
-/// together do not race on the catalog).
-pub(crate) async fn create(conn: &mut Connection) -> Result<(), Error> {
-    if exists(conn).await? {
-        return Ok(());
+impl Table {
+    /// Finds the history's schema: the connection's current schema.
+    pub(crate) async fn locate(conn: &mut Connection) -> Result<Table, Error> {
+        let what = "finding the schema of the history table (current_schema())";
+        let row = conn
+            .query_one("SELECT current_schema()::text", &[])
+            .await
+            .map_err(|e| Error::db(what, e))?;
+        let schema: Option<String> = row.try_get(0).map_err(|e| Error::db(what, e))?;
+        let Some(schema) = schema else {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                "the connection's search_path names no existing schema, so there is no \
+                 schema for the history table _qail_migrations; connect with a search_path \
+                 that names one (e.g. `options=-csearch_path=public`), or create the schema",
+            ));
+        };
+        let name = format!("\"{}\".{TABLE}", schema.replace('"', "\"\""));
+        Ok(Table { schema, name })
     }
-    let what = "creating the history table _qail_migrations";
-    let mut tx = conn.begin().await.map_err(|e| Error::db(what, e))?;
-    lock(&mut tx).await?;
-    tx.batch_execute(CREATE_TABLE)
-        .await
-        .map_err(|e| Error::db(what, e))?;
-    tx.commit().await.map_err(|e| Error::db(what, e))
+
+    /// `sql` with the history table's qualified name in place of `_qail_migrations`.
+    pub(crate) fn sql(&self, sql: &str) -> String {
+        sql.replace(TABLE, &self.name)
+    }
+
+    /// Whether the history table exists (without creating it).
+    pub(crate) async fn exists(&self, conn: &mut Connection) -> Result<bool, Error> {
+        let what = "looking for the history table";
+        let row = conn
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = $2)",
+                &[&self.schema, &TABLE],
+            )
+            .await
+            .map_err(|e| Error::db(what, e))?;
+        row.try_get(0).map_err(|e| Error::db(what, e))
+    }
+
+    /// Creates the history table when it is missing, under the lock (so that runners starting
+    /// together do not race on the catalog).
+    pub(crate) async fn create(&self, conn: &mut Connection) -> Result<(), Error> {
+        if self.exists(conn).await? {
+            return Ok(());
+        }
+        let what = "creating the history table _qail_migrations";
+        let mut tx = conn.begin().await.map_err(|e| Error::db(what, e))?;
+        lock(&mut tx).await?;
+        tx.batch_execute(&self.sql(CREATE_TABLE))
+            .await
+            .map_err(|e| Error::db(what, e))?;
+        tx.commit().await.map_err(|e| Error::db(what, e))
+    }
+
+    /// Every row of the history, by version.
+    pub(crate) async fn read(&self, conn: &mut Connection) -> Result<Vec<Entry>, Error> {
+        let what = "reading the history table _qail_migrations";
+        let rows = conn
+            .query(
+                &format!("SELECT {COLUMNS} FROM {} ORDER BY version", self.name),
+                &[],
+            )
+            .await
+            .map_err(|e| Error::db(what, e))?;
+        rows.iter()
+            .map(|row| Entry::from_row(row).map_err(|e| Error::db(what, e)))
+            .collect()
+    }
+
+    /// The row of `version`, if any.
+    pub(crate) async fn get(
+        &self,
+        conn: &mut Connection,
+        version: Version,
+    ) -> Result<Option<Entry>, Error> {
+        let what = "reading the history table _qail_migrations";
+        let row = conn
+            .query_opt(
+                &format!("SELECT {COLUMNS} FROM {} WHERE version = $1", self.name),
+                &[&version],
+            )
+            .await
+            .map_err(|e| Error::db(what, e))?;
+        row.map(|row| Entry::from_row(&row).map_err(|e| Error::db(what, e)))
+            .transpose()
+    }
+
+    /// The first dirty row, if any.
+    pub(crate) async fn first_dirty(&self, conn: &mut Connection) -> Result<Option<Entry>, Error> {
+        let what = "reading the history table _qail_migrations";
+        let row = conn
+            .query_opt(
+                &format!(
+                    "SELECT {COLUMNS} FROM {} WHERE state = 'dirty' ORDER BY version LIMIT 1",
+                    self.name
+                ),
+                &[],
+            )
+            .await
+            .map_err(|e| Error::db(what, e))?;
+        row.map(|row| Entry::from_row(&row).map_err(|e| Error::db(what, e)))
+            .transpose()
+    }
 }
 
 /// Takes the history's transaction-level advisory lock: held until the transaction ends,
@@ -108,33 +199,4 @@ pub(crate) async fn lock(conn: &mut Connection) -> Result<(), Error> {
         .await
         .map(drop)
         .map_err(|e| Error::db("taking the migrations lock (pg_advisory_xact_lock)", e))
-}
-
-/// Every row of the history, by version.
-pub(crate) async fn read(conn: &mut Connection) -> Result<Vec<Entry>, Error> {
-    let what = "reading the history table _qail_migrations";
-    let rows = conn
-        .query(
-            &format!("SELECT {COLUMNS} FROM {TABLE} ORDER BY version"),
-            &[],
-        )
-        .await
-        .map_err(|e| Error::db(what, e))?;
-    rows.iter()
-        .map(|row| Entry::from_row(row).map_err(|e| Error::db(what, e)))
-        .collect()
-}
-
-/// The row of `version`, if any.
-pub(crate) async fn get(conn: &mut Connection, version: Version) -> Result<Option<Entry>, Error> {
-    let what = "reading the history table _qail_migrations";
-    let row = conn
-        .query_opt(
-            &format!("SELECT {COLUMNS} FROM {TABLE} WHERE version = $1"),
-            &[&version],
-        )
-        .await
-        .map_err(|e| Error::db(what, e))?;
-    row.map(|row| Entry::from_row(&row).map_err(|e| Error::db(what, e)))
-        .transpose()
 }

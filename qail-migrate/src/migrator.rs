@@ -7,7 +7,7 @@ use std::time::Duration;
 use qail_pg::{Connection, Pool, TransactionStatus};
 
 use crate::error::{Error, ErrorKind};
-use crate::history::{self, Entry, RowState};
+use crate::history::{self, Entry, RowState, Table};
 use crate::migration::{Migration, Version};
 use crate::status::Status;
 
@@ -165,8 +165,9 @@ impl Migrator {
         if let Some(target) = target {
             self.known(target)?;
         }
-        history::create(conn).await?;
-        let entries = history::read(conn).await?;
+        let table = Table::locate(conn).await?;
+        table.create(conn).await?;
+        let entries = table.read(conn).await?;
         self.check(&entries)?;
         let mut steps = Vec::new();
         for m in &self.migrations {
@@ -179,7 +180,7 @@ impl Migrator {
             if done {
                 continue;
             }
-            if let Some(step) = crate::apply::up(self, conn, m).await? {
+            if let Some(step) = crate::apply::up(self, &table, conn, m).await? {
                 steps.push(step);
             }
         }
@@ -205,10 +206,11 @@ impl Migrator {
         if let Some(target) = target.filter(|t| *t != 0) {
             self.known(target)?;
         }
-        if !history::exists(conn).await? {
+        let table = Table::locate(conn).await?;
+        if !table.exists(conn).await? {
             return Ok(Vec::new());
         }
-        let entries = history::read(conn).await?;
+        let entries = table.read(conn).await?;
         if let Some(e) = entries.iter().find(|e| e.state != RowState::Applied) {
             return Err(crate::apply::dirty_error(e));
         }
@@ -243,7 +245,7 @@ impl Migrator {
         }
         let mut steps = Vec::new();
         for m in todo {
-            if let Some(step) = crate::apply::down(self, conn, m).await? {
+            if let Some(step) = crate::apply::down(self, &table, conn, m).await? {
                 steps.push(step);
             }
         }
@@ -257,8 +259,9 @@ impl Migrator {
     ///
     /// The server failed ([`ErrorKind::Db`]).
     pub async fn status(&self, conn: &mut Connection) -> Result<Status, Error> {
-        let entries = if history::exists(conn).await? {
-            history::read(conn).await?
+        let table = Table::locate(conn).await?;
+        let entries = if table.exists(conn).await? {
+            table.read(conn).await?
         } else {
             Vec::new()
         };
@@ -274,13 +277,14 @@ impl Migrator {
     /// The server failed ([`ErrorKind::Db`]).
     pub async fn repair(&self, conn: &mut Connection) -> Result<Vec<Version>, Error> {
         idle(conn)?;
-        if !history::exists(conn).await? {
+        let table = Table::locate(conn).await?;
+        if !table.exists(conn).await? {
             return Ok(Vec::new());
         }
         let what = "recording new checksums in _qail_migrations";
         let mut tx = conn.begin().await.map_err(|e| Error::db(what, e))?;
         history::lock(&mut tx).await?;
-        let entries = history::read(&mut tx).await?;
+        let entries = table.read(&mut tx).await?;
         let mut repaired = Vec::new();
         for e in entries.iter().filter(|e| e.state == RowState::Applied) {
             let Some(m) = self.migrations.iter().find(|m| m.version == e.version) else {
@@ -288,7 +292,7 @@ impl Migrator {
             };
             if m.checksum() != e.checksum {
                 tx.execute(
-                    "UPDATE _qail_migrations SET checksum = $2 WHERE version = $1",
+                    &table.sql("UPDATE _qail_migrations SET checksum = $2 WHERE version = $1"),
                     &[&m.version, &m.checksum()],
                 )
                 .await
@@ -316,7 +320,8 @@ impl Migrator {
     ) -> Result<(), Error> {
         idle(conn)?;
         let what = "resolving a dirty migration in _qail_migrations";
-        history::create(conn).await?;
+        let table = Table::locate(conn).await?;
+        table.create(conn).await?;
         let mut tx = conn.begin().await.map_err(|e| Error::db(what, e))?;
         history::lock(&mut tx).await?;
         let checksum = self
@@ -327,17 +332,21 @@ impl Migrator {
         let n = match resolution {
             Resolution::Applied => {
                 tx.execute(
-                    "UPDATE _qail_migrations SET state = 'applied', claim = NULL, \
+                    &table.sql(
+                        "UPDATE _qail_migrations SET state = 'applied', claim = NULL, \
                      heartbeat_at = NULL, error = NULL, checksum = coalesce($2, checksum) \
                      WHERE version = $1 AND state IN ('dirty', 'running')",
+                    ),
                     &[&version, &checksum],
                 )
                 .await
             }
             Resolution::Pending => {
                 tx.execute(
-                    "DELETE FROM _qail_migrations \
+                    &table.sql(
+                        "DELETE FROM _qail_migrations \
                      WHERE version = $1 AND state IN ('dirty', 'running')",
+                    ),
                     &[&version],
                 )
                 .await

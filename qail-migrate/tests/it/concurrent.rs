@@ -5,6 +5,8 @@
 
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use qail_migrate::{ErrorKind, Migrator, Resolution};
@@ -121,9 +123,28 @@ async fn run_processes(db: &TestDb, url: &str) -> Vec<Vec<i64>> {
 
 async fn exactly_once(db: &TestDb, url: &str) {
     write_mixed(db);
+    // Samples how many sessions wait for the runners' lock at once, while they run.
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut sampler = db.connect().await;
+    let stop_sampling = Arc::clone(&stop);
+    let sampled = tokio::spawn(async move {
+        let mut most = 0;
+        while !stop_sampling.load(Ordering::Acquire) {
+            let waiting = ints(&mut sampler, LOCK_WAITERS).await;
+            most = most.max(waiting.first().copied().unwrap_or(0));
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        most
+    });
     let started = Instant::now();
     let applied = run_processes(db, url).await;
     let elapsed = started.elapsed();
+    stop.store(true, Ordering::Release);
+    let most_waiting = sampled.await.expect("the sampler ends");
+    assert!(
+        most_waiting >= 2,
+        "the runners overlapped: at most {most_waiting} waited"
+    );
     let mut by_version: BTreeMap<i64, usize> = BTreeMap::new();
     for v in applied.iter().flatten() {
         *by_version.entry(*v).or_default() += 1;
@@ -144,7 +165,8 @@ async fn exactly_once(db: &TestDb, url: &str) {
     assert!(states.iter().all(|(_, s)| s == "applied"), "{states:?}");
     let runners = applied.iter().filter(|a| !a.is_empty()).count();
     eprintln!(
-        "{RUNNERS} runner processes: done in {elapsed:?}; {runners} of them applied something"
+        "{RUNNERS} runner processes: done in {elapsed:?}; {runners} of them applied something; \
+         up to {most_waiting} waited for the lock at once"
     );
     drop(conn);
 }
@@ -188,16 +210,15 @@ async fn backend_running(observer: &mut Connection, needle: &str) -> i32 {
     }
 }
 
+/// How many sessions wait for an advisory lock in the test database.
+const LOCK_WAITERS: &str = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' \
+    AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+
 /// Waits until `n` sessions wait for an advisory lock in the test database.
 async fn lock_waiters(observer: &mut Connection, n: i64) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let waiting = ints(
-            observer,
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted \
-             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-        )
-        .await;
+        let waiting = ints(observer, LOCK_WAITERS).await;
         if waiting == [n] {
             return;
         }

@@ -261,6 +261,45 @@ async fn target_and_revert() {
     db.drop().await;
 }
 
+/// pg_dump's output starts with `set_config('search_path', '', false)`: the history table
+/// stays where the run found it (the schema current when it started).
+#[tokio::test]
+async fn a_migration_emptying_search_path_keeps_the_history_in_place() {
+    let db = TestDb::new("search_path").await;
+    db.write(
+        "1_dump.sql",
+        "SELECT pg_catalog.set_config('search_path', '', false);\n\
+         CREATE TABLE public.a (id int);\n",
+    );
+    db.write("2_next.sql", "CREATE TABLE public.b (id int);\n");
+    let mut conn = db.connect().await;
+    let migrator = Migrator::from_dir(db.dir()).expect("a valid directory");
+    assert_eq!(
+        migrator.run_on(&mut conn, None).await.expect("run").len(),
+        2
+    );
+    // The session's search_path is empty now: with no schema to find the history in, a run
+    // says what to do.
+    let e = migrator.run_on(&mut conn, None).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Usage);
+    assert!(e.to_string().contains("search_path"), "{e}");
+    drop(conn);
+    let mut conn = db.connect().await;
+    assert!(
+        migrator
+            .run_on(&mut conn, None)
+            .await
+            .expect("run")
+            .is_empty()
+    );
+    assert_eq!(
+        history(&mut conn).await,
+        [(1, "applied".into()), (2, "applied".into())]
+    );
+    drop(conn);
+    db.drop().await;
+}
+
 /// The time to apply 100 small migrations (each a table, an index and a row) on a fresh
 /// database, and to find nothing pending afterwards; printed with `--nocapture`.
 #[tokio::test]
