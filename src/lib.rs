@@ -254,3 +254,32 @@ pub mod __private {
         Query::new(template, Params::args(params))
     }
 }
+
+/// The guide's and the README's Rust code blocks, compiled as doctests (`no_run`: no server).
+#[cfg(doctest)]
+mod guide {
+    #[doc = include_str!("../README.md")]
+    mod readme {}
+    #[doc = include_str!("../docs/src/getting-started.md")]
+    mod getting_started {}
+    #[doc = include_str!("../docs/src/queries.md")]
+    mod queries {}
+    #[doc = include_str!("../docs/src/dynamic.md")]
+    mod dynamic {}
+    #[doc = include_str!("../docs/src/nested.md")]
+    mod nested {}
+    #[doc = include_str!("../docs/src/pipelining.md")]
+    mod pipelining {}
+    #[doc = include_str!("../docs/src/connecting.md")]
+    mod connecting {}
+    #[doc = include_str!("../docs/src/scaling.md")]
+    mod scaling {}
+    #[doc = include_str!("../docs/src/observability.md")]
+    mod observability {}
+    #[doc = include_str!("../docs/src/editors.md")]
+    mod editors {}
+    #[doc = include_str!("../docs/src/accuracy.md")]
+    mod accuracy {}
+    #[doc = include_str!("../docs/src/performance.md")]
+    mod performance {}
+}

@@ -1,5 +1,5 @@
 """The 100 queries both generated crates compile, over the fixture schema
-(qail-schema/tests/fixtures/app.sql, snapshot qail.schema.json at the repository root).
+(qail-analyzer/tests/fixtures/app.sql, snapshot qail.schema.json at the repository root).
 
 Each entry: (method, sql, params). `method` is how the query runs: `all` (fetch_all), `one`
 (fetch_one), `opt` (fetch_optional) or `exec` (execute). `params` is a list of

@@ -15,7 +15,7 @@ pub(crate) type Result<T, E = Box<dyn StdError>> = std::result::Result<T, E>;
 
 /// The DDL the snapshot `qail.schema.json` was built from. The examples create the tables they
 /// need from it, so the first Describe of every query matches what `qail!` checked.
-const FIXTURE: &str = include_str!("../../qail-schema/tests/fixtures/app.sql");
+const FIXTURE: &str = include_str!("../../qail-analyzer/tests/fixtures/app.sql");
 
 /// The server: `DATABASE_URL`, else the local default.
 pub(crate) fn url() -> String {

@@ -10,7 +10,7 @@ use qail_schema::Snapshot;
 fn snapshot() -> &'static Snapshot {
     static SNAPSHOT: OnceLock<Snapshot> = OnceLock::new();
     SNAPSHOT.get_or_init(|| {
-        Snapshot::from_json(include_str!("../../qail-schema/tests/fixtures/app.schema.json"))
+        Snapshot::from_json(include_str!("../../qail-analyzer/tests/fixtures/app.schema.json"))
             .expect("the test snapshot loads")
     })
 }
@@ -19,10 +19,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(sql) = std::str::from_utf8(data) else {
         return;
     };
-    if let Err(diagnostics) = qail_schema::check::check(sql, snapshot()) {
+    if let Err(diagnostics) = qail_analyzer::analyze(sql, snapshot()) {
         for d in &diagnostics {
             assert!(d.range.start <= d.range.end && d.range.end <= sql.len(), "{d:?}");
-            let _ = qail_schema::check::render(sql, d);
+            let _ = qail_analyzer::render(sql, d);
         }
     }
 });

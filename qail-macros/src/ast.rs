@@ -1,10 +1,10 @@
 //! The input of `qail!`: `[Type =>] "SQL" [, args…] [, name = match …]`, and the SQL's
 //! `{ident}` captures, `IN {list}`s, `{? … }` optional clauses and `{name}` sort choices,
-//! scanned by [`qail_schema::capture`] (shared with the language server) and made Rust
+//! scanned by [`qail_analyzer::capture`] (shared with the language server) and made Rust
 //! identifiers here. Kept free of code generation.
 
 use proc_macro2::{Ident, Span};
-use qail_schema::capture;
+use qail_analyzer::capture;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Expr, LitStr, Token, Type};
@@ -118,7 +118,7 @@ impl Parse for QueryInput {
     }
 }
 
-pub(crate) use qail_schema::capture::{ChoiceSpec, Piece};
+pub(crate) use qail_analyzer::capture::{ChoiceSpec, Piece};
 
 /// A `{ident}` capture: the variable and its `$n` number (1-based). A bulk insert's
 /// `VALUES {rows}` is one capture per column, each with the field of a row it sends.
@@ -136,18 +136,18 @@ pub(crate) struct Field {
     pub(crate) not_null: bool,
 }
 
-/// The SQL as [`capture::Rewritten`] scans it, with each capture's variable as a Rust
+/// The SQL as [`capture::CapturedSql`] scans it, with each capture's variable as a Rust
 /// identifier.
-pub(crate) struct Rewritten {
-    scan: capture::Rewritten,
+pub(crate) struct QuerySql {
+    scan: capture::CapturedSql,
     /// Captured variables, in `$n` order.
     pub(crate) captures: Vec<Capture>,
 }
 
-impl std::ops::Deref for Rewritten {
-    type Target = capture::Rewritten;
+impl std::ops::Deref for QuerySql {
+    type Target = capture::CapturedSql;
 
-    fn deref(&self) -> &capture::Rewritten {
+    fn deref(&self) -> &capture::CapturedSql {
         &self.scan
     }
 }
@@ -162,7 +162,7 @@ pub(crate) fn rewrite(
     choices: &[ChoiceSpec],
     selected: &[usize],
     bulk: capture::BulkColumns<'_>,
-) -> Result<Rewritten, String> {
+) -> Result<QuerySql, String> {
     let scan = capture::rewrite(sql, positional, choices, selected, bulk).map_err(|e| e.message)?;
     let mut captures = Vec::with_capacity(scan.captures.len());
     for c in &scan.captures {
@@ -194,7 +194,7 @@ pub(crate) fn rewrite(
             field,
         });
     }
-    Ok(Rewritten { scan, captures })
+    Ok(QuerySql { scan, captures })
 }
 
 /// `name` as an identifier spanned at `span`, unless it is a Rust keyword (or not a name).
@@ -231,10 +231,10 @@ pub(crate) fn copy_form(sql: &str) -> Option<Result<CopyForm, String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use qail_schema::capture::{BulkColumn, insert_target, no_bulk};
+    use qail_analyzer::capture::{BulkColumn, insert_target, no_bulk};
     use quote::quote;
 
-    fn rw(sql: &str, positional: usize) -> Rewritten {
+    fn rw(sql: &str, positional: usize) -> QuerySql {
         rewrite(sql, positional, Span::call_site(), &[], &[], &no_bulk).unwrap()
     }
 

@@ -20,13 +20,13 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use qail_schema::Snapshot;
-use qail_schema::check::{
+use qail_analyzer::{
     Analysis, ColumnSource, Diagnostic, OutputColumn, Param, Shape, ShapeField, StatementKind,
 };
+use qail_schema::Snapshot;
 use qail_schema::snapshot::TypeRef;
 
-/// `qail_schema::check::check`, from the cache when this SQL was analyzed against the same
+/// `qail_analyzer::check`, from the cache when this SQL was analyzed against the same
 /// snapshot (`snapshot_hash`, see [`content_hash`]) by this build of the macro.
 pub(crate) fn check(
     sql: &str,
@@ -40,7 +40,7 @@ pub(crate) fn check(
     if let Some(analysis) = state.entries.get(&key).and_then(|v| decode(v)) {
         return Ok(analysis);
     }
-    let analysis = qail_schema::check::check(sql, snapshot)?;
+    let analysis = qail_analyzer::analyze(sql, snapshot)?;
     if state.path.is_some() {
         state.store(key, encode(&analysis));
     }
@@ -551,7 +551,7 @@ mod tests {
             "UPDATE harbors SET timezone = $1 WHERE id = $2",
             "SELECT count(*) AS \"n!\", max(code) AS \"c: String\" FROM harbors",
         ] {
-            let analysis = qail_schema::check::check(sql, &snapshot).expect(sql);
+            let analysis = qail_analyzer::analyze(sql, &snapshot).expect(sql);
             assert_eq!(decode(&encode(&analysis)), Some(analysis), "{sql}");
         }
     }
@@ -581,7 +581,7 @@ mod tests {
                 continue;
             }
             let sql = sql.join("\n");
-            if let Ok(analysis) = qail_schema::check::check(&sql, &snapshot) {
+            if let Ok(analysis) = qail_analyzer::analyze(&sql, &snapshot) {
                 assert_eq!(decode(&encode(&analysis)), Some(analysis), "{sql}");
                 checked += 1;
             }

@@ -2,14 +2,14 @@
 //! type-checked parameters.
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
+use qail_analyzer::{Analysis, OutputColumn, type_oid};
 use qail_schema::Snapshot;
-use qail_schema::check::{Analysis, OutputColumn, type_oid};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
+use crate::analyze::{Checked, analyze, column_error};
 use crate::ast::{CopyForm, Piece, QueryInput, copy_form};
 use crate::attr::Errors;
-use crate::check::{Checked, analyze, column_error};
 use crate::types::{self, Mapped};
 use crate::{naming, nested, snapshot};
 

@@ -17,8 +17,8 @@
 //! The binary forms (`array_agg(ROW(…))`, `ARRAY(SELECT …)`) read every type exactly.
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
+use qail_analyzer::{Shape, ShapeField, is_json};
 use qail_schema::Snapshot;
-use qail_schema::check::{Shape, ShapeField, is_json};
 use quote::quote;
 
 use crate::naming;
@@ -154,7 +154,7 @@ fn scalar(
             what("which can be infinite, and JSON carries it as a string (\"infinity\" then)"),
             format!("{binary}, or cast the value in SQL (`::text`) to read a String"),
         )),
-        _ if f.ty.name == "citext" => None,
+        _ if f.ty.is_citext() => None,
         _ => Some((
             what("which JSON carries as a string in its text format"),
             format!("{binary}, or cast the value in SQL (`::text`) to read a String"),

@@ -7,10 +7,10 @@
 //! `derive_type`) are plain functions over
 //! `proc_macro2` types.
 
+mod analyze;
 mod ast;
 mod attr;
 mod cache;
-mod check;
 mod derive_row;
 mod derive_type;
 mod expand;

@@ -15,13 +15,13 @@
 //! `serde_json::Value`, since a record field decodes in binary, by its own type.
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
+use qail_analyzer::{OutputColumn, Shape, ShapeField, is_json, type_oid};
 use qail_schema::Snapshot;
-use qail_schema::check::{OutputColumn, Shape, ShapeField, is_json, type_oid};
 use quote::{format_ident, quote};
 
+use crate::analyze::column_error;
 use crate::ast::QueryInput;
 use crate::attr::Errors;
-use crate::check::column_error;
 use crate::expand::Column;
 use crate::types::{self, Mapped};
 use crate::{json, naming};

@@ -2,8 +2,10 @@
 //! the Cargo feature the mapping needs (DESIGN.md "Types").
 
 use proc_macro2::{Ident, Span, TokenStream};
+pub(crate) use qail_analyzer::rust_type::display;
+use qail_analyzer::rust_type::{self, Features, Marker, MissingFeature};
 use qail_schema::Snapshot;
-use qail_schema::snapshot::{TypeRef, UserTypeKind};
+use qail_schema::snapshot::TypeRef;
 use quote::quote;
 
 /// How one PostgreSQL type appears in generated code.
@@ -19,61 +21,36 @@ pub(crate) struct Mapped {
     pub(crate) display: String,
 }
 
-/// A Cargo feature of qail that a type mapping needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Feature {
-    /// How the message names it: `` `net` ``, `` `chrono` (or `time`) ``.
-    pub(crate) name: &'static str,
-    /// What to add to `features = […]`.
-    pub(crate) plain: &'static str,
-}
+/// A qail feature a mapping needs and this build lacks (the analyzer's rule, its message).
+pub(crate) type Feature = MissingFeature;
 
-impl Feature {
-    /// "… has type inet: enable the qail feature `net` …", for `what` (a column or a
-    /// parameter) of type `display`.
-    pub(crate) fn message(self, what: &str, display: &str) -> String {
-        format!("{what} has type {display}: {}", self.fix())
-    }
-
-    /// "enable the qail feature `net` in Cargo.toml (…)".
-    pub(crate) fn fix(self) -> String {
-        format!(
-            "enable the qail feature {} in Cargo.toml (qail = {{ version = \"…\", features = [\"{}\"] }})",
-            self.name, self.plain
-        )
-    }
-}
-
-/// The qail feature a type mapping needs (qail-catalog's `Rust::feature`: `uuid`, `chrono`…),
-/// if it is off. qail's features switch on the same features of this crate, so `cfg!` here
-/// sees what the user enabled.
+/// The qail feature a type mapping needs (`uuid`, `chrono`…), if it is off. qail's features
+/// switch on the same features of this crate, so `cfg!` here sees what the user enabled.
 pub(crate) fn missing_feature(feature: &str) -> Option<Feature> {
-    let (on, name, plain) = match feature {
-        "uuid" => (cfg!(feature = "uuid"), "`uuid`", "uuid"),
-        "json" => (cfg!(feature = "json"), "`json`", "json"),
-        "decimal" => (cfg!(feature = "decimal"), "`decimal`", "decimal"),
-        "net" => (cfg!(feature = "net"), "`net`", "net"),
-        "chrono" => (
-            cfg!(any(feature = "chrono", feature = "time")),
-            "`chrono` (or `time`)",
-            "chrono",
-        ),
-        _ => (true, "", ""),
-    };
-    (!on).then_some(Feature { name, plain })
+    let enabled = [
+        ("uuid", cfg!(feature = "uuid")),
+        ("chrono", cfg!(feature = "chrono")),
+        ("time", cfg!(feature = "time")),
+        ("json", cfg!(feature = "json")),
+        ("decimal", cfg!(feature = "decimal")),
+        ("net", cfg!(feature = "net")),
+    ];
+    Features::new(enabled.iter().filter(|(_, on)| *on).map(|(f, _)| *f)).missing(feature)
 }
 
 /// Maps a PostgreSQL type, or says why it cannot be used and what to write instead.
 pub(crate) fn map(ty: &TypeRef, snapshot: &Snapshot) -> Result<Mapped, String> {
-    let display = display(ty);
-    if ty.array_dims > 1 {
-        return Err(format!(
-            "type {display} has {} dimensions; qail maps one-dimensional arrays only: unnest it or cast to a one-dimensional array",
-            ty.array_dims
-        ));
-    }
-    let (marker, rust, require) = scalar(ty, snapshot)?;
-    let (marker, rust) = if ty.array_dims == 1 {
+    let choice = rust_type::choose(ty, snapshot)?;
+    let marker = match &choice.marker {
+        Marker::Builtin(name) => {
+            let name = Ident::new(name, Span::call_site());
+            quote!(::qail::__private::pg::#name)
+        }
+        Marker::UserEnum => quote!(::qail::__private::pg::user_enum),
+        Marker::Citext => quote!(::qail::__private::pg::citext),
+    };
+    let rust = choice.field.map(field_type);
+    let (marker, rust) = if choice.array {
         (
             quote!(::qail::__private::pg::array<#marker>),
             rust.map(|r| quote!(::std::vec::Vec<#r>)),
@@ -84,48 +61,9 @@ pub(crate) fn map(ty: &TypeRef, snapshot: &Snapshot) -> Result<Mapped, String> {
     Ok(Mapped {
         marker,
         rust,
-        missing_feature: require.and_then(missing_feature),
-        display,
+        missing_feature: choice.feature.and_then(missing_feature),
+        display: display(ty),
     })
-}
-
-type Scalar = (TokenStream, Option<TokenStream>, Option<&'static str>);
-
-fn scalar(ty: &TypeRef, snapshot: &Snapshot) -> Result<Scalar, String> {
-    if ty.schema == "pg_catalog" {
-        let rust = qail_catalog::type_by_name(&ty.name)
-            .and_then(|t| t.rust)
-            .filter(|r| !r.field.is_empty());
-        if let Some(rust) = rust {
-            let marker = Ident::new(&ty.name, Span::call_site());
-            let feature = Some(rust.feature).filter(|f| !f.is_empty());
-            return Ok((
-                quote!(::qail::__private::pg::#marker),
-                Some(field_type(rust.field)),
-                feature,
-            ));
-        }
-        return Err(format!(
-            "PostgreSQL type {} has no Rust mapping in qail: cast it in SQL (`::text`), or name a Rust type that implements Decode with an alias `AS \"col: path::Type\"`",
-            ty.name
-        ));
-    }
-    let user = snapshot.user_type(Some(&ty.schema), &ty.name);
-    match user.map(|u| &u.kind) {
-        Some(UserTypeKind::Enum { .. }) => {
-            Ok((quote!(::qail::__private::pg::user_enum), None, None))
-        }
-        Some(UserTypeKind::Domain { base, .. }) => scalar(base, snapshot),
-        _ if ty.name == "citext" => Ok((
-            quote!(::qail::__private::pg::citext),
-            Some(quote!(::std::string::String)),
-            None,
-        )),
-        _ => Err(format!(
-            "type {}.{} is not supported by qail!: cast it in SQL (`::text`), or name a Rust type with an alias `AS \"col: path::Type\"`",
-            ty.schema, ty.name
-        )),
-    }
 }
 
 /// The tokens of a catalog field type: a primitive (`i32`), `String`, `Vec<u8>`, or a name under
@@ -144,17 +82,6 @@ fn field_type(field: &str) -> TokenStream {
             quote!(::qail::__private::types::#name)
         }
     }
-}
-
-/// `int4`, `text[]`, `billing.currency`.
-pub(crate) fn display(ty: &TypeRef) -> String {
-    let base = if ty.schema == "pg_catalog" || ty.schema == "public" {
-        ty.name.clone()
-    } else {
-        format!("{}.{}", ty.schema, ty.name)
-    };
-    let dims = usize::try_from(ty.array_dims).unwrap_or(0);
-    format!("{base}{}", "[]".repeat(dims))
 }
 
 /// The name RowDescription reports for the type (`int4`, `_int4` for an array).

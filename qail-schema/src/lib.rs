@@ -1,18 +1,15 @@
-//! qail-schema: the schema snapshot (`qail.schema.json`) and everything that reasons about it.
+//! qail-schema: the schema snapshot (`qail.schema.json`) — its model and file, where it comes
+//! from and how two of them differ.
 //!
-//! - [`snapshot`]: the model and its JSON file format.
-//! - [`builtin`]: PostgreSQL's built-in types (names, OIDs, SQL spellings).
-//! - [`ddl`]: DDL scripts → a snapshot, without a database (feature `ddl`).
-//! - [`diff`]: the semantic difference between two snapshots (feature `diff`).
-//! - [`check`]: the offline analyzer, SQL → typed parameters and columns.
-//! - [`capture`]: `{name}` captures in a `qail!` string → `$n`, shared by the macro and the
-//!   language server.
-//! - [`report`]: `cargo qail analyze`, the analyzer over SQL files (text and JSON reports;
-//!   feature `report`).
-//! - [`lsp`]: `cargo qail lsp`, the language server for SQL in `qail!` strings and `.sql`
-//!   files (feature `lsp`).
-//! - [`introspect`]: a live catalog → a snapshot (feature `ddl`; `pull` needs feature
-//!   `introspect`).
+//! - [`snapshot`]: the model, its JSON file format, and name lookup (the one search_path rule).
+//! - [`builtin`]: PostgreSQL's built-in types (names, OIDs, SQL spellings) and system relations.
+//! - [`script`]: SQL text: the lexer's pieces and cutting a file into statements.
+//! - [`ddl`]: DDL scripts → a snapshot, without a database.
+//! - [`introspect`]: a live catalog → a snapshot (`pull` needs feature `introspect`).
+//! - [`diff`]: the semantic difference between two snapshots.
+//!
+//! The analyzer that types SQL against a snapshot is the `qail-analyzer` crate; the `cargo qail`
+//! binary is `cargo-qail`.
 //!
 //! ```
 //! use qail_schema::Snapshot;
@@ -28,32 +25,17 @@
 //!
 //! # Features
 //!
-//! The analyzer ([`check`]) and the snapshot model are always built; the `qail!` macro uses
-//! only them and builds this crate without default features.
+//! | feature      | default | what it adds |
+//! |--------------|---------|--------------|
+//! | `introspect` | yes     | `introspect::pull`: read a live database through qail-pg |
 //!
-//! | feature      | default   | what it adds |
-//! |--------------|-----------|--------------|
-//! | `ddl`        | via `cli` | [`ddl`]: DDL scripts → a snapshot; [`introspect`] without `pull` |
-//! | `diff`       | via `cli` | [`diff`]: the difference between two snapshots |
-//! | `report`     | via `cli` | [`report`]: the `cargo qail analyze` report |
-//! | `introspect` | yes       | `introspect::pull`: read a live database through qail-pg; enables `ddl` |
-//! | `lsp`        | via `cli` | [`lsp`]: the language server; enables `report` |
-//! | `cli`        | yes       | the `cargo-qail` binary; enables all of the above |
+//! The `qail!` macro builds this crate without default features: no driver, no tokio.
 
 pub mod builtin;
-pub mod capture;
-pub mod check;
-#[cfg(feature = "ddl")]
 pub mod ddl;
-#[cfg(feature = "diff")]
 pub mod diff;
-#[cfg(feature = "ddl")]
 pub mod introspect;
-mod lex;
-#[cfg(feature = "lsp")]
-pub mod lsp;
-#[cfg(feature = "report")]
-pub mod report;
+pub mod script;
 pub mod snapshot;
 
 pub use snapshot::Snapshot;

@@ -102,6 +102,15 @@ pub struct TypeRef {
     pub array_dims: u32,
 }
 
+impl TypeRef {
+    /// Whether this is the element type `citext` of the extension of that name (installed in
+    /// any schema): a base type whose binary form is text, which qail reads and sends as text.
+    /// The one place that recognizes it; the analyzer's operators and the Rust type choice ask.
+    pub fn is_citext(&self) -> bool {
+        self.schema != "pg_catalog" && self.name == "citext"
+    }
+}
+
 fn is_zero(n: &u32) -> bool {
     *n == 0
 }

@@ -42,42 +42,52 @@ pub(crate) struct Flags {
     pub(crate) variadic: bool,
 }
 
-/// Splits `text` at top-level semicolons and parses each statement.
+/// Cuts `text` into statements ([`crate::script::split`], the one statement splitter: `;`
+/// outside quotes, comments, parentheses and `BEGIN ATOMIC … END` bodies) and parses each.
+/// A statement the tokenizer cannot read is reported on its own; the rest of the file is
+/// still imported.
 pub(crate) fn statements(text: &str) -> Vec<Stmt> {
     let dialect = PostgreSqlDialect {};
-    let tokens = match Tokenizer::new(&dialect, text).tokenize_with_location() {
-        Ok(t) => t,
-        Err(e) => {
-            return vec![Stmt {
-                line: e.location.line,
+    let mut out = Vec::new();
+    for piece in crate::script::split(text) {
+        let before = &text[..piece.range.start];
+        let lines_before = u64::try_from(before.matches('\n').count()).unwrap_or(u64::MAX);
+        // Note: the first token's column is off on a statement's first line (the tokenizer
+        // starts at column 1 there); only lines are reported.
+        match Tokenizer::new(&dialect, &text[piece.range]).tokenize_with_location() {
+            Ok(tokens) => {
+                // Note: a `;` inside one piece is either in a body the splitter kept whole
+                // (`BEGIN ATOMIC … END`) or follows an unbalanced `(` that swallowed the rest
+                // of the file; when the whole does not parse, cut at every `;` so the
+                // statements after a broken one are still imported.
+                let semicolon = |t: &TokenWithSpan| t.token == Token::SemiColon;
+                if tokens.iter().any(semicolon) && parse(tokens.clone()).is_err() {
+                    for part in tokens.split(semicolon) {
+                        push(&mut out, part.to_vec(), lines_before);
+                    }
+                } else {
+                    push(&mut out, tokens, lines_before);
+                }
+            }
+            Err(e) => out.push(Stmt {
+                line: lines_before + e.location.line,
                 parsed: Err(format!(
-                    "cannot read this file past here: {}; fix the SQL (the rest of the file is \
-                     skipped)",
+                    "statement skipped: cannot read it past here: {}; fix the SQL",
                     e.message
                 )),
-            }];
-        }
-    };
-    let mut out = Vec::new();
-    let mut current = Vec::new();
-    for tok in tokens {
-        if tok.token == Token::SemiColon {
-            push(&mut out, std::mem::take(&mut current));
-        } else {
-            current.push(tok);
+            }),
         }
     }
-    push(&mut out, current);
     out
 }
 
-fn push(out: &mut Vec<Stmt>, tokens: Vec<TokenWithSpan>) {
+fn push(out: &mut Vec<Stmt>, tokens: Vec<TokenWithSpan>, lines_before: u64) {
     let tokens: Vec<TokenWithSpan> = tokens
         .into_iter()
         .filter(|t| !matches!(t.token, Token::Whitespace(_)))
         .collect();
     let Some(first) = tokens.first() else { return };
-    let line = first.span.start.line;
+    let line = lines_before + first.span.start.line;
     let parsed = parse(tokens).map_err(|e| {
         let msg = e.to_string();
         let msg = msg

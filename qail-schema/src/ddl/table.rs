@@ -231,7 +231,7 @@ impl Importer {
         let seq = quote_ident(&seq);
         // pg_get_expr qualifies the sequence unless it is visible through the search_path of
         // the session that pulls, which is the snapshot's.
-        if self.snap.search_path.contains(&rel.schema) {
+        if self.snap.on_search_path(&rel.schema) {
             format!("nextval('{seq}'::regclass)")
         } else {
             format!("nextval('{}.{seq}'::regclass)", quote_ident(&rel.schema))

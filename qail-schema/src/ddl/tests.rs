@@ -184,3 +184,13 @@ fn schemas_search_path_partitions_and_inheritance() {
     assert!(c.columns[0].not_null);
     assert_eq!(s.search_path, ["public"]);
 }
+
+#[test]
+fn a_function_body_with_semicolons_is_one_statement() {
+    let (s, w) = import(
+        "CREATE TABLE a (x int);\nCREATE FUNCTION f() RETURNS int LANGUAGE sql AS $$ SELECT 1; SELECT 2 $$;\nCREATE TABLE c (y int);",
+    );
+    assert!(w.is_empty(), "{w:?}");
+    assert_eq!(s.functions_named(None, "f").len(), 1);
+    assert!(s.relation(None, "c").is_some());
+}

@@ -94,7 +94,7 @@ pub fn render(changes: &[Change]) -> String {
 }
 
 // Note: the samples are built from DDL, so these tests need feature `ddl` (on by default).
-#[cfg(all(test, feature = "ddl"))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::ddl::from_sql;

@@ -357,7 +357,7 @@ fn push_indent(out: &mut String, n: usize) {
 }
 
 // Note: the samples are built from DDL, so these tests need feature `ddl` (on by default).
-#[cfg(all(test, feature = "ddl"))]
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -73,7 +73,7 @@ impl Snapshot {
         };
         match schema {
             Some(s) => in_schema(s),
-            None => self.search_path.iter().flat_map(|s| in_schema(s)).collect(),
+            None => self.effective_search_path().flat_map(in_schema).collect(),
         }
     }
 
@@ -100,6 +100,22 @@ impl Snapshot {
             .map(|c| c.context)
     }
 
+    /// The schemas an unqualified name is looked up in, in order — PostgreSQL's rule:
+    /// `pg_catalog` first unless the search_path lists it (then where it lists it), then the
+    /// search_path. The one statement of that rule; every lookup by unqualified name follows it.
+    pub fn effective_search_path(&self) -> impl Iterator<Item = &str> {
+        let implicit =
+            (!self.search_path.iter().any(|s| s == "pg_catalog")).then_some("pg_catalog");
+        implicit
+            .into_iter()
+            .chain(self.search_path.iter().map(String::as_str))
+    }
+
+    /// Whether unqualified names find objects of `schema` ([`Snapshot::effective_search_path`]).
+    pub fn on_search_path(&self, schema: &str) -> bool {
+        self.effective_search_path().any(|s| s == schema)
+    }
+
     /// Whether a schema of this name is covered by the snapshot.
     pub fn has_schema(&self, name: &str) -> bool {
         self.schemas.iter().any(|s| s == name)
@@ -112,7 +128,7 @@ impl Snapshot {
     ) -> Option<&'a T> {
         match schema {
             Some(s) => find(s),
-            None => self.search_path.iter().find_map(|s| find(s)),
+            None => self.effective_search_path().find_map(find),
         }
     }
 }
@@ -125,7 +141,7 @@ impl Relation {
 }
 
 // Note: the samples are built from DDL, so these tests need feature `ddl` (on by default).
-#[cfg(all(test, feature = "ddl"))]
+#[cfg(test)]
 mod tests {
     use crate::ddl::from_sql;
 

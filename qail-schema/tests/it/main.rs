@@ -1,10 +1,5 @@
 //! Integration tests of qail-schema against a real PostgreSQL (`DATABASE_URL`, default
 //! `postgres://postgres@127.0.0.1:5432/postgres`).
 
-mod catalog;
-mod cli;
 mod corpus;
-mod coverage;
-mod extensions;
-mod pull;
 mod util;

@@ -1,6 +1,6 @@
 //! Times the work `qail!` does for the 100 queries of `qail100` outside the compiler: loading the
 //! schema snapshot (once per compiler process), parsing each query with sqlparser, and the whole
-//! analysis (`qail_schema::check`, which parses again and resolves types and nullability).
+//! analysis (`qail_analyzer::analyze`, which parses again and resolves types and nullability).
 //!
 //! Run in the dev profile, as proc macros are built by default (opt-level 0):
 //! `cargo run -p macro-profile` from bench/build-cost; `-- N` repeats the query loop N times.
@@ -32,7 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Parser::parse_sql(&PostgreSqlDialect {}, sql)?;
             parse += started.elapsed();
             let started = Instant::now();
-            if let Err(diagnostics) = qail_schema::check::check(sql, &snapshot) {
+            if let Err(diagnostics) = qail_analyzer::analyze(sql, &snapshot) {
                 return Err(format!("query {} is rejected: {diagnostics:?}", i + 1).into());
             }
             let took = started.elapsed();
@@ -48,7 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ms(parse / rounds)
     );
     println!(
-        "qail_schema::check, 100 queries: {:>7.2} ms (parse included)",
+        "qail_analyzer::analyze, 100 queries: {:>7.2} ms (parse included)",
         ms(check / rounds)
     );
     println!(

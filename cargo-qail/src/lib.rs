@@ -1,0 +1,8 @@
+//! cargo-qail: the `cargo qail` binary's library — the analyzer's reports over SQL files
+//! ([`report`], `cargo qail analyze`) and the language server ([`lsp`], `cargo qail lsp`).
+//!
+//! This is the only qail crate that knows clap or the language server protocol; the snapshot
+//! is `qail-schema`'s and the analysis `qail-analyzer`'s.
+
+pub mod lsp;
+pub mod report;

@@ -1,0 +1,274 @@
+//! `cargo qail`: schema snapshot commands.
+//!
+//! Installed with `cargo install --path qail-schema`, it runs as `cargo qail …` (cargo passes
+//! `qail` as the first argument) or directly as `cargo-qail …`.
+//!
+//! Exit status: 0 on success (`lsp`: after the client's `exit`), 1 when `schema check`/`schema diff` find differences or
+//! `analyze` rejects a statement, 2 on errors.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use cargo_qail::report;
+use clap::{Args, Parser, Subcommand};
+use qail_schema::Snapshot;
+use qail_schema::diff::{self, DiffOptions};
+
+/// Compile-time checked PostgreSQL: manage the schema snapshot (qail.schema.json).
+#[derive(Parser)]
+#[command(name = "cargo qail", version, bin_name = "cargo qail")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Create, check and compare schema snapshots.
+    #[command(subcommand)]
+    Schema(SchemaCommand),
+    /// Analyze the SQL statements of files: parameter and column types, nullability and why.
+    Analyze(AnalyzeArgs),
+    /// Run the language server on standard input and output, for SQL in `qail!` strings and
+    /// .sql files (completion, hover, go to definition, diagnostics).
+    Lsp {
+        /// The schema snapshot [default: $QAIL_SCHEMA, else the nearest qail.schema.json
+        /// from each file's directory].
+        #[arg(long)]
+        snapshot: Option<PathBuf>,
+    },
+}
+
+#[derive(Args)]
+struct AnalyzeArgs {
+    /// The schema snapshot [default: $QAIL_SCHEMA, else the nearest qail.schema.json].
+    #[arg(long)]
+    snapshot: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
+    /// Explain the type and nullability of the result columns called NAME.
+    #[arg(long, value_name = "NAME")]
+    why: Option<String>,
+    /// Print how long loading, analyzing and printing took (to standard error).
+    #[arg(long)]
+    timings: bool,
+    /// SQL files with one or more statements separated by `;`; `-` reads standard input.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum FormatArg {
+    Text,
+    Json,
+}
+
+impl From<AnalyzeArgs> for report::Options {
+    fn from(a: AnalyzeArgs) -> report::Options {
+        report::Options {
+            snapshot: a.snapshot,
+            format: match a.format {
+                FormatArg::Text => report::Format::Text,
+                FormatArg::Json => report::Format::Json,
+            },
+            why: a.why,
+            timings: a.timings,
+            files: a.files,
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum SchemaCommand {
+    /// Read a live database's catalog and write the snapshot file.
+    Pull {
+        #[command(flatten)]
+        db: DbArgs,
+        /// Where to write the snapshot.
+        #[arg(long, default_value = "qail.schema.json")]
+        out: PathBuf,
+    },
+    /// Compare the snapshot file with a live database; exit 1 with the differences (for CI).
+    Check {
+        #[command(flatten)]
+        db: DbArgs,
+        /// The snapshot file to check.
+        #[arg(long, default_value = "qail.schema.json")]
+        snapshot: PathBuf,
+    },
+    /// Show the differences between two snapshot files; exit 1 when they differ.
+    Diff {
+        /// The old snapshot.
+        old: PathBuf,
+        /// The new snapshot.
+        new: PathBuf,
+    },
+    /// Build a snapshot from DDL scripts, without a database.
+    FromSql {
+        /// .sql files, or directories whose .sql files are applied in name order.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Where to write the snapshot.
+        #[arg(long, default_value = "qail.schema.json")]
+        out: PathBuf,
+    },
+}
+
+#[derive(Args)]
+struct DbArgs {
+    /// Connection URL or key=value string [default: $DATABASE_URL].
+    #[arg(long)]
+    database_url: Option<String>,
+    /// A schema to read; repeat for several. Default for `pull`: every user schema (system
+    /// schemas excluded; unqualified names still follow the database's search_path); for
+    /// `check`: the schemas in the snapshot file.
+    #[arg(long = "schema", value_name = "SCHEMA")]
+    schemas: Vec<String>,
+}
+
+/// A failure, already worded for the user.
+struct Failure(String);
+
+impl<E: std::fmt::Display> From<E> for Failure {
+    fn from(e: E) -> Failure {
+        Failure(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == "qail") {
+        args.remove(1);
+    }
+    let cli = Cli::parse_from(args);
+    match run(cli.command) {
+        Ok(code) => code,
+        Err(Failure(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(command: Command) -> Result<ExitCode, Failure> {
+    let cmd = match command {
+        Command::Schema(cmd) => cmd,
+        Command::Analyze(args) => {
+            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+            let code = report::run(&args.into(), &mut out, &mut err);
+            return Ok(ExitCode::from(code));
+        }
+        Command::Lsp { snapshot } => {
+            cargo_qail::lsp::run_stdio(snapshot)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
+    match cmd {
+        SchemaCommand::Pull { db, out } => pull(&db, &out),
+        SchemaCommand::Check { db, snapshot } => check(&db, &snapshot),
+        SchemaCommand::Diff { old, new } => {
+            let (a, b) = (Snapshot::load(&old)?, Snapshot::load(&new)?);
+            Ok(report(
+                &a,
+                &b,
+                &format!("{} and {} differ", old.display(), new.display()),
+                "",
+            ))
+        }
+        SchemaCommand::FromSql { paths, out } => from_sql(&paths, &out),
+    }
+}
+
+fn pull(db: &DbArgs, out: &PathBuf) -> Result<ExitCode, Failure> {
+    let snap = pull_live(db, &db.schemas)?;
+    snap.save(out)?;
+    println!(
+        "wrote {}: {} relations, {} types, {} functions from schema(s) {}",
+        out.display(),
+        snap.relations.len(),
+        snap.types.len(),
+        snap.functions.len(),
+        snap.schemas.join(", ")
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn check(db: &DbArgs, path: &PathBuf) -> Result<ExitCode, Failure> {
+    let file = Snapshot::load(path)?;
+    let schemas = if db.schemas.is_empty() {
+        file.schemas.clone()
+    } else {
+        db.schemas.clone()
+    };
+    let live = pull_live(db, &schemas)?;
+    let title = format!("{} differs from the database", path.display());
+    let hint = "run `cargo qail schema pull` to update the snapshot (and commit it), or migrate \
+                the database";
+    let code = report(&file, &live, &title, hint);
+    if code == ExitCode::SUCCESS {
+        println!("{} matches the database", path.display());
+    }
+    Ok(code)
+}
+
+/// Prints the changes from `a` to `b` under `title`; exit 1 if there are any.
+fn report(a: &Snapshot, b: &Snapshot, title: &str, hint: &str) -> ExitCode {
+    let changes = diff::diff(a, b, &DiffOptions::default());
+    if changes.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    let n = changes.len();
+    println!("{title} ({n} change{}):", if n == 1 { "" } else { "s" });
+    print!("{}", diff::render(&changes));
+    if !hint.is_empty() {
+        println!("{hint}");
+    }
+    ExitCode::from(1)
+}
+
+fn from_sql(paths: &[PathBuf], out: &PathBuf) -> Result<ExitCode, Failure> {
+    let (mut snap, warnings) = qail_schema::ddl::from_paths(paths)?;
+    let dir = out.parent().filter(|d| !d.as_os_str().is_empty());
+    qail_schema::ddl::relative_to(&mut snap, dir.unwrap_or(std::path::Path::new(".")));
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    snap.save(out)?;
+    println!(
+        "wrote {}: {} relations, {} types, {} functions ({} warning{})",
+        out.display(),
+        snap.relations.len(),
+        snap.types.len(),
+        snap.functions.len(),
+        warnings.len(),
+        if warnings.len() == 1 { "" } else { "s" }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn pull_live(db: &DbArgs, schemas: &[String]) -> Result<Snapshot, Failure> {
+    let url = match &db.database_url {
+        Some(u) => u.clone(),
+        None => std::env::var("DATABASE_URL").map_err(|_| {
+            Failure("no database to read: set DATABASE_URL or pass --database-url".to_owned())
+        })?,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure(format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(async {
+        let mut conn = qail_pg::Connection::connect(&url).await.map_err(|e| {
+            Failure(format!(
+                "cannot connect to the database: {e}; check that the server runs and that the \
+                 URL's host, port, user, password and database are right"
+            ))
+        })?;
+        let snap = qail_schema::introspect::pull(&mut conn, schemas).await?;
+        for s in schemas.iter().filter(|s| !snap.has_schema(s)) {
+            eprintln!("warning: schema {s} does not exist in the database");
+        }
+        Ok(snap)
+    })
+}

@@ -1,0 +1,185 @@
+//! The analysis context: the snapshot, the parameters seen so far, collected diagnostics.
+
+use std::ops::Range;
+
+use sqlparser::ast::{Ident, Spanned};
+
+use crate::diag::{Diagnostic, LineIndex};
+use crate::types::{display, sql_name};
+use crate::{Analysis, OutputColumn, Param, StatementKind};
+use qail_schema::snapshot::{Snapshot, TypeRef};
+
+/// What is known about one `$n`.
+#[derive(Debug, Default)]
+pub(crate) struct Slot {
+    pub(crate) ty: Option<TypeRef>,
+    pub(crate) nullable: bool,
+    /// Where it first appears.
+    pub(crate) range: Option<Range<usize>>,
+}
+
+/// A statement's result shape, produced by the statement analyzers.
+pub(crate) struct Shape {
+    pub(crate) kind: StatementKind,
+    pub(crate) columns: Vec<OutputColumn>,
+    pub(crate) returns_rows: bool,
+}
+
+pub(crate) struct Ctx<'a> {
+    pub(crate) sql: &'a str,
+    pub(crate) snap: &'a Snapshot,
+    lines: LineIndex<'a>,
+    pub(crate) params: Vec<Slot>,
+    diags: Vec<Diagnostic>,
+    /// Byte offsets of call arguments written after `VARIADIC`.
+    pub(crate) variadic: Vec<usize>,
+    /// Byte offsets of UPDATE SET targets written with a subscript: their values are elements.
+    pub(crate) element_targets: Vec<usize>,
+}
+
+impl<'a> Ctx<'a> {
+    pub(crate) fn new(sql: &'a str, snap: &'a Snapshot) -> Self {
+        Self {
+            sql,
+            snap,
+            lines: LineIndex::new(sql),
+            params: Vec::new(),
+            diags: Vec::new(),
+            variadic: Vec::new(),
+            element_targets: Vec::new(),
+        }
+    }
+
+    /// Byte range of an AST node; the whole statement when sqlparser kept no span.
+    pub(crate) fn range(&self, node: &impl Spanned) -> Range<usize> {
+        self.lines.range(node.span()).unwrap_or(0..self.sql.len())
+    }
+
+    pub(crate) fn ident_range(&self, ident: &Ident) -> Range<usize> {
+        self.lines.range(ident.span).unwrap_or(0..self.sql.len())
+    }
+
+    pub(crate) fn error(
+        &mut self,
+        range: Range<usize>,
+        message: impl Into<String>,
+        hint: Option<String>,
+    ) {
+        self.diags.push(Diagnostic {
+            message: message.into(),
+            range,
+            hint,
+        });
+    }
+
+    /// How many diagnostics have been reported so far.
+    pub(crate) fn error_count(&self) -> usize {
+        self.diags.len()
+    }
+
+    /// Records a use of `$n` (1-based); returns its type if already fixed.
+    pub(crate) fn param_use(&mut self, n: usize, range: Range<usize>) -> Option<TypeRef> {
+        if self.params.len() < n {
+            self.params.resize_with(n, Slot::default);
+        }
+        let slot = &mut self.params[n - 1];
+        slot.range.get_or_insert(range);
+        slot.ty.clone()
+    }
+
+    /// Fixes the type of `$n` from its context; a second, different type is an error
+    /// (PostgreSQL: "inconsistent types deduced for parameter").
+    pub(crate) fn bind_param(&mut self, n: usize, ty: &TypeRef, at: Range<usize>) {
+        let Some(slot) = self.params.get_mut(n - 1) else {
+            return;
+        };
+        match &slot.ty {
+            None => slot.ty = Some(ty.clone()),
+            Some(have) if have == ty => {}
+            Some(have) => {
+                let msg = format!(
+                    "parameter ${n} is used as {} here but as {} elsewhere",
+                    display(ty),
+                    display(have)
+                );
+                let hint = format!(
+                    "use a separate parameter, or cast every use: ${n}::{}",
+                    sql_name(have)
+                );
+                self.error(at, msg, Some(hint));
+            }
+        }
+    }
+
+    /// Marks `$n` as a place where NULL is meaningful.
+    pub(crate) fn param_nullable(&mut self, n: usize) {
+        if let Some(slot) = self.params.get_mut(n - 1) {
+            slot.nullable = true;
+        }
+    }
+
+    /// Reports a type mismatch between an expression and the type its context requires.
+    pub(crate) fn mismatch(
+        &mut self,
+        range: Range<usize>,
+        what: &str,
+        want: &TypeRef,
+        got: &TypeRef,
+    ) {
+        self.error(
+            range,
+            format!(
+                "{what} is of type {} but expression is of type {}",
+                display(want),
+                display(got)
+            ),
+            Some(format!("add a cast: ::{}", sql_name(want))),
+        );
+    }
+
+    pub(crate) fn finish(mut self, shape: Option<Shape>) -> Result<Analysis, Vec<Diagnostic>> {
+        let mut params = Vec::with_capacity(self.params.len());
+        // Note: after another error, an untyped or unused parameter is usually its echo.
+        let quiet = !self.diags.is_empty();
+        for (i, slot) in std::mem::take(&mut self.params).into_iter().enumerate() {
+            let n = i + 1;
+            match (slot.ty, slot.range) {
+                (Some(ty), _) => params.push(Param {
+                    ty,
+                    nullable: slot.nullable,
+                }),
+                _ if quiet => {}
+                (None, Some(range)) => self.error(
+                    range,
+                    format!("could not determine the type of parameter ${n}"),
+                    Some(format!("add a cast, e.g. ${n}::text or ${n}::int4")),
+                ),
+                (None, None) => self.error(
+                    0..self.sql.len(),
+                    format!("parameter ${n} is never used"),
+                    Some(format!(
+                        "number the parameters $1..${} without gaps",
+                        self.params.len().max(n)
+                    )),
+                ),
+            }
+        }
+        match shape {
+            Some(shape) if self.diags.is_empty() => Ok(Analysis {
+                params,
+                columns: shape.columns,
+                returns_rows: shape.returns_rows,
+                kind: shape.kind,
+            }),
+            _ if self.diags.is_empty() => Err(vec![Diagnostic {
+                message: "statement could not be analyzed".into(),
+                range: 0..self.sql.len(),
+                hint: Some("report this query to the qail project".into()),
+            }]),
+            _ => {
+                self.diags.sort_by_key(|d| d.range.start);
+                Err(self.diags)
+            }
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! qail-analyzer: SQL text and a [`Snapshot`] in, typed parameters and
+//! result columns (or diagnostics with byte ranges into the SQL) out. No database is consulted.
+//!
+//! What it understands: SELECT with every join kind, LATERAL, derived tables and VALUES lists
+//! with column aliases, CTEs (recursive ones with column lists, data-modifying ones), set
+//! operations typed with PostgreSQL's `select_common_type`, scalar/EXISTS/IN/ANY/ALL
+//! subqueries, GROUP BY (positions, aliases, primary-key dependency, GROUPING SETS, ROLLUP,
+//! CUBE), window functions and named windows, FILTER, ordered-set aggregates; INSERT (VALUES,
+//! SELECT, ON CONFLICT), UPDATE … FROM, DELETE … USING, RETURNING; a catalog of several
+//! hundred built-in functions and operators resolved with PostgreSQL's overload rules,
+//! functions in FROM (`generate_series`, `unnest … WITH ORDINALITY`, `jsonb_each`,
+//! `jsonb_to_recordset(…) AS x(a int, …)`), user functions from the snapshot (STRICT, SETOF,
+//! RETURNS TABLE), enums, domains (as their base type; NOT NULL domains are non-null),
+//! composite types and their fields, ranges, arrays of all of these, and explicit casts,
+//! which must have a path in PostgreSQL; the system catalogs and `information_schema` views
+//! (built in, `pg_catalog` first on the search_path); extensions' base types, operators, casts
+//! and aggregates from the snapshot (citext's `=` and `ILIKE`, pg_trgm's `%`, hstore's `->`);
+//! `UPDATE … SET arr[$1] = …` and `SET col.field = …`. Inside record-valued columns (`ROW(…)`, whole-row
+//! references, composite types, `array_agg` / `ARRAY(SELECT …)` of them) it reports each
+//! field's type and nullability and each array's element nullability as a [`Shape`].
+//!
+//! Layout: `query/` analyzes statements (SELECT, FROM, grouping, INSERT, UPDATE, DELETE);
+//! `expr/` types expressions (operators, predicates, casts, subqueries, constructors);
+//! `call/` types function calls against the built-in catalog and the snapshot's functions;
+//! `types/` holds the built-in types, casts, type names as written, overload resolution and
+//! record shapes;
+//! `scope`, `names`, `nullability`, `ctx` and `diag` are shared by all of them;
+//! [`capture`] reads the `qail!` dialect (`{name}` captures, optional clauses, lists) into
+//! plain SQL, for the macro and the language server alike.
+//!
+//! ```
+//! use qail_schema::Snapshot;
+//! let snapshot: Snapshot = serde_json::from_str(include_str!("../tests/fixtures/app.schema.json")).unwrap();
+//! let a = qail_analyzer::analyze("SELECT id, name FROM harbors WHERE country = $1", &snapshot).unwrap();
+//! assert_eq!(a.params[0].ty.name, "text");
+//! assert_eq!(a.columns[1].name, "name");
+//! assert!(!a.columns[1].nullable);
+//! ```
+
+mod call;
+pub mod capture;
+mod ctx;
+mod diag;
+mod expr;
+#[cfg(test)]
+mod fuzz;
+mod names;
+mod nullability;
+mod query;
+mod rewrite;
+pub mod rust_type;
+mod scope;
+mod types;
+
+use std::ops::Range;
+
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::parser::Parser;
+
+pub use diag::{Diagnostic, render};
+pub use types::shape::{Shape, ShapeField, is_json};
+pub use types::type_oid;
+
+use qail_schema::snapshot::{Snapshot, TypeRef};
+
+/// What a statement is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatementKind {
+    /// `SELECT` (also `VALUES`, set operations).
+    Select,
+    /// `INSERT`.
+    Insert,
+    /// `UPDATE`.
+    Update,
+    /// `DELETE`.
+    Delete,
+}
+
+/// The result of analyzing one statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Analysis {
+    /// Parameters `$1..$n`, in order.
+    pub params: Vec<Param>,
+    /// Result columns, in order; empty when the statement returns no rows.
+    pub columns: Vec<OutputColumn>,
+    /// Whether the statement returns rows (a SELECT, or DML with RETURNING).
+    pub returns_rows: bool,
+    /// The statement's kind.
+    pub kind: StatementKind,
+}
+
+/// A parameter `$n`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    /// The type PostgreSQL infers for it.
+    pub ty: TypeRef,
+    /// Whether passing NULL is meaningful here (a nullable INSERT/SET target, `IS NOT DISTINCT
+    /// FROM $1`, `$1 IS NULL`, a COALESCE argument); otherwise NULL would only make the
+    /// predicate NULL, so the parameter is typed as required.
+    pub nullable: bool,
+}
+
+/// Where a result column comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ColumnSource {
+    /// Schema of the table or view.
+    pub schema: String,
+    /// Table or view name.
+    pub table: String,
+    /// Column name.
+    pub column: String,
+}
+
+/// A result column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputColumn {
+    /// Column name as PostgreSQL reports it, without a `!`, `?` or `: Type` alias suffix.
+    pub name: String,
+    /// PostgreSQL type.
+    pub ty: TypeRef,
+    /// Whether the column can be NULL.
+    pub nullable: bool,
+    /// The table column it is taken from unchanged, if any.
+    pub source: Option<ColumnSource>,
+    /// Rust type from an alias `AS "name: path::Type"`.
+    pub rust_type: Option<String>,
+    /// Why the column is nullable (empty when it is not), e.g. `right side of LEFT JOIN
+    /// harbors AS origin`.
+    pub why: Vec<String>,
+    /// The bytes of the SQL the column comes from: its select-list (or RETURNING) item with
+    /// the alias, the `*` it was expanded from, the first row's expression of a VALUES list,
+    /// the first branch's item of a set operation. Diagnostics about the column point here.
+    pub range: Range<usize>,
+    /// What is known inside the value when it is a record or an array of records (the
+    /// server reports only `record` / `record[]`): see [`Shape`].
+    pub shape: Option<Shape>,
+}
+
+/// Analyzes one SQL statement against a snapshot.
+///
+/// Returns the parameter and column types, or every diagnostic found (each with a byte
+/// range into `sql` and a fix; print them with [`render`]).
+pub fn analyze(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnostic>> {
+    let rewritten = rewrite::rewrite(sql);
+    let statements = Parser::parse_sql(&PostgreSqlDialect {}, &rewritten.sql)
+        .map_err(|e| vec![diag::syntax_error(sql, &e.to_string())])?;
+    let statement = match statements.as_slice() {
+        [one] => one,
+        [] => {
+            return Err(vec![whole(
+                sql,
+                "empty statement",
+                "write one SQL statement",
+            )]);
+        }
+        _ => {
+            return Err(vec![whole(
+                sql,
+                "more than one statement",
+                "write one statement per query; use batch_execute for scripts",
+            )]);
+        }
+    };
+    let mut cx = ctx::Ctx::new(sql, snapshot);
+    cx.variadic = rewritten.variadic;
+    cx.element_targets = rewritten.element_targets.clone();
+    let out = query::statement(&mut cx, statement);
+    for bound in &rewritten.subscripts {
+        subscript(&mut cx, bound.clone());
+    }
+    cx.finish(out)
+}
+
+/// Types a subscript removed from a SET target (`SET scores[$1] = …`) as PostgreSQL does: an
+/// `integer`. Parsed from the SQL with everything else blanked, so its ranges stay true.
+fn subscript(cx: &mut ctx::Ctx, bound: Range<usize>) {
+    let padded: String = cx
+        .sql
+        .char_indices()
+        .map(|(i, c)| {
+            if bound.contains(&i) || c == '\n' {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let parsed = Parser::new(&PostgreSqlDialect {})
+        .try_with_sql(&padded)
+        .and_then(|mut p| p.parse_expr());
+    match parsed {
+        Ok(e) => {
+            let int4 = types::builtin("int4");
+            expr::expect(
+                cx,
+                &scope::Scope::default(),
+                &e,
+                &int4,
+                expr::Fit::Implicit,
+                "an array subscript",
+            );
+        }
+        Err(e) => cx.error(
+            bound,
+            format!("array subscript: {e}"),
+            Some("write an integer expression".into()),
+        ),
+    }
+}
+
+fn whole(sql: &str, message: &str, hint: &str) -> Diagnostic {
+    Diagnostic {
+        message: message.into(),
+        range: 0..sql.len(),
+        hint: Some(hint.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_nesting_is_a_diagnostic_not_a_crash() {
+        let sql = format!("SELECT {}1{}", "(".repeat(500), ")".repeat(500));
+        let errors = analyze(&sql, &Snapshot::new()).unwrap_err();
+        assert!(
+            errors[0].message.contains("recursion limit"),
+            "{:?}",
+            errors[0]
+        );
+    }
+}

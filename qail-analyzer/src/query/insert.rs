@@ -1,0 +1,260 @@
+//! INSERT: target columns, VALUES rows (DEFAULT), INSERT … SELECT, ON CONFLICT, RETURNING.
+
+use sqlparser::ast::{
+    ConflictTarget, Expr, Ident, Insert, OnConflict, OnConflictAction, OnInsert, Query, SelectItem,
+    SetExpr, TableObject, Value,
+};
+
+use crate::StatementKind;
+use crate::ctx::{Ctx, Shape};
+use crate::diag::did_you_mean;
+use crate::expr::{Fit, Typed, condition, conform, constructor, expr};
+use crate::query::update::{is_default, set_list};
+use crate::query::{finish, from, scope_in, select};
+use crate::scope::{Col, Rel, Scope, Star, norm};
+use crate::types::{assignable, display, sql_name};
+
+pub(crate) fn insert(cx: &mut Ctx, ins: &Insert, outer: Option<&Scope>) -> Option<Shape> {
+    let TableObject::TableName(name) = &ins.table else {
+        cx.error(
+            cx.range(&ins.table),
+            "INSERT INTO a function is not supported",
+            Some("insert into a table".into()),
+        );
+        return None;
+    };
+    let mut target = from::table(cx, &Scope::default(), name, None)?;
+    if let Some(alias) = &ins.table_alias {
+        target.name = norm(alias);
+        target.schema = None;
+    }
+    let targets = target_columns(cx, &target, &ins.columns)?;
+    match &ins.source {
+        Some(q) => source(cx, q, &targets, ins.columns.is_empty(), outer)?,
+        None if ins.columns.is_empty() => {}
+        None => {
+            cx.error(
+                cx.range(name),
+                "INSERT has target columns but no VALUES",
+                Some("add VALUES (…) or a SELECT".into()),
+            );
+            return None;
+        }
+    }
+    let mut sc = scope_in(outer);
+    let n = target.cols.len();
+    sc.rels.push(target.clone());
+    sc.star = (0..n).map(|c| Star::Col(0, c)).collect();
+    if let Some(OnInsert::OnConflict(oc)) = &ins.on {
+        on_conflict(cx, &target, oc, outer);
+    }
+    Some(finish(
+        cx,
+        &sc,
+        ins.returning.as_deref(),
+        StatementKind::Insert,
+    ))
+}
+
+/// ON CONFLICT (cols) DO NOTHING | DO UPDATE SET … [WHERE …], with EXCLUDED in scope.
+fn on_conflict(cx: &mut Ctx, target: &Rel, oc: &OnConflict, outer: Option<&Scope>) {
+    if let Some(ConflictTarget::Columns(cols)) = &oc.conflict_target {
+        for c in cols {
+            if !target.cols.iter().any(|t| t.name == norm(c)) {
+                no_such_column(cx, target, c);
+            }
+        }
+    }
+    if let OnConflictAction::DoUpdate(du) = &oc.action {
+        let mut excluded = Rel::new(
+            "excluded".into(),
+            None,
+            "EXCLUDED".into(),
+            target.cols.clone(),
+        );
+        excluded.cols.iter_mut().for_each(|c| c.source = None);
+        let mut up = scope_in(outer);
+        up.rels.push(target.clone());
+        up.rels.push(excluded);
+        set_list(cx, &up, target, &du.assignments);
+        if let Some(w) = &du.selection {
+            condition(cx, &up, w, "WHERE");
+        }
+    }
+}
+
+/// The target columns: the listed ones, else all of them in order.
+fn target_columns(cx: &mut Ctx, target: &Rel, listed: &[Ident]) -> Option<Vec<Col>> {
+    if listed.is_empty() {
+        return Some(target.cols.clone());
+    }
+    let mut out = Vec::with_capacity(listed.len());
+    for id in listed {
+        match target.cols.iter().find(|c| c.name == norm(id)) {
+            Some(c) => out.push(c.clone()),
+            None => no_such_column(cx, target, id),
+        }
+    }
+    (out.len() == listed.len()).then_some(out)
+}
+
+/// `column "x" of relation "t" does not exist`, with a suggestion.
+pub(crate) fn no_such_column(cx: &mut Ctx, target: &Rel, id: &Ident) {
+    let name = norm(id);
+    let hint =
+        did_you_mean(&name, target.cols.iter().map(|c| c.name.as_str())).unwrap_or_else(|| {
+            "check the name, or run `cargo qail schema pull` if the column is new".into()
+        });
+    let table = target
+        .label
+        .split(" AS ")
+        .next()
+        .unwrap_or(&target.label)
+        .to_string();
+    cx.error(
+        cx.ident_range(id),
+        format!("column \"{name}\" of relation \"{table}\" does not exist"),
+        Some(hint),
+    );
+}
+
+/// The VALUES rows or query of an INSERT. Without a column list (`implicit`), fewer values
+/// than columns fill the leading columns and the rest take their defaults.
+fn source(
+    cx: &mut Ctx,
+    q: &Query,
+    targets: &[Col],
+    implicit: bool,
+    outer: Option<&Scope>,
+) -> Option<()> {
+    let empty = scope_in(outer);
+    let SetExpr::Values(values) = q.body.as_ref() else {
+        bare_params(cx, q, targets);
+        let cols = select::query_raw(cx, q, outer)?;
+        let targets = if implicit && cols.len() < targets.len() {
+            &targets[..cols.len()]
+        } else {
+            targets
+        };
+        return select_source(cx, q, &cols, targets);
+    };
+    for row in &values.rows {
+        let targets = if implicit && row.len() < targets.len() {
+            &targets[..row.len()]
+        } else {
+            targets
+        };
+        if row.len() != targets.len() {
+            let more = if row.len() > targets.len() {
+                "expressions than target columns"
+            } else {
+                "target columns than expressions"
+            };
+            let range = match (row.first(), row.last()) {
+                (Some(f), Some(l)) => cx.range(f).start..cx.range(l).end,
+                _ => cx.range(q),
+            };
+            let hint = format!("give {} values, one per target column", targets.len());
+            cx.error(
+                range,
+                format!(
+                    "INSERT has more {more} ({} vs {})",
+                    row.len(),
+                    targets.len()
+                ),
+                Some(hint),
+            );
+            continue;
+        }
+        // Note: PostgreSQL types the whole row first and coerces to the targets afterwards,
+        // so `($1, $1::date)` fixes $1 by the cast before the first target is considered.
+        let typed: Vec<Option<Typed>> = row
+            .iter()
+            .zip(targets)
+            .map(|(e, col)| {
+                (!is_default(e)).then(|| {
+                    constructor::row_into(cx, &empty, e, &col.ty)
+                        .unwrap_or_else(|| expr(cx, &empty, e))
+                })
+            })
+            .collect();
+        for (t, col) in typed.into_iter().zip(targets) {
+            let Some(mut t) = t else { continue };
+            conform(
+                cx,
+                &mut t,
+                &col.ty,
+                Fit::Assign,
+                &format!("column \"{}\"", col.name),
+            );
+            if let (Some(n), false) = (t.param, col.not_null) {
+                cx.param_nullable(n);
+            }
+        }
+    }
+    Some(())
+}
+
+/// `INSERT … SELECT $1, $2 …`: a bare parameter in the select list takes its target
+/// column's type, as PostgreSQL coerces it there.
+fn bare_params(cx: &mut Ctx, q: &Query, targets: &[Col]) {
+    let SetExpr::Select(s) = q.body.as_ref() else {
+        return;
+    };
+    for (item, col) in s.projection.iter().zip(targets) {
+        let e = match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+            _ => continue,
+        };
+        if let Expr::Value(v) = e
+            && let Value::Placeholder(p) = &v.value
+            && let Some(n) = p.strip_prefix('$').and_then(|d| d.parse::<usize>().ok())
+            && n >= 1
+        {
+            let range = cx.range(e);
+            if cx.param_use(n, range.clone()).is_none() {
+                cx.bind_param(n, &col.ty, range);
+            }
+            if !col.not_null {
+                cx.param_nullable(n);
+            }
+        }
+    }
+}
+
+fn select_source(
+    cx: &mut Ctx,
+    q: &Query,
+    cols: &[crate::OutputColumn],
+    targets: &[Col],
+) -> Option<()> {
+    if cols.len() != targets.len() {
+        let hint = format!("select {} columns, one per target column", targets.len());
+        cx.error(
+            cx.range(q),
+            format!(
+                "INSERT has {} target columns but the query returns {}",
+                targets.len(),
+                cols.len()
+            ),
+            Some(hint),
+        );
+        return None;
+    }
+    for (c, t) in cols.iter().zip(targets) {
+        if !select::is_unknown(&c.ty) && !assignable(&c.ty, &t.ty, cx.snap) {
+            let msg = format!(
+                "column \"{}\" is of type {} but expression is of type {}",
+                t.name,
+                display(&t.ty),
+                display(&c.ty)
+            );
+            cx.error(
+                cx.range(q),
+                msg,
+                Some(format!("add a cast: ::{}", sql_name(&t.ty))),
+            );
+        }
+    }
+    Some(())
+}

@@ -1,0 +1,116 @@
+//! Statements: dispatch to SELECT (`select`), INSERT (`insert`), UPDATE (`update`) and
+//! DELETE (`delete`), with FROM (`from`) and grouping (`group`) shared by them, and RETURNING.
+
+pub(crate) mod delete;
+pub(crate) mod from;
+pub(crate) mod group;
+pub(crate) mod insert;
+pub(crate) mod select;
+pub(crate) mod update;
+
+use sqlparser::ast::{SelectItem, SetExpr, Statement, UpdateTableFromKind};
+
+use crate::ctx::{Ctx, Shape};
+use crate::query::select::projection;
+use crate::scope::Scope;
+use crate::{OutputColumn, StatementKind};
+
+/// Analyzes one statement.
+pub(crate) fn statement(cx: &mut Ctx, stmt: &Statement) -> Option<Shape> {
+    if let Statement::Query(q) = stmt {
+        let columns = select::query(cx, q, None)?;
+        // Note: `WITH … INSERT/UPDATE/DELETE` is a query whose body is the statement.
+        let (kind, returns_rows) = match q.body.as_ref() {
+            SetExpr::Insert(s) | SetExpr::Update(s) | SetExpr::Delete(s) => kind_of(s),
+            _ => (StatementKind::Select, true),
+        };
+        return Some(Shape {
+            kind,
+            columns,
+            returns_rows,
+        });
+    }
+    statement_in(cx, stmt, None)
+}
+
+/// The kind of a data-modifying statement and whether it has RETURNING.
+fn kind_of(stmt: &Statement) -> (StatementKind, bool) {
+    match stmt {
+        Statement::Insert(i) => (StatementKind::Insert, i.returning.is_some()),
+        Statement::Update { returning, .. } => (StatementKind::Update, returning.is_some()),
+        Statement::Delete(d) => (StatementKind::Delete, d.returning.is_some()),
+        _ => (StatementKind::Select, true),
+    }
+}
+
+/// A scope for a statement's own relations, inside `outer` (the CTEs of `WITH … INSERT`).
+pub(crate) fn scope_in<'p>(outer: Option<&'p Scope<'p>>) -> Scope<'p> {
+    outer.map_or_else(Scope::default, Scope::child)
+}
+
+/// Analyzes a statement that may sit in a query's WITH (`outer` holds the CTEs).
+pub(crate) fn statement_in(cx: &mut Ctx, stmt: &Statement, outer: Option<&Scope>) -> Option<Shape> {
+    match stmt {
+        Statement::Query(q) => {
+            let columns = select::query(cx, q, outer)?;
+            Some(Shape {
+                kind: StatementKind::Select,
+                columns,
+                returns_rows: true,
+            })
+        }
+        Statement::Insert(ins) => insert::insert(cx, ins, outer),
+        Statement::Update {
+            table,
+            assignments,
+            from,
+            selection,
+            returning,
+            ..
+        } => {
+            let from = match from {
+                Some(UpdateTableFromKind::BeforeSet(f) | UpdateTableFromKind::AfterSet(f)) => {
+                    f.as_slice()
+                }
+                None => &[],
+            };
+            update::update(
+                cx,
+                outer,
+                table,
+                assignments,
+                from,
+                selection.as_ref(),
+                returning.as_deref(),
+            )
+        }
+        Statement::Delete(d) => delete::delete(cx, d, outer),
+        other => {
+            let r = cx.range(other);
+            cx.error(
+                r,
+                "only SELECT, INSERT, UPDATE and DELETE can be checked",
+                Some("run other statements with execute() or batch_execute()".into()),
+            );
+            None
+        }
+    }
+}
+
+/// RETURNING (if any) over the statement's scope.
+pub(crate) fn finish(
+    cx: &mut Ctx,
+    sc: &Scope,
+    returning: Option<&[SelectItem]>,
+    kind: StatementKind,
+) -> Shape {
+    let mut columns: Vec<OutputColumn> = returning
+        .map(|items| projection(cx, sc, items))
+        .unwrap_or_default();
+    select::resolve_unknown(&mut columns);
+    Shape {
+        kind,
+        returns_rows: returning.is_some(),
+        columns,
+    }
+}

@@ -1,0 +1,393 @@
+//! Syntax the SQL parser lacks, rewritten before parsing without moving a byte (keywords are
+//! replaced by spaces, so every range still points into the user's SQL):
+//! - `BETWEEN SYMMETRIC` / `BETWEEN ASYMMETRIC`: typed like `BETWEEN`;
+//! - `VARIADIC` before a call argument: the keyword goes, the argument's offset is kept so the
+//!   call passes that array as the variadic parameter itself;
+//! - `SET col[i] = v` in UPDATE (and ON CONFLICT DO UPDATE), `col[i][j]`, `col[lo:hi]`: the
+//!   subscripts go, the column's offset is kept so `v` is typed as an element (as the array
+//!   for a slice); each subscript's text is kept aside to be typed as an `integer` (it may
+//!   hold parameters, `SET scores[$1] = $2`);
+//! - `ONLY` before a table in FROM, JOIN, UPDATE and DELETE (inheritance does not change the
+//!   columns);
+//! - `SUBSTRING(x SIMILAR p ESCAPE e)`: the keywords become commas, the call
+//!   `substring(text, text, text)` it stands for;
+//! - `USING op` after an ORDER BY key (the sort order does not change a type);
+//! - a window frame's exclusion (`EXCLUDE CURRENT ROW | GROUP | TIES | NO OTHERS`), and the
+//!   cast of a string offset (`'1 day'::interval PRECEDING`): neither changes a type.
+
+use qail_schema::script::lex::{block_comment_end, dollar_quote_end, is_ident_start, quoted_end};
+
+/// The SQL to parse and what the rewrite removed.
+pub(crate) struct ParserInput {
+    pub(crate) sql: String,
+    /// Byte offsets of arguments written after `VARIADIC`.
+    pub(crate) variadic: Vec<usize>,
+    /// Byte offsets of SET targets written with a subscript (`SET col[1] = …`), not a slice.
+    pub(crate) element_targets: Vec<usize>,
+    /// Byte ranges of the subscripts (and slice bounds) removed from SET targets.
+    pub(crate) subscripts: Vec<std::ops::Range<usize>>,
+}
+
+/// The previous token outside strings and comments.
+#[derive(PartialEq)]
+enum Prev {
+    None,
+    Word(String),
+    Punct(u8),
+}
+
+pub(crate) fn rewrite(sql: &str) -> ParserInput {
+    let b = sql.as_bytes();
+    let mut out = b.to_vec();
+    let mut variadic = Vec::new();
+    let mut element_targets = Vec::new();
+    let mut subscripts = Vec::new();
+    let mut prev = Prev::None;
+    // Parenthesis depth, and the depth of the SET list being read (after UPDATE … SET).
+    let mut depth = 0_usize;
+    let mut update_at: Option<usize> = None;
+    let mut set_at: Option<usize> = None;
+    // The `::type` after a string literal just read, while nothing else followed it.
+    let mut string_cast: Option<(usize, usize)> = None;
+    let mut cast_after_string: Option<usize> = None;
+    // The depth inside `SUBSTRING(`, while reading its arguments.
+    let mut substring_at: Option<usize> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let pending_cast = if c.is_ascii_whitespace() {
+            string_cast
+        } else {
+            string_cast.take()
+        };
+        match c {
+            b'\'' => {
+                let escapes = i > 0 && matches!(b[i - 1], b'e' | b'E');
+                i = quoted_end(b, i, b'\'', escapes);
+                prev = Prev::Punct(b'\'');
+            }
+            b'"' => {
+                i = quoted_end(b, i, b'"', false);
+                prev = Prev::Word(String::new());
+            }
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => i = block_comment_end(b, i),
+            b'$' => match dollar_quote_end(sql, i) {
+                Some(end) => {
+                    i = end;
+                    prev = Prev::Punct(b'$');
+                }
+                None => {
+                    i += 1;
+                    while i < b.len() && b[i].is_ascii_digit() {
+                        i += 1;
+                    }
+                    prev = Prev::Word(String::new());
+                }
+            },
+            c if is_ident_start(c) => {
+                let start = i;
+                while i < b.len()
+                    && (b[i].is_ascii_alphanumeric()
+                        || b[i] == b'_'
+                        || b[i] == b'$'
+                        || b[i] >= 0x80)
+                {
+                    i += 1;
+                }
+                let word = sql[start..i].to_ascii_uppercase();
+                if let Some(colons) = cast_after_string.take()
+                    && prev == Prev::Punct(b':')
+                {
+                    string_cast = Some((colons, i));
+                }
+                if matches!(word.as_str(), "PRECEDING" | "FOLLOWING")
+                    && let Some((from, to)) = pending_cast
+                {
+                    out[from..to].fill(b' ');
+                }
+                let table_start = matches!(prev, Prev::Word(ref w)
+                    if matches!(w.as_str(), "FROM" | "JOIN" | "UPDATE"))
+                    || prev == Prev::Punct(b',');
+                if word == "ONLY" && table_start {
+                    out[start..i].fill(b' ');
+                    continue;
+                }
+                if substring_at == Some(depth) && (word == "SIMILAR" || word == "ESCAPE") {
+                    out[start..i].fill(b' ');
+                    out[start] = b',';
+                    prev = Prev::Punct(b',');
+                    continue;
+                }
+                if word == "USING"
+                    && let Some(end) = sort_operator_end(b, i)
+                {
+                    out[start..end].fill(b' ');
+                    i = end;
+                    continue;
+                }
+                let frame_end = matches!(prev, Prev::Word(ref w)
+                    if matches!(w.as_str(), "PRECEDING" | "FOLLOWING" | "ROW"));
+                if word == "EXCLUDE"
+                    && frame_end
+                    && let Some(end) = frame_exclusion_end(sql, i)
+                {
+                    out[start..end].fill(b' ');
+                    i = end;
+                    continue;
+                }
+                let after_between = prev == Prev::Word("BETWEEN".into());
+                let argument_start = matches!(prev, Prev::Punct(b'(' | b','));
+                if after_between && (word == "SYMMETRIC" || word == "ASYMMETRIC") {
+                    out[start..i].fill(b' ');
+                    // Note: the rewritten SQL still reads BETWEEN next.
+                    continue;
+                }
+                match word.as_str() {
+                    "UPDATE" => update_at = Some(depth),
+                    "SET" if update_at == Some(depth) => set_at = Some(depth),
+                    "WHERE" | "FROM" | "RETURNING" if set_at == Some(depth) => {
+                        set_at = None;
+                        update_at = None;
+                    }
+                    _ => {}
+                }
+                let target_start =
+                    matches!(prev, Prev::Word(ref w) if w == "SET") || prev == Prev::Punct(b',');
+                if set_at == Some(depth)
+                    && target_start
+                    && let Some((end, bounds, slice)) = set_subscripts(b, i)
+                {
+                    out[i..end].fill(b' ');
+                    if !slice {
+                        element_targets.push(start);
+                    }
+                    subscripts.extend(bounds);
+                    prev = Prev::Word(word);
+                    i = end;
+                    continue;
+                }
+                if argument_start && word == "VARIADIC" {
+                    out[start..i].fill(b' ');
+                    let mut next = i;
+                    while next < b.len() && b[next].is_ascii_whitespace() {
+                        next += 1;
+                    }
+                    variadic.push(next);
+                    continue;
+                }
+                prev = Prev::Word(word);
+            }
+            c if c.is_ascii_whitespace() => i += 1,
+            b':' if b.get(i + 1) == Some(&b':') && prev == Prev::Punct(b'\'') => {
+                cast_after_string = Some(i);
+                prev = Prev::Punct(b':');
+                i += 2;
+            }
+            c => {
+                match c {
+                    b'(' => {
+                        depth += 1;
+                        if prev == Prev::Word("SUBSTRING".into()) {
+                            substring_at = Some(depth);
+                        }
+                    }
+                    b')' => {
+                        if substring_at == Some(depth) {
+                            substring_at = None;
+                        }
+                        if set_at == Some(depth) {
+                            set_at = None;
+                        }
+                        depth = depth.saturating_sub(1);
+                    }
+                    b';' => {
+                        set_at = None;
+                        update_at = None;
+                    }
+                    _ => {}
+                }
+                prev = Prev::Punct(c);
+                i += 1;
+            }
+        }
+    }
+    let sql = String::from_utf8(out).expect("only ASCII letters were replaced by spaces");
+    ParserInput {
+        sql,
+        variadic,
+        element_targets,
+        subscripts,
+    }
+}
+
+/// The end of the operator after `ORDER BY x USING` (ending at `i`): `USING >`. JOIN's and
+/// DELETE's `USING` are followed by `(` or a name instead.
+fn sort_operator_end(b: &[u8], i: usize) -> Option<usize> {
+    let start = i + b[i..]
+        .iter()
+        .take_while(|c| c.is_ascii_whitespace())
+        .count();
+    let len = b[start..]
+        .iter()
+        .take_while(|c| b"<>=!~+-*/%^&|#@?".contains(c))
+        .count();
+    (len > 0).then_some(start + len)
+}
+
+/// The end of `CURRENT ROW`, `GROUP`, `TIES` or `NO OTHERS` after `EXCLUDE` (ending at `i`).
+fn frame_exclusion_end(sql: &str, i: usize) -> Option<usize> {
+    let words = |from: usize, n: usize| -> (String, usize) {
+        let mut at = from;
+        let mut got = Vec::new();
+        for _ in 0..n {
+            let rest = &sql[at..];
+            let skip = rest.len() - rest.trim_start().len();
+            let start = at + skip;
+            let len = sql[start..]
+                .bytes()
+                .take_while(u8::is_ascii_alphabetic)
+                .count();
+            got.push(sql[start..start + len].to_ascii_uppercase());
+            at = start + len;
+        }
+        (got.join(" "), at)
+    };
+    let (one, end1) = words(i, 1);
+    let (two, end2) = words(i, 2);
+    match (one.as_str(), two.as_str()) {
+        ("GROUP" | "TIES", _) => Some(end1),
+        (_, "CURRENT ROW" | "NO OTHERS") => Some(end2),
+        _ => None,
+    }
+}
+
+/// The subscripts directly at `i` (`[e]`, `[e][f]`, `[lo:hi]`) when an `=` (not `=>`)
+/// follows them: the index after them, the ranges of their bounds, and whether one is a slice.
+fn set_subscripts(b: &[u8], i: usize) -> Option<(usize, Vec<std::ops::Range<usize>>, bool)> {
+    let (mut j, mut bounds, mut slice) = (i, Vec::new(), false);
+    while b.get(j) == Some(&b'[') {
+        let (mut k, mut nest, mut from) = (j + 1, 0_usize, j + 1);
+        loop {
+            match *b.get(k)? {
+                b'[' | b'(' => nest += 1,
+                b')' => nest = nest.checked_sub(1)?,
+                b']' if nest > 0 => nest -= 1,
+                b']' => break,
+                b':' if nest == 0
+                    && b.get(k + 1) != Some(&b':')
+                    && b.get(k.wrapping_sub(1)) != Some(&b':') =>
+                {
+                    slice = true;
+                    bounds.push(from..k);
+                    from = k + 1;
+                }
+                // Note: strings, comments and statement ends are not subscripts to rewrite.
+                b'\'' | b'"' | b';' => return None,
+                b'-' if b.get(k + 1) == Some(&b'-') => return None,
+                b'/' if b.get(k + 1) == Some(&b'*') => return None,
+                _ => {}
+            }
+            k += 1;
+        }
+        bounds.push(from..k);
+        j = k + 1;
+    }
+    if j == i {
+        return None;
+    }
+    let mut k = j;
+    while k < b.len() && b[k].is_ascii_whitespace() {
+        k += 1;
+    }
+    let bounds = bounds
+        .into_iter()
+        .filter(|r| b[r.clone()].iter().any(|c| !c.is_ascii_whitespace()))
+        .collect();
+    (b.get(k) == Some(&b'=') && b.get(k + 1) != Some(&b'>')).then_some((j, bounds, slice))
+}
+
+/// `$tag$` or `$$` at `i`.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keywords_are_blanked_in_place() {
+        let sql = "SELECT x BETWEEN symmetric 1 AND 2, f(a, VARIADIC b) FROM t";
+        let r = rewrite(sql);
+        assert_eq!(r.sql.len(), sql.len());
+        assert_eq!(
+            r.sql,
+            "SELECT x BETWEEN           1 AND 2, f(a,          b) FROM t"
+        );
+        assert_eq!(r.variadic, [sql.find(" b)").unwrap() + 1]);
+    }
+
+    #[test]
+    fn constant_subscripts_of_set_targets_are_blanked() {
+        let sql = "UPDATE t SET a[1] = 2, b = c[1] WHERE d[2] = 3";
+        let r = rewrite(sql);
+        assert_eq!(r.sql, "UPDATE t SET a    = 2, b = c[1] WHERE d[2] = 3");
+        assert_eq!(r.element_targets, [13]);
+        let texts: Vec<&str> = r.subscripts.iter().map(|s| &sql[s.clone()]).collect();
+        assert_eq!((texts, r.subscripts[0].start), (vec!["1"], 15));
+    }
+
+    #[test]
+    fn parameter_and_slice_subscripts_are_set_aside() {
+        let sql = "UPDATE t SET a[$1] = $2, b[2:$3] = $4, c[f(x)][1] = 0";
+        let r = rewrite(sql);
+        assert_eq!(r.sql.len(), sql.len());
+        assert_eq!(
+            r.sql,
+            "UPDATE t SET a     = $2, b       = $4, c          = 0"
+        );
+        let c = sql.find("c[").unwrap();
+        assert_eq!(r.element_targets, [13, c], "a slice's value is the array");
+        let texts: Vec<&str> = r.subscripts.iter().map(|s| &sql[s.clone()]).collect();
+        assert_eq!(texts, ["$1", "2", "$3", "f(x)", "1"]);
+    }
+
+    #[test]
+    fn only_frame_exclusions_and_string_offset_casts_are_blanked() {
+        let sql = "SELECT * FROM ONLY t, only u JOIN ONLY v ON true FETCH FIRST 1 ROW ONLY";
+        assert_eq!(
+            rewrite(sql).sql,
+            "SELECT * FROM      t,      u JOIN      v ON true FETCH FIRST 1 ROW ONLY"
+        );
+        let sql = "SELECT sum(x) OVER (ROWS BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE NO OTHERS), \
+                   sum(x) OVER (ORDER BY d RANGE '1 day'::interval PRECEDING EXCLUDE TIES) FROM t";
+        let out = rewrite(sql).sql;
+        assert_eq!(out.len(), sql.len());
+        assert!(!out.contains("EXCLUDE") && !out.contains("OTHERS") && !out.contains("TIES"));
+        assert!(out.contains("RANGE '1 day'           PRECEDING"));
+        assert_eq!(
+            rewrite("SELECT a FROM t ORDER BY a USING >, b USING <= LIMIT 1").sql,
+            "SELECT a FROM t ORDER BY a        , b          LIMIT 1"
+        );
+        assert_eq!(
+            rewrite("DELETE FROM t USING u WHERE t.a = u.a").sql,
+            "DELETE FROM t USING u WHERE t.a = u.a"
+        );
+        assert_eq!(
+            rewrite("SELECT SUBSTRING(a SIMILAR 'x#\"y#\"' ESCAPE '#'), a SIMILAR TO 'b' FROM t")
+                .sql,
+            "SELECT SUBSTRING(a ,       'x#\"y#\"' ,      '#'), a SIMILAR TO 'b' FROM t"
+        );
+        // A cast not followed by PRECEDING or FOLLOWING stays.
+        assert_eq!(rewrite("SELECT '1'::int4 + 1").sql, "SELECT '1'::int4 + 1");
+    }
+
+    #[test]
+    fn strings_comments_and_identifiers_are_left_alone() {
+        let sql = "SELECT 'BETWEEN SYMMETRIC', $$ (VARIADIC x) $$, \"variadic\" -- f(VARIADIC y)\n/* BETWEEN SYMMETRIC */ FROM t WHERE a = $1";
+        let r = rewrite(sql);
+        assert_eq!(r.sql, sql);
+        assert!(r.variadic.is_empty());
+    }
+}

@@ -1,0 +1,19 @@
+//! The analyzer's integration tests: the query corpus (expected types and nullability),
+//! diagnostics as the user sees them, and the differential tests against the server
+//! (`DATABASE_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`): queries, the
+//! built-in catalog, extensions and pulled snapshots typed like the server's Describe.
+
+mod catalog;
+mod corpus;
+mod coverage;
+mod diagnostics;
+mod differ;
+mod extensions;
+mod nested;
+mod nullability;
+mod pull;
+mod server;
+mod support;
+mod system;
+#[path = "../../../qail-schema/tests/it/util.rs"]
+mod util;
