@@ -24,7 +24,6 @@ use crate::error::{Error, ErrorKind};
 use crate::history::{self, Entry, RowState, Table};
 use crate::migration::{Migration, Script};
 use crate::migrator::{Migrator, Step, edited};
-use crate::split::statements;
 
 /// Which way a migration goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -321,6 +320,18 @@ async fn claimed(
     }
 }
 
+/// The statements of a file that runs outside a transaction, each sent on its own.
+///
+/// Note: PostgreSQL runs the statements of one simple-protocol Query message in an implicit
+/// transaction block, where `CREATE INDEX CONCURRENTLY`, `VACUUM` or `ALTER TYPE … ADD VALUE`
+/// (before 12) are refused.
+fn statements(sql: &str) -> Vec<&str> {
+    qail_schema::script::split(sql)
+        .into_iter()
+        .filter_map(|piece| sql.get(piece.range))
+        .collect()
+}
+
 /// Records progress on a claim: other runners see a new heartbeat.
 async fn heartbeat(
     table: &Table,
@@ -485,4 +496,23 @@ async fn active(conn: &mut Connection, token: &str) -> Result<bool, Error> {
         .await
         .map_err(|e| Error::db(what, e))?;
     row.try_get(0).map_err(|e| Error::db(what, e))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_non_transactional_file_is_sent_statement_by_statement() {
+        let sql = "-- qail:no-transaction\nCREATE INDEX CONCURRENTLY i ON t (a);\n\
+                   CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END;\n\
+                   INSERT INTO t VALUES ('a;b', $$;$$);\n-- the end;\nVACUUM t";
+        assert_eq!(
+            super::statements(sql),
+            [
+                "CREATE INDEX CONCURRENTLY i ON t (a)",
+                "CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END",
+                "INSERT INTO t VALUES ('a;b', $$;$$)",
+                "VACUUM t",
+            ]
+        );
+    }
 }

@@ -66,8 +66,6 @@ mod migration;
 #[cfg(feature = "runtime")]
 mod migrator;
 #[cfg(feature = "runtime")]
-mod split;
-#[cfg(feature = "runtime")]
 mod status;
 
 pub use dir::{add, files, is_migration_file, parse, read};
