@@ -124,6 +124,7 @@ async fn in_transaction(
     script: &Script,
     direction: Direction,
 ) -> Result<Outcome, Error> {
+    own_transaction_control(script)?;
     let what = format!("applying `{}`", script.file);
     let mut tx = conn.begin().await.map_err(|e| Error::db(&what, e))?;
     history::lock(&mut tx).await?;
@@ -178,6 +179,40 @@ async fn in_transaction(
         name: m.name.clone(),
         duration,
     }))
+}
+
+/// Refuses a file that runs in a transaction but has `BEGIN`/`COMMIT`/`ROLLBACK` of its own:
+/// its `COMMIT` would end the runner's transaction early — committing the file's changes
+/// without its history row and releasing the lock mid-migration.
+fn own_transaction_control(script: &Script) -> Result<(), Error> {
+    for (i, statement) in statements(&script.sql).iter().enumerate() {
+        let mut words = statement
+            .split(|c: char| c.is_whitespace() || c == ';')
+            .filter(|w| !w.is_empty())
+            .map(str::to_ascii_uppercase);
+        let first = words.next().unwrap_or_default();
+        let second = words.next().unwrap_or_default();
+        let ends = match first.as_str() {
+            "BEGIN" | "COMMIT" | "END" | "ABORT" => true,
+            "START" => second == "TRANSACTION",
+            "ROLLBACK" => second != "TO",
+            _ => false,
+        };
+        if ends {
+            return Err(Error::new(
+                ErrorKind::Migration,
+                format!(
+                    "migration `{}` controls its own transaction (`{first}` at its statement \
+                     {}), but every migration already runs in a transaction of the runner's, \
+                     which that would end early; remove the statement, or make the first line \
+                     `-- qail:no-transaction` to run the file statement by statement",
+                    script.file,
+                    i + 1
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn failed(script: &Script, e: qail_pg::Error) -> Error {
@@ -500,6 +535,25 @@ async fn active(conn: &mut Connection, token: &str) -> Result<bool, Error> {
 
 #[cfg(test)]
 mod tests {
+    use crate::migration::Script;
+
+    #[test]
+    fn a_file_with_its_own_commit_is_refused() {
+        let refused = |sql: &str| {
+            super::own_transaction_control(&Script::new("1_a.sql".into(), sql.into())).is_err()
+        };
+        assert!(refused("BEGIN;\nCREATE TABLE t ();\nCOMMIT;\n"));
+        assert!(refused("CREATE TABLE t ();\ncommit"));
+        assert!(refused("START TRANSACTION; CREATE TABLE t (); END;"));
+        assert!(!refused(
+            "CREATE TABLE t ();\nSAVEPOINT a;\nROLLBACK TO a;\nRELEASE a;"
+        ));
+        assert!(!refused(
+            "DO $$ BEGIN PERFORM 1; END $$;\n\
+             CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END;"
+        ));
+    }
+
     #[test]
     fn a_non_transactional_file_is_sent_statement_by_statement() {
         let sql = "-- qail:no-transaction\nCREATE INDEX CONCURRENTLY i ON t (a);\n\

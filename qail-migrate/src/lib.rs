@@ -8,7 +8,9 @@
 //! `<version>_<name>.down.sql` (`run` never applies a `.down.sql`; `revert` does). A file
 //! whose first line is `-- qail:no-transaction` (or sqlx's `-- no-transaction`) runs outside a
 //! transaction, one statement at a time — for `CREATE INDEX CONCURRENTLY` and the like.
-//! [`add`] creates the next file.
+//! Any other file runs in a transaction of the runner's, so it must not hold `BEGIN`,
+//! `COMMIT` or `ROLLBACK` itself (such a file is refused before it runs). [`add`] creates
+//! the next file.
 //!
 //! # The history
 //!
