@@ -274,6 +274,8 @@ mod guide {
     mod connecting {}
     #[doc = include_str!("../docs/src/scaling.md")]
     mod scaling {}
+    #[doc = include_str!("../docs/src/migrations.md")]
+    mod migrations {}
     #[doc = include_str!("../docs/src/observability.md")]
     mod observability {}
     #[doc = include_str!("../docs/src/editors.md")]

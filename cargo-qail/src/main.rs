@@ -85,6 +85,12 @@ enum MigrateCommand {
         #[command(flatten)]
         db: MigrateDb,
     },
+    /// Record the migrations sqlx applied (its table _sqlx_migrations) in qail's history,
+    /// once, when a project moves from sqlx; each file is checked against sqlx's checksum.
+    ImportSqlx {
+        #[command(flatten)]
+        db: MigrateDb,
+    },
     /// Record how a dirty migration was fixed by hand.
     Resolve {
         /// The dirty migration's version.
@@ -137,6 +143,7 @@ impl MigrateCommand {
             MigrateCommand::Revert { target, db } => (db, Action::Revert { target }),
             MigrateCommand::Status { exit_code, db } => (db, Action::Status { exit_code }),
             MigrateCommand::Repair { db } => (db, Action::Repair),
+            MigrateCommand::ImportSqlx { db } => (db, Action::ImportSqlx),
             MigrateCommand::Resolve {
                 version,
                 applied,

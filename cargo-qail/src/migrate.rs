@@ -33,6 +33,8 @@ pub enum Action {
     },
     /// Record the new checksums of edited applied files.
     Repair,
+    /// Record in qail's history the migrations sqlx applied (`_sqlx_migrations`).
+    ImportSqlx,
     /// Record how a dirty migration was fixed by hand.
     Resolve {
         /// The dirty migration's version.
@@ -130,6 +132,27 @@ pub fn run(options: &Options, out: &mut impl Write) -> Result<u8, String> {
                     line(
                         out,
                         format_args!("recorded the new checksum of migration {version}"),
+                    )?;
+                }
+                Ok(0)
+            }
+            Action::ImportSqlx => {
+                let imported = migrator
+                    .import_sqlx(conn)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                if imported.is_empty() {
+                    line(
+                        out,
+                        format_args!(
+                            "nothing to import: qail's history has every migration sqlx applied"
+                        ),
+                    )?;
+                }
+                for version in imported {
+                    line(
+                        out,
+                        format_args!("imported migration {version} from _sqlx_migrations"),
                     )?;
                 }
                 Ok(0)

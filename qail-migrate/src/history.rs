@@ -103,8 +103,17 @@ impl Table {
                  that names one (e.g. `options=-csearch_path=public`), or create the schema",
             ));
         };
-        let name = format!("\"{}\".{TABLE}", schema.replace('"', "\"\""));
-        Ok(Table { schema, name })
+        let mut table = Table {
+            schema,
+            name: String::new(),
+        };
+        table.name = table.sibling(TABLE);
+        Ok(table)
+    }
+
+    /// The qualified name of table `table` in the history's schema.
+    pub(crate) fn sibling(&self, table: &str) -> String {
+        format!("\"{}\".{table}", self.schema.replace('"', "\"\""))
     }
 
     /// `sql` with the history table's qualified name in place of `_qail_migrations`.

@@ -68,6 +68,8 @@ mod migration;
 #[cfg(feature = "runtime")]
 mod migrator;
 #[cfg(feature = "runtime")]
+mod sqlx;
+#[cfg(feature = "runtime")]
 mod status;
 
 pub use dir::{add, files, is_migration_file, parse, read};

@@ -420,7 +420,7 @@ pub(crate) fn edited(m: &Migration) -> Error {
     )
 }
 
-fn idle(conn: &Connection) -> Result<(), Error> {
+pub(crate) fn idle(conn: &Connection) -> Result<(), Error> {
     if conn.transaction_status() == TransactionStatus::Idle {
         return Ok(());
     }

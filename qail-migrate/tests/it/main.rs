@@ -8,6 +8,7 @@
 mod concurrent;
 mod no_transaction;
 mod run;
+mod sqlx;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
