@@ -221,12 +221,17 @@ fn failed(script: &Script, e: qail_pg::Error) -> Error {
     } else {
         "its transaction was rolled back, so nothing of it was applied"
     };
+    // Note: 25001 is active_sql_transaction, what CREATE INDEX CONCURRENTLY, VACUUM and the
+    // like raise in a transaction block.
+    let next = if e.code() == Some("25001") {
+        "A statement of it cannot run in a transaction: make the file's first line \
+         `-- qail:no-transaction` (and keep such statements in files of their own)"
+    } else {
+        "Fix the file (or the database) and run again"
+    };
     Error::new(
         ErrorKind::Migration,
-        format!(
-            "migration `{}` failed: {e}; {cause}. Fix the file (or the database) and run again",
-            script.file
-        ),
+        format!("migration `{}` failed: {e}; {cause}. {next}", script.file),
     )
     .with_source(e)
 }

@@ -53,6 +53,21 @@ async fn create_index_concurrently_runs_outside_a_transaction() {
 }
 
 #[tokio::test]
+async fn concurrently_in_a_transaction_says_to_mark_the_file() {
+    let db = TestDb::new("unmarked").await;
+    db.write("1_table.sql", "CREATE TABLE t (a int);");
+    db.write("2_index.sql", "CREATE INDEX CONCURRENTLY t_a ON t (a);");
+    let mut conn = db.connect().await;
+    let migrator = Migrator::from_dir(db.dir()).expect("a valid directory");
+    let e = migrator.run_on(&mut conn, None).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Migration);
+    assert!(e.to_string().contains("`-- qail:no-transaction`"), "{e}");
+    assert_eq!(history(&mut conn).await, [(1, "applied".into())]);
+    drop(conn);
+    db.drop().await;
+}
+
+#[tokio::test]
 async fn a_failure_leaves_it_dirty_until_resolved() {
     let db = TestDb::new("dirty").await;
     db.write("1_table.sql", "CREATE TABLE t (a int);");
