@@ -4,7 +4,7 @@
 //! leaves a claim the next runner reports dirty.
 
 use std::collections::BTreeMap;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -71,27 +71,27 @@ fn write_mixed(db: &TestDb) {
     }
 }
 
+/// Starts a runner process ([`child_runner`]) on `url` and `db`'s directory.
+fn spawn_runner(db: &TestDb, url: &str) -> Child {
+    Command::new(std::env::current_exe().expect("the test binary's path"))
+        .args([
+            "concurrent::child_runner",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_URL, url)
+        .env(CHILD_DIR, db.dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("a runner process starts")
+}
+
 /// Starts [`RUNNERS`] runner processes on `url` at once and returns the versions each applied.
 async fn run_processes(db: &TestDb, url: &str) -> Vec<Vec<i64>> {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let children: Vec<_> = (0..RUNNERS)
-        .map(|_| {
-            Command::new(&exe)
-                .args([
-                    "concurrent::child_runner",
-                    "--exact",
-                    "--ignored",
-                    "--nocapture",
-                    "--test-threads=1",
-                ])
-                .env(CHILD_URL, url)
-                .env(CHILD_DIR, db.dir())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("a runner process starts")
-        })
-        .collect();
+    let children: Vec<_> = (0..RUNNERS).map(|_| spawn_runner(db, url)).collect();
     let outputs = tokio::task::spawn_blocking(move || {
         children
             .into_iter()
@@ -392,5 +392,88 @@ async fn a_runner_killed_outside_a_transaction_leaves_it_dirty() {
 async fn a_runner_killed_outside_a_transaction_through_pgbouncer_leaves_it_dirty() {
     let db = TestDb::new("killed_notx_pgb").await;
     killed_outside_a_transaction(&db, &db.pgbouncer_url()).await;
+    db.drop().await;
+}
+
+/// A runner process killed (SIGKILL) while its migration runs: its backend finishes the
+/// statement, finds its client gone and rolls the transaction back, releasing the lock; the
+/// next runner then applies the migration — once.
+#[tokio::test]
+async fn a_runner_process_killed_in_a_transaction_is_replaced() {
+    let db = TestDb::new("sigkill_tx").await;
+    db.write(
+        "1_log.sql",
+        "CREATE TABLE log (v int);\nINSERT INTO log VALUES (1);",
+    );
+    db.write(
+        "2_slow.sql",
+        "INSERT INTO log VALUES (2);\nSELECT pg_sleep(CASE WHEN to_regclass('go_on') IS NULL \
+         THEN 2 ELSE 0 END);\n",
+    );
+    db.write("3_after.sql", "INSERT INTO log VALUES (3);");
+    let mut observer = db.connect().await;
+    let mut child = spawn_runner(&db, &db.url());
+    backend_running(&mut observer, "pg_sleep(CASE").await;
+    child.kill().expect("the runner process is killed");
+    child.wait().expect("the runner process ends");
+    observer
+        .batch_execute("CREATE TABLE go_on ()")
+        .await
+        .expect("created");
+
+    let migrator = Migrator::from_dir(db.dir()).expect("a valid directory");
+    let mut conn = db.connect().await;
+    let started = Instant::now();
+    let steps = migrator
+        .run_on(&mut conn, None)
+        .await
+        .expect("the next runner applies the rest");
+    assert_eq!(steps.iter().map(|s| s.version).collect::<Vec<_>>(), [2, 3]);
+    assert_eq!(
+        ints(&mut observer, "SELECT v::int8 FROM log ORDER BY v").await,
+        [1, 2, 3]
+    );
+    eprintln!(
+        "a killed runner's lock was released after {:?}",
+        started.elapsed()
+    );
+    drop((conn, observer));
+    db.drop().await;
+}
+
+/// A runner process killed while it runs a non-transactional migration: the claim stays, with
+/// no runner; the next runner waits out the claim grace, then reports the migration dirty.
+#[tokio::test]
+async fn a_runner_process_killed_outside_a_transaction_is_reported_dirty() {
+    let db = TestDb::new("sigkill_notx").await;
+    db.write("1_log.sql", "CREATE TABLE log (v int);");
+    db.write(
+        "2_slow.sql",
+        "-- qail:no-transaction\nINSERT INTO log VALUES (2);\nSELECT pg_sleep(1);\n\
+         INSERT INTO log VALUES (20);\n",
+    );
+    let mut observer = db.connect().await;
+    let mut child = spawn_runner(&db, &db.url());
+    backend_running(&mut observer, "pg_sleep(1)").await;
+    child.kill().expect("the runner process is killed");
+    child.wait().expect("the runner process ends");
+
+    let migrator = Migrator::from_dir(db.dir())
+        .expect("a valid directory")
+        .claim_grace(Duration::from_secs(1));
+    let mut conn = db.connect().await;
+    let e = migrator.run_on(&mut conn, None).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Dirty, "{e}");
+    assert!(e.to_string().contains("no sign of life"), "{e}");
+    // The statement the killed runner had sent ran to its end; the next one never ran.
+    assert_eq!(
+        ints(&mut observer, "SELECT v::int8 FROM log ORDER BY v").await,
+        [2]
+    );
+    assert_eq!(
+        history(&mut observer).await,
+        [(1, "applied".into()), (2, "dirty".into())]
+    );
+    drop((conn, observer));
     db.drop().await;
 }
