@@ -302,9 +302,8 @@ async fn a_migration_emptying_search_path_keeps_the_history_in_place() {
 
 /// The time to apply 100 small migrations (each a table, an index and a row) on a fresh
 /// database, and to find nothing pending afterwards; printed with `--nocapture`.
-#[tokio::test]
-async fn a_hundred_migrations() {
-    let db = TestDb::new("hundred").await;
+async fn a_hundred_migrations_on(test: &str, through_pgbouncer: bool) {
+    let db = TestDb::new(test).await;
     for v in 1..=100 {
         db.write(
             &format!("{v:04}_table_{v}.sql"),
@@ -315,30 +314,36 @@ async fn a_hundred_migrations() {
             ),
         );
     }
-    let mut conn = db.connect().await;
+    let url = if through_pgbouncer {
+        db.pgbouncer_url()
+    } else {
+        db.url()
+    };
+    let mut conn = qail_pg::Connection::connect(&url)
+        .await
+        .expect("the test database accepts connections");
     let migrator = Migrator::from_dir(db.dir()).expect("a valid directory");
     let started = Instant::now();
     let steps = migrator.run_on(&mut conn, None).await.expect("run");
     let apply = started.elapsed();
     assert_eq!(steps.len(), 100);
     let started = Instant::now();
-    assert!(
-        migrator
-            .run_on(&mut conn, None)
-            .await
-            .expect("run")
-            .is_empty()
-    );
+    let again = migrator.run_on(&mut conn, None).await.expect("run");
     let check = started.elapsed();
-    eprintln!("a_hundred_migrations: applied in {apply:?}; nothing pending found in {check:?}");
-    assert_eq!(
-        ints(
-            &mut conn,
-            "SELECT count(*) FROM pg_tables WHERE tablename LIKE 't%'"
-        )
-        .await,
-        [100]
-    );
+    assert!(again.is_empty());
+    eprintln!("{test}: 100 migrations applied in {apply:?}; nothing pending found in {check:?}");
+    let tables = "SELECT count(*) FROM pg_tables WHERE tablename LIKE 't%'";
+    assert_eq!(ints(&mut conn, tables).await, [100]);
     drop(conn);
     db.drop().await;
+}
+
+#[tokio::test]
+async fn a_hundred_migrations() {
+    a_hundred_migrations_on("hundred", false).await;
+}
+
+#[tokio::test]
+async fn a_hundred_migrations_through_pgbouncer() {
+    a_hundred_migrations_on("hundred_pgb", true).await;
 }
