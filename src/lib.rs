@@ -151,24 +151,30 @@ pub use qail_macros::{QailRow, QailType, qail};
 pub use qail_migrate as migrate;
 #[doc(inline)]
 pub use qail_pg::types;
-// Note: every public item of qail-pg's root, so that every type a method of these takes or
-// returns can be named as `qail::…`; tests/macros/facade.rs names each of them.
-/// The sans-IO PostgreSQL wire protocol qail-pg speaks; [`Template::encode`] reports its
-/// [`EncodeError`](proto::message::EncodeError).
-#[doc(inline)]
-pub use qail_pg::proto;
-/// Compiled queries and by-index row decoding: the parts of [`Template`] and [`Query`]
-/// ([`Params`](template::Params), [`ExpectedColumn`](template::ExpectedColumn), …).
-#[doc(inline)]
-pub use qail_pg::template;
+// Note: what an application names — the types it writes down and every type a public method
+// of these returns — is re-exported here and documented; tests/macros/facade.rs names each
+// of them. The plumbing below (the wire protocol, compiled-query templates, by-index row
+// decoding) stays nameable for the rare program that reaches for it, but out of the docs.
 pub use qail_pg::{
     Atomic, AuthMethod, CancelToken, ChannelBinding, Column, Config, Connection, CopyIn, DbError,
-    Decode, Decoder, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel, Listener,
+    Decode, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel, Listener,
     LoadBalanceHosts, NoRows, Notification, Oid, PerQuery, Pipeline, PipelineBuilder,
     PipelineResults, Pool, PoolBuilder, PoolReset, PoolStats, PooledConnection, Pooler, Query,
-    RawRow, RequireAuth, Row, SqlQueries, SslMode, Statement, TargetSessionAttrs, TcpOptions,
-    Template, Transaction, TransactionBuilder, TransactionStatus,
+    RequireAuth, Row, SqlQueries, SslMode, Statement, TargetSessionAttrs, TcpOptions, Transaction,
+    TransactionBuilder, TransactionStatus,
 };
+
+/// The sans-IO PostgreSQL wire protocol qail-pg speaks. Not part of an application's API.
+#[doc(hidden)]
+pub use qail_pg::proto;
+/// Compiled-query templates and their parameters, what `qail!` emits. Not part of an
+/// application's API.
+#[doc(hidden)]
+pub use qail_pg::template;
+/// The template of a [`Query`], its row decoder and the borrowed row it decodes from
+/// (`Query::for_each` hands one to its closure). Not part of an application's API.
+#[doc(hidden)]
+pub use qail_pg::{Decoder, RawRow, Template};
 
 /// PostgreSQL type markers, named here so compile errors print them briefly (`qail::pg::int4`).
 #[doc(hidden)]
@@ -199,7 +205,10 @@ pub mod __private {
         Arg, Cache, Columns, CopyRows, CopyStatement, Decoder, ExpectedColumn, FromColumns,
         FromRow, NoRows, Params, Piece, Query, RawRow, Template, Variants,
     };
-    pub use qail_pg::typed::{FromPg, IsOption, NotOption, NullableField, ToArg, ToPg, check, pg};
+    /// The compile-time type assertions, under the name the code `qail!` and the derives
+    /// emit (`::qail::__private::check::field`, …).
+    pub use qail_pg::typed::assertions as check;
+    pub use qail_pg::typed::{FromPg, IsOption, NotOption, NullableField, ToArg, ToPg, pg};
     pub use qail_pg::types::oid::{FIRST_USER_OID, RECORD_ARRAY};
     pub use qail_pg::types::{ArrayElement, BoxError, FieldArray, IsNull, Text, record};
     pub use qail_pg::{Decode, Encode, Error, Oid};

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qail_pg::proto::auth::scram::{ChannelBinding, ScramSha256};
+use qail_pg::proto::auth::scram::{Gs2Binding, ScramSha256};
 
 const NONCE: &str = "rOprNGfwEbeRWgbNEkqO";
 
@@ -32,9 +32,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let binding = match data.first().map(|b| b % 3) {
-        Some(0) => ChannelBinding::Unsupported,
-        Some(1) => ChannelBinding::Unrequested,
-        _ => ChannelBinding::TlsServerEndPoint(vec![7; 32]),
+        Some(0) => Gs2Binding::Unsupported,
+        Some(1) => Gs2Binding::Unrequested,
+        _ => Gs2Binding::TlsServerEndPoint(vec![7; 32]),
     };
     let mut scram = ScramSha256::with_nonce(b"pencil", binding, NONCE)
         .expect("the fixed nonce is valid");

@@ -10,7 +10,7 @@
 //! hold none of them.
 //!
 //! ```
-//! use crate::capture::{no_bulk, rewrite};
+//! use qail_analyzer::capture::{no_bulk, rewrite};
 //! let r = rewrite("SELECT * FROM t WHERE a = {x} AND b = $1 {? AND c IN {cs} }", 1, &[], &[], &no_bulk).unwrap();
 //! assert_eq!(r.sql, "SELECT * FROM t WHERE a = $2 AND b = $1  AND c = ANY($3) ");
 //! assert_eq!(r.captures[0].name, "x");

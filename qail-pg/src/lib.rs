@@ -6,6 +6,8 @@
 //! - [`template`]: compiled queries ([`Template`], [`Query`]) and by-index row decoding
 //!   ([`RawRow`], [`FromRow`]); sans-IO, what `qail!` emits.
 //! - [`typed`]: compile-time checks of Rust types against PostgreSQL types for `qail!`.
+//! - `config`: connection options ([`Config`]) parsed like libpq — URLs, `key=value`
+//!   strings, `PG*` variables, the password and service files; sans-IO.
 //! - `conn` (feature `runtime`): the async connection over TCP, Unix sockets and TLS.
 //!
 //! # Features
@@ -22,6 +24,14 @@
 //! | `net`     | no      | `inet`, `cidr`, `macaddr` |
 //! | `tracing` | no      | spans for connect and queries, with OpenTelemetry's database fields (`db.system.name`, `db.query.text`, `server.address`, the SQLSTATE on errors, …) |
 
+#[cfg_attr(
+    not(feature = "runtime"),
+    allow(
+        dead_code,
+        reason = "the connection (feature `runtime`) reads the password file and the host list"
+    )
+)]
+mod config;
 #[cfg(feature = "runtime")]
 mod conn;
 mod error;
@@ -34,8 +44,7 @@ pub mod template;
 pub mod typed;
 pub mod types;
 
-#[cfg(feature = "runtime")]
-pub use conn::config::{
+pub use config::{
     AuthMethod, ChannelBinding, Config, Host, LoadBalanceHosts, Pooler, RequireAuth, SslMode,
     TargetSessionAttrs, TcpOptions,
 };

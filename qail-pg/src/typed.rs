@@ -427,9 +427,11 @@ impl<'a, 'b, T: ToArg<'a, 'b>> ToArg<'a, 'b> for Option<T> {
     }
 }
 
-/// Compile-time checks used by the code `qail!` emits; each is the identity at run time, or
-/// the conversion of a checked argument into an [`Arg`].
-pub mod check {
+/// Compile-time type assertions used by the code `qail!` emits (an argument against its
+/// parameter's type, a field against its column's); each is the identity at run time, or the
+/// conversion of a checked argument into an [`Arg`]. (What the connection checks at run time,
+/// the server's Describe among it, is `template::conformance`.)
+pub mod assertions {
     use super::{
         ClauseArgument, FromPg, NotNullColumn, NullNotAllowed, NullableField, Present, ToArg, ToPg,
     };
@@ -493,7 +495,7 @@ pub mod check {
 
 #[cfg(test)]
 mod tests {
-    use super::check::field;
+    use super::assertions::field;
     use super::*;
     use crate::types::Param;
 
@@ -515,44 +517,44 @@ mod tests {
 
     fn text_arg(name: &str) -> Arg<'_> {
         let local = name;
-        check::arg::<_, pg::text, 1>(&local)
+        assertions::arg::<_, pg::text, 1>(&local)
     }
 
     #[test]
     fn small_values_are_copied_text_reborrowed_and_others_borrowed() {
         let owned = {
             let n = 40_i64;
-            check::arg::<_, pg::int8, 1>(&(n + 2))
+            assertions::arg::<_, pg::int8, 1>(&(n + 2))
         };
         assert!(matches!(owned, Arg::I64(42)));
         let by_ref = 7_i32;
         assert!(matches!(
-            check::arg::<_, pg::int4, 1>(&&by_ref),
+            assertions::arg::<_, pg::int4, 1>(&&by_ref),
             Arg::I32(7)
         ));
         assert!(matches!(
-            check::arg::<_, pg::float8, 1>(&None::<f64>),
+            assertions::arg::<_, pg::float8, 1>(&None::<f64>),
             Arg::Null
         ));
         assert!(matches!(text_arg("harbor"), Arg::Str("harbor")));
         let name = String::from("harbor");
         assert!(matches!(
-            check::arg::<_, pg::text, 1>(&Some(&name)),
+            assertions::arg::<_, pg::text, 1>(&Some(&name)),
             Arg::Str("harbor")
         ));
         let bytes: &[u8] = b"\x01";
         assert!(matches!(
-            check::arg::<_, pg::bytea, 1>(&bytes),
+            assertions::arg::<_, pg::bytea, 1>(&bytes),
             Arg::Bytes(b"\x01")
         ));
         let array = vec![1_i32, 2];
         assert!(matches!(
-            check::arg::<_, pg::array<pg::int4>, 1>(&array),
+            assertions::arg::<_, pg::array<pg::int4>, 1>(&array),
             Arg::Ref(_)
         ));
         let slice: &[i32] = &array;
         assert!(matches!(
-            check::arg::<_, pg::array<pg::int4>, 1>(&slice),
+            assertions::arg::<_, pg::array<pg::int4>, 1>(&slice),
             Arg::Ref(_)
         ));
         let mut buf = Vec::new();

@@ -1,5 +1,7 @@
-//! The facade is complete: every type a public method of qail's types takes or returns is
-//! named here through `qail::`, so a re-export left out fails to compile this test.
+//! The facade is complete: every type an application names, and every type a public method
+//! of qail's types returns, is named here through `qail::`, so a re-export left out fails to
+//! compile this test. The plumbing the docs hide (protocol, templates, by-index decoding) is
+//! named too: hidden is not removed.
 
 use std::any::type_name;
 
@@ -19,6 +21,9 @@ fn every_public_type_is_named_through_qail() {
         name::<qail::RequireAuth>(),
         name::<qail::AuthMethod>(),
         name::<qail::TcpOptions>(),
+        name::<qail::TargetSessionAttrs>(),
+        name::<qail::LoadBalanceHosts>(),
+        name::<qail::Pooler>(),
         name::<qail::Connection>(),
         name::<qail::CancelToken>(),
         name::<qail::TransactionStatus>(),
@@ -30,15 +35,8 @@ fn every_public_type_is_named_through_qail() {
         name::<qail::Statement>(),
         name::<qail::Row>(),
         name::<qail::Column>(),
-        // Compiled queries and their rows.
-        name::<qail::Template>(),
+        // Compiled queries.
         name::<qail::Query<'static, qail::NoRows>>(),
-        name::<qail::RawRow<'static>>(),
-        name::<qail::template::Params<'static>>(),
-        name::<qail::template::ExpectedColumn>(),
-        name::<qail::template::ExpectedColumns>(),
-        name::<qail::template::Encoded>(),
-        name::<qail::proto::message::EncodeError>(),
         // Pipelines.
         name::<qail::PipelineBuilder<'static, 'static>>(),
         name::<qail::PipelineBuilder<'static, 'static, qail::Atomic>>(),
@@ -54,10 +52,21 @@ fn every_public_type_is_named_through_qail() {
         name::<qail::Pool>(),
         name::<qail::PoolBuilder>(),
         name::<qail::PoolStats>(),
+        name::<qail::PoolReset>(),
         name::<qail::PooledConnection>(),
         // Errors and types.
         name::<qail::Error>(),
         name::<qail::DbError>(),
+        // Hidden from the docs, still nameable: a query's template (`Query::template`), the
+        // row `for_each` hands over, the template's parts and the protocol's encoding error.
+        name::<qail::Template>(),
+        name::<qail::RawRow<'static>>(),
+        name::<qail::template::Arg<'static>>(),
+        name::<qail::template::Params<'static>>(),
+        name::<qail::template::ExpectedColumn>(),
+        name::<qail::template::ExpectedColumns>(),
+        name::<qail::template::Encoded>(),
+        name::<qail::proto::message::EncodeError>(),
     ];
     for name in names {
         assert!(name.starts_with("qail_pg::"), "{name} is not qail-pg's");
@@ -67,7 +76,7 @@ fn every_public_type_is_named_through_qail() {
     fn traits<E, D, R, T, P>()
     where
         E: qail::Executor,
-        D: qail::Decoder,
+        D: qail::Decoder, // hidden from the docs: the bound of a query's methods
         R: qail::FromRow,
         T: for<'r> qail::Decode<'r>,
         P: qail::Encode,

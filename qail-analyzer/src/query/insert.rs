@@ -7,9 +7,8 @@ use sqlparser::ast::{
 
 use crate::StatementKind;
 use crate::ctx::{Ctx, Shape};
-use crate::diag::did_you_mean;
 use crate::expr::{Fit, Typed, condition, conform, constructor, expr};
-use crate::query::update::{is_default, set_list};
+use crate::query::assign::{is_default, no_such_column, set_list};
 use crate::query::{finish, from, scope_in, select};
 use crate::scope::{Col, Rel, Scope, Star, norm};
 use crate::types::{assignable, display, sql_name};
@@ -96,26 +95,6 @@ fn target_columns(cx: &mut Ctx, target: &Rel, listed: &[Ident]) -> Option<Vec<Co
         }
     }
     (out.len() == listed.len()).then_some(out)
-}
-
-/// `column "x" of relation "t" does not exist`, with a suggestion.
-pub(crate) fn no_such_column(cx: &mut Ctx, target: &Rel, id: &Ident) {
-    let name = norm(id);
-    let hint =
-        did_you_mean(&name, target.cols.iter().map(|c| c.name.as_str())).unwrap_or_else(|| {
-            "check the name, or run `cargo qail schema pull` if the column is new".into()
-        });
-    let table = target
-        .label
-        .split(" AS ")
-        .next()
-        .unwrap_or(&target.label)
-        .to_string();
-    cx.error(
-        cx.ident_range(id),
-        format!("column \"{name}\" of relation \"{table}\" does not exist"),
-        Some(hint),
-    );
 }
 
 /// The VALUES rows or query of an INSERT. Without a column list (`implicit`), fewer values

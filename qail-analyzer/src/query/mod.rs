@@ -1,6 +1,7 @@
 //! Statements: dispatch to SELECT (`select`), INSERT (`insert`), UPDATE (`update`) and
 //! DELETE (`delete`), with FROM (`from`) and grouping (`group`) shared by them, and RETURNING.
 
+pub(crate) mod assign;
 pub(crate) mod delete;
 pub(crate) mod from;
 pub(crate) mod group;

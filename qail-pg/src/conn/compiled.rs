@@ -15,17 +15,18 @@
 use std::borrow::Cow;
 
 use super::prepare::{close_statement, encode_error};
+use super::row_sink::RowSink;
 use super::stream::release;
 use super::{Connection, Statement, described_columns, server_error};
 use crate::error::Error;
 pub(crate) use crate::error::{is_stale, stale_in_transaction};
 use crate::proto::message::{
-    Backend, Bind, DataRow, Describe, EncodeError, Execute, Format, Parse, Target,
-    bind_execute_sync, sync,
+    Backend, Bind, Describe, EncodeError, Execute, Format, Parse, Target, bind_execute_sync, sync,
 };
 use crate::row::Column;
-use crate::template::check::{bound_types, check_description, decoding_types};
-pub(crate) use crate::template::check::{check_bind_prefix, check_count};
+use crate::template::conformance::{
+    bound_types, check_bind_prefix, check_count, check_description, decoding_types,
+};
 use crate::template::{Arg, Template};
 use crate::types::{Oid, Param};
 
@@ -344,17 +345,19 @@ impl Connection {
         }
     }
 
-    /// Reads DataRows up to ReadyForQuery, handing each to `sink`; returns the rows affected
-    /// when `counts` (0 otherwise: the command tag is then not parsed). After the first
-    /// error from the sink, the remaining rows are read and dropped. Before the first row the
-    /// sink learns how many rows are already buffered ([`RowSink::expect`]).
+    /// Reads DataRows up to ReadyForQuery, handing each to `sink` as query 0; returns the
+    /// rows affected when `counts` (the count in the command tag, which is parsed only then),
+    /// else the number of rows handed to `sink`. After the first error from the sink, the
+    /// remaining rows are read and dropped. Before the first row the sink learns how many
+    /// rows are already buffered ([`RowSink::expect`]).
     pub(crate) async fn read_rows(
         &mut self,
         statement: &Statement,
         counts: bool,
-        mut sink: impl RowSink,
+        sink: &mut (dyn RowSink + Send),
     ) -> Result<u64, Error> {
         let mut affected = 0;
+        let mut rows = 0;
         let mut error = None;
         let mut first = true;
         loop {
@@ -375,7 +378,8 @@ impl Connection {
                         let buffered = 1 + self.stream.buffered_rows();
                         sink.expect(buffered.max(statement.rows_hint()));
                     }
-                    if let Err(e) = sink.row(data, statement) {
+                    rows += 1;
+                    if let Err(e) = sink.row(0, data, statement) {
                         error = Some(e);
                     }
                 }
@@ -403,10 +407,10 @@ impl Connection {
                 Err(e) => return Err(self.decode_error(e)),
             }
         }
-        if let (None, Some(rows)) = (&error, sink.rows()) {
+        if error.is_none() {
             statement.set_rows_hint(rows);
         }
-        error.map_or(Ok(affected), Err)
+        error.map_or(Ok(if counts { affected } else { rows }), Err)
     }
 
     /// Forgets every cached statement without closing them: for after `DISCARD ALL` or
@@ -422,30 +426,6 @@ impl Connection {
         if self.cache.remove_template(name) {
             close_statement(&mut self.stream, name);
         }
-    }
-}
-
-/// Where [`Connection::read_rows`] hands the rows; any `FnMut(DataRow, &Statement)` is one.
-pub(crate) trait RowSink {
-    /// Takes one row.
-    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error>;
-
-    /// Told before the first row: about `rows` rows follow (counting that first one): the
-    /// rows already received, or as many as the statement's last result had, if more. A
-    /// guess, for reserving room.
-    fn expect(&mut self, rows: usize) {
-        let _ = rows;
-    }
-
-    /// How many rows were handed over, when the sink counts them.
-    fn rows(&self) -> Option<u64> {
-        None
-    }
-}
-
-impl<F: FnMut(DataRow<'_>, &Statement) -> Result<(), Error>> RowSink for F {
-    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
-        self(data, statement)
     }
 }
 

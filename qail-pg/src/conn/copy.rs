@@ -39,7 +39,7 @@ impl Connection {
     /// # Ok(()) }
     /// ```
     pub async fn copy_in(&mut self, sql: &str) -> Result<CopyIn<'_>, Error> {
-        super::cancel::timed!(self, self.ready())?;
+        super::timeout::timed!(self, self.ready())?;
         Query { sql }
             .encode(self.stream.write_buf())
             .map_err(super::prepare::encode_error)?;
@@ -48,7 +48,7 @@ impl Connection {
             conn: self,
             done: false,
         };
-        let started = super::cancel::timed!(copy.conn, copy.start());
+        let started = super::timeout::timed!(copy.conn, copy.start());
         // Note: whatever failed, no COPY is in progress for a drop to abort.
         started.inspect_err(|_| copy.done = true)?;
         Ok(copy)
@@ -216,7 +216,7 @@ impl CopyIn<'_> {
             .map_err(super::prepare::encode_error)?;
         if self.conn.stream.unsent() >= SEND_AT {
             let conn = &mut *self.conn;
-            super::cancel::timed!(conn, conn.stream.flush())?;
+            super::timeout::timed!(conn, conn.stream.flush())?;
         }
         Ok(())
     }
@@ -227,14 +227,14 @@ impl CopyIn<'_> {
         copy_done(self.conn.stream.write_buf());
         self.done = true;
         let conn = &mut *self.conn;
-        super::cancel::timed!(conn, finish_copy(conn))
+        super::timeout::timed!(conn, finish_copy(conn))
     }
 
     /// Aborts the COPY with `reason` (the server's error repeats it): no row is written.
     pub async fn fail(mut self, reason: &str) -> Result<(), Error> {
         self.queue_fail(reason);
         let conn = &mut *self.conn;
-        super::cancel::timed!(conn, fail_untimed(conn))
+        super::timeout::timed!(conn, fail_untimed(conn))
     }
 
     fn queue_fail(&mut self, reason: &str) {

@@ -1,7 +1,8 @@
 //! The async connection: connect, TLS, startup and authentication, query flows.
 //!
-//! One flow per file: [`connect`] opens the socket and negotiates TLS, [`startup`] and
-//! [`auth`] run the handshake, [`simple_query`], [`prepare`] and [`query`] the queries.
+//! One flow per file: [`connect`] opens the socket, negotiates TLS, runs the startup
+//! handshake and authentication (and sends cancel requests), [`simple_query`], [`prepare`]
+//! and [`query`] run the queries, [`timeout`] bounds them.
 //! [`Connection`] keeps the state they share: the stream, the statement cache, the server's
 //! parameters, and how many Sync cycles are still unanswered.
 //!
@@ -26,11 +27,8 @@
 //! in the write buffer, unread replies are counted by `syncs`. (An atomic pipeline writes its
 //! one Sync last; until then `open_batch` says the next flow must end the batch.)
 
-mod auth;
 mod cache;
-mod cancel;
 mod compiled;
-pub(crate) mod config;
 pub(crate) mod connect;
 mod copy;
 mod executor;
@@ -40,14 +38,13 @@ mod pipeline;
 mod prepare;
 mod query;
 mod reset;
+mod row_sink;
 mod simple_query;
 mod spare_rows;
-mod startup;
 mod statement;
 mod stream;
 mod syncs;
-#[cfg(feature = "tls")]
-pub(crate) mod tls;
+mod timeout;
 mod trace;
 mod transaction;
 mod typed_query;
@@ -57,7 +54,7 @@ use std::fmt;
 use std::pin::Pin;
 use std::time::Duration;
 
-pub use cancel::CancelToken;
+pub use connect::CancelToken;
 pub use copy::CopyIn;
 pub use executor::Executor;
 pub use notify::{Listener, Notification};
@@ -67,10 +64,10 @@ pub use pipeline::{
 pub use statement::Statement;
 pub use transaction::{IsolationLevel, Transaction, TransactionBuilder};
 
+use crate::config::Config;
 use crate::error::{DbError, Error, Kind};
 use crate::proto::message::{Backend, ReadyForQuery, RowDescription, TransactionStatus};
 use cache::StatementCache;
-use config::Config;
 use stream::{Received, Stream};
 use syncs::Syncs;
 
@@ -123,7 +120,7 @@ pub struct Connection {
     /// cleared: after a time-out, the cancelled statement failed (rather than completed).
     discarded_error: bool,
     /// Where and how to send a CancelRequest for this session.
-    cancel_target: Option<std::sync::Arc<cancel::Target>>,
+    cancel_target: Option<std::sync::Arc<connect::Target>>,
     /// The queue of the last pipeline, empty, kept for its memory.
     spare_slots: VecDeque<pipeline::Slot>,
     /// The row vector the next `fetch_all` fills (see [`spare_rows`]).
@@ -131,7 +128,7 @@ pub struct Connection {
     /// The vector of results the next pipeline's `rows` fills, for the same reason.
     spare_results: spare_rows::SpareRows,
     /// A pooler in transaction mode sits in front of the server: nothing is kept on the
-    /// server from one Sync to the next (see [`config::Pooler`]).
+    /// server from one Sync to the next (see [`Pooler`](crate::Pooler)).
     pooled_transactions: bool,
 }
 
@@ -228,7 +225,7 @@ impl Connection {
     /// reported without having run. Size 0 prepares every call afresh in the same write as
     /// its execution: faster for one-off statements, but a drifted statement has already run
     /// when the drift is reported. Behind a pooler in transaction mode
-    /// ([`Pooler::Transaction`](config::Pooler::Transaction)) the size stays 0.
+    /// ([`Pooler::Transaction`](crate::Pooler::Transaction)) the size stays 0.
     pub fn set_statement_cache_size(&mut self, size: usize) {
         let size = if self.pooled_transactions { 0 } else { size };
         for name in self.cache.resize(size) {

@@ -13,7 +13,7 @@ impl Connection {
     /// The statement is kept in the connection's statement cache, so running the same SQL
     /// with [`query`](Connection::query) afterwards does not prepare it again.
     pub async fn prepare(&mut self, sql: &str) -> Result<Statement, Error> {
-        super::cancel::timed!(self, self.prepare_when_ready(sql))
+        super::timeout::timed!(self, self.prepare_when_ready(sql))
     }
 
     /// [`Connection::prepare`] without the time-out.

@@ -69,7 +69,7 @@ impl Connection {
         rows: Option<&mut Vec<Row>>,
     ) -> Result<u64, Error> {
         let span = super::trace::query_span(self, || sql);
-        super::cancel::timed!(
+        super::timeout::timed!(
             self,
             super::trace::query(span, self.run_untimed(sql, params, rows), |n| *n)
         )

@@ -35,7 +35,7 @@
 //! exception, and on its own it serves [`Reset::Transaction`] as well, where it is the whole
 //! reset.
 //!
-//! Behind a pooler in transaction mode ([`Pooler::Transaction`](super::config::Pooler)) the
+//! Behind a pooler in transaction mode ([`Pooler::Transaction`](crate::config::Pooler)) the
 //! reset is only the `ROLLBACK` of an open transaction, whatever the pool's [`Reset`]:
 //! outside a transaction the client has no server session of its own to reset (pgbouncer's
 //! `server_reset_query`, `DISCARD ALL` by default, is run by pgbouncer itself, and only in

@@ -13,7 +13,7 @@ impl Connection {
     /// Statements run in order and stop at the first error, which is returned. Without an
     /// explicit transaction each statement commits on its own.
     pub async fn batch_execute(&mut self, sql: &str) -> Result<(), Error> {
-        super::cancel::timed!(self, self.batch_execute_untimed(sql))
+        super::timeout::timed!(self, self.batch_execute_untimed(sql))
     }
 
     async fn batch_execute_untimed(&mut self, sql: &str) -> Result<(), Error> {

@@ -22,7 +22,7 @@
 use std::future::Future;
 
 use super::Connection;
-use crate::conn::config::Config;
+use crate::config::Config;
 use crate::error::Error;
 
 /// The span a query runs in, made before the query borrows its connection
@@ -168,10 +168,10 @@ fn failed(span: &tracing::Span, e: &Error, what: &str) {
 
 /// `server.address`: the host name or address, or the Unix socket directory.
 #[cfg(feature = "tracing")]
-fn address(host: &crate::conn::config::Host) -> std::borrow::Cow<'_, str> {
+fn address(host: &crate::config::Host) -> std::borrow::Cow<'_, str> {
     match host {
-        crate::conn::config::Host::Tcp(name) => std::borrow::Cow::Borrowed(name),
-        crate::conn::config::Host::Unix(dir) => dir.to_string_lossy(),
+        crate::config::Host::Tcp(name) => std::borrow::Cow::Borrowed(name),
+        crate::config::Host::Unix(dir) => dir.to_string_lossy(),
     }
 }
 

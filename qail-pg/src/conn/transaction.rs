@@ -83,7 +83,7 @@ impl<'c> TransactionBuilder<'c> {
             None => {}
         }
         let conn = self.conn;
-        super::cancel::timed!(conn, conn.ready())?;
+        super::timeout::timed!(conn, conn.ready())?;
         if conn.transaction_status != TransactionStatus::Idle {
             return Err(Error::new(
                 Kind::Usage,
@@ -194,7 +194,7 @@ impl<'c> Transaction<'c> {
     async fn run(&mut self, sql: &str, ends: bool) -> Result<String, Error> {
         let Transaction { conn, done, .. } = self;
         let conn = &mut **conn;
-        super::cancel::timed!(conn, run_untimed(conn, sql, ends.then_some(done)))
+        super::timeout::timed!(conn, run_untimed(conn, sql, ends.then_some(done)))
     }
 
     fn savepoint(&self) -> String {

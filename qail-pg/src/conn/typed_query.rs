@@ -8,8 +8,8 @@
 
 use futures_core::Stream;
 
-use super::cancel::timed;
-use super::compiled::RowSink;
+use super::row_sink::RowSink;
+use super::timeout::timed;
 use super::{Connection, Executor, Statement, trace};
 use crate::error::{Error, Kind};
 use crate::proto::message::DataRow;
@@ -183,44 +183,21 @@ async fn run_untimed(
     affected: bool,
     sink: &mut (dyn RowSink + Send),
 ) -> Result<u64, Error> {
-    let mut rows = Dyn { sink, rows: 0 };
     // Note: room for as many rows as last time is reserved while the server runs the query,
     // not after its rows arrived.
     let statement = conn
         .start_template_then(template, params, &mut |statement| {
-            rows.sink.expect(statement.rows_hint());
+            sink.expect(statement.rows_hint());
         })
         .await?;
-    let tagged = conn.read_rows(&statement, affected, &mut rows).await?;
-    Ok(if affected { tagged } else { rows.rows })
-}
-
-/// A `dyn RowSink` passed on to [`Connection::read_rows`], counting the rows.
-struct Dyn<'s> {
-    sink: &'s mut (dyn RowSink + Send),
-    rows: u64,
-}
-
-impl RowSink for &mut Dyn<'_> {
-    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
-        self.rows += 1;
-        self.sink.row(data, statement)
-    }
-
-    fn expect(&mut self, rows: usize) {
-        self.sink.expect(rows);
-    }
-
-    fn rows(&self) -> Option<u64> {
-        Some(self.rows)
-    }
+    conn.read_rows(&statement, affected, sink).await
 }
 
 /// The rows of `fetch_all`, with room reserved for the rows expected.
 struct Collect<D: Decoder>(Vec<D::Row>);
 
 impl<D: Decoder> RowSink for Collect<D> {
-    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+    fn row(&mut self, _: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
         // Note: a `match`, not `?`: this is compiled for every row type, and `?` would add
         // two functions per row type (`Try::branch`, `FromResidual::from_residual`).
         match D::decode(&mut RawRow::new(data), statement.column_oids()) {
@@ -241,7 +218,7 @@ impl<D: Decoder> RowSink for Collect<D> {
 struct AtMostOne<D: Decoder>(Option<D::Row>);
 
 impl<D: Decoder> RowSink for AtMostOne<D> {
-    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+    fn row(&mut self, _: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
         if self.0.is_some() {
             return Err(Error::new(
                 Kind::RowCount,

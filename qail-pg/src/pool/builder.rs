@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use super::Pool;
-use crate::conn::config::Config;
+use crate::config::Config;
 use crate::error::{Error, Kind};
 
 /// The options a pool runs with; see [`Builder`] for what each means. The replicas' pools

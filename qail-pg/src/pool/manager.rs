@@ -9,8 +9,8 @@ use deadpool::managed::{Metrics, RecycleError, RecycleResult};
 use tokio::sync::{Notify, oneshot};
 
 use super::builder::Options;
+use crate::config::{Config, TargetSessionAttrs};
 use crate::conn::Connection;
-use crate::conn::config::{Config, TargetSessionAttrs};
 use crate::error::{Error, Kind};
 
 /// A pooled connection as deadpool holds it.

@@ -51,8 +51,8 @@ use manager::Manager;
 pub use pooled::PooledConnection;
 use replicas::Replicas;
 
+use crate::config::Config;
 use crate::conn::BoxedFuture;
-use crate::conn::config::Config;
 use crate::error::{Error, Kind};
 use crate::row::Row;
 use crate::types::Encode;

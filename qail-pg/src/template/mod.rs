@@ -16,7 +16,7 @@ mod arg;
         reason = "the connection (feature `runtime`) runs these checks"
     )
 )]
-pub(crate) mod check;
+pub(crate) mod conformance;
 mod copy_rows;
 mod encoding;
 mod query;

@@ -18,8 +18,9 @@
 //! dropped), it ends the batch with a Parse of text that is not SQL, whose syntax error makes
 //! the server roll the batch back, and then the Sync.
 
-use super::{Run, Sink, parse_failed, slot_result};
+use super::run::{Run, parse_failed, slot_result};
 use crate::conn::Connection;
+use crate::conn::row_sink::RowSink;
 use crate::error::Error;
 use crate::proto::message::{Parse, TransactionStatus, sync};
 
@@ -116,7 +117,7 @@ pub(super) fn fail_batch(e: Error, run: &mut Run) {
 /// sink refused, a drifted template) loses the batch.
 // Note: once per query of an atomic batch, on the hot path of the reply dispatch.
 #[inline(always)]
-pub(super) fn end_batch_query(run: &mut Run, sink: &mut dyn Sink) {
+pub(super) fn end_batch_query(run: &mut Run, sink: &mut dyn RowSink) {
     let slot = run.queue.pop_front().expect("the queue has a front slot");
     let index = slot.index;
     match slot_result(slot, &run.local) {

@@ -3,8 +3,10 @@
 use std::any::Any;
 use std::marker::PhantomData;
 
-use super::api::{Pipeline, SqlQueries};
-use super::{Job, Mode, Sink, Source};
+use super::batch::{Pipeline, SqlQueries};
+use super::engine::{Job, Source};
+use super::mode::{Atomic, Mode, PerQuery};
+use crate::conn::row_sink::RowSink;
 use crate::conn::{Connection, Statement};
 use crate::error::{Error, Kind};
 use crate::proto::message::DataRow;
@@ -64,83 +66,62 @@ impl Connection {
     }
 }
 
-/// The default mode of a pipeline: every query is its own Bind + Execute + Sync cycle, so
-/// an error affects only the query that caused it (its result), and the others still run.
-/// Outside a transaction block each query commits on its own; inside one, an error aborts
-/// the block, so the queries after it fail with SQLSTATE 25P02 until it is rolled back.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PerQuery;
-
-/// The atomic mode of a pipeline ([`PipelineBuilder::atomic`]): the queries run as **one
-/// transaction**, all of them or none.
-///
-/// One Sync ends the batch, so the server runs it as one implicit transaction and commits at
-/// the end. When a query fails, the server skips the rest of the batch and rolls all of it
-/// back — the queries before the failing one too — and the returned error says which query
-/// failed ([`Error::pipeline_index`], counted from 0) with the server's error
-/// ([`Error::code`], [`Error::as_db_error`]). A failure when the batch commits (a deferred
-/// constraint, a serialization failure) has no index. The connection is usable afterwards.
-///
-/// Inside a transaction block ([`Connection::begin`]) the batch joins the block and commits
-/// with it; an error aborts the block like any failed statement, so roll it back.
-///
-/// A compiled query whose statement is new on this connection is described first (Parse +
-/// Describe + Flush, its types checked before any of its queries is bound), so when the
-/// server's types drifted from the compiled query's, no query of that template runs and the
-/// whole batch is rolled back ([`Error::is_schema_drift`]).
-///
-/// The client also ends the batch itself, so that it is rolled back, when a parameter cannot
-/// be encoded or a row cannot be decoded, provided the Sync has not been sent yet (it goes
-/// out with the last query); if it has, the error says that the batch took effect. Dropping
-/// the future before it finishes rolls the batch back too (unless the Sync was sent, in which
-/// case it commits); the connection stays usable.
-///
-/// Compared with [`PerQuery`], the server flushes its replies once per batch instead of once
-/// per query, which saves client and server CPU on large batches.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Atomic;
-
-/// Decodes the rows of one builder item and hands them out type-erased.
-trait Collector: Send {
-    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error>;
+/// What a query added to a [`PipelineBuilder`] collects for its [`Handle`]: its rows, taken
+/// as any [`RowSink`] takes them, then, when the query ends, the value the handle takes out
+/// (its rows or its count), type-erased. Boxed per query, so queries of different row types
+/// share one pipeline.
+trait HandleValue: RowSink + Send {
+    /// The value of a query that succeeded with `affected` rows.
     fn finish(self: Box<Self>, affected: u64) -> Box<dyn Any + Send>;
 }
 
+/// The typed rows of a compiled query.
 struct CollectTyped<D: Decoder>(Vec<D::Row>);
 
-impl<D: Decoder> Collector for CollectTyped<D>
-where
-    D::Row: Send + 'static,
-{
-    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+impl<D: Decoder> RowSink for CollectTyped<D> {
+    fn row(&mut self, _: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
         self.0
             .push(D::decode(&mut RawRow::new(data), statement.column_oids())?);
         Ok(())
     }
+}
+
+impl<D: Decoder> HandleValue for CollectTyped<D>
+where
+    D::Row: Send + 'static,
+{
     fn finish(self: Box<Self>, _: u64) -> Box<dyn Any + Send> {
         Box::new(self.0)
     }
 }
 
+/// The rows of a run-time SQL query.
 struct CollectRows(Vec<Row>);
 
-impl Collector for CollectRows {
-    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+impl RowSink for CollectRows {
+    fn row(&mut self, _: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
         let row = Row::new(statement.shared_columns().clone(), data).map_err(Error::from)?;
         self.0.push(row);
         Ok(())
     }
+}
+
+impl HandleValue for CollectRows {
     fn finish(self: Box<Self>, _: u64) -> Box<dyn Any + Send> {
         Box::new(self.0)
     }
 }
 
+/// The count of a query whose rows are not read.
 struct CollectCount;
 
-impl Collector for CollectCount {
-    fn row(&mut self, _: DataRow<'_>, _: &Statement) -> Result<(), Error> {
+impl RowSink for CollectCount {
+    fn row(&mut self, _: usize, _: DataRow<'_>, _: &Statement) -> Result<(), Error> {
         Ok(())
     }
+}
+
+impl HandleValue for CollectCount {
     fn finish(self: Box<Self>, affected: u64) -> Box<dyn Any + Send> {
         Box::new(affected)
     }
@@ -154,7 +135,7 @@ enum What<'q> {
 struct Item<'q> {
     what: What<'q>,
     params: Vec<Arg<'q>>,
-    collector: Option<Box<dyn Collector + 'q>>,
+    collector: Option<Box<dyn HandleValue + 'q>>,
 }
 
 impl<'q> Job for &mut Item<'q> {
@@ -332,14 +313,14 @@ impl<'c, 'q, M> PipelineBuilder<'c, 'q, M> {
 }
 
 struct Erased<'q> {
-    collectors: Vec<Option<Box<dyn Collector + 'q>>>,
+    collectors: Vec<Option<Box<dyn HandleValue + 'q>>>,
     results: Vec<Result<Box<dyn Any + Send>, Error>>,
 }
 
-impl Sink for Erased<'_> {
+impl RowSink for Erased<'_> {
     fn row(&mut self, index: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
         match self.collectors.get_mut(index) {
-            Some(Some(c)) => c.row(data, statement),
+            Some(Some(c)) => c.row(index, data, statement),
             _ => Ok(()),
         }
     }

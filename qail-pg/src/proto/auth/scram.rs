@@ -39,9 +39,11 @@ pub const MAX_ITERATIONS: u32 = 10_000_000;
 #[cfg(feature = "runtime")]
 const NONCE_BYTES: usize = 18;
 
-/// What the client knows about channel binding for this exchange (RFC 5802 §6).
+/// The channel binding the client announces in its GS2 header (`gs2-cbind-flag`, RFC 5802
+/// §6) for this exchange, with the binding data when it binds. The user's policy, which
+/// decides it, is [`ChannelBinding`](crate::ChannelBinding).
 #[derive(Clone, PartialEq, Eq)]
-pub enum ChannelBinding {
+pub enum Gs2Binding {
     /// The client cannot bind to the channel (no TLS, or binding disabled): GS2 header `n,,`.
     Unsupported,
     /// The client could bind but the server did not offer SCRAM-SHA-256-PLUS: GS2 header
@@ -53,29 +55,29 @@ pub enum ChannelBinding {
     TlsServerEndPoint(Vec<u8>),
 }
 
-impl ChannelBinding {
+impl Gs2Binding {
     fn gs2_header(&self) -> &'static str {
         match self {
-            ChannelBinding::Unsupported => "n,,",
-            ChannelBinding::Unrequested => "y,,",
-            ChannelBinding::TlsServerEndPoint(_) => "p=tls-server-end-point,,",
+            Gs2Binding::Unsupported => "n,,",
+            Gs2Binding::Unrequested => "y,,",
+            Gs2Binding::TlsServerEndPoint(_) => "p=tls-server-end-point,,",
         }
     }
 
     fn cbind_data(&self) -> &[u8] {
         match self {
-            ChannelBinding::TlsServerEndPoint(data) => data,
-            ChannelBinding::Unsupported | ChannelBinding::Unrequested => &[],
+            Gs2Binding::TlsServerEndPoint(data) => data,
+            Gs2Binding::Unsupported | Gs2Binding::Unrequested => &[],
         }
     }
 }
 
-impl fmt::Debug for ChannelBinding {
+impl fmt::Debug for Gs2Binding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ChannelBinding::Unsupported => f.write_str("Unsupported"),
-            ChannelBinding::Unrequested => f.write_str("Unrequested"),
-            ChannelBinding::TlsServerEndPoint(data) => {
+            Gs2Binding::Unsupported => f.write_str("Unsupported"),
+            Gs2Binding::Unrequested => f.write_str("Unrequested"),
+            Gs2Binding::TlsServerEndPoint(data) => {
                 write!(f, "TlsServerEndPoint({} bytes)", data.len())
             }
         }
@@ -95,7 +97,7 @@ enum State {
         password: Vec<u8>,
         nonce: String,
         client_first_bare: String,
-        channel_binding: ChannelBinding,
+        channel_binding: Gs2Binding,
     },
     ExpectServerFinal {
         server_key: [u8; 32],
@@ -125,7 +127,7 @@ impl ScramSha256 {
     /// `password` is normalized with SASLprep; when it is not UTF-8 or SASLprep rejects it,
     /// its bytes are used as they are, as PostgreSQL does.
     #[cfg(feature = "runtime")]
-    pub fn new(password: &[u8], channel_binding: ChannelBinding) -> ScramSha256 {
+    pub fn new(password: &[u8], channel_binding: Gs2Binding) -> ScramSha256 {
         use rand::RngCore as _;
         let mut random = [0u8; NONCE_BYTES];
         rand::rng().fill_bytes(&mut random);
@@ -136,7 +138,7 @@ impl ScramSha256 {
     /// must be unpredictable (base64 of at least 18 random bytes) outside tests.
     pub fn with_nonce(
         password: &[u8],
-        channel_binding: ChannelBinding,
+        channel_binding: Gs2Binding,
         nonce: &str,
     ) -> Result<ScramSha256, AuthError> {
         if nonce.is_empty() || !nonce.bytes().all(message::is_nonce_char) {
@@ -154,13 +156,13 @@ impl ScramSha256 {
     /// SCRAM, so the connection sends an empty one (`n=`), as libpq does.
     fn start(
         password: &[u8],
-        channel_binding: ChannelBinding,
+        channel_binding: Gs2Binding,
         user: &str,
         nonce: String,
     ) -> ScramSha256 {
         let mechanism = match channel_binding {
-            ChannelBinding::TlsServerEndPoint(_) => "SCRAM-SHA-256-PLUS",
-            ChannelBinding::Unsupported | ChannelBinding::Unrequested => "SCRAM-SHA-256",
+            Gs2Binding::TlsServerEndPoint(_) => "SCRAM-SHA-256-PLUS",
+            Gs2Binding::Unsupported | Gs2Binding::Unrequested => "SCRAM-SHA-256",
         };
         let client_first_bare = format!("n={},r={nonce}", message::escape_user(user));
         let message = format!("{}{client_first_bare}", channel_binding.gs2_header()).into_bytes();

@@ -5,7 +5,7 @@ const FULL_NONCE: &str = "rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0";
 const SERVER_FIRST: &str =
     "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096";
 
-fn client(password: &[u8], binding: ChannelBinding) -> ScramSha256 {
+fn client(password: &[u8], binding: Gs2Binding) -> ScramSha256 {
     ScramSha256::with_nonce(password, binding, NONCE).expect("a valid nonce")
 }
 
@@ -14,7 +14,7 @@ fn text(scram: &ScramSha256) -> &str {
 }
 
 fn update_err(server_first: &str) -> AuthError {
-    let mut scram = client(b"pencil", ChannelBinding::Unsupported);
+    let mut scram = client(b"pencil", Gs2Binding::Unsupported);
     scram
         .update(server_first.as_bytes())
         .expect_err("a bad server-first-message")
@@ -23,12 +23,8 @@ fn update_err(server_first: &str) -> AuthError {
 // RFC 7677 §3, with its user name "user".
 #[test]
 fn rfc7677_vector() {
-    let mut scram = ScramSha256::start(
-        b"pencil",
-        ChannelBinding::Unsupported,
-        "user",
-        NONCE.to_owned(),
-    );
+    let mut scram =
+        ScramSha256::start(b"pencil", Gs2Binding::Unsupported, "user", NONCE.to_owned());
     assert_eq!(scram.mechanism(), "SCRAM-SHA-256");
     assert_eq!(text(&scram), "n,,n=user,r=rOprNGfwEbeRWgbNEkqO");
     scram.update(SERVER_FIRST.as_bytes()).expect("server-first");
@@ -46,7 +42,7 @@ fn rfc7677_vector() {
 // independent implementation (Python hashlib/hmac).
 #[test]
 fn postgres_style_empty_user() {
-    let mut scram = client(b"pencil", ChannelBinding::Unsupported);
+    let mut scram = client(b"pencil", Gs2Binding::Unsupported);
     assert_eq!(text(&scram), "n,,n=,r=rOprNGfwEbeRWgbNEkqO");
     scram.update(SERVER_FIRST.as_bytes()).expect("server-first");
     assert_eq!(
@@ -60,7 +56,7 @@ fn postgres_style_empty_user() {
 
 #[test]
 fn unrequested_binding_sends_y() {
-    let mut scram = client(b"pencil", ChannelBinding::Unrequested);
+    let mut scram = client(b"pencil", Gs2Binding::Unrequested);
     assert_eq!(scram.mechanism(), "SCRAM-SHA-256");
     assert_eq!(text(&scram), "y,,n=,r=rOprNGfwEbeRWgbNEkqO");
     scram.update(SERVER_FIRST.as_bytes()).expect("server-first");
@@ -78,7 +74,7 @@ fn unrequested_binding_sends_y() {
 fn plus_exchange_with_tls_server_end_point() {
     let cert = include_bytes!("../testdata/rsa-sha256.der");
     let binding = crate::proto::auth::tls_server_end_point(cert).expect("an RSA-SHA256 binding");
-    let mut scram = client(b"pencil", ChannelBinding::TlsServerEndPoint(binding));
+    let mut scram = client(b"pencil", Gs2Binding::TlsServerEndPoint(binding));
     assert_eq!(scram.mechanism(), "SCRAM-SHA-256-PLUS");
     assert_eq!(
         text(&scram),
@@ -100,8 +96,8 @@ fn plus_exchange_with_tls_server_end_point() {
 #[test]
 fn saslprep_maps_non_ascii_space() {
     // "pen\u{a0}cil" normalizes to "pen cil": same proof as the plain-space password.
-    let mut nbsp = client("pen\u{a0}cil".as_bytes(), ChannelBinding::Unsupported);
-    let mut space = client(b"pen cil", ChannelBinding::Unsupported);
+    let mut nbsp = client("pen\u{a0}cil".as_bytes(), Gs2Binding::Unsupported);
+    let mut space = client(b"pen cil", Gs2Binding::Unsupported);
     nbsp.update(SERVER_FIRST.as_bytes()).expect("server-first");
     space.update(SERVER_FIRST.as_bytes()).expect("server-first");
     assert_eq!(nbsp.message(), space.message());
@@ -110,7 +106,7 @@ fn saslprep_maps_non_ascii_space() {
 
 #[test]
 fn prohibited_password_is_used_raw() {
-    let mut scram = client(b"pen\x07cil", ChannelBinding::Unsupported);
+    let mut scram = client(b"pen\x07cil", Gs2Binding::Unsupported);
     scram.update(SERVER_FIRST.as_bytes()).expect("server-first");
     assert!(text(&scram).ends_with(",p=GhkGzlZxcSP/zC66pmLvAR7c0ckUCHvbE2GCbKlrmb0="));
 }
@@ -154,7 +150,7 @@ fn key_derivation_agrees_with_postgres() {
         assert_eq!(hmac(&salted, b"Server Key"), server.server_key);
 
         // And the whole exchange against a server holding only that secret.
-        let mut scram = client(password, ChannelBinding::Unsupported);
+        let mut scram = client(password, Gs2Binding::Unsupported);
         let server_first = server.first(NONCE);
         scram.update(server_first.as_bytes()).expect("server-first");
         let server_final = server
@@ -172,7 +168,7 @@ fn wrong_password_is_rejected_by_the_server_secret() {
         "SCRAM-SHA-256$4096:xPw6WaXqYpz6MAHJ3fZBaw==$HThbsFYJIt9BWiuNtmOC2ZCnd9Nk4+gzxs3zuQa/9Xg=\
          :Gzw+VXDoZ1pi2WZteNbrXc1ihIhNjIXOePG5yrciZEQ=",
     );
-    let mut scram = client(b"pencil2", ChannelBinding::Unsupported);
+    let mut scram = client(b"pencil2", Gs2Binding::Unsupported);
     let server_first = server.first(NONCE);
     scram.update(server_first.as_bytes()).expect("server-first");
     assert!(server.verify(&scram, &server_first).is_none());
@@ -263,14 +259,14 @@ fn malformed_server_first_messages() {
     malformed(&format!(
         "r={NONCE}\u{e9},s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"
     ));
-    let mut scram = client(b"pencil", ChannelBinding::Unsupported);
+    let mut scram = client(b"pencil", Gs2Binding::Unsupported);
     let err = scram.update(b"r=\xff,s=,i=1").expect_err("not UTF-8");
     assert!(matches!(err, AuthError::Malformed { .. }));
 }
 
 #[test]
 fn extensions_after_the_iteration_count_are_ignored() {
-    let mut scram = client(b"pencil", ChannelBinding::Unsupported);
+    let mut scram = client(b"pencil", Gs2Binding::Unsupported);
     scram
         .update(format!("{SERVER_FIRST},x=future").as_bytes())
         .expect("extensions are allowed");
@@ -295,13 +291,13 @@ fn iteration_count_bounds() {
         update_err(&with("10000001")),
         AuthError::IterationCount(10_000_001)
     );
-    let mut scram = client(b"pencil", ChannelBinding::Unsupported);
+    let mut scram = client(b"pencil", Gs2Binding::Unsupported);
     scram.update(with("1").as_bytes()).expect("one iteration");
     assert!(text(&scram).ends_with(",p=FAARM7AVvFwIboLWTCdUs0xTxvANekNuXVyJ5RVHUOo="));
 }
 
 fn after_update() -> ScramSha256 {
-    let mut scram = client(b"pencil", ChannelBinding::Unsupported);
+    let mut scram = client(b"pencil", Gs2Binding::Unsupported);
     scram.update(SERVER_FIRST.as_bytes()).expect("server-first");
     scram
 }
@@ -336,7 +332,7 @@ fn bad_server_final_messages() {
 
 #[test]
 fn steps_out_of_order_are_errors() {
-    let mut scram = client(b"pencil", ChannelBinding::Unsupported);
+    let mut scram = client(b"pencil", Gs2Binding::Unsupported);
     let err = scram.finish(b"v=AAAA").expect_err("finish before update");
     assert!(matches!(
         err,
@@ -366,7 +362,7 @@ fn steps_out_of_order_are_errors() {
 
 #[test]
 fn a_failed_exchange_stays_failed() {
-    let mut scram = client(b"pencil", ChannelBinding::Unsupported);
+    let mut scram = client(b"pencil", Gs2Binding::Unsupported);
     scram.update(b"garbage").expect_err("malformed");
     let err = scram
         .update(SERVER_FIRST.as_bytes())
@@ -382,7 +378,7 @@ fn a_failed_exchange_stays_failed() {
 #[test]
 fn invalid_nonces_are_refused() {
     for nonce in ["", "a,b", "caf\u{e9}", "with space", "tab\t"] {
-        let err = ScramSha256::with_nonce(b"p", ChannelBinding::Unsupported, nonce)
+        let err = ScramSha256::with_nonce(b"p", Gs2Binding::Unsupported, nonce)
             .expect_err("an invalid nonce");
         assert_eq!(err, AuthError::InvalidNonce, "{nonce:?}");
     }
@@ -390,14 +386,14 @@ fn invalid_nonces_are_refused() {
 
 #[test]
 fn user_names_are_escaped() {
-    let scram = ScramSha256::start(b"p", ChannelBinding::Unsupported, "a=b,c", "n".to_owned());
+    let scram = ScramSha256::start(b"p", Gs2Binding::Unsupported, "a=b,c", "n".to_owned());
     assert_eq!(text(&scram), "n,,n=a=3Db=2Cc,r=n");
 }
 
 #[test]
 fn debug_and_errors_never_show_the_password() {
     let password = b"hunter2-secret";
-    let mut scram = client(password, ChannelBinding::TlsServerEndPoint(vec![1, 2, 3]));
+    let mut scram = client(password, Gs2Binding::TlsServerEndPoint(vec![1, 2, 3]));
     let debug = format!("{scram:?}");
     assert!(!debug.contains("hunter2"), "{debug}");
     assert!(debug.contains("SCRAM-SHA-256-PLUS"));
@@ -408,8 +404,8 @@ fn debug_and_errors_never_show_the_password() {
 #[cfg(feature = "runtime")]
 #[test]
 fn new_uses_a_fresh_random_nonce() {
-    let a = ScramSha256::new(b"p", ChannelBinding::Unsupported);
-    let b = ScramSha256::new(b"p", ChannelBinding::Unsupported);
+    let a = ScramSha256::new(b"p", Gs2Binding::Unsupported);
+    let b = ScramSha256::new(b"p", Gs2Binding::Unsupported);
     assert_ne!(a.message(), b.message());
     let nonce = text(&a).strip_prefix("n,,n=,r=").expect("client-first");
     assert_eq!(nonce.len(), 24, "18 random bytes in base64");

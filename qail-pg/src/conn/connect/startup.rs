@@ -3,9 +3,10 @@
 //!
 //! See <https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-START-UP>.
 
-use super::config::Config;
-use super::stream::Stream;
-use super::{Connection, auth, cache, server_error};
+use super::auth;
+use crate::config::Config;
+use crate::conn::stream::Stream;
+use crate::conn::{Connection, cache, server_error};
 use crate::error::{Error, Kind};
 use crate::proto::message::{Backend, Startup};
 
@@ -16,7 +17,7 @@ pub(crate) async fn startup(
     config: &Config,
     server_cert: Option<Vec<u8>>,
 ) -> Result<Connection, Error> {
-    let pooled = config.pooler == super::config::Pooler::Transaction;
+    let pooled = config.pooler == crate::config::Pooler::Transaction;
     let cache_size = if pooled { 0 } else { cache::DEFAULT_SIZE };
     let mut conn = Connection::new(stream, cache_size);
     conn.pooled_transactions = pooled;

@@ -1,73 +1,28 @@
-//! Pipelining: many queries in one round trip.
-//!
-//! By default ([`Mode::PerQuery`]) every query is its own Bind + Execute + Sync cycle, so an
-//! error affects only the query that caused it: the server skips to that query's Sync and
-//! runs the next ones. Outside a transaction block each query commits on its own; inside one,
-//! an error aborts the block and the following queries fail with SQLSTATE 25P02 until it is
-//! rolled back.
-//!
-//! A template not yet prepared on the connection is described before its first query is
-//! bound: Parse + Describe + Flush go out, the encoding of further queries pauses until the
-//! description is read and checked against the template (replies of earlier queries are read
-//! meanwhile), and only then is the query bound, or failed with the drift without running.
-//! A drifted write never executes, in either mode.
-//!
-//! Behind a pooler in transaction mode ([`Pooler::Transaction`](crate::Pooler::Transaction))
-//! nothing waits mid-batch and nothing outlives a Sync: every query carries its own Parse +
-//! Describe of the unnamed statement before its Bind + Execute, its description is checked
-//! when it arrives (before its rows), and a drifted query has run when its drift is reported
-//! (in an atomic batch, the rest of the batch is rolled back only if the drift is read before
-//! the batch's Sync is written).
-//!
-//! An atomic pipeline ([`Mode::Atomic`], see [`atomic`]) writes one Sync after the last query:
-//! the whole batch is one implicit transaction, and the server flushes its replies once per
-//! batch instead of once per query.
-//!
-//! Messages are encoded lazily, a chunk at a time, and sent while the replies are read
-//! ([`Stream::receive_sending`](super::stream::Stream::receive_sending)), so a batch far
-//! larger than the socket buffers cannot deadlock, and memory stays bounded by the chunk
-//! size plus the results.
+//! The engine of every pipeline: it encodes the jobs a chunk at a time, dispatches the
+//! replies to the queries they answer and hands the rows to a [`RowSink`], in either mode
+//! ([`Mode`]); a run's state is a [`Run`].
 
-use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
-
-use super::compiled::{
-    bind_named, check_bind_prefix, check_count, check_drift, template_statement,
-};
-use super::prepare::close_statement;
-use super::stream::{Received, release};
-use super::{Connection, Statement, described_columns, server_error};
+use super::atomic::{end_batch_query, fail_batch};
+use super::mode::Mode;
+use super::run::{Local, Run, Slot, UNRESOLVED, described, parse_failed, resolve, slot_result};
+use crate::conn::compiled::bind_named;
+use crate::conn::prepare::{close_statement, encode_error};
+use crate::conn::row_sink::RowSink;
+use crate::conn::stream::{Received, release};
+use crate::conn::timeout::timed;
+use crate::conn::{Connection, Statement, described_columns, server_error};
 use crate::error::{Error, Kind};
-use crate::proto::message::{Backend, DataRow, EncodeError, bind_execute, flush, sync};
+use crate::proto::message::{Backend, EncodeError, bind_execute, flush, sync};
 use crate::row::Column;
 use crate::template::Template;
+use crate::template::conformance::{check_bind_prefix, check_count};
 use crate::types::{Oid, Param};
-use atomic::{end_batch_query, fail_batch};
-
-mod api;
-mod atomic;
-mod builder;
-
-pub use api::{Pipeline, SqlQueries};
-pub use builder::{Atomic, Handle, PerQuery, PipelineBuilder, PipelineResults};
 
 /// How many unsent bytes to encode ahead of the socket.
 const CHUNK: usize = 64 * 1024;
 
 /// The most results reserved up front, whatever the iterator claims.
 const RESERVE_LIMIT: usize = 1 << 16;
-
-/// The most bytes [`Run::owed`] counts: more than one wait asks for.
-const MAX_OWED: usize = 32 * 1024;
-
-/// Where a pipeline's Syncs go.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Mode {
-    /// A Sync after every query: each query succeeds or fails alone.
-    PerQuery,
-    /// One Sync after the last query: all of them, or none.
-    Atomic,
-}
 
 /// What a pipelined query runs.
 pub(crate) enum Source<'s> {
@@ -89,7 +44,7 @@ pub(crate) trait Job {
 /// the job encodes itself.
 ///
 /// Note: the engine (the encoding loop, the reply dispatch, the end of a run) takes its jobs
-/// and its [`Sink`] as `dyn`, so it is compiled once, not once per query type and sink; the
+/// and its [`RowSink`] as `dyn`, so it is compiled once, not once per query type and sink; the
 /// generic part of a run is [`InHand`] and the loop that awaits the socket. The
 /// erased values are never held across an `await`, so a run's future is `Send` whenever its
 /// jobs and sink are.
@@ -157,136 +112,12 @@ enum Step {
     End(Result<(), Error>),
 }
 
-/// Receives a pipeline's results, query by query, in order.
-pub(crate) trait Sink {
-    /// A row of query `index`; an error is kept as the query's result.
-    fn row(&mut self, index: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error>;
-    /// The end of query `index`: the rows affected, or its error.
-    fn done(&mut self, index: usize, result: Result<u64, Error>);
-    /// Whether [`Sink::done`] uses the rows affected; when not, the count is not parsed.
-    fn wants_counts(&self) -> bool {
-        true
-    }
-    /// Room for at least `queries` more results, told before the run.
-    fn reserve(&mut self, queries: usize) {
-        let _ = queries;
-    }
-}
-
-/// A template's state within one pipeline.
-enum Local {
-    /// Prepared (from the cache, or described earlier in this pipeline): its statement is
-    /// `Run::statements[i]`.
-    Ready(u32),
-    /// Parse + Describe sent, description not read yet.
-    Describing,
-    /// Described, but its types differ from the template's (the message).
-    Drift(String),
-    /// The Parse failed.
-    Failed,
-}
-
-/// `Slot::statement` of a query whose template is being described in this pipeline.
-const UNRESOLVED: u32 = u32::MAX;
-
 /// What [`Connection::encode_template`] queued.
 enum Encoded {
     /// Bind + Execute.
     Bound,
     /// Parse + Describe + Flush of the template: the job waits for the description.
     Describing,
-}
-
-/// A query whose replies are awaited. Kept small: a pipeline queues one per query.
-pub(crate) struct Slot {
-    index: usize,
-    /// The statement its rows decode with (`Run::statements[i]`), or [`UNRESOLVED`] while
-    /// the template whose description this slot or an earlier one reads is described.
-    statement: u32,
-    template: Option<&'static Template>,
-    /// Whether this slot carries the template's Parse + Describe.
-    describes: bool,
-    error: Option<Error>,
-    affected: u64,
-    /// Per query: how many bytes the connection must have sent for this query's Sync to
-    /// have gone out ([`Stream::queued_total`](super::stream::Stream::queued_total) after
-    /// it was queued); `u64::MAX` until it is queued.
-    synced_at: u64,
-}
-
-/// The templates' states within one pipeline, by name.
-type Locals = HashMap<&'static str, Local, BuildHasherDefault<NameHasher>>;
-
-/// FNV-1a over a template name: names come from the program, not from the server, so a
-/// cheap hash serves (a lookup per query).
-struct NameHasher(u64);
-
-impl Default for NameHasher {
-    fn default() -> NameHasher {
-        NameHasher(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for NameHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-}
-
-struct Run {
-    mode: Mode,
-    queue: VecDeque<Slot>,
-    /// The statements the queries run, each once (slots refer to them by index).
-    statements: Vec<Statement>,
-    /// The template of the previous query and its statement, when ready: consecutive
-    /// queries of one template skip the lookup in `local`.
-    last: Option<(&'static Template, u32)>,
-    /// The ParameterDescription of the template being described, until its RowDescription.
-    described_params: Option<Vec<crate::Oid>>,
-    /// The template being described for the job that waits to be bound: no other job is
-    /// encoded until its description is read and checked.
-    waiting: Option<&'static Template>,
-    local: Locals,
-    /// Templates described by this pipeline, to cache (or close) at the end.
-    described: Vec<&'static Template>,
-    next_index: usize,
-    /// Atomic: the batch's Sync is written and its ReadyForQuery not read yet.
-    syncing: bool,
-    /// Atomic: the first failure, with the index of the query (none when the commit failed).
-    failure: Option<(Option<usize>, Error)>,
-    /// Atomic: the server saw an error before the batch committed, so it is rolled back.
-    rolled_back: bool,
-    /// Jobs may be left to take.
-    more: bool,
-    /// The job in hand waits for its template's description before it is bound.
-    pending: bool,
-}
-
-impl Run {
-    fn new(mode: Mode, queue: VecDeque<Slot>) -> Run {
-        Run {
-            mode,
-            queue,
-            statements: Vec::new(),
-            last: None,
-            described_params: None,
-            waiting: None,
-            local: Locals::default(),
-            described: Vec::new(),
-            next_index: 0,
-            syncing: false,
-            failure: None,
-            rolled_back: false,
-            more: true,
-            pending: false,
-        }
-    }
 }
 
 impl Connection {
@@ -298,16 +129,16 @@ impl Connection {
     pub(crate) async fn run_pipeline<J: Job>(
         &mut self,
         jobs: impl IntoIterator<Item = J>,
-        sink: &mut impl Sink,
+        sink: &mut impl RowSink,
         mode: Mode,
     ) -> Result<(), Error> {
-        super::cancel::timed!(self, self.run_pipeline_untimed(jobs, sink, mode), |fut| fut)
+        timed!(self, self.run_pipeline_untimed(jobs, sink, mode), |fut| fut)
     }
 
     async fn run_pipeline_untimed<J: Job>(
         &mut self,
         jobs: impl IntoIterator<Item = J>,
-        sink: &mut impl Sink,
+        sink: &mut impl RowSink,
         mode: Mode,
     ) -> Result<(), Error> {
         self.ready_without_reset().await?;
@@ -327,7 +158,7 @@ impl Connection {
         }
     }
 
-    fn start_run(&mut self, mode: Mode, jobs: &dyn Jobs, sink: &mut dyn Sink) -> Run {
+    fn start_run(&mut self, mode: Mode, jobs: &dyn Jobs, sink: &mut dyn RowSink) -> Run {
         sink.reserve(jobs.remaining_hint().min(RESERVE_LIMIT));
         // Note: the queue's memory is the connection's, reused by the next pipeline.
         let mut queue = std::mem::take(&mut self.spare_slots);
@@ -337,7 +168,7 @@ impl Connection {
 
     /// Encodes jobs and handles the replies received, until the run needs more replies or
     /// ends.
-    fn advance_run(&mut self, run: &mut Run, jobs: &mut dyn Jobs, sink: &mut dyn Sink) -> Step {
+    fn advance_run(&mut self, run: &mut Run, jobs: &mut dyn Jobs, sink: &mut dyn RowSink) -> Step {
         loop {
             if let Some(template) = run.waiting
                 && !matches!(run.local.get(template.name), Some(Local::Describing))
@@ -400,7 +231,7 @@ impl Connection {
         mut run: Run,
         ended: Result<(), Error>,
         jobs: &mut dyn Jobs,
-        sink: &mut dyn Sink,
+        sink: &mut dyn RowSink,
     ) -> Result<(), Error> {
         if let Err(e) = ended {
             if run.mode == Mode::PerQuery && e.is_closed() {
@@ -608,7 +439,7 @@ impl Connection {
             self.stream.write_buf(),
             BindTo::Prefix(template.bind_prefix(), statement.params()),
         )
-        .map_err(super::prepare::encode_error)
+        .map_err(encode_error)
     }
 
     /// Queues Bind + Execute (without Sync).
@@ -633,7 +464,7 @@ impl Connection {
         let mark = buf.len();
         if let Err(e) = job.write_bind(buf, to) {
             buf.truncate(mark);
-            return Err(super::prepare::encode_error(e));
+            return Err(encode_error(e));
         }
         Ok(())
     }
@@ -646,7 +477,7 @@ impl Connection {
         &mut self,
         message: Received,
         run: &mut Run,
-        sink: &mut dyn Sink,
+        sink: &mut dyn RowSink,
     ) -> Result<(), Error> {
         // Note: the decoded reply is matched in place, and every arm consumes it, so no arm
         // copies the message or calls its drop glue on the hot path (DataRow, BindComplete,
@@ -741,7 +572,7 @@ impl Connection {
         &mut self,
         message: Received,
         run: &mut Run,
-        sink: &mut dyn Sink,
+        sink: &mut dyn RowSink,
     ) -> Result<(), Error> {
         let data = match self.stream.decode(message) {
             Ok(reply @ Backend::DataRow(data)) => {
@@ -797,7 +628,7 @@ impl Connection {
     }
 
     /// A ReadyForQuery ends the query at the front of the queue (per query).
-    fn end_query(&mut self, run: &mut Run, sink: &mut dyn Sink) -> Result<(), Error> {
+    fn end_query(&mut self, run: &mut Run, sink: &mut dyn RowSink) -> Result<(), Error> {
         let Some(slot) = run.queue.pop_front() else {
             return Err(self.reply_to_no_query());
         };
@@ -825,123 +656,16 @@ impl Connection {
     }
 }
 
-/// The result of a query whose replies are all read.
-fn slot_result(slot: Slot, local: &Locals) -> Result<u64, Error> {
-    match slot.error {
-        Some(e) => Err(e),
-        // Note: a slot bound to a ready statement cannot have drifted.
-        None if slot.statement != UNRESOLVED => Ok(slot.affected),
-        None => match slot.template.map(|t| local.get(t.name)) {
-            Some(Some(Local::Drift(message))) => {
-                Err(Error::new(Kind::SchemaDrift, message.clone()))
-            }
-            _ => Ok(slot.affected),
-        },
-    }
-}
-
-/// Marks the template whose Parse + Describe `slot` carries as failed: the server refused
-/// the Parse, or skipped it after an earlier error.
-fn parse_failed(slot: &Slot, local: &mut Locals) {
-    if let (true, Some(template)) = (slot.describes, slot.template)
-        && let Some(state @ Local::Describing) = local.get_mut(template.name)
-    {
-        *state = Local::Failed;
-    }
-}
-
-/// The statement a slot's rows are decoded with.
-#[inline]
-fn resolve<'s>(slot: &Slot, local: &Locals, statements: &'s [Statement]) -> Option<&'s Statement> {
-    let i = match slot.statement {
-        UNRESOLVED => match local.get(slot.template?.name) {
-            Some(Local::Ready(i)) => *i,
-            _ => return None,
-        },
-        i => i,
-    };
-    statements.get(i as usize)
-}
-
-/// Records a template's description (`params` from its ParameterDescription), checked
-/// against its expectations.
-fn described(
-    slot: &Slot,
-    params: Option<Vec<crate::Oid>>,
-    local: &mut Locals,
-    statements: &mut Vec<Statement>,
-    columns: Vec<Column>,
-) {
-    let (Some(template), Some(params)) = (slot.template, params) else {
-        return;
-    };
-    let state = match check_drift(template, &params, &columns) {
-        Ok(()) => {
-            statements.push(template_statement(template, template.name, params, columns));
-            Local::Ready(index_of_last(statements))
-        }
-        Err(e) => Local::Drift(e.to_string()),
-    };
-    local.insert(template.name, state);
-}
-
-/// The index of the last statement, as a slot stores it.
-fn index_of_last(statements: &[Statement]) -> u32 {
-    // Note: a pipeline has at most one statement per query, and its queries are counted in
-    // `usize`; more than `u32::MAX - 1` distinct statements cannot be prepared on one server.
-    u32::try_from(statements.len() - 1).unwrap_or(UNRESOLVED - 1)
-}
-
-/// The fewest bytes the server answers a per-query cycle with: ReadyForQuery (6 bytes).
-const CYCLE_MIN: usize = 6;
-
-/// The fewest bytes the server answers a per-query cycle that carries a Bind with: an
-/// ErrorResponse (at least 6 bytes) or BindComplete and an end of the portal (at least 10),
-/// then ReadyForQuery.
-const BOUND_CYCLE_MIN: usize = 12;
-
-impl Run {
-    /// A lower bound on the bytes the server still owes for the cycles sent so far (`sent`
-    /// bytes cover them), for [`Stream::receive_sending`](super::stream::Stream::receive_sending)
-    /// to wait for: per query, one Sync each, every cycle whose Sync went out and is not
-    /// answered yet. The query at the front may have been answered up to its ReadyForQuery;
-    /// a query whose Bind was not sent (its error is the client's) is answered by
-    /// ReadyForQuery alone. 0 (wake at the first byte) in an atomic batch, and while a
-    /// template is described.
-    fn owed(&self, sent: u64) -> usize {
-        if self.mode != Mode::PerQuery || self.waiting.is_some() {
-            return 0;
-        }
-        let mut owed = 0;
-        for (i, slot) in self.queue.iter().enumerate() {
-            if slot.synced_at > sent || slot.describes || owed >= MAX_OWED {
-                break;
-            }
-            owed += if i == 0 || slot.error.is_some() {
-                CYCLE_MIN
-            } else {
-                BOUND_CYCLE_MIN
-            };
-        }
-        owed
-    }
-
-    /// The index of `statement` in `statements`, added unless it is the last one added.
-    fn intern(&mut self, statement: &Statement) -> u32 {
-        if let Some(last) = self.statements.last()
-            && last.same(statement)
-        {
-            return index_of_last(&self.statements);
-        }
-        self.statements.push(statement.clone());
-        index_of_last(&self.statements)
-    }
-}
-
 /// After a per-query pipeline lost its connection: each query not answered yet fails, as
 /// outcome unknown when its Sync went out (`sent` bytes cover it), else as not run. Queries
 /// answered before the loss keep their results.
-fn report_lost(cause: &Error, sent: u64, run: &mut Run, jobs: &mut dyn Jobs, sink: &mut dyn Sink) {
+fn report_lost(
+    cause: &Error,
+    sent: u64,
+    run: &mut Run,
+    jobs: &mut dyn Jobs,
+    sink: &mut dyn RowSink,
+) {
     let not_run = || {
         Error::new(
             Kind::Closed,
@@ -966,51 +690,5 @@ fn report_lost(cause: &Error, sent: u64, run: &mut Run, jobs: &mut dyn Jobs, sin
     while jobs.advance() {
         sink.done(index, Err(not_run()));
         index += 1;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn slot(synced_at: u64, error: bool, describes: bool) -> Slot {
-        Slot {
-            index: 0,
-            statement: 0,
-            template: None,
-            describes,
-            error: error.then(|| Error::new(Kind::Usage, "a client-side failure")),
-            affected: 0,
-            synced_at,
-        }
-    }
-
-    fn run(mode: Mode, slots: Vec<Slot>) -> Run {
-        Run::new(mode, slots.into())
-    }
-
-    #[test]
-    fn a_per_query_pipeline_is_owed_the_least_its_sent_cycles_are_answered_with() {
-        let slots = || {
-            vec![
-                slot(10, false, false),
-                slot(20, false, false),
-                slot(30, true, false),
-                slot(40, false, false),
-                slot(u64::MAX, false, false),
-            ]
-        };
-        // The front: its ReadyForQuery at least; a Bind sent: 12; the client's failure: 6.
-        assert_eq!(run(Mode::PerQuery, slots()).owed(40), 6 + 12 + 6 + 12);
-        // Only what was sent is owed.
-        assert_eq!(run(Mode::PerQuery, slots()).owed(25), 6 + 12);
-        assert_eq!(run(Mode::PerQuery, slots()).owed(5), 0);
-        // A template being described stops the count; an atomic batch owes one reply.
-        let describing = vec![slot(10, false, false), slot(20, false, true)];
-        assert_eq!(run(Mode::PerQuery, describing).owed(40), 6);
-        assert_eq!(run(Mode::Atomic, slots()).owed(40), 0);
-        let mut waiting = run(Mode::PerQuery, slots());
-        waiting.waiting = Some(Template::leak("SELECT 1", &[], &[]).unwrap());
-        assert_eq!(waiting.owed(40), 0);
     }
 }

@@ -13,7 +13,7 @@ use super::*;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("src/conn/tls/testdata")
+        .join("src/conn/connect/tls/testdata")
         .join(name)
 }
 

@@ -1,137 +1,14 @@
-//! Cancelling a running query (CancelRequest on a new connection) and query time-outs.
-//!
-//! See <https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-CANCELING-REQUESTS>.
+//! Query time-outs: a query that runs longer than [`Connection::set_query_timeout`] is
+//! cancelled on the server ([`CancelToken`]) and its replies are drained, for a bounded time.
 
-use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-use super::config::{Config, Host};
-use super::stream::Socket;
+use super::connect::CancelToken;
 use super::{BoxedFuture, Connection};
 use crate::error::{Error, Kind};
-use crate::proto::message::CancelRequest;
-
-/// Where a session was opened, so a cancel request can reach the same server the same way.
-pub(crate) struct Target {
-    pub(crate) config: Config,
-    pub(crate) host: Host,
-    pub(crate) addr: Option<IpAddr>,
-    pub(crate) port: u16,
-    /// Whether the session runs over TLS; the cancel request does too, like libpq.
-    pub(crate) tls: bool,
-}
-
-/// Cancels the query running on a connection, from anywhere: it is `Send`, `Sync` and
-/// `Clone`, and opens a new connection to the same server to send the request.
-///
-/// ```no_run
-/// # async fn run(conn: &mut qail_pg::Connection) -> Result<(), qail_pg::Error> {
-/// let token = conn.cancel_token();
-/// tokio::spawn(async move {
-///     tokio::time::sleep(std::time::Duration::from_secs(5)).await;
-///     let _ = token.cancel().await;
-/// });
-/// let result = conn.query("SELECT pg_sleep(60)", &[]).await; // SQLSTATE 57014 when cancelled
-/// # Ok(()) }
-/// ```
-#[derive(Clone)]
-pub struct CancelToken {
-    target: Option<Arc<Target>>,
-    process_id: i32,
-    secret_key: Vec<u8>,
-}
-
-impl std::fmt::Debug for CancelToken {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CancelToken")
-            .field("process_id", &self.process_id)
-            .finish_non_exhaustive()
-    }
-}
-
-impl CancelToken {
-    /// Asks the server to cancel the query the session is running, if any. The server does
-    /// not say whether anything was cancelled; the query itself fails with SQLSTATE 57014.
-    pub async fn cancel(&self) -> Result<(), Error> {
-        let Some(target) = &self.target else {
-            return Err(Error::new(
-                Kind::Usage,
-                "this connection cannot be cancelled: the server sent no cancel key",
-            ));
-        };
-        let mut request = Vec::with_capacity(16);
-        CancelRequest {
-            process_id: self.process_id,
-            secret_key: &self.secret_key,
-        }
-        .encode(&mut request)?;
-        let mut socket = open(target).await?;
-        let io = |e| {
-            Error::with_source(
-                Kind::Io,
-                "sending the cancel request failed; check that the server is reachable",
-                e,
-            )
-        };
-        socket.write_all(&request).await.map_err(io)?;
-        socket.flush().await.map_err(io)?;
-        // Note: the server closes the connection once it has handled the request; waiting
-        // for that means the signal has been delivered when this returns.
-        let mut sink = [0u8; 64];
-        while socket.read(&mut sink).await.map_err(io)? > 0 {}
-        Ok(())
-    }
-}
-
-/// A new socket to the server of `target`, over TLS when the session uses TLS.
-async fn open(target: &Target) -> Result<Socket, Error> {
-    match &target.host {
-        #[cfg(unix)]
-        Host::Unix(dir) => {
-            let path = dir.join(format!(".s.PGSQL.{}", target.port));
-            let socket = tokio::net::UnixStream::connect(&path).await.map_err(|e| {
-                Error::with_source(Kind::Io, "could not connect to send a cancel request", e)
-            })?;
-            Ok(Socket::Unix(socket))
-        }
-        #[cfg(not(unix))]
-        Host::Unix(_) => Err(Error::new(
-            Kind::Config,
-            "Unix sockets are not available here",
-        )),
-        Host::Tcp(name) => {
-            let tcp = match target.addr {
-                Some(ip) => tokio::net::TcpStream::connect((ip, target.port)).await,
-                None => tokio::net::TcpStream::connect((name.as_str(), target.port)).await,
-            }
-            .map_err(|e| {
-                Error::with_source(Kind::Io, "could not connect to send a cancel request", e)
-            })?;
-            if !target.tls {
-                return Ok(Socket::Tcp(tcp));
-            }
-            match super::connect::negotiate_tls(tcp, &target.config, name).await? {
-                super::connect::Negotiated::Tls(socket, _) => Ok(socket),
-                super::connect::Negotiated::Plain(tcp) => Ok(Socket::Tcp(tcp)),
-            }
-        }
-    }
-}
 
 impl Connection {
-    /// A token that cancels the query this connection is running, from another task.
-    pub fn cancel_token(&self) -> CancelToken {
-        CancelToken {
-            target: self.cancel_target.clone(),
-            process_id: self.process_id,
-            secret_key: self.secret_key.clone(),
-        }
-    }
-
     /// Sets a time-out for each query (`None`, the default: no time-out). A query that runs
     /// longer is cancelled on the server, its replies are drained, and it fails with an
     /// error for which [`Error::is_timeout`] is true; the connection stays usable.
@@ -157,11 +34,6 @@ impl Connection {
     /// The per-query time-out.
     pub fn query_timeout(&self) -> Option<Duration> {
         self.query_timeout
-    }
-
-    /// Records where the session was opened, for [`Connection::cancel_token`].
-    pub(crate) fn set_cancel_target(&mut self, target: Target) {
-        self.cancel_target = Some(Arc::new(target));
     }
 
     /// After a time-out: cancels the query on the server and drains its replies, for at most
@@ -229,7 +101,7 @@ pub(crate) fn cancel_grace(limit: Duration) -> Duration {
 /// compiled twice, so callers pass a call of a named `async fn`.
 macro_rules! timed {
     ($conn:expr, $fut:expr) => {
-        $crate::conn::cancel::timed!($conn, $fut, |fut| -> ::core::pin::Pin<
+        $crate::conn::timeout::timed!($conn, $fut, |fut| -> ::core::pin::Pin<
             &mut (dyn Future<Output = _> + Send + '_),
         > { fut })
     };
@@ -243,7 +115,7 @@ macro_rules! timed {
                     let token = $conn.cancel_token();
                     let outcome = {
                         let fut = ::core::pin::pin!($fut);
-                        $crate::conn::cancel::within(limit, $poll(fut)).await
+                        $crate::conn::timeout::within(limit, $poll(fut)).await
                     };
                     match outcome {
                         Some(result) => result,

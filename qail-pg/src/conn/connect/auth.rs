@@ -3,8 +3,8 @@
 //!
 //! See <https://www.postgresql.org/docs/current/sasl-authentication.html>.
 
-use super::config::{AuthMethod, ChannelBinding, Config};
-use super::{Connection, server_error};
+use crate::config::{AuthMethod, ChannelBinding, Config};
+use crate::conn::{Connection, server_error};
 use crate::error::{Error, Kind};
 use crate::proto::auth::md5_password;
 use crate::proto::auth::scram::{self, ScramSha256};
@@ -118,9 +118,9 @@ async fn sasl(
     #[cfg(not(feature = "tls"))]
     let end_point: Option<Vec<u8>> = server_cert.and(None);
     let binding = match (config.channel_binding, end_point) {
-        (ChannelBinding::Disable, _) => scram::ChannelBinding::Unsupported,
+        (ChannelBinding::Disable, _) => scram::Gs2Binding::Unsupported,
         (_, Some(data)) if offers("SCRAM-SHA-256-PLUS") => {
-            scram::ChannelBinding::TlsServerEndPoint(data)
+            scram::Gs2Binding::TlsServerEndPoint(data)
         }
         (ChannelBinding::Require, _) => {
             return Err(Error::new(
@@ -129,10 +129,10 @@ async fn sasl(
                  this connection; connect with TLS (sslmode=require or stricter) or lower channel_binding",
             ));
         }
-        (ChannelBinding::Prefer, Some(_)) => scram::ChannelBinding::Unrequested,
-        (ChannelBinding::Prefer, None) => scram::ChannelBinding::Unsupported,
+        (ChannelBinding::Prefer, Some(_)) => scram::Gs2Binding::Unrequested,
+        (ChannelBinding::Prefer, None) => scram::Gs2Binding::Unsupported,
     };
-    let bound = matches!(binding, scram::ChannelBinding::TlsServerEndPoint(_));
+    let bound = matches!(binding, scram::Gs2Binding::TlsServerEndPoint(_));
     if !bound && !offers("SCRAM-SHA-256") {
         return Err(Error::new(
             Kind::Auth,

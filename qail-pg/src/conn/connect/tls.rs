@@ -30,7 +30,7 @@ use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use super::config::{Config, SslMode};
+use crate::config::{Config, SslMode};
 use crate::error::{Error, Kind};
 
 /// A TLS connection to the server.

@@ -1,7 +1,9 @@
-//! What the connection checks of a compiled query before it writes a byte or runs the
-//! statement: the parameter count, the template's own bytes, and the server's description of
-//! the statement against the template's expectations (schema drift). Pure functions: the
-//! connection (`conn/compiled.rs`, `conn/pipeline.rs`) does the I/O and calls these.
+//! Whether a compiled query conforms to what it meets at run time, checked by the connection
+//! before it writes a byte or runs the statement: the values given (one per parameter), the
+//! template's own bytes, and the server's Describe of the statement against the template's
+//! expectations (schema drift); then the types the statement is bound and decoded with.
+//! Pure functions: the connection (`conn/compiled.rs`, `conn/pipeline/`) does the I/O and
+//! calls these. (The compile-time type checks of `qail!` are [`crate::typed::assertions`].)
 
 use super::Template;
 use crate::error::{Error, Kind};

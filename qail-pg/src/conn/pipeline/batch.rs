@@ -6,8 +6,9 @@
 
 use std::marker::PhantomData;
 
-use super::builder::{Atomic, PerQuery};
-use super::{Job, Mode, Sink, Source};
+use super::engine::{Job, Source};
+use super::mode::{Atomic, Mode, PerQuery};
+use crate::conn::row_sink::RowSink;
 use crate::conn::{Connection, Statement};
 use crate::error::{Error, Kind};
 use crate::proto::message::DataRow;
@@ -45,9 +46,10 @@ impl<'q> Job for SqlJob<'q> {
     }
 }
 
-/// Where a sink puts each query's result: with its error ([`Each`]), or the values of an
-/// atomic pipeline, which has no per-query errors ([`All`]).
-trait Results<T> {
+/// The results a pipeline returns, one per query (its rows, or its count): each with its
+/// error ([`Each`], per query), or the values of an atomic pipeline, which has no per-query
+/// errors ([`All`]). A sink puts each query's result here when the query ends.
+trait QueryResults<T> {
     fn push(&mut self, result: Result<T, Error>);
     fn reserve(&mut self, queries: usize);
 }
@@ -55,7 +57,7 @@ trait Results<T> {
 /// Every query's result, errors included.
 struct Each<T>(Vec<Result<T, Error>>);
 
-impl<T> Results<T> for Each<T> {
+impl<T> QueryResults<T> for Each<T> {
     fn push(&mut self, result: Result<T, Error>) {
         self.0.push(result);
     }
@@ -67,7 +69,7 @@ impl<T> Results<T> for Each<T> {
 /// The values of an atomic pipeline: its sink sees only successful queries.
 struct All<T>(Vec<T>);
 
-impl<T> Results<T> for All<T> {
+impl<T> QueryResults<T> for All<T> {
     fn push(&mut self, result: Result<T, Error>) {
         if let Ok(value) = result {
             self.0.push(value);
@@ -111,7 +113,7 @@ impl<D: Decoder, R> Typed<D, R> {
     }
 }
 
-impl<D: Decoder, R: Results<Vec<D::Row>>> Sink for Typed<D, R> {
+impl<D: Decoder, R: QueryResults<Vec<D::Row>>> RowSink for Typed<D, R> {
     fn row(&mut self, _: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
         let row = D::decode(&mut RawRow::new(data), statement.column_oids())?;
         self.rows.push(row);
@@ -132,7 +134,7 @@ impl<D: Decoder, R: Results<Vec<D::Row>>> Sink for Typed<D, R> {
 /// Keeps only the counts.
 struct Counts<R>(R);
 
-impl<R: Results<u64>> Sink for Counts<R> {
+impl<R: QueryResults<u64>> RowSink for Counts<R> {
     fn row(&mut self, _: usize, _: DataRow<'_>, _: &Statement) -> Result<(), Error> {
         Ok(())
     }
@@ -161,10 +163,10 @@ impl<F, R> Visit<F, R> {
     }
 }
 
-impl<F, R> Sink for Visit<F, R>
+impl<F, R> RowSink for Visit<F, R>
 where
     F: FnMut(usize, &mut RawRow<'_>, &[Oid]) -> Result<(), Error>,
-    R: Results<u64>,
+    R: QueryResults<u64>,
 {
     fn row(&mut self, index: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
         self.rows += 1;
@@ -198,7 +200,7 @@ impl<R> Rows<R> {
     }
 }
 
-impl<R: Results<Vec<Row>>> Sink for Rows<R> {
+impl<R: QueryResults<Vec<Row>>> RowSink for Rows<R> {
     fn row(&mut self, _: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
         let row = Row::new(statement.shared_columns().clone(), data).map_err(Error::from)?;
         self.rows.push(row);
@@ -307,7 +309,7 @@ impl<'q, D, I, M> Pipeline<'_, I, M>
 where
     I: IntoIterator<Item = Query<'q, D>>,
 {
-    async fn run_compiled(self, sink: &mut impl Sink, mode: Mode) -> Result<(), Error> {
+    async fn run_compiled(self, sink: &mut impl RowSink, mode: Mode) -> Result<(), Error> {
         self.check_alone()?;
         self.conn.run_pipeline(self.queries, sink, mode).await
     }
@@ -323,7 +325,7 @@ where
     ) -> Result<Vec<T>, Error>
     where
         D: Decoder,
-        R: Results<Vec<D::Row>>,
+        R: QueryResults<Vec<D::Row>>,
         T: Send + 'static,
     {
         self.check_alone()?;
@@ -337,7 +339,7 @@ where
 }
 
 impl<M> Pipeline<'_, SqlQueries<'_>, M> {
-    async fn run_sql(self, sink: &mut impl Sink, mode: Mode) -> Result<(), Error> {
+    async fn run_sql(self, sink: &mut impl RowSink, mode: Mode) -> Result<(), Error> {
         self.check_alone()?;
         let jobs = self
             .conn
