@@ -57,7 +57,20 @@
 //!   [scaling out](https://github.com/qail-rs/qail/blob/main/docs/src/scaling.md),
 //!   [observability](https://github.com/qail-rs/qail/blob/main/docs/src/observability.md)
 
+#[cfg(feature = "migrate")]
+pub use qail_macros::migrate;
 pub use qail_macros::{QailRow, QailType, qail};
+/// Migrations (feature `migrate`, on by default): a directory of SQL files applied by a runner
+/// that is safe with several instances at once and behind pgbouncer; [`migrate!`] embeds one.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let pool = qail::Pool::connect("postgres://app@localhost/app").await?;
+/// qail::migrate::Migrator::from_dir("migrations")?.run(&pool).await?;
+/// # Ok(()) }
+/// ```
+#[cfg(feature = "migrate")]
+pub use qail_migrate as migrate;
 #[doc(inline)]
 pub use qail_pg::types;
 // Note: what an application names — the types it writes down and every type a public method
@@ -192,6 +205,8 @@ mod guide {
     mod connecting {}
     #[doc = include_str!("../docs/src/scaling.md")]
     mod scaling {}
+    #[doc = include_str!("../docs/src/migrations.md")]
+    mod migrations {}
     #[doc = include_str!("../docs/src/observability.md")]
     mod observability {}
     #[doc = include_str!("../docs/src/editors.md")]

@@ -1,8 +1,10 @@
 //! cargo-qail: the `cargo qail` binary's library — the analyzer's reports over SQL files
-//! ([`report`], `cargo qail analyze`) and the language server ([`lsp`], `cargo qail lsp`).
+//! ([`report`], `cargo qail analyze`), the language server ([`lsp`], `cargo qail lsp`) and the
+//! migrations commands ([`migrate`], `cargo qail migrate`, on qail-migrate).
 //!
 //! This is the only qail crate that knows clap or the language server protocol; the snapshot
 //! is `qail-schema`'s and the analysis `qail-analyzer`'s.
 
 pub mod lsp;
+pub mod migrate;
 pub mod report;

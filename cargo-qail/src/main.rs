@@ -3,8 +3,9 @@
 //! Installed with `cargo install --path qail-schema`, it runs as `cargo qail …` (cargo passes
 //! `qail` as the first argument) or directly as `cargo-qail …`.
 //!
-//! Exit status: 0 on success (`lsp`: after the client's `exit`), 1 when `schema check`/`schema diff` find differences or
-//! `analyze` rejects a statement, 2 on errors.
+//! Exit status: 0 on success (`lsp`: after the client's `exit`), 1 when `schema check`/`schema diff` find differences,
+//! `analyze` rejects a statement or `migrate status --exit-code` finds a migration pending,
+//! edited, running or dirty, 2 on errors.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,6 +30,9 @@ enum Command {
     Schema(SchemaCommand),
     /// Analyze the SQL statements of files: parameter and column types, nullability and why.
     Analyze(AnalyzeArgs),
+    /// Apply, revert and inspect the migrations of a migrations directory.
+    #[command(subcommand)]
+    Migrate(MigrateCommand),
     /// Run the language server on standard input and output, for SQL in `qail!` strings and
     /// .sql files (completion, hover, go to definition, diagnostics).
     Lsp {
@@ -37,6 +41,135 @@ enum Command {
         #[arg(long)]
         snapshot: Option<PathBuf>,
     },
+}
+
+#[derive(Subcommand)]
+enum MigrateCommand {
+    /// Create a new migration file: `<timestamp>_<name>.sql` (or the next sequence number
+    /// when the directory uses them).
+    Add {
+        /// The migration's name (`create_users`).
+        name: String,
+        /// Create a `.up.sql` and `.down.sql` pair, so that `revert` can undo it.
+        #[arg(long, short)]
+        reversible: bool,
+        #[command(flatten)]
+        dir: SourceArg,
+    },
+    /// Apply the pending migrations, each in its own transaction.
+    Run {
+        /// The last version to apply [default: all].
+        #[arg(long)]
+        target: Option<i64>,
+        #[command(flatten)]
+        db: MigrateDb,
+    },
+    /// Revert the latest migration with its .down.sql, or every one above --target.
+    Revert {
+        /// Revert down to this version (it stays applied); 0 reverts all.
+        #[arg(long)]
+        target: Option<i64>,
+        #[command(flatten)]
+        db: MigrateDb,
+    },
+    /// Show each migration's state: pending, applied, edited, running, dirty, missing file.
+    Status {
+        /// Exit 1 when a migration is pending, edited, running or dirty (for CI).
+        #[arg(long)]
+        exit_code: bool,
+        #[command(flatten)]
+        db: MigrateDb,
+    },
+    /// Record the new checksum of each applied migration whose file was edited on purpose.
+    Repair {
+        #[command(flatten)]
+        db: MigrateDb,
+    },
+    /// Record the migrations sqlx applied (its table _sqlx_migrations) in qail's history,
+    /// once, when a project moves from sqlx; each file is checked against sqlx's checksum.
+    ImportSqlx {
+        #[command(flatten)]
+        db: MigrateDb,
+    },
+    /// Record how a dirty migration was fixed by hand.
+    Resolve {
+        /// The dirty migration's version.
+        version: i64,
+        /// Its changes are in place now: record it as applied.
+        #[arg(long, conflicts_with = "pending", required_unless_present = "pending")]
+        applied: bool,
+        /// Its changes were undone: forget it, so that the next run applies it again.
+        #[arg(long)]
+        pending: bool,
+        #[command(flatten)]
+        db: MigrateDb,
+    },
+}
+
+#[derive(Args)]
+struct SourceArg {
+    /// The migrations directory.
+    #[arg(long, default_value = "migrations")]
+    source: PathBuf,
+}
+
+#[derive(Args)]
+struct MigrateDb {
+    #[command(flatten)]
+    dir: SourceArg,
+    /// Connection URL or key=value string [default: $DATABASE_URL]; behind pgbouncer in
+    /// transaction mode add `pooler=transaction`.
+    #[arg(long)]
+    database_url: Option<String>,
+}
+
+impl MigrateCommand {
+    fn options(self) -> cargo_qail::migrate::Options {
+        use cargo_qail::migrate::{Action, Options};
+        let (db, action) = match self {
+            MigrateCommand::Add {
+                name,
+                reversible,
+                dir,
+            } => {
+                let action = Action::Add { name, reversible };
+                return Options {
+                    source: dir.source,
+                    database_url: None,
+                    action,
+                };
+            }
+            MigrateCommand::Run { target, db } => (db, Action::Run { target }),
+            MigrateCommand::Revert { target, db } => (db, Action::Revert { target }),
+            MigrateCommand::Status { exit_code, db } => (db, Action::Status { exit_code }),
+            MigrateCommand::Repair { db } => (db, Action::Repair),
+            MigrateCommand::ImportSqlx { db } => (db, Action::ImportSqlx),
+            MigrateCommand::Resolve {
+                version,
+                applied,
+                db,
+                ..
+            } => {
+                let resolution = if applied {
+                    qail_migrate::Resolution::Applied
+                } else {
+                    qail_migrate::Resolution::Pending
+                };
+                (
+                    db,
+                    Action::Resolve {
+                        version,
+                        resolution,
+                    },
+                )
+            }
+        };
+        Options {
+            source: db.dir.source,
+            database_url: db.database_url,
+            action,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -157,6 +290,11 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
         Command::Analyze(args) => {
             let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
             let code = report::run(&args.into(), &mut out, &mut err);
+            return Ok(ExitCode::from(code));
+        }
+        Command::Migrate(cmd) => {
+            let code = cargo_qail::migrate::run(&cmd.options(), &mut std::io::stdout().lock())
+                .map_err(Failure)?;
             return Ok(ExitCode::from(code));
         }
         Command::Lsp { snapshot } => {

@@ -16,6 +16,7 @@ mod derive_row;
 mod derive_type;
 mod expand;
 mod json;
+mod migrate;
 mod naming;
 mod nested;
 mod shape;
@@ -97,6 +98,26 @@ fn errors_in_expression(e: &syn::Error) -> proc_macro2::TokenStream {
     let mut errors: Vec<_> = e.into_iter().map(|e| e.to_compile_error()).collect();
     let last = errors.pop();
     quote::quote!({ #(#errors)* (#last) })
+}
+
+/// Embeds a migrations directory (default `migrations`, relative to the crate's Cargo.toml)
+/// as a `qail::migrate::Migrator`: every migration file through `include_str!`, so an edited
+/// file rebuilds the crate; file names are checked while it expands.
+///
+/// ```text
+/// let migrator = qail::migrate!("migrations");
+/// migrator.run(&pool).await?;   // applies what is pending at start-up
+/// ```
+///
+/// A file added or removed rebuilds the crate only with a build script line,
+/// `qail_migrate::rerun_if_migrations_changed("migrations");` (stable Rust gives a macro no
+/// way to watch a directory).
+#[proc_macro]
+pub fn migrate(input: TokenStream) -> TokenStream {
+    let root = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default();
+    migrate::expand(input.into(), std::path::Path::new(&root))
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
 }
 
 /// Decodes a struct from a result row by column index, one field per column in order.

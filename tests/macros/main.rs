@@ -6,6 +6,7 @@ mod drift;
 mod dynamic;
 mod facade;
 mod ferry;
+mod migrate;
 mod nested;
 mod nested_json;
 mod pool;

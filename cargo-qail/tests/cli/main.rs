@@ -12,6 +12,8 @@ use qail_schema::Snapshot;
 #[path = "../../../qail-schema/tests/it/util.rs"]
 mod util;
 
+mod migrate;
+
 fn qail(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-qail"))
         .args(args)

@@ -1,0 +1,1 @@
+ALTER TABLE mig_harbors ADD COLUMN country text;
