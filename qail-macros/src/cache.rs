@@ -570,10 +570,10 @@ mod tests {
     /// writes, enums, arrays) comes back from the cache as the analyzer produced it.
     #[test]
     fn every_corpus_analysis_reads_back_as_written() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../qail-schema/tests");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../qail-analyzer/tests");
         let snapshot = Snapshot::load(format!("{dir}/fixtures/app.schema.json"))
             .expect("the analyzer's fixture snapshot");
-        let corpus = std::fs::read_to_string(format!("{dir}/analyzer/corpus.txt"))
+        let corpus = std::fs::read_to_string(format!("{dir}/it/corpus.txt"))
             .expect("the analyzer's corpus");
         let mut checked = 0;
         for case in corpus.split("\n\n") {
