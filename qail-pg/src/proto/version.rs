@@ -55,16 +55,14 @@ impl ProtocolVersion {
         (i32::from(self.major()) << 16) | i32::from(self.minor())
     }
 
-    /// The version of major 3 with minor version `minor`, if qail-pg speaks it.
+    /// The version whose [`code`](ProtocolVersion::code) is `code`, if qail-pg speaks it.
     ///
     /// Note: 3.1 was never used by PostgreSQL (old pgbouncer releases wrongly claimed it), so
     /// it is not a version here.
-    pub fn from_minor(minor: i32) -> Option<ProtocolVersion> {
-        match minor {
-            0 => Some(ProtocolVersion::V3_0),
-            2 => Some(ProtocolVersion::V3_2),
-            _ => None,
-        }
+    pub fn from_code(code: i32) -> Option<ProtocolVersion> {
+        [ProtocolVersion::V3_0, ProtocolVersion::V3_2]
+            .into_iter()
+            .find(|v| v.code() == code)
     }
 }
 
@@ -109,21 +107,21 @@ impl FromStr for ProtocolVersion {
 pub enum NegotiationError {
     /// The server's newest version is older than `min_protocol_version`.
     BelowMinimum {
-        /// The newest minor version of 3 the server offers.
-        offered_minor: i32,
+        /// The newest version the server offers (as [`ProtocolVersion::code`] spells it).
+        offered: i32,
         /// `min_protocol_version`.
         min: ProtocolVersion,
     },
     /// The server offers a version qail-pg does not speak (3.1), older than the one requested.
     Unsupported {
-        /// The minor version offered.
-        offered_minor: i32,
+        /// The version offered (as [`ProtocolVersion::code`] spells it).
+        offered: i32,
     },
     /// The server offers a version not older than the one requested, which the protocol
     /// does not allow.
     NotOlder {
-        /// The minor version offered.
-        offered_minor: i32,
+        /// The version offered (as [`ProtocolVersion::code`] spells it).
+        offered: i32,
         /// The version the StartupMessage asked for.
         requested: ProtocolVersion,
     },
@@ -141,28 +139,36 @@ impl NegotiationError {
     }
 }
 
+/// A version code as `major.minor`.
+struct Code(i32);
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.0 >> 16, self.0 & 0xffff)
+    }
+}
+
 impl fmt::Display for NegotiationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            NegotiationError::BelowMinimum { offered_minor, min } => write!(
+            NegotiationError::BelowMinimum { offered, min } => write!(
                 f,
-                "the server supports protocol version 3.{offered_minor} at most, but \
-                 min_protocol_version is {min}; connect to PostgreSQL 18 or later, or lower \
-                 min_protocol_version"
+                "the server supports protocol version {} at most, but min_protocol_version is \
+                 {min}; connect to PostgreSQL 18 or later, or lower min_protocol_version",
+                Code(*offered)
             ),
-            NegotiationError::Unsupported { offered_minor } => write!(
+            NegotiationError::Unsupported { offered } => write!(
                 f,
-                "the server offers protocol version 3.{offered_minor}, which qail-pg does not \
-                 speak; set max_protocol_version=3.0"
+                "the server offers protocol version {}, which qail-pg does not speak; set \
+                 max_protocol_version=3.0",
+                Code(*offered)
             ),
-            NegotiationError::NotOlder {
-                offered_minor,
-                requested,
-            } => write!(
+            NegotiationError::NotOlder { offered, requested } => write!(
                 f,
                 "the server answered a request for protocol version {requested} by offering \
-                 3.{offered_minor}, which is not older; the server or a pooler in between is \
-                 broken, set max_protocol_version=3.0"
+                 {}, which is not older; the server or a pooler in between is broken, set \
+                 max_protocol_version=3.0",
+                Code(*offered)
             ),
             NegotiationError::UnrequestedOptions(options) => write!(
                 f,
@@ -180,8 +186,8 @@ impl std::error::Error for NegotiationError {}
 /// `requested` (and no protocol options) with `offer`; `min` is `min_protocol_version`.
 ///
 /// Note: a server older than the requested minor version sends NegotiateProtocolVersion
-/// with its newest minor version before authentication (PostgreSQL 9.3.21 and later); the
-/// client may go on with that version or close the connection.
+/// with its newest version before authentication (PostgreSQL 9.3.21 and later); the client
+/// may go on with that version or close the connection.
 pub fn negotiate(
     requested: ProtocolVersion,
     min: ProtocolVersion,
@@ -192,18 +198,18 @@ pub fn negotiate(
             offer.unrecognized.iter().map(|&s| s.to_owned()).collect(),
         ));
     }
-    let offered_minor = offer.newest_minor;
-    if offered_minor >= i32::from(requested.minor()) || offered_minor < 0 {
+    let code = offer.newest_version;
+    if code >= requested.code() {
         return Err(NegotiationError::NotOlder {
-            offered_minor,
+            offered: code,
             requested,
         });
     }
-    let Some(offered) = ProtocolVersion::from_minor(offered_minor) else {
-        return Err(NegotiationError::Unsupported { offered_minor });
+    let Some(offered) = ProtocolVersion::from_code(code) else {
+        return Err(NegotiationError::Unsupported { offered: code });
     };
     if offered < min {
-        return Err(NegotiationError::BelowMinimum { offered_minor, min });
+        return Err(NegotiationError::BelowMinimum { offered: code, min });
     }
     Ok(offered)
 }
@@ -212,9 +218,10 @@ pub fn negotiate(
 mod tests {
     use super::*;
 
-    fn offer(newest_minor: i32, unrecognized: Vec<&str>) -> NegotiateProtocolVersion<'_> {
+    /// An offer of version 3.`minor`.
+    fn offer(minor: i32, unrecognized: Vec<&str>) -> NegotiateProtocolVersion<'_> {
         NegotiateProtocolVersion {
-            newest_minor,
+            newest_version: (3 << 16) | minor,
             unrecognized,
         }
     }
@@ -246,7 +253,7 @@ mod tests {
         assert_eq!(
             err,
             NegotiationError::BelowMinimum {
-                offered_minor: 0,
+                offered: 196_608,
                 min: v32
             }
         );
@@ -262,14 +269,29 @@ mod tests {
     fn offers_the_protocol_forbids_are_refused() {
         let (v30, v32) = (ProtocolVersion::V3_0, ProtocolVersion::V3_2);
         // Not older than requested.
-        for (requested, minor) in [(v32, 2), (v32, 3), (v30, 0), (v32, -1)] {
+        for (requested, minor) in [(v32, 2), (v32, 3), (v30, 0)] {
             let err = negotiate(requested, v30, &offer(minor, vec![])).unwrap_err();
             assert!(err.is_protocol_violation(), "{requested} {minor}: {err}");
         }
-        // 3.1, which no PostgreSQL speaks.
+        let later_major = NegotiateProtocolVersion {
+            newest_version: 4 << 16,
+            unrecognized: vec![],
+        };
+        assert!(negotiate(v32, v30, &later_major).is_err());
+        // 3.1, which no PostgreSQL speaks, and versions before 3.0.
         let err = negotiate(v32, v30, &offer(1, vec![])).unwrap_err();
-        assert_eq!(err, NegotiationError::Unsupported { offered_minor: 1 });
-        assert!(err.to_string().contains("3.1"), "{err}");
+        assert_eq!(err, NegotiationError::Unsupported { offered: 196_609 });
+        assert!(err.to_string().contains("version 3.1,"), "{err}");
+        let err = negotiate(
+            v32,
+            v30,
+            &NegotiateProtocolVersion {
+                newest_version: 2 << 16,
+                unrecognized: vec![],
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("version 2.0,"), "{err}");
         // Options qail-pg never sends.
         let err = negotiate(v32, v30, &offer(0, vec!["_pq_.x"])).unwrap_err();
         assert!(err.is_protocol_violation());

@@ -16,6 +16,7 @@ mod pgbouncer;
 mod pipeline;
 mod pipeline_atomic;
 mod pool;
+mod protocol;
 mod proxy;
 mod query;
 #[cfg(feature = "tracing")]
