@@ -7,15 +7,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 use super::hostile::{bounded, msg, read_startup};
-
-/// The server's major version (`server_version_num` / 10000).
-async fn major(conn: &mut Connection) -> i32 {
-    let row = conn
-        .query_one("SELECT current_setting('server_version_num')::int4", &[])
-        .await
-        .expect("server_version_num is readable");
-    row.get::<i32>(0) / 10_000
-}
+use super::server_major as major;
 
 async fn connect_with(config: &Config) -> Result<Connection, qail_pg::Error> {
     Connection::connect_with(config).await
