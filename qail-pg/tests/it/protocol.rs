@@ -121,6 +121,19 @@ async fn min_protocol_version_3_2_needs_postgresql_18() {
     }
 }
 
+#[tokio::test]
+async fn a_minimum_above_the_maximum_is_refused_before_the_startup() {
+    let config = super::config()
+        .max_protocol_version(ProtocolVersion::V3_0)
+        .min_protocol_version(ProtocolVersion::V3_2);
+    let err = connect_with(&config).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("min_protocol_version (3.2) is greater than max_protocol_version (3.0)"),
+        "{err}"
+    );
+}
+
 /// Connects as the SCRAM user: on `QAIL_SCRAM_PORT` (a server of the same version as
 /// `DATABASE_URL`'s, set by scripts/test-versions), else the authentication cluster.
 async fn connect_scram(version: ProtocolVersion) -> Connection {
