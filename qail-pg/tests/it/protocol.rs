@@ -172,12 +172,16 @@ async fn scram_sha_256_on_this_version() {
             rows[0].get::<String>(0),
             std::env::var("QAIL_SCRAM_USER").unwrap()
         );
-        assert_eq!(
-            rows[0].get::<i32>(1),
-            major,
-            "the SCRAM server is not the version of DATABASE_URL's"
-        );
-        let expected = version.min(negotiated(major));
+        // Note: without QAIL_SCRAM_PORT (the main run) the login goes to the authentication
+        // cluster, whose version may differ from DATABASE_URL's.
+        let scram_major = rows[0].get::<i32>(1);
+        if std::env::var("QAIL_SCRAM_PORT").is_ok() {
+            assert_eq!(
+                scram_major, major,
+                "the SCRAM server is not the version of DATABASE_URL's"
+            );
+        }
+        let expected = version.min(negotiated(scram_major));
         assert_eq!(conn.protocol_version(), expected, "asked for {version}");
     }
 }
