@@ -107,30 +107,30 @@ fn negotiation_error(conn: &mut Connection, e: NegotiationError) -> Error {
 /// Reads the next Authentication message (or the protocol version negotiation); an
 /// ErrorResponse becomes the server's error.
 async fn next_request(conn: &mut Connection, config: &Config) -> Result<Request, Error> {
+    let (requested, min) = (conn.protocol_version, config.min_protocol_version);
     let message = conn.recv().await?;
-    let request =
-        match conn.stream.decode(message) {
-            Ok(Backend::Authentication(request)) => match request {
-                Authentication::Ok => Request::Ok,
-                Authentication::CleartextPassword => Request::Cleartext,
-                Authentication::Md5Password { salt } => Request::Md5(salt),
-                Authentication::Sasl { mechanisms } => {
-                    Request::Sasl(mechanisms.into_iter().map(str::to_owned).collect())
-                }
-                Authentication::SaslContinue { data } => Request::SaslContinue(data.to_vec()),
-                Authentication::SaslFinal { data } => Request::SaslFinal(data.to_vec()),
-                Authentication::Unsupported { code } => Request::Unsupported(code),
-            },
-            Ok(Backend::NegotiateProtocolVersion(offer)) => Request::Negotiated(
-                version::negotiate(conn.protocol_version, config.min_protocol_version, &offer),
-            ),
-            Ok(Backend::ErrorResponse(db)) => {
-                conn.stream.set_broken();
-                return Err(server_error(db));
+    let request = match conn.stream.decode(message) {
+        Ok(Backend::Authentication(request)) => match request {
+            Authentication::Ok => Request::Ok,
+            Authentication::CleartextPassword => Request::Cleartext,
+            Authentication::Md5Password { salt } => Request::Md5(salt),
+            Authentication::Sasl { mechanisms } => {
+                Request::Sasl(mechanisms.into_iter().map(str::to_owned).collect())
             }
-            Ok(_) => Request::Unexpected("a message other than Authentication"),
-            Err(e) => return Err(conn.decode_error(e)),
-        };
+            Authentication::SaslContinue { data } => Request::SaslContinue(data.to_vec()),
+            Authentication::SaslFinal { data } => Request::SaslFinal(data.to_vec()),
+            Authentication::Unsupported { code } => Request::Unsupported(code),
+        },
+        Ok(Backend::NegotiateProtocolVersion(offer)) => {
+            Request::Negotiated(version::negotiate(requested, min, &offer))
+        }
+        Ok(Backend::ErrorResponse(db)) => {
+            conn.stream.set_broken();
+            return Err(server_error(db));
+        }
+        Ok(_) => Request::Unexpected("a message other than Authentication"),
+        Err(e) => return Err(conn.decode_error(e)),
+    };
     Ok(request)
 }
 
