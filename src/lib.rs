@@ -81,9 +81,9 @@ pub use qail_pg::{
     Acquire, Atomic, AuthMethod, CancelToken, ChannelBinding, Column, Config, Connection, CopyIn,
     DbError, Decode, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel, Listener,
     LoadBalanceHosts, NoRows, Notification, Oid, PerQuery, Pipeline, PipelineBuilder,
-    PipelineResults, Pool, PoolBuilder, PoolReset, PoolStats, PooledConnection, Pooler, Query,
-    QueryOutput, RequireAuth, Row, SqlQueries, SslMode, Statement, TargetSessionAttrs, TcpOptions,
-    Transaction, TransactionBuilder, TransactionStatus,
+    PipelineResults, Pool, PoolBuilder, PoolReset, PoolStats, PooledConnection, Pooler,
+    ProtocolVersion, Query, QueryOutput, RequireAuth, Row, SqlQueries, SslMode, Statement,
+    TargetSessionAttrs, TcpOptions, Transaction, TransactionBuilder, TransactionStatus,
 };
 
 /// The sans-IO PostgreSQL wire protocol qail-pg speaks. Not part of an application's API.

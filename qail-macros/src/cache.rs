@@ -573,8 +573,8 @@ mod tests {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../qail-analyzer/tests");
         let snapshot = Snapshot::load(format!("{dir}/fixtures/app.schema.json"))
             .expect("the analyzer's fixture snapshot");
-        let corpus = std::fs::read_to_string(format!("{dir}/it/corpus.txt"))
-            .expect("the analyzer's corpus");
+        let corpus =
+            std::fs::read_to_string(format!("{dir}/it/corpus.txt")).expect("the analyzer's corpus");
         let mut checked = 0;
         for case in corpus.split("\n\n") {
             let sql: Vec<&str> = case

@@ -63,6 +63,7 @@ pub use error::{DbError, Error};
 pub use pool::{
     Builder as PoolBuilder, Pool, PooledConnection, Reset as PoolReset, Stats as PoolStats,
 };
+pub use proto::ProtocolVersion;
 pub use proto::message::TransactionStatus;
 #[cfg(feature = "runtime")]
 pub use row::{Column, Row};

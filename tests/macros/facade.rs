@@ -24,6 +24,7 @@ fn every_public_type_is_named_through_qail() {
         name::<qail::TargetSessionAttrs>(),
         name::<qail::LoadBalanceHosts>(),
         name::<qail::Pooler>(),
+        name::<qail::ProtocolVersion>(),
         name::<qail::Connection>(),
         name::<qail::CancelToken>(),
         name::<qail::TransactionStatus>(),
@@ -58,7 +59,8 @@ fn every_public_type_is_named_through_qail() {
         name::<qail::Error>(),
         name::<qail::DbError>(),
         // Hidden from the docs, still nameable: a query's template (`Query::template`), the
-        // row `for_each` hands over, the template's parts and the protocol's encoding error.
+        // row `for_each` hands over, the template's parts, the protocol's encoding error and the
+        // error of parsing a protocol version.
         name::<qail::Template>(),
         name::<qail::RawRow<'static>>(),
         name::<qail::template::Arg<'static>>(),
@@ -67,6 +69,7 @@ fn every_public_type_is_named_through_qail() {
         name::<qail::template::ExpectedColumns>(),
         name::<qail::template::Encoded>(),
         name::<qail::proto::message::EncodeError>(),
+        name::<qail::proto::version::UnknownVersion>(),
     ];
     for name in names {
         assert!(name.starts_with("qail_pg::"), "{name} is not qail-pg's");

@@ -16,6 +16,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use crate::error::{Error, Kind};
+use crate::proto::ProtocolVersion;
 use raw::Raw;
 
 /// Everything needed to open a connection.
@@ -87,6 +88,16 @@ pub struct Config {
     pub tcp: TcpOptions,
     /// `pooler`: the connection pooler between qail and the server, if any (default none).
     pub pooler: Pooler,
+    /// `min_protocol_version`: the oldest protocol version the connection accepts when the
+    /// server offers an older one than requested (default 3.0). With 3.2, servers older than
+    /// PostgreSQL 18 are refused.
+    pub min_protocol_version: ProtocolVersion,
+    /// `max_protocol_version`: the protocol version requested in the StartupMessage. `None`
+    /// (the default) requests 3.0, or the latest version when `min_protocol_version` is above
+    /// 3.0, like libpq 18; see [`Config::requested_protocol_version`]. A server that does not
+    /// speak the version requested offers an older one, which the connection accepts down to
+    /// `min_protocol_version`.
+    pub max_protocol_version: Option<ProtocolVersion>,
 }
 
 /// The `pooler` option (qail's own key, not libpq's): what the connection may rely on when a
@@ -319,6 +330,7 @@ impl Config {
         };
         let (hosts, hostaddrs, ports) = raw.hosts(env)?;
         let sslrootcert = raw.path("sslrootcert");
+        let (min_protocol_version, max_protocol_version) = raw.protocol_versions()?;
         Ok(Config {
             hosts,
             hostaddrs,
@@ -345,7 +357,19 @@ impl Config {
             options: raw.non_empty("options").map(str::to_owned),
             tcp: raw.tcp_options()?,
             pooler: raw.pooler()?,
+            min_protocol_version,
+            max_protocol_version,
         })
+    }
+
+    /// The protocol version the StartupMessage requests: `max_protocol_version`, else 3.0,
+    /// or the latest version when `min_protocol_version` is above 3.0 (libpq 18's rule).
+    pub fn requested_protocol_version(&self) -> ProtocolVersion {
+        match self.max_protocol_version {
+            Some(max) => max,
+            None if self.min_protocol_version > ProtocolVersion::V3_0 => ProtocolVersion::LATEST,
+            None => ProtocolVersion::V3_0,
+        }
     }
 
     /// Each host with the port to use for it.
@@ -480,6 +504,18 @@ impl Config {
         self.pooler = pooler;
         self
     }
+
+    /// `min_protocol_version`: the oldest protocol version accepted.
+    pub fn min_protocol_version(mut self, version: ProtocolVersion) -> Config {
+        self.min_protocol_version = version;
+        self
+    }
+
+    /// `max_protocol_version`: the protocol version requested.
+    pub fn max_protocol_version(mut self, version: ProtocolVersion) -> Config {
+        self.max_protocol_version = Some(version);
+        self
+    }
 }
 
 impl FromStr for Config {
@@ -513,6 +549,8 @@ impl fmt::Debug for Config {
             .field("tcp", &self.tcp)
             .field("options", &self.options)
             .field("pooler", &self.pooler)
+            .field("min_protocol_version", &self.min_protocol_version)
+            .field("max_protocol_version", &self.max_protocol_version)
             .finish()
     }
 }

@@ -10,6 +10,7 @@ use super::{
     Pooler, RequireAuth, SslMode, TargetSessionAttrs, TcpOptions, connstr,
 };
 use crate::error::{Error, Kind};
+use crate::proto::ProtocolVersion;
 
 /// Every key a connection string may hold, with the `PG*` variable that supplies its default.
 const KEYS: &[(&str, Option<&str>)] = &[
@@ -32,6 +33,8 @@ const KEYS: &[(&str, Option<&str>)] = &[
     ("options", Some("PGOPTIONS")),
     ("target_session_attrs", Some("PGTARGETSESSIONATTRS")),
     ("load_balance_hosts", Some("PGLOADBALANCEHOSTS")),
+    ("min_protocol_version", Some("PGMINPROTOCOLVERSION")),
+    ("max_protocol_version", Some("PGMAXPROTOCOLVERSION")),
     ("keepalives", None),
     ("keepalives_idle", None),
     ("keepalives_interval", None),
@@ -346,6 +349,37 @@ impl Raw {
             ],
         )?;
         Ok(mode.unwrap_or_default())
+    }
+
+    /// `min_protocol_version` and `max_protocol_version`, like libpq 18: the minimum defaults
+    /// to 3.0; an unset maximum to 3.0, or to the latest version when the minimum is above 3.0;
+    /// a minimum above the maximum is an error.
+    pub(super) fn protocol_versions(
+        &self,
+    ) -> Result<(ProtocolVersion, Option<ProtocolVersion>), Error> {
+        let version = |key: &str| -> Result<Option<ProtocolVersion>, Error> {
+            self.non_empty(key)
+                .map(|value| {
+                    value
+                        .parse()
+                        .map_err(|_| self.invalid(key, "valid values are 3.0, 3.2 and latest"))
+                })
+                .transpose()
+        };
+        let min = version("min_protocol_version")?.unwrap_or_default();
+        let max = version("max_protocol_version")?;
+        if let Some(max) = max
+            && min > max
+        {
+            return Err(Error::new(
+                Kind::Config,
+                format!(
+                    "min_protocol_version ({min}) is greater than max_protocol_version ({max}); \
+                     raise max_protocol_version or lower min_protocol_version"
+                ),
+            ));
+        }
+        Ok((min, max))
     }
 
     /// libpq: zero or negative waits forever, and 1 second is rounded up to 2.

@@ -299,6 +299,69 @@ fn pooler_values() {
 }
 
 #[test]
+fn protocol_versions_like_libpq_18() {
+    let (v30, v32) = (ProtocolVersion::V3_0, ProtocolVersion::V3_2);
+    let versions = |c: Config| {
+        (
+            c.min_protocol_version,
+            c.max_protocol_version,
+            c.requested_protocol_version(),
+        )
+    };
+    assert_eq!(versions(parse("")), (v30, None, v30));
+    assert_eq!(
+        versions(parse("max_protocol_version=3.2")),
+        (v30, Some(v32), v32)
+    );
+    assert_eq!(
+        versions(parse("postgres://a@h/d?max_protocol_version=latest")),
+        (v30, Some(v32), v32)
+    );
+    // A minimum above 3.0 with no maximum requests the latest version.
+    assert_eq!(
+        versions(parse("min_protocol_version=3.2")),
+        (v32, None, v32)
+    );
+    assert_eq!(
+        versions(parse("min_protocol_version=3.0 max_protocol_version=3.0")),
+        (v30, Some(v30), v30)
+    );
+    let env = parse_env(
+        "",
+        &[
+            ("PGMINPROTOCOLVERSION", "latest"),
+            ("PGMAXPROTOCOLVERSION", "3.2"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(versions(env), (v32, Some(v32), v32));
+    assert_eq!(
+        versions(parse("").max_protocol_version(v32)),
+        (v30, Some(v32), v32)
+    );
+    assert_eq!(
+        versions(parse("").min_protocol_version(v32)),
+        (v32, None, v32)
+    );
+
+    let err = error("min_protocol_version=3.2 max_protocol_version=3.0");
+    assert!(
+        err.contains("min_protocol_version (3.2) is greater than max_protocol_version (3.0)"),
+        "{err}"
+    );
+    let err = error("max_protocol_version=3.1");
+    assert!(
+        err.contains("invalid max_protocol_version \"3.1\": valid values are 3.0, 3.2 and latest"),
+        "{err}"
+    );
+    let err = parse_env("", &[("PGMINPROTOCOLVERSION", "4")]).expect_err("bad env");
+    assert!(
+        err.to_string().contains("(from PGMINPROTOCOLVERSION)"),
+        "{err}"
+    );
+}
+
+#[test]
 fn require_auth_lists() {
     let auth = parse("require_auth=scram-sha-256,md5")
         .require_auth

@@ -66,6 +66,7 @@ pub use transaction::{IsolationLevel, Transaction, TransactionBuilder};
 
 use crate::config::Config;
 use crate::error::{DbError, Error, Kind};
+use crate::proto::ProtocolVersion;
 use crate::proto::message::{Backend, ReadyForQuery, RowDescription, TransactionStatus};
 use cache::StatementCache;
 use stream::{Received, Stream};
@@ -98,6 +99,8 @@ pub struct Connection {
     parameters: HashMap<String, String>,
     process_id: i32,
     secret_key: Vec<u8>,
+    /// The protocol version requested, then the one the server agreed to.
+    protocol_version: ProtocolVersion,
     transaction_status: TransactionStatus,
     /// Sync (or simple Query) messages written whose ReadyForQuery has not been read yet,
     /// those of a reset queued by the pool (see [`reset`]) among them.
@@ -173,6 +176,7 @@ impl Connection {
             parameters: HashMap::new(),
             process_id: 0,
             secret_key: Vec::new(),
+            protocol_version: ProtocolVersion::V3_0,
             transaction_status: TransactionStatus::Idle,
             syncs: Syncs::default(),
             open_batch: false,
@@ -203,6 +207,12 @@ impl Connection {
     /// The server process ID serving this connection.
     pub fn process_id(&self) -> i32 {
         self.process_id
+    }
+
+    /// The protocol version of the session: `max_protocol_version` when the server speaks
+    /// it, else the older one the server offered (3.0 before PostgreSQL 18).
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.protocol_version
     }
 
     /// Whether the connection is broken (a read or write failed, or the server broke the

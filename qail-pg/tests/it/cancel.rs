@@ -8,7 +8,8 @@ use super::compiled::{Int8, col, query, template};
 
 fn assert_send_clone<T: Send + Sync + Clone + 'static>() {}
 
-async fn cancel_sleep(conn: &mut Connection) {
+/// Cancels a `pg_sleep(30)` from another task and checks the connection goes on.
+pub(crate) async fn cancel_sleep(conn: &mut Connection) {
     let token = conn.cancel_token();
     let canceller = tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(200)).await;

@@ -9,7 +9,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 /// A backend message: tag, length, body.
-fn msg(tag: u8, body: &[u8]) -> Vec<u8> {
+pub(crate) fn msg(tag: u8, body: &[u8]) -> Vec<u8> {
     let len = i32::try_from(body.len() + 4).unwrap();
     let mut out = vec![tag];
     out.extend_from_slice(&len.to_be_bytes());
@@ -27,7 +27,7 @@ fn started() -> Vec<u8> {
 }
 
 /// Reads one untagged startup-phase message (StartupMessage or SSLRequest).
-async fn read_startup(s: &mut TcpStream) -> Vec<u8> {
+pub(crate) async fn read_startup(s: &mut TcpStream) -> Vec<u8> {
     let len = s.read_i32().await.unwrap();
     let mut body = vec![0; usize::try_from(len - 4).unwrap()];
     s.read_exact(&mut body).await.unwrap();
@@ -61,7 +61,7 @@ where
 }
 
 /// Guards against a client that waits forever for bytes the server will never send.
-async fn bounded<T>(f: impl Future<Output = T>) -> T {
+pub(crate) async fn bounded<T>(f: impl Future<Output = T>) -> T {
     tokio::time::timeout(Duration::from_secs(30), f)
         .await
         .expect("the client must fail on its own instead of waiting for more data")

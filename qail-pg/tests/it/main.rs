@@ -16,6 +16,7 @@ mod pgbouncer;
 mod pipeline;
 mod pipeline_atomic;
 mod pool;
+mod protocol;
 mod proxy;
 mod query;
 #[cfg(feature = "tracing")]
@@ -39,4 +40,14 @@ async fn connect() -> Connection {
     Connection::connect_with(&config())
         .await
         .expect("the test server accepts connections at DATABASE_URL")
+}
+
+/// The major version of the server `conn` talks to (`server_version_num` / 10000), for what
+/// differs between versions.
+async fn server_major(conn: &mut Connection) -> i32 {
+    let row = conn
+        .query_one("SELECT current_setting('server_version_num')::int4", &[])
+        .await
+        .expect("server_version_num is readable");
+    row.get::<i32>(0) / 10_000
 }

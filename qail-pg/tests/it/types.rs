@@ -7,8 +7,8 @@ mod ecosystem;
 use std::borrow::Cow;
 use std::fmt::Debug;
 
-use qail_pg::types::{Interval, Text};
-use qail_pg::{Connection, Decode, Encode};
+use qail_pg::types::{BoxError, Interval, Text, oid, record};
+use qail_pg::{Connection, Decode, Encode, Oid};
 
 /// Sends `v` as `$1::pg` and reads it back.
 async fn echo<T>(conn: &mut Connection, pg: &str, v: &T) -> T
@@ -311,4 +311,65 @@ async fn user_types_whose_binary_form_is_text() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), Some("22P02"), "{err}");
+}
+
+/// A record read field by field, as `qail!` reads nested rows.
+#[derive(Debug, PartialEq)]
+struct Pair {
+    id: i32,
+    name: Option<String>,
+}
+
+impl<'r> Decode<'r> for Pair {
+    fn accepts(ty: Oid) -> bool {
+        record::accepts(ty)
+    }
+
+    fn decode(ty: Oid, raw: &'r [u8]) -> Result<Self, BoxError> {
+        let mut fields = record::Fields::new(ty, raw, 2)?;
+        let pair = Pair {
+            id: fields.next("id")?,
+            name: fields.next("name")?,
+        };
+        fields.finish()?;
+        Ok(pair)
+    }
+}
+
+impl qail_pg::types::ArrayElement for Pair {
+    const ARRAY_OID: Oid = oid::RECORD_ARRAY;
+}
+
+#[tokio::test]
+async fn records_and_arrays_of_records() {
+    let mut c = super::connect().await;
+    let pair = |id, name: Option<&str>| Pair {
+        id,
+        name: name.map(str::to_owned),
+    };
+    assert_eq!(
+        value::<Pair>(&mut c, "SELECT ROW(7, 'seven'::text)").await,
+        pair(7, Some("seven"))
+    );
+    assert_eq!(
+        value::<Vec<Pair>>(
+            &mut c,
+            "SELECT ARRAY[ROW(1, 'a'::text), ROW(2, NULL::text)]"
+        )
+        .await,
+        [pair(1, Some("a")), pair(2, None)]
+    );
+    assert_eq!(
+        value::<Vec<Pair>>(
+            &mut c,
+            "SELECT array_agg(ROW(n, n::text) ORDER BY n) FROM generate_series(1, 3) n"
+        )
+        .await,
+        [pair(1, Some("1")), pair(2, Some("2")), pair(3, Some("3"))]
+    );
+    // A field of the wrong type is an error naming it.
+    let err = try_value::<Pair>(&mut c, "SELECT ROW(1::int8, 'x'::text)")
+        .await
+        .unwrap_err();
+    assert!(err.contains("id"), "{err}");
 }

@@ -1,16 +1,20 @@
 //! Authentication: trust, cleartext password, MD5, SCRAM-SHA-256(-PLUS), with
-//! `require_auth` and `channel_binding` enforced on the client side.
+//! `require_auth` and `channel_binding` enforced on the client side; and the protocol
+//! version, which a server that lacks the one requested negotiates down first.
 //!
-//! See <https://www.postgresql.org/docs/current/sasl-authentication.html>.
+//! See <https://www.postgresql.org/docs/current/sasl-authentication.html> and
+//! <https://www.postgresql.org/docs/18/protocol-overview.html#PROTOCOL-VERSIONS>.
 
 use crate::config::{AuthMethod, ChannelBinding, Config};
 use crate::conn::{Connection, server_error};
 use crate::error::{Error, Kind};
+use crate::proto::ProtocolVersion;
 use crate::proto::auth::md5_password;
 use crate::proto::auth::scram::{self, ScramSha256};
 use crate::proto::message::{
     Authentication, Backend, PasswordMessage, SaslInitialResponse, SaslResponse,
 };
+use crate::proto::version::{self, NegotiationError};
 
 /// A server request, copied out of the read buffer.
 enum Request {
@@ -22,6 +26,8 @@ enum Request {
     SaslFinal(Vec<u8>),
     Unexpected(&'static str),
     Unsupported(i32),
+    /// NegotiateProtocolVersion, and the version it leaves the session with.
+    Negotiated(Result<ProtocolVersion, NegotiationError>),
 }
 
 /// Runs the authentication exchange up to AuthenticationOk.
@@ -32,8 +38,17 @@ pub(crate) async fn authenticate(
 ) -> Result<(), Error> {
     let mut used = AuthMethod::None;
     let mut channel_bound = false;
+    // Note: the server sends NegotiateProtocolVersion, if at all, as its first reply.
+    let mut first = true;
     loop {
-        match next_request(conn).await? {
+        let request = next_request(conn, config).await?;
+        match request {
+            Request::Negotiated(outcome) if first => {
+                conn.protocol_version = outcome.map_err(|e| negotiation_error(conn, e))?;
+            }
+            Request::Negotiated(_) => {
+                return Err(conn.protocol_error("a second NegotiateProtocolVersion"));
+            }
             Request::Ok => {
                 check_allowed(config, used)?;
                 if config.channel_binding == ChannelBinding::Require && !channel_bound {
@@ -74,11 +89,25 @@ pub(crate) async fn authenticate(
                 ));
             }
         }
+        first = false;
     }
 }
 
-/// Reads the next Authentication message; an ErrorResponse becomes the server's error.
-async fn next_request(conn: &mut Connection) -> Result<Request, Error> {
+/// The error when the server's NegotiateProtocolVersion ends the attempt.
+fn negotiation_error(conn: &mut Connection, e: NegotiationError) -> Error {
+    conn.stream.set_broken();
+    let kind = if e.is_protocol_violation() {
+        Kind::Protocol
+    } else {
+        Kind::Config
+    };
+    Error::new(kind, e.to_string())
+}
+
+/// Reads the next Authentication message (or the protocol version negotiation); an
+/// ErrorResponse becomes the server's error.
+async fn next_request(conn: &mut Connection, config: &Config) -> Result<Request, Error> {
+    let (requested, min) = (conn.protocol_version, config.min_protocol_version);
     let message = conn.recv().await?;
     let request = match conn.stream.decode(message) {
         Ok(Backend::Authentication(request)) => match request {
@@ -92,6 +121,9 @@ async fn next_request(conn: &mut Connection) -> Result<Request, Error> {
             Authentication::SaslFinal { data } => Request::SaslFinal(data.to_vec()),
             Authentication::Unsupported { code } => Request::Unsupported(code),
         },
+        Ok(Backend::NegotiateProtocolVersion(offer)) => {
+            Request::Negotiated(version::negotiate(requested, min, &offer))
+        }
         Ok(Backend::ErrorResponse(db)) => {
             conn.stream.set_broken();
             return Err(server_error(db));
@@ -150,7 +182,7 @@ async fn sasl(
     .encode(conn.stream.write_buf())
     .map_err(|e| Error::with_source(Kind::Auth, "the SCRAM message cannot be sent", e))?;
     conn.stream.flush().await?;
-    let Request::SaslContinue(server_first) = next_request(conn).await? else {
+    let Request::SaslContinue(server_first) = next_request(conn, config).await? else {
         return Err(conn.protocol_error("a message other than AuthenticationSASLContinue"));
     };
     scram.update(&server_first).map_err(scram_error)?;
@@ -160,7 +192,7 @@ async fn sasl(
     .encode(conn.stream.write_buf())
     .map_err(|e| Error::with_source(Kind::Auth, "the SCRAM message cannot be sent", e))?;
     conn.stream.flush().await?;
-    let Request::SaslFinal(server_final) = next_request(conn).await? else {
+    let Request::SaslFinal(server_final) = next_request(conn, config).await? else {
         return Err(conn.protocol_error("a message other than AuthenticationSASLFinal"));
     };
     scram.finish(&server_final).map_err(scram_error)?;

@@ -1,13 +1,15 @@
-//! The startup handshake: StartupMessage, authentication, then the server's parameters and
-//! key data up to the first ReadyForQuery.
+//! The startup handshake: StartupMessage (with the protocol version requested), the version
+//! negotiation and authentication, then the server's parameters and key data up to the first
+//! ReadyForQuery.
 //!
-//! See <https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-START-UP>.
+//! See <https://www.postgresql.org/docs/18/protocol-flow.html#PROTOCOL-FLOW-START-UP>.
 
 use super::auth;
 use crate::config::Config;
 use crate::conn::stream::Stream;
 use crate::conn::{Connection, cache, server_error};
 use crate::error::{Error, Kind};
+use crate::proto::ProtocolVersion;
 use crate::proto::message::{Backend, Startup};
 
 /// Starts a session over an open `stream`. `server_cert` is the TLS server's leaf
@@ -32,11 +34,24 @@ pub(crate) async fn startup(
     if let Some(options) = &config.options {
         params.push(("options", options));
     }
-    Startup { params: &params }
-        .encode(conn.stream.write_buf())
-        .map_err(|e| {
-            Error::with_source(Kind::Config, "the connection options cannot be sent", e)
-        })?;
+    let version = config.requested_protocol_version();
+    if config.min_protocol_version > version {
+        return Err(Error::new(
+            Kind::Config,
+            format!(
+                "min_protocol_version ({}) is greater than max_protocol_version ({version}); \
+                 raise max_protocol_version or lower min_protocol_version",
+                config.min_protocol_version
+            ),
+        ));
+    }
+    conn.protocol_version = version;
+    Startup {
+        version,
+        params: &params,
+    }
+    .encode(conn.stream.write_buf())
+    .map_err(|e| Error::with_source(Kind::Config, "the connection options cannot be sent", e))?;
     conn.stream.flush().await?;
     auth::authenticate(&mut conn, config, server_cert.as_deref()).await?;
     after_auth(&mut conn).await?;
@@ -50,13 +65,19 @@ async fn after_auth(conn: &mut Connection) -> Result<(), Error> {
     loop {
         let message = conn.recv().await?;
         match conn.stream.decode(message) {
+            // Note: the key is 4 bytes in protocol 3.0 and 4 to 256 bytes in 3.2 (32 from
+            // PostgreSQL 18); the CancelRequest sends it back whole.
+            Ok(Backend::BackendKeyData(key))
+                if conn.protocol_version == ProtocolVersion::V3_0 && key.secret_key.len() != 4 =>
+            {
+                return Err(conn.protocol_error(
+                    "a cancel key longer than protocol 3.0's 4 bytes in BackendKeyData",
+                ));
+            }
             Ok(Backend::BackendKeyData(key)) => {
                 conn.process_id = key.process_id;
                 conn.secret_key = key.secret_key.to_vec();
             }
-            // Note: sent when the server lacks a protocol option we asked for; we ask for
-            // none, so it only confirms 3.0.
-            Ok(Backend::NegotiateProtocolVersion(_)) => {}
             Ok(Backend::ReadyForQuery(r)) => {
                 conn.on_ready(r);
                 conn.stream.start_session();

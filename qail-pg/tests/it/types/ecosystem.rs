@@ -261,14 +261,25 @@ async fn numerics_huge_tiny_and_scales() {
             "{sql}"
         );
     }
-    for (sql, says) in [
+    let mut unrepresentable = vec![
         ("SELECT 'NaN'::numeric", "NaN"),
-        ("SELECT 'Infinity'::numeric", "+infinity"),
         ("SELECT 1e30::numeric", "too large"),
         ("SELECT 79228162514264337593543950336::numeric", "too large"),
         ("SELECT 1e-30::numeric", "30 significant decimal places"),
         ("SELECT 1::numeric / 3 * 1e-10", "decimal places"),
-    ] {
+    ];
+    // Note: numeric has infinities from PostgreSQL 14; 13 refuses them as input.
+    if crate::server_major(&mut c).await >= 14 {
+        unrepresentable.push(("SELECT 'Infinity'::numeric", "+infinity"));
+        unrepresentable.push(("SELECT '-Infinity'::numeric", "-infinity"));
+    } else {
+        let err = c
+            .query_one("SELECT 'Infinity'::numeric", &[])
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Some("22P02"), "{err}");
+    }
+    for (sql, says) in unrepresentable {
         let err = try_value::<Decimal>(&mut c, sql).await.unwrap_err();
         assert!(err.contains(says), "{sql}: {err}");
     }
