@@ -28,6 +28,8 @@ pub(crate) struct Shape {
 pub(crate) struct Ctx<'a> {
     pub(crate) sql: &'a str,
     pub(crate) snap: &'a Snapshot,
+    /// The PostgreSQL major versions the query must run on ([`Snapshot::target`]).
+    pub(crate) target: qail_catalog::Versions,
     lines: LineIndex<'a>,
     pub(crate) params: Vec<Slot>,
     diags: Vec<Diagnostic>,
@@ -38,10 +40,11 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    pub(crate) fn new(sql: &'a str, snap: &'a Snapshot) -> Self {
+    pub(crate) fn new(sql: &'a str, snap: &'a Snapshot, target: qail_catalog::Versions) -> Self {
         Self {
             sql,
             snap,
+            target,
             lines: LineIndex::new(sql),
             params: Vec::new(),
             diags: Vec::new(),

@@ -161,7 +161,10 @@ pub fn analyze(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnosti
             )]);
         }
     };
-    let mut cx = ctx::Ctx::new(sql, snapshot);
+    let target = snapshot
+        .target()
+        .map_err(|e| vec![whole(sql, &e, "write a range such as \"15..=18\" or \"16\"")])?;
+    let mut cx = ctx::Ctx::new(sql, snapshot, target);
     cx.variadic = rewritten.variadic;
     cx.element_targets = rewritten.element_targets.clone();
     let out = query::statement(&mut cx, statement);

@@ -223,10 +223,23 @@ pub struct Column {
 }
 
 impl Relation {
-    /// The columns the relation has in the major versions `versions` (the ones they all
-    /// have, in attribute order).
-    pub fn columns_in(&self, versions: Versions) -> impl Iterator<Item = &'static Column> {
-        self.columns.iter().filter(move |c| c.versions.covers(versions))
+    /// The columns every major version of `target` has, in the newest one's attribute order:
+    /// a column is there when each version has a column of that name and type (its NOT NULL
+    /// is the newest version's).
+    pub fn columns_in(&self, target: Versions) -> impl Iterator<Item = &'static Column> {
+        let columns = self.columns;
+        let newest = target.last().unwrap_or(NEWEST);
+        columns.iter().filter(move |c| {
+            c.versions.contains(newest)
+                && target.majors().all(|m| {
+                    columns.iter().any(|d| {
+                        d.name == c.name
+                            && d.ty == c.ty
+                            && d.array == c.array
+                            && d.versions.contains(m)
+                    })
+                })
+        })
     }
 }
 

@@ -290,7 +290,7 @@ pub(crate) fn resolve_call(
     });
     let resolved = match own_type.then(|| user_function(cx, schema, name, &types)) {
         Some(Ok(r)) => Ok(r),
-        _ if builtin_schema => builtins::resolve(name, &types, cx.snap),
+        _ if builtin_schema => builtins::resolve(name, &types, cx.snap, cx.target),
         _ => Err(CallError::UnknownName),
     };
     // Note: an extension may overload a built-in name for its own types (citext's
@@ -387,6 +387,18 @@ fn call_error(cx: &mut Ctx, name: &str, args: &[Typed], e: CallError, range: Ran
         CallError::Ambiguous => (
             format!("function {sig} is not unique"),
             "add a cast to the unknown arguments, e.g. $1::int4".to_string(),
+        ),
+        CallError::Version(versions, whole) => {
+            let what = if whole {
+                format!("{name}()")
+            } else {
+                format!("function {sig}")
+            };
+            crate::diag::version_gap(&what, versions, cx.target)
+        }
+        CallError::Differs(how) => (
+            format!("function {sig} {how}"),
+            "add casts so every targeted PostgreSQL version picks the same function".to_string(),
         ),
     };
     cx.error(range, msg, Some(hint));

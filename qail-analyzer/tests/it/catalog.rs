@@ -8,7 +8,7 @@ use qail_pg::Connection;
 use crate::util::{connect, url};
 
 #[path = "../../../tools/src/bin/gen_catalog/fetch.rs"]
-mod fetch;
+pub(crate) mod fetch;
 
 /// Every server this test reaches (`DATABASE_URL`, and the `MAJOR=URL` lines of
 /// `QAIL_PG_URLS` that `scripts/pg-versions urls` prints): the committed table's entries for
