@@ -12,6 +12,9 @@
 //! - `SUBSTRING(x SIMILAR p ESCAPE e)`: the keywords become commas, the call
 //!   `substring(text, text, text)` it stands for;
 //! - `USING op` after an ORDER BY key (the sort order does not change a type);
+//! - numeric literals with underscores (`1_000_000`) or a `0x`/`0o`/`0b` prefix (PostgreSQL
+//!   16): written in decimal, padded with spaces (a placeholder of the same type when the
+//!   decimal is longer), and kept aside so a target before 16 refuses them;
 //! - a window frame's exclusion (`EXCLUDE CURRENT ROW | GROUP | TIES | NO OTHERS`), and the
 //!   cast of a string offset (`'1 day'::interval PRECEDING`): neither changes a type.
 
@@ -26,6 +29,9 @@ pub(crate) struct ParserInput {
     pub(crate) element_targets: Vec<usize>,
     /// Byte ranges of the subscripts (and slice bounds) removed from SET targets.
     pub(crate) subscripts: Vec<std::ops::Range<usize>>,
+    /// Numeric literals in PostgreSQL 16's forms, rewritten in decimal: where, and what the
+    /// form is called in a message.
+    pub(crate) numbers: Vec<(std::ops::Range<usize>, &'static str)>,
 }
 
 /// The previous token outside strings and comments.
@@ -42,6 +48,7 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
     let mut variadic = Vec::new();
     let mut element_targets = Vec::new();
     let mut subscripts = Vec::new();
+    let mut numbers = Vec::new();
     let mut prev = Prev::None;
     // Parenthesis depth, and the depth of the SET list being read (after UPDATE … SET).
     let mut depth = 0_usize;
@@ -183,6 +190,16 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                 prev = Prev::Word(word);
             }
             c if c.is_ascii_whitespace() => i += 1,
+            c if c.is_ascii_digit() => {
+                let end = number_end(b, i);
+                if let Some((text, form)) = number_rewrite(&sql[i..end]) {
+                    out[i..end].fill(b' ');
+                    out[i..i + text.len()].copy_from_slice(text.as_bytes());
+                    numbers.push((i..end, form));
+                }
+                prev = Prev::Punct(b'0');
+                i = end;
+            }
             b':' if b.get(i + 1) == Some(&b':') && prev == Prev::Punct(b'\'') => {
                 cast_after_string = Some(i);
                 prev = Prev::Punct(b':');
@@ -222,7 +239,80 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
         variadic,
         element_targets,
         subscripts,
+        numbers,
     }
+}
+
+/// The end of the numeric literal starting at `i` (a digit): digits, underscores, a
+/// fraction, an exponent; or a `0x`/`0o`/`0b` integer.
+fn number_end(b: &[u8], i: usize) -> usize {
+    let radix = match (b[i], b.get(i + 1).map(u8::to_ascii_lowercase)) {
+        (b'0', Some(b'x')) => Some(16),
+        (b'0', Some(b'o')) => Some(8),
+        (b'0', Some(b'b')) => Some(2),
+        _ => None,
+    };
+    if let Some(radix) = radix {
+        let digits = b[i + 2..]
+            .iter()
+            .take_while(|c| **c == b'_' || char::from(**c).is_digit(radix))
+            .count();
+        if digits > 0 {
+            return i + 2 + digits;
+        }
+    }
+    let run = |from: usize| {
+        from + b[from..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit() || **c == b'_')
+            .count()
+    };
+    let mut end = run(i);
+    if b.get(end) == Some(&b'.') && b.get(end + 1) != Some(&b'.') {
+        end = run(end + 1);
+    }
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
+        if b.get(end + 1 + sign).is_some_and(u8::is_ascii_digit) {
+            end = run(end + 1 + sign);
+        }
+    }
+    end
+}
+
+/// A numeric literal in one of PostgreSQL 16's forms as a decimal of the same type that is
+/// no longer than it, and the form's name; `None` for a plain literal.
+fn number_rewrite(text: &str) -> Option<(String, &'static str)> {
+    let lower = text.to_ascii_lowercase();
+    let prefixed = [
+        ("0x", 16, "a hexadecimal integer literal"),
+        ("0o", 8, "an octal integer literal"),
+        ("0b", 2, "a binary integer literal"),
+    ]
+    .into_iter()
+    .find_map(|(p, radix, form)| lower.strip_prefix(p).map(|d| (d.replace('_', ""), radix, form)));
+    let Some((digits, radix, form)) = prefixed else {
+        return text
+            .contains('_')
+            .then(|| (text.replace('_', ""), "an underscore in a numeric literal"));
+    };
+    let decimal = match u128::from_str_radix(&digits, radix) {
+        Ok(v) => v.to_string(),
+        Err(_) => "1e19".to_owned(),
+    };
+    if decimal.len() <= text.len() {
+        return Some((decimal, form));
+    }
+    // Note: a placeholder of the type PostgreSQL gives the value (int4, int8, numeric).
+    let value = u128::from_str_radix(&digits, radix).unwrap_or(u128::MAX);
+    let placeholder = if value <= 2_147_483_647 {
+        "1"
+    } else if value <= 9_223_372_036_854_775_807 {
+        "2147483648"
+    } else {
+        "1e19"
+    };
+    Some((placeholder.to_owned(), form))
 }
 
 /// The end of the operator after `ORDER BY x USING` (ending at `i`): `USING >`. JOIN's and
@@ -314,6 +404,29 @@ fn set_subscripts(b: &[u8], i: usize) -> Option<(usize, Vec<std::ops::Range<usiz
 /// `$tag$` or `$$` at `i`.
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn postgres_16_numbers_become_decimals_of_the_same_length() {
+        let r = super::rewrite("SELECT 1_000_000, 0x1F, 0o17, 0B101, 1_0.5e1_0, 0xFFFFFFFFFF, a1_2, '1_0'");
+        assert_eq!(
+            r.sql,
+            "SELECT 1000000  , 31  , 15  , 5    , 10.5e10  , 2147483648  , a1_2, '1_0'"
+        );
+        let forms: Vec<&str> = r.numbers.iter().map(|n| n.1).collect();
+        assert_eq!(
+            forms,
+            [
+                "an underscore in a numeric literal",
+                "a hexadecimal integer literal",
+                "an octal integer literal",
+                "a binary integer literal",
+                "an underscore in a numeric literal",
+                "a hexadecimal integer literal",
+            ]
+        );
+        assert_eq!(r.numbers[1].0, 18..22);
+        assert!(super::rewrite("SELECT 12, 1.5e3, 0").numbers.is_empty());
+    }
+
     use super::*;
 
     #[test]
