@@ -20,7 +20,7 @@
 use qail_analyzer::{analyze, type_oid};
 use qail_schema::Snapshot;
 
-use crate::util::{connect, url};
+use crate::util::connect;
 
 /// The callable functions: name, argument typnames, whether VARIADIC.
 const CALLABLE: &str = "\

@@ -1,0 +1,188 @@
+//! PostgreSQL 13 to 18: what the newer versions added, checked on every server the tests reach
+//! (`DATABASE_URL` and the `MAJOR=URL` lines of `QAIL_PG_URLS`). With a snapshot of a server's
+//! version, a feature that version has is typed exactly like the server's Describe; one it
+//! lacks is refused by the server and by the analyzer, whose message names the version that
+//! added it.
+
+use std::collections::HashMap;
+
+use qail_analyzer::analyze;
+use qail_pg::Connection;
+use qail_schema::Snapshot;
+
+use crate::catalog::fetch::urls;
+use crate::differ::compare;
+
+/// A feature, a query using it, and the first major version that has it.
+struct Feature {
+    name: &'static str,
+    sql: &'static str,
+    since: u8,
+}
+
+const FEATURES: &[Feature] = &[
+    Feature {
+        name: "any_value",
+        sql: "SELECT any_value(x) AS v FROM (VALUES (1), (2)) AS t(x)",
+        since: 16,
+    },
+    Feature {
+        name: "array_shuffle",
+        sql: "SELECT array_shuffle(ARRAY[1, 2, 3]) AS v",
+        since: 16,
+    },
+    Feature {
+        name: "random_normal",
+        sql: "SELECT random_normal() AS a, random_normal(10, 2) AS b",
+        since: 16,
+    },
+    Feature {
+        name: "random(min, max)",
+        sql: "SELECT random(1, 10) AS a, random(1::int8, $1) AS b, random(0.5, 2.5) AS c",
+        since: 17,
+    },
+    Feature {
+        name: "to_bin",
+        sql: "SELECT to_bin(10) AS a, to_bin($1::int8) AS b",
+        since: 17,
+    },
+    Feature {
+        name: "uuidv7",
+        sql: "SELECT uuidv7() AS a, uuidv7('-1 hour'::interval) AS b",
+        since: 18,
+    },
+    Feature {
+        name: "casefold",
+        sql: "SELECT casefold($1) AS v",
+        since: 18,
+    },
+    Feature {
+        name: "array_sort",
+        sql: "SELECT array_sort(ARRAY[3, 1, 2]) AS a, array_sort(ARRAY['b', 'a'], true) AS b",
+        since: 18,
+    },
+    Feature {
+        name: "crc32",
+        sql: "SELECT crc32('abc'::bytea) AS a, crc32c($1::bytea) AS b",
+        since: 18,
+    },
+    Feature {
+        name: "underscores in numbers",
+        sql: "SELECT 1_000_000 AS a, 1_000_000_000_000 AS b, 1_000.000_5 AS c",
+        since: 16,
+    },
+    Feature {
+        name: "hexadecimal integers",
+        sql: "SELECT 0x1F AS a, 0xFFFFFFFFFF AS b, 0xFFFF_FFFF_FFFF_FFFF_FF AS c",
+        since: 16,
+    },
+    Feature {
+        name: "octal integers",
+        sql: "SELECT 0o17 AS v",
+        since: 16,
+    },
+    Feature {
+        name: "binary integers",
+        sql: "SELECT 0b101 AS v",
+        since: 16,
+    },
+];
+
+/// A snapshot as pulled from the server `conn` talks to: its version is the target.
+fn snapshot_of(conn: &Connection) -> (Snapshot, u8) {
+    let version = conn
+        .parameter_status("server_version")
+        .expect("the server reports its version")
+        .to_owned();
+    let snap = Snapshot {
+        server_version: Some(version),
+        ..Snapshot::new()
+    };
+    let major = snap
+        .target()
+        .expect("a version")
+        .first()
+        .expect("one major");
+    (snap, major)
+}
+
+#[tokio::test]
+async fn new_features_are_typed_where_they_exist_and_refused_with_the_version_elsewhere() {
+    let mut failures = Vec::new();
+    let mut majors = Vec::new();
+    for url in urls() {
+        let mut conn = Connection::connect(&url)
+            .await
+            .unwrap_or_else(|e| panic!("cannot connect to {url}: {e}"));
+        let (snap, major) = snapshot_of(&conn);
+        majors.push(major);
+        for f in FEATURES {
+            let label = format!("PostgreSQL {major}, {}: {}", f.name, f.sql);
+            if major >= f.since {
+                if let Err(e) = compare(&mut conn, &snap, &HashMap::new(), f.sql).await {
+                    failures.push(format!("{label}\n  {e}"));
+                }
+                continue;
+            }
+            if conn.prepare(f.sql).await.is_ok() {
+                failures.push(format!("{label}\n  the server accepts it before {}", f.since));
+            }
+            let want = format!(
+                "exists from PostgreSQL {}; this crate targets PostgreSQL {major}",
+                f.since
+            );
+            match analyze(f.sql, &snap) {
+                Ok(_) => failures.push(format!("{label}\n  the analyzer accepts it")),
+                Err(d) if !d.iter().any(|d| d.message.contains(&want)) => failures.push(format!(
+                    "{label}\n  the analyzer refuses it without naming the version: {}",
+                    d[0]
+                )),
+                Err(_) => {}
+            }
+        }
+        conn.close().await;
+    }
+    eprintln!("checked on PostgreSQL {majors:?}");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn a_declared_range_refuses_what_its_oldest_version_lacks() {
+    let snap = |range: &str| Snapshot {
+        server_version: Some("18.1".to_owned()),
+        postgres: Some(range.to_owned()),
+        ..Snapshot::new()
+    };
+    let message = |sql: &str, range: &str| {
+        analyze(sql, &snap(range))
+            .map(|_| "accepted".to_owned())
+            .unwrap_or_else(|d| d[0].message.clone())
+    };
+    assert_eq!(
+        message("SELECT uuidv7() AS v", "16..=18"),
+        "uuidv7() exists from PostgreSQL 18; this crate targets 16 to 18"
+    );
+    assert_eq!(message("SELECT uuidv7() AS v", "18"), "accepted");
+    assert_eq!(
+        message("SELECT random(1, 10) AS v", "15..=18"),
+        "function random(integer, integer) exists from PostgreSQL 17; this crate targets 15 to 18"
+    );
+    assert_eq!(message("SELECT random() AS v", "13..=18"), "accepted");
+    assert_eq!(
+        message("SELECT 1_000 AS v", "15.."),
+        "an underscore in a numeric literal exists from PostgreSQL 16; this crate targets 15 to 18"
+    );
+    assert_eq!(message("SELECT 0x10 AS v", "16.."), "accepted");
+    assert!(message("SELECT 1 AS v", "12..=18").contains("PostgreSQL 12 is not supported"));
+    // A function PostgreSQL 17 removed.
+    assert_eq!(
+        message(
+            "SELECT pg_stat_get_bgwriter_timed_checkpoints() AS v",
+            "16..=17"
+        ),
+        "pg_stat_get_bgwriter_timed_checkpoints() exists up to PostgreSQL 16; this crate targets 16 to 17"
+    );
+    // A system view's columns are those of every targeted version.
+    assert!(message("SELECT checkpoints_timed FROM pg_stat_bgwriter", "15..=16") == "accepted");
+    assert!(message("SELECT checkpoints_timed FROM pg_stat_bgwriter", "16..=17") != "accepted");
+}
