@@ -41,12 +41,16 @@ pub(crate) fn version_gap(
     };
     let lacking = target.without(have);
     let (exists, hint) = match (have.first(), have.last(), lacking.first()) {
-        (Some(first), Some(last), Some(gap)) if have.is_span() && gap < first && last >= target.last().unwrap_or(last) => (
-            format!("exists from PostgreSQL {first}"),
-            format!(
-                "raise the oldest version of \"postgres\" in qail.schema.json to \"{first}..\" if every server runs {first} or newer, or write the query without it"
-            ),
-        ),
+        (Some(first), Some(last), Some(gap))
+            if have.is_span() && gap < first && last >= target.last().unwrap_or(last) =>
+        {
+            (
+                format!("exists from PostgreSQL {first}"),
+                format!(
+                    "raise the oldest version of \"postgres\" in qail.schema.json to \"{first}..\" if every server runs {first} or newer, or write the query without it"
+                ),
+            )
+        }
         (Some(_), Some(last), Some(gap)) if have.is_span() && gap > last => (
             format!("exists up to PostgreSQL {last}"),
             format!(

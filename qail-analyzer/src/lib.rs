@@ -161,9 +161,13 @@ pub fn analyze(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnosti
             )]);
         }
     };
-    let target = snapshot
-        .target()
-        .map_err(|e| vec![whole(sql, &e, "write a range such as \"15..=18\" or \"16\"")])?;
+    let target = snapshot.target().map_err(|e| {
+        vec![whole(
+            sql,
+            &e,
+            "write a range such as \"15..=18\" or \"16\"",
+        )]
+    })?;
     let mut cx = ctx::Ctx::new(sql, snapshot, target);
     for (range, form) in &rewritten.numbers {
         // Note: PostgreSQL 16 added underscores and 0x/0o/0b integers (SQL:2023).

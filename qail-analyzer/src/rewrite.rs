@@ -290,7 +290,11 @@ fn number_rewrite(text: &str) -> Option<(String, &'static str)> {
         ("0b", 2, "a binary integer literal"),
     ]
     .into_iter()
-    .find_map(|(p, radix, form)| lower.strip_prefix(p).map(|d| (d.replace('_', ""), radix, form)));
+    .find_map(|(p, radix, form)| {
+        lower
+            .strip_prefix(p)
+            .map(|d| (d.replace('_', ""), radix, form))
+    });
     let Some((digits, radix, form)) = prefixed else {
         return text
             .contains('_')
@@ -406,7 +410,9 @@ fn set_subscripts(b: &[u8], i: usize) -> Option<(usize, Vec<std::ops::Range<usiz
 mod tests {
     #[test]
     fn postgres_16_numbers_become_decimals_of_the_same_length() {
-        let r = super::rewrite("SELECT 1_000_000, 0x1F, 0o17, 0B101, 1_0.5e1_0, 0xFFFFFFFFFF, a1_2, '1_0'");
+        let r = super::rewrite(
+            "SELECT 1_000_000, 0x1F, 0o17, 0B101, 1_0.5e1_0, 0xFFFFFFFFFF, a1_2, '1_0'",
+        );
         assert_eq!(
             r.sql,
             "SELECT 1000000  , 31  , 15  , 5    , 10.5e10  , 2147483648  , a1_2, '1_0'"

@@ -340,12 +340,18 @@ mod tests {
         let lower = functions("lower").iter().find(|f| f.args == ["text"]);
         assert_eq!(lower.map(|f| f.versions), Some(Versions::ALL));
         let any_value = functions("any_value");
-        assert!(any_value.iter().all(|f| f.versions == Versions::span(16, NEWEST)));
+        assert!(
+            any_value
+                .iter()
+                .all(|f| f.versions == Versions::span(16, NEWEST))
+        );
         assert_eq!(
             functions("uuidv7").first().map(|f| f.versions.first()),
             Some(Some(18))
         );
-        let random2 = functions("random").iter().find(|f| f.args == ["int4", "int4"]);
+        let random2 = functions("random")
+            .iter()
+            .find(|f| f.args == ["int4", "int4"]);
         assert_eq!(random2.map(|f| f.versions.first()), Some(Some(17)));
         let multirange = type_by_name("int4multirange").expect("a built-in type");
         assert_eq!(multirange.versions, Versions::span(14, NEWEST));

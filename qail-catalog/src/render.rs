@@ -294,7 +294,11 @@ fn render_servers(servers: &[Rows], every_input: bool) -> Result<String, String>
             merged.add(col(r, 0).to_string(), type_entry(r, &spellings), major);
         }
     }
-    write_table(&mut out, "/// The built-in types, sorted by name.\npub static TYPES: &[Type] = &[\n", &merged);
+    write_table(
+        &mut out,
+        "/// The built-in types, sorted by name.\npub static TYPES: &[Type] = &[\n",
+        &merged,
+    );
     render_mapped(&mut out, &types, &spellings);
 
     let mut merged = Merged::default();
@@ -305,7 +309,11 @@ fn render_servers(servers: &[Rows], every_input: bool) -> Result<String, String>
             merged.add(key, cast_entry(r), major);
         }
     }
-    write_table(&mut out, "/// Casts between built-in types, sorted by source and target.\npub static CASTS: &[Cast] = &[\n", &merged);
+    write_table(
+        &mut out,
+        "/// Casts between built-in types, sorted by source and target.\npub static CASTS: &[Cast] = &[\n",
+        &merged,
+    );
 
     let mut used = Vec::new();
     let mut merged = Merged::default();
@@ -316,7 +324,11 @@ fn render_servers(servers: &[Rows], every_input: bool) -> Result<String, String>
             merged.add(key, function_entry(r, &overlay, &mut used), major);
         }
     }
-    write_table(&mut out, "/// The built-in functions, aggregates and window functions, sorted by name and arguments.\npub static FUNCTIONS: &[Function] = &[\n", &merged);
+    write_table(
+        &mut out,
+        "/// The built-in functions, aggregates and window functions, sorted by name and arguments.\npub static FUNCTIONS: &[Function] = &[\n",
+        &merged,
+    );
 
     let mut merged = Merged::default();
     for s in &servers {
@@ -326,7 +338,11 @@ fn render_servers(servers: &[Rows], every_input: bool) -> Result<String, String>
             merged.add(key, operator_entry(r, &overlay, &mut used), major);
         }
     }
-    write_table(&mut out, "/// The built-in operators, sorted by name and operand types.\npub static OPERATORS: &[Operator] = &[\n", &merged);
+    write_table(
+        &mut out,
+        "/// The built-in operators, sorted by name and operand types.\npub static OPERATORS: &[Operator] = &[\n",
+        &merged,
+    );
     if let Some(unused) = overlay.keys().find(|k| every_input && !used.contains(k)) {
         return Err(format!(
             "input/nonnull.txt: {unused} matches no built-in function or operator"
@@ -339,7 +355,11 @@ fn render_servers(servers: &[Rows], every_input: bool) -> Result<String, String>
 fn write_table(out: &mut String, head: &str, merged: &Merged) {
     out.push_str(head);
     for (entry, versions) in merged.sorted() {
-        let _ = writeln!(out, "    {entry}, versions: {} }},", versions_text(versions));
+        let _ = writeln!(
+            out,
+            "    {entry}, versions: {} }},",
+            versions_text(versions)
+        );
     }
     out.push_str("];\n\n");
 }
@@ -574,14 +594,16 @@ fn operator_entry(
 /// One relation of one server: its kind and its columns' entries, in attribute order.
 type ServerRelation = (char, Vec<String>);
 
+/// One relation of every server: its kind, its versions, and its columns merged across them.
+type MergedRelation = (char, Versions, Vec<(String, Versions)>);
+
 fn render_relations(
     out: &mut String,
     servers: &[&Rows],
     type_names: &[&str],
 ) -> Result<(), String> {
     // (schema, name) → kind, versions, columns merged across versions.
-    let mut relations: BTreeMap<(String, String), (char, Versions, Vec<(String, Versions)>)> =
-        BTreeMap::new();
+    let mut relations: BTreeMap<(String, String), MergedRelation> = BTreeMap::new();
     for s in servers {
         let major = s.major()?;
         let mut rows = s.relations.clone();
@@ -608,11 +630,15 @@ fn render_relations(
         }
         let one = Versions::span(major, major);
         for (key, (kind, columns)) in mine {
-            let rel = relations
-                .entry(key.clone())
-                .or_insert((kind, Versions::span(1, 0), Vec::new()));
+            let rel =
+                relations
+                    .entry(key.clone())
+                    .or_insert((kind, Versions::span(1, 0), Vec::new()));
             if rel.0 != kind {
-                return Err(format!("{}.{}: its kind changed between versions", key.0, key.1));
+                return Err(format!(
+                    "{}.{}: its kind changed between versions",
+                    key.0, key.1
+                ));
             }
             rel.1 = rel.1.or(one);
             merge_columns(&mut rel.2, &columns, one);

@@ -94,9 +94,8 @@ impl Snapshot {
     pub fn target(&self) -> Result<qail_catalog::Versions, String> {
         use qail_catalog::{NEWEST, OLDEST, Versions};
         if let Some(range) = &self.postgres {
-            return Versions::parse(range).map_err(|e| {
-                format!("qail.schema.json: \"postgres\": {range:?}: {e}")
-            });
+            return Versions::parse(range)
+                .map_err(|e| format!("qail.schema.json: \"postgres\": {range:?}: {e}"));
         }
         let major = self.server_version.as_deref().and_then(|v| {
             let digits: String = v.chars().take_while(char::is_ascii_digit).collect();
@@ -104,8 +103,8 @@ impl Snapshot {
         });
         Ok(match major {
             Some(m) => {
-                let m = u8::try_from(m.clamp(u32::from(OLDEST), u32::from(NEWEST)))
-                    .unwrap_or(NEWEST);
+                let m =
+                    u8::try_from(m.clamp(u32::from(OLDEST), u32::from(NEWEST))).unwrap_or(NEWEST);
                 Versions::span(m, m)
             }
             None => DEFAULT_TARGET,

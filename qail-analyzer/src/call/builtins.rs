@@ -202,7 +202,9 @@ pub(crate) fn exists(name: &str) -> bool {
 
 /// Whether `name` is an aggregate function (ordered-set aggregates included).
 pub(crate) fn is_aggregate(name: &str) -> bool {
-    ORDERED_SET.contains(&name) || rows(name).is_some_and(|rows| rows.iter().any(|r| r.kind == 'a'))
+    ORDERED_SET.contains(&name)
+        || super::sqljson::AGGREGATES.contains(&name)
+        || rows(name).is_some_and(|rows| rows.iter().any(|r| r.kind == 'a'))
 }
 
 /// Whether `name` may be called with OVER: a window function or an aggregate.

@@ -6,6 +6,7 @@
 pub(crate) mod builtins;
 pub(crate) mod named;
 pub(crate) mod ordered_set;
+pub(crate) mod sqljson;
 pub(crate) mod srf;
 pub(crate) mod syntax;
 
@@ -62,6 +63,12 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     if schema.is_none() && builtins::ORDERED_SET.contains(&name.as_str()) {
         side_clauses(cx, sc, f);
         return ordered_set::ordered_set(cx, sc, f, &name, range);
+    }
+    if schema.is_none()
+        && let Some(t) = sqljson::call(cx, sc, f, &name, range.clone())
+    {
+        side_clauses(cx, sc, f);
+        return t;
     }
     if named::has_named(f) {
         return named::named_call(cx, sc, f, schema.as_deref(), &name, range);

@@ -15,6 +15,6 @@ mod pull;
 mod server;
 mod support;
 mod system;
-mod versions;
 #[path = "../../../qail-schema/tests/it/util.rs"]
 mod util;
+mod versions;

@@ -67,6 +67,52 @@ const FEATURES: &[Feature] = &[
         since: 18,
     },
     Feature {
+        name: "JSON_OBJECT",
+        sql: "SELECT JSON_OBJECT('id': 1, 'name' VALUE $1) AS a, JSON_OBJECT() AS b, \
+              JSON_OBJECT('k': NULL ABSENT ON NULL) AS c",
+        since: 16,
+    },
+    Feature {
+        name: "JSON_ARRAY",
+        sql: "SELECT JSON_ARRAY(1, 'two', $1) AS a, JSON_ARRAY() AS b",
+        since: 16,
+    },
+    Feature {
+        name: "JSON_OBJECTAGG",
+        sql: "SELECT JSON_OBJECTAGG(k: v) AS a FROM (VALUES ('a', 1), ('b', 2)) AS t(k, v)",
+        since: 16,
+    },
+    Feature {
+        name: "JSON_ARRAYAGG",
+        sql: "SELECT k, JSON_ARRAYAGG(v ORDER BY v) AS a FROM (VALUES ('a', 1), ('a', 2)) AS t(k, v) GROUP BY k",
+        since: 16,
+    },
+    Feature {
+        name: "JSON_VALUE",
+        sql: "SELECT JSON_VALUE('{\"a\": 1}'::jsonb, '$.a') AS a, JSON_VALUE($1, '$.b') AS b",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_QUERY",
+        sql: "SELECT JSON_QUERY('{\"a\": [1]}'::jsonb, '$.a') AS a, JSON_QUERY('{}'::json, '$') AS b",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_EXISTS",
+        sql: "SELECT JSON_EXISTS('{\"a\": 1}'::jsonb, '$.a') AS a",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_SCALAR",
+        sql: "SELECT JSON_SCALAR(1) AS a, JSON_SCALAR('x'::text) AS b",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_SERIALIZE",
+        sql: "SELECT JSON_SERIALIZE('{\"a\": 1}'::json) AS a",
+        since: 17,
+    },
+    Feature {
         name: "underscores in numbers",
         sql: "SELECT 1_000_000 AS a, 1_000_000_000_000 AS b, 1_000.000_5 AS c",
         since: 16,
@@ -125,7 +171,10 @@ async fn new_features_are_typed_where_they_exist_and_refused_with_the_version_el
                 continue;
             }
             if conn.prepare(f.sql).await.is_ok() {
-                failures.push(format!("{label}\n  the server accepts it before {}", f.since));
+                failures.push(format!(
+                    "{label}\n  the server accepts it before {}",
+                    f.since
+                ));
             }
             let want = format!(
                 "exists from PostgreSQL {}; this crate targets PostgreSQL {major}",

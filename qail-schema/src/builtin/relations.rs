@@ -90,7 +90,8 @@ mod tests {
             (acl.ty.name.as_str(), acl.ty.array_dims, acl.not_null),
             ("aclitem", 1, false)
         );
-        let cols = system_relation("information_schema", "columns", Versions::ALL).expect("columns");
+        let cols =
+            system_relation("information_schema", "columns", Versions::ALL).expect("columns");
         assert_eq!(cols.kind, RelationKind::View);
         // A domain (sql_identifier, cardinal_number) is its base type, as Describe reports.
         let name = cols.column("table_name").expect("table_name");
