@@ -5,6 +5,7 @@ pub(crate) mod delete;
 pub(crate) mod from;
 pub(crate) mod group;
 pub(crate) mod insert;
+mod returning;
 pub(crate) mod select;
 pub(crate) mod update;
 
@@ -100,13 +101,15 @@ pub(crate) fn statement_in(cx: &mut Ctx, stmt: &Statement, outer: Option<&Scope>
 /// RETURNING (if any) over the statement's scope.
 pub(crate) fn finish(
     cx: &mut Ctx,
-    sc: &Scope,
+    sc: &mut Scope,
     returning: Option<&[SelectItem]>,
     kind: StatementKind,
 ) -> Shape {
+    let added = returning.map_or(0, |items| returning::old_new(cx, sc, items, kind));
     let mut columns: Vec<OutputColumn> = returning
         .map(|items| projection(cx, sc, items))
         .unwrap_or_default();
+    sc.rels.truncate(sc.rels.len() - added);
     select::resolve_unknown(&mut columns);
     Shape {
         kind,

@@ -37,7 +37,7 @@ pub(crate) fn update(
     if let Some(w) = selection {
         condition(cx, &sc, w, "WHERE");
     }
-    Some(finish(cx, &sc, returning, StatementKind::Update))
+    Some(finish(cx, &mut sc, returning, StatementKind::Update))
 }
 
 /// `SET col = expr, …` against the target relation (UPDATE and ON CONFLICT DO UPDATE).

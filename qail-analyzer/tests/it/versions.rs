@@ -113,6 +113,19 @@ const FEATURES: &[Feature] = &[
         since: 17,
     },
     Feature {
+        name: "RETURNING old and new (UPDATE)",
+        sql: "UPDATE accounts SET balance = balance + $1 WHERE id = $2 \
+              RETURNING old.balance AS before, new.balance AS after, balance",
+        since: 18,
+    },
+    Feature {
+        name: "RETURNING old and new (INSERT, DELETE)",
+        sql: "WITH i AS (INSERT INTO accounts VALUES (1, 2, 'x') RETURNING old.*, new.id), \
+              d AS (DELETE FROM accounts WHERE id = 7 RETURNING old.note, new.*) \
+              SELECT * FROM i, d",
+        since: 18,
+    },
+    Feature {
         name: "underscores in numbers",
         sql: "SELECT 1_000_000 AS a, 1_000_000_000_000 AS b, 1_000.000_5 AS c",
         since: 16,
@@ -134,16 +147,22 @@ const FEATURES: &[Feature] = &[
     },
 ];
 
-/// A snapshot as pulled from the server `conn` talks to: its version is the target.
-fn snapshot_of(conn: &Connection) -> (Snapshot, u8) {
-    let version = conn
-        .parameter_status("server_version")
-        .expect("the server reports its version")
-        .to_owned();
-    let snap = Snapshot {
-        server_version: Some(version),
-        ..Snapshot::new()
-    };
+/// The table the DML features use, in a schema of its own on each server.
+const SCHEMA: &str =
+    "CREATE TABLE accounts (id int PRIMARY KEY, balance numeric NOT NULL, note text)";
+
+/// A schema with [`SCHEMA`] on the server `conn` talks to, the session's search_path set to
+/// it, and the snapshot pulled from it: its version is the target.
+async fn snapshot_of(conn: &mut Connection, schema: &str) -> (Snapshot, u8) {
+    conn.batch_execute(&format!(
+        "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; \
+         SET search_path = {schema}; {SCHEMA}"
+    ))
+    .await
+    .expect("the test schema is created");
+    let snap = qail_schema::introspect::pull(conn, &[schema.to_owned()])
+        .await
+        .expect("the test schema is pulled");
     let major = snap
         .target()
         .expect("a version")
@@ -160,7 +179,8 @@ async fn new_features_are_typed_where_they_exist_and_refused_with_the_version_el
         let mut conn = Connection::connect(&url)
             .await
             .unwrap_or_else(|e| panic!("cannot connect to {url}: {e}"));
-        let (snap, major) = snapshot_of(&conn);
+        let schema = format!("qail_versions_{}", std::process::id());
+        let (snap, major) = snapshot_of(&mut conn, &schema).await;
         majors.push(major);
         for f in FEATURES {
             let label = format!("PostgreSQL {major}, {}: {}", f.name, f.sql);
@@ -189,6 +209,9 @@ async fn new_features_are_typed_where_they_exist_and_refused_with_the_version_el
                 Err(_) => {}
             }
         }
+        conn.batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+            .await
+            .expect("the test schema is dropped");
         conn.close().await;
     }
     eprintln!("checked on PostgreSQL {majors:?}");
@@ -230,6 +253,32 @@ fn a_declared_range_refuses_what_its_oldest_version_lacks() {
             "16..=17"
         ),
         "pg_stat_get_bgwriter_timed_checkpoints() exists up to PostgreSQL 16; this crate targets 16 to 17"
+    );
+    // old is NULL for an inserted row, new for a deleted one; both are the row otherwise.
+    let ddl = qail_schema::ddl::from_sql(&[("a.sql".to_owned(), SCHEMA.to_owned())]).0;
+    let accounts = Snapshot {
+        postgres: Some("18".to_owned()),
+        ..ddl
+    };
+    let nullable = |sql: &str| -> Vec<bool> {
+        analyze(sql, &accounts)
+            .unwrap_or_else(|d| panic!("{sql}: {}", d[0]))
+            .columns
+            .iter()
+            .map(|c| c.nullable)
+            .collect()
+    };
+    assert_eq!(
+        nullable("UPDATE accounts SET balance = 0 RETURNING old.balance, new.balance, new.note"),
+        [false, false, true]
+    );
+    assert_eq!(
+        nullable("INSERT INTO accounts VALUES (1, 2) RETURNING old.balance, new.balance"),
+        [true, false]
+    );
+    assert_eq!(
+        nullable("DELETE FROM accounts RETURNING old.balance, new.balance"),
+        [false, true]
     );
     // A system view's columns are those of every targeted version.
     assert!(message("SELECT checkpoints_timed FROM pg_stat_bgwriter", "15..=16") == "accepted");
