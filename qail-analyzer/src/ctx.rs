@@ -37,6 +37,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) variadic: Vec<usize>,
     /// Byte offsets of UPDATE SET targets written with a subscript: their values are elements.
     pub(crate) element_targets: Vec<usize>,
+    /// Byte ranges of the `IS [NOT] JSON …` predicates, parsed as null tests.
+    pub(crate) json_predicates: Vec<Range<usize>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -50,6 +52,7 @@ impl<'a> Ctx<'a> {
             diags: Vec::new(),
             variadic: Vec::new(),
             element_targets: Vec::new(),
+            json_predicates: Vec::new(),
         }
     }
 

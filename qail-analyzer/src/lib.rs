@@ -178,6 +178,7 @@ pub fn analyze(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnosti
         }
     }
     cx.variadic = rewritten.variadic;
+    cx.json_predicates = rewritten.json_predicates.clone();
     cx.element_targets = rewritten.element_targets.clone();
     let out = query::statement(&mut cx, statement);
     for bound in &rewritten.subscripts {

@@ -15,6 +15,9 @@
 //! - numeric literals with underscores (`1_000_000`) or a `0x`/`0o`/`0b` prefix (PostgreSQL
 //!   16): written in decimal, padded with spaces (a placeholder of the same type when the
 //!   decimal is longer), and kept aside so a target before 16 refuses them;
+//! - `IS [NOT] JSON [VALUE | SCALAR | ARRAY | OBJECT] [WITH | WITHOUT UNIQUE [KEYS]]`
+//!   (PostgreSQL 16): read as `IS [NOT] NULL`, and kept aside so the null test is typed as
+//!   the JSON predicate;
 //! - a window frame's exclusion (`EXCLUDE CURRENT ROW | GROUP | TIES | NO OTHERS`), and the
 //!   cast of a string offset (`'1 day'::interval PRECEDING`): neither changes a type.
 
@@ -32,6 +35,8 @@ pub(crate) struct ParserInput {
     /// Numeric literals in PostgreSQL 16's forms, rewritten in decimal: where, and what the
     /// form is called in a message.
     pub(crate) numbers: Vec<(std::ops::Range<usize>, &'static str)>,
+    /// Where each `IS [NOT] JSON …` predicate starts (its `IS`) and ends.
+    pub(crate) json_predicates: Vec<std::ops::Range<usize>>,
 }
 
 /// The previous token outside strings and comments.
@@ -49,6 +54,7 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
     let mut element_targets = Vec::new();
     let mut subscripts = Vec::new();
     let mut numbers = Vec::new();
+    let mut json_predicates = Vec::new();
     let mut prev = Prev::None;
     // Parenthesis depth, and the depth of the SET list being read (after UPDATE … SET).
     let mut depth = 0_usize;
@@ -120,6 +126,17 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                 let table_start = matches!(prev, Prev::Word(ref w)
                     if matches!(w.as_str(), "FROM" | "JOIN" | "UPDATE"))
                     || prev == Prev::Punct(b',');
+                if word == "JSON"
+                    && let Some(is_at) = is_before(sql, start)
+                {
+                    out[start..i].copy_from_slice(b"NULL");
+                    let end = json_predicate_end(sql, i);
+                    out[i..end].fill(b' ');
+                    json_predicates.push(is_at..end);
+                    prev = Prev::Word("NULL".into());
+                    i = end;
+                    continue;
+                }
                 if word == "ONLY" && table_start {
                     out[start..i].fill(b' ');
                     continue;
@@ -240,7 +257,58 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
         element_targets,
         subscripts,
         numbers,
+        json_predicates,
     }
+}
+
+/// Where `IS` or `IS NOT` ends right before `at` (whitespace between): the `IS`'s offset.
+fn is_before(sql: &str, at: usize) -> Option<usize> {
+    let word_before = |end: usize| -> Option<(usize, String)> {
+        let head = sql[..end].trim_end();
+        let start = head
+            .rfind(|c: char| !c.is_ascii_alphabetic())
+            .map_or(0, |i| i + 1);
+        (start < head.len()).then(|| (start, head[start..].to_ascii_uppercase()))
+    };
+    match word_before(at)? {
+        (start, w) if w == "IS" => Some(start),
+        (start, w) if w == "NOT" => match word_before(start)? {
+            (is_at, w) if w == "IS" => Some(is_at),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The end of a JSON predicate's optional words after `JSON` (which ends at `i`): the item
+/// kind and the unique-keys clause.
+fn json_predicate_end(sql: &str, i: usize) -> usize {
+    let mut end = i;
+    let next = |from: usize| -> (usize, String) {
+        let rest = &sql[from..];
+        let start = from + (rest.len() - rest.trim_start().len());
+        let len = sql[start..]
+            .bytes()
+            .take_while(u8::is_ascii_alphabetic)
+            .count();
+        (start + len, sql[start..start + len].to_ascii_uppercase())
+    };
+    let (after, w) = next(end);
+    if matches!(w.as_str(), "VALUE" | "SCALAR" | "ARRAY" | "OBJECT") {
+        end = after;
+    }
+    let (after, w) = next(end);
+    if w == "WITH" || w == "WITHOUT" {
+        let (after_unique, u) = next(after);
+        if u == "UNIQUE" {
+            end = after_unique;
+            let (after_keys, k) = next(end);
+            if k == "KEYS" {
+                end = after_keys;
+            }
+        }
+    }
+    end
 }
 
 /// The end of the numeric literal starting at `i` (a digit): digits, underscores, a
@@ -408,6 +476,18 @@ fn set_subscripts(b: &[u8], i: usize) -> Option<(usize, Vec<std::ops::Range<usiz
 /// `$tag$` or `$$` at `i`.
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn json_predicates_read_as_null_tests() {
+        let sql =
+            "SELECT a IS JSON, b IS NOT JSON OBJECT WITH UNIQUE KEYS, c is json array, d IS NULL";
+        let r = super::rewrite(sql);
+        assert_eq!(
+            r.sql,
+            "SELECT a IS NULL, b IS NOT NULL                        , c is NULL      , d IS NULL"
+        );
+        assert_eq!(r.json_predicates, [9..16, 20..55, 59..72]);
+    }
+
     #[test]
     fn postgres_16_numbers_become_decimals_of_the_same_length() {
         let r = super::rewrite(

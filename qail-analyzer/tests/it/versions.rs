@@ -88,6 +88,13 @@ const FEATURES: &[Feature] = &[
         since: 16,
     },
     Feature {
+        name: "IS JSON",
+        sql: "SELECT $1 IS JSON OBJECT AS a, '{}'::jsonb IS NOT JSON ARRAY AS b, \
+              'x'::bytea IS JSON WITH UNIQUE KEYS AS c, ('1') IS JSON SCALAR AS d, \
+              note IS JSON VALUE WITHOUT UNIQUE AS e FROM accounts WHERE note IS NOT JSON",
+        since: 16,
+    },
+    Feature {
         name: "JSON_VALUE",
         sql: "SELECT JSON_VALUE('{\"a\": 1}'::jsonb, '$.a') AS a, JSON_VALUE($1, '$.b') AS b",
         since: 17,
@@ -279,6 +286,28 @@ fn a_declared_range_refuses_what_its_oldest_version_lacks() {
     assert_eq!(
         nullable("DELETE FROM accounts RETURNING old.balance, new.balance"),
         [false, true]
+    );
+    let accounts16 = Snapshot {
+        postgres: Some("16..".to_owned()),
+        ..accounts.clone()
+    };
+    let typed = |sql: &str| -> Result<Vec<(String, bool)>, String> {
+        analyze(sql, &accounts16)
+            .map(|a| {
+                a.columns
+                    .iter()
+                    .map(|c| (c.ty.name.clone(), c.nullable))
+                    .collect()
+            })
+            .map_err(|d| d[0].message.clone())
+    };
+    assert_eq!(
+        typed("SELECT note IS JSON AS a, id::text IS NOT JSON OBJECT AS b FROM accounts"),
+        Ok(vec![("bool".to_owned(), true), ("bool".to_owned(), false)])
+    );
+    assert_eq!(
+        typed("SELECT id IS JSON AS a FROM accounts"),
+        Err("cannot use type integer in IS JSON predicate".to_owned())
     );
     // A system view's columns are those of every targeted version.
     assert!(message("SELECT checkpoints_timed FROM pg_stat_bgwriter", "15..=16") == "accepted");
