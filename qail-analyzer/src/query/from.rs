@@ -9,6 +9,7 @@ use crate::call::srf;
 use crate::ctx::Ctx;
 use crate::expr::condition;
 use crate::names::{find_relation, relation_suggestion};
+use crate::query::json_table;
 use crate::query::select;
 use crate::scope::{Col, Merged, Rel, Scope, Star, norm, parts};
 use crate::types::{common_type, display, not_null_domain, shape};
@@ -235,6 +236,12 @@ fn factor(cx: &mut Ctx, sc: &mut Scope, tf: &TableFactor) -> Option<Vec<Star>> {
         TableFactor::Table { args: Some(_), .. }
         | TableFactor::Function { .. }
         | TableFactor::UNNEST { .. } => srf::table_factor(cx, sc, tf)?,
+        TableFactor::JsonTable {
+            json_expr,
+            columns,
+            alias,
+            ..
+        } => json_table::json_table(cx, sc, json_expr, columns, alias.as_ref(), cx.range(tf))?,
         other => {
             let r = cx.range(other);
             cx.error(

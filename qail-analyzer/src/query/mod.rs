@@ -5,6 +5,7 @@ pub(crate) mod delete;
 pub(crate) mod from;
 pub(crate) mod group;
 pub(crate) mod insert;
+mod json_table;
 mod returning;
 pub(crate) mod select;
 pub(crate) mod update;

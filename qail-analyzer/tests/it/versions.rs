@@ -95,6 +95,18 @@ const FEATURES: &[Feature] = &[
         since: 16,
     },
     Feature {
+        name: "JSON_TABLE",
+        sql: "SELECT t.*, a.id AS account FROM accounts a, JSON_TABLE(a.note, '$[*]' COLUMNS (\
+              n FOR ORDINALITY, k int PATH '$.k', v text PATH '$.v' NULL ON ERROR, \
+              e bool EXISTS PATH '$.e', NESTED PATH '$.xs[*]' COLUMNS (x numeric PATH '$'))) AS t",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_TABLE over a parameter",
+        sql: "SELECT * FROM JSON_TABLE($1, '$[*]' COLUMNS (id int PATH '$.id')) AS t(ident)",
+        since: 17,
+    },
+    Feature {
         name: "JSON_VALUE",
         sql: "SELECT JSON_VALUE('{\"a\": 1}'::jsonb, '$.a') AS a, JSON_VALUE($1, '$.b') AS b",
         since: 17,
@@ -309,6 +321,18 @@ fn a_declared_range_refuses_what_its_oldest_version_lacks() {
         typed("SELECT id IS JSON AS a FROM accounts"),
         Err("cannot use type integer in IS JSON predicate".to_owned())
     );
+    let accounts17 = Snapshot {
+        postgres: Some("17..".to_owned()),
+        ..accounts.clone()
+    };
+    let table = analyze(
+        "SELECT * FROM JSON_TABLE('[]'::jsonb, '$[*]' COLUMNS (n FOR ORDINALITY, k int PATH '$.k', \
+         NESTED PATH '$.xs[*]' COLUMNS (m FOR ORDINALITY))) AS t",
+        &accounts17,
+    )
+    .unwrap_or_else(|d| panic!("{}", d[0]));
+    let nulls: Vec<bool> = table.columns.iter().map(|c| c.nullable).collect();
+    assert_eq!(nulls, [false, true, true]);
     // A system view's columns are those of every targeted version.
     assert!(message("SELECT checkpoints_timed FROM pg_stat_bgwriter", "15..=16") == "accepted");
     assert!(message("SELECT checkpoints_timed FROM pg_stat_bgwriter", "16..=17") != "accepted");
