@@ -39,6 +39,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) element_targets: Vec<usize>,
     /// Byte ranges of the `IS [NOT] JSON …` predicates, parsed as null tests.
     pub(crate) json_predicates: Vec<Range<usize>>,
+    /// Whether a MERGE's RETURNING list is being read (`merge_action()` is valid there only).
+    pub(crate) merge_returning: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -53,6 +55,7 @@ impl<'a> Ctx<'a> {
             variadic: Vec::new(),
             element_targets: Vec::new(),
             json_predicates: Vec::new(),
+            merge_returning: false,
         }
     }
 

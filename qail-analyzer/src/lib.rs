@@ -74,6 +74,8 @@ pub enum StatementKind {
     Update,
     /// `DELETE`.
     Delete,
+    /// `MERGE`.
+    Merge,
 }
 
 /// The result of analyzing one statement.

@@ -64,6 +64,9 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
         side_clauses(cx, sc, f);
         return ordered_set::ordered_set(cx, sc, f, &name, range);
     }
+    if schema.is_none() && name == "merge_action" {
+        return merge_action(cx, f, range);
+    }
     if schema.is_none()
         && let Some(t) = sqljson::call(cx, sc, f, &name, range.clone())
     {
@@ -140,6 +143,38 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
         json::through_call(&mut t, &name, &inputs, cx.snap);
     }
     t
+}
+
+/// `merge_action()` in a MERGE's RETURNING list (PostgreSQL 17): `INSERT`, `UPDATE` or
+/// `DELETE`, never NULL.
+fn merge_action(cx: &mut Ctx, f: &Function, range: Range<usize>) -> Typed {
+    let have = qail_catalog::Versions::span(17, qail_catalog::NEWEST);
+    let no_args = match &f.args {
+        FunctionArguments::List(l) => l.args.is_empty(),
+        FunctionArguments::None => true,
+        FunctionArguments::Subquery(_) => false,
+    };
+    if !have.covers(cx.target) {
+        let (message, hint) = crate::diag::version_gap("merge_action()", have, cx.target);
+        cx.error(range.clone(), message, Some(hint));
+    } else if !cx.merge_returning {
+        cx.error(
+            range.clone(),
+            "merge_action() can only be used in the RETURNING list of a MERGE command",
+            Some("use it in MERGE … RETURNING".into()),
+        );
+    } else if !no_args {
+        cx.error(
+            range.clone(),
+            "merge_action() takes no arguments",
+            Some("write merge_action()".into()),
+        );
+    } else {
+        let mut t = Typed::known(builtin("text"), range);
+        t.name = Some("merge_action".into());
+        return t;
+    }
+    Typed::error(range)
 }
 
 /// Why PostgreSQL refuses a call with OVER: a function that is neither a window function nor

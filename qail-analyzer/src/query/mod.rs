@@ -6,6 +6,7 @@ pub(crate) mod from;
 pub(crate) mod group;
 pub(crate) mod insert;
 mod json_table;
+mod merge;
 mod returning;
 pub(crate) mod select;
 pub(crate) mod update;
@@ -41,6 +42,7 @@ fn kind_of(stmt: &Statement) -> (StatementKind, bool) {
         Statement::Insert(i) => (StatementKind::Insert, i.returning.is_some()),
         Statement::Update { returning, .. } => (StatementKind::Update, returning.is_some()),
         Statement::Delete(d) => (StatementKind::Delete, d.returning.is_some()),
+        Statement::Merge { output, .. } => (StatementKind::Merge, output.is_some()),
         _ => (StatementKind::Select, true),
     }
 }
@@ -87,6 +89,24 @@ pub(crate) fn statement_in(cx: &mut Ctx, stmt: &Statement, outer: Option<&Scope>
             )
         }
         Statement::Delete(d) => delete::delete(cx, d, outer),
+        Statement::Merge {
+            table,
+            source,
+            on,
+            clauses,
+            output,
+            ..
+        } => merge::merge(
+            cx,
+            &merge::Merge {
+                table,
+                source,
+                on,
+                clauses,
+                output: output.as_ref(),
+            },
+            outer,
+        ),
         other => {
             let r = cx.range(other);
             cx.error(

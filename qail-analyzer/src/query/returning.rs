@@ -1,5 +1,6 @@
 //! `RETURNING old.col, new.col` (PostgreSQL 18): the row before and after the change, in
-//! INSERT, UPDATE and DELETE. `old` is NULL for an inserted row, `new` for a deleted one.
+//! INSERT, UPDATE, DELETE and MERGE. `old` is NULL for an inserted row, `new` for a deleted one
+//! (in MERGE, both may be).
 
 use qail_catalog::{NEWEST, Versions};
 use sqlparser::ast::SelectItem;
