@@ -312,6 +312,18 @@ pub(crate) fn table(
             (Some(f), Some(l)) => cx.ident_range(f).start..cx.ident_range(l).end,
             _ => cx.range(name),
         };
+        // Note: a system relation of other PostgreSQL versions than the targeted ones.
+        let system = qail_catalog::relation(schema.as_deref().unwrap_or("pg_catalog"), &tname)
+            .filter(|r| !r.versions.covers(cx.target));
+        if let Some(other) = system {
+            let (message, hint) = crate::diag::version_gap(
+                &format!("relation \"{}\"", names.join(".")),
+                other.versions,
+                cx.target,
+            );
+            cx.error(range, message, Some(hint));
+            return None;
+        }
         let hint = relation_suggestion(cx.snap, schema.as_deref(), &tname).map_or_else(
             || "check the name, or run `cargo qail schema pull` if the table is new".to_string(),
             |s| format!("did you mean \"{s}\"?"),

@@ -111,7 +111,7 @@ pub(crate) fn statement_in(cx: &mut Ctx, stmt: &Statement, outer: Option<&Scope>
             let r = cx.range(other);
             cx.error(
                 r,
-                "only SELECT, INSERT, UPDATE and DELETE can be checked",
+                "only SELECT, INSERT, UPDATE, DELETE and MERGE can be checked",
                 Some("run other statements with execute() or batch_execute()".into()),
             );
             None

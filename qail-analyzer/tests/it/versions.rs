@@ -381,6 +381,14 @@ fn a_declared_range_refuses_what_its_oldest_version_lacks() {
         analyze("SELECT merge_action() AS a", &accounts17).map_err(|d| d[0].message.clone()),
         Err("merge_action() can only be used in the RETURNING list of a MERGE command".to_owned())
     );
+    assert_eq!(
+        message("SELECT num_timed FROM pg_stat_checkpointer", "16..=18"),
+        "relation \"pg_stat_checkpointer\" exists from PostgreSQL 17; this crate targets 16 to 18"
+    );
+    assert_eq!(
+        message("SELECT num_timed FROM pg_stat_checkpointer", "17.."),
+        "accepted"
+    );
     // A system view's columns are those of every targeted version.
     assert!(message("SELECT checkpoints_timed FROM pg_stat_bgwriter", "15..=16") == "accepted");
     assert!(message("SELECT checkpoints_timed FROM pg_stat_bgwriter", "16..=17") != "accepted");
