@@ -389,6 +389,11 @@ fn a_declared_range_refuses_what_its_oldest_version_lacks() {
         message("SELECT num_timed FROM pg_stat_checkpointer", "17.."),
         "accepted"
     );
+    assert_eq!(
+        message("SELECT '{}'::int4multirange AS v", "13..=18"),
+        "type int4multirange exists from PostgreSQL 14; this crate targets 13 to 18"
+    );
+    assert_eq!(message("SELECT 'a'::\"char\" AS v", "13..=18"), "accepted");
     // A system view's columns are those of every targeted version.
     assert!(message("SELECT checkpoints_timed FROM pg_stat_bgwriter", "15..=16") == "accepted");
     assert!(message("SELECT checkpoints_timed FROM pg_stat_bgwriter", "16..=17") != "accepted");
