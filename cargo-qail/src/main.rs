@@ -318,8 +318,14 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
     }
 }
 
+/// The `postgres` range declared in the snapshot `out` replaces, kept across a rewrite.
+fn declared_target(out: &PathBuf) -> Option<String> {
+    Snapshot::load(out).ok().and_then(|s| s.postgres)
+}
+
 fn pull(db: &DbArgs, out: &PathBuf) -> Result<ExitCode, Failure> {
-    let snap = pull_live(db, &db.schemas)?;
+    let mut snap = pull_live(db, &db.schemas)?;
+    snap.postgres = declared_target(out);
     snap.save(out)?;
     println!(
         "wrote {}: {} relations, {} types, {} functions from schema(s) {}",
@@ -372,6 +378,7 @@ fn from_sql(paths: &[PathBuf], out: &PathBuf) -> Result<ExitCode, Failure> {
     for w in &warnings {
         eprintln!("warning: {w}");
     }
+    snap.postgres = declared_target(out);
     snap.save(out)?;
     println!(
         "wrote {}: {} relations, {} types, {} functions ({} warning{})",

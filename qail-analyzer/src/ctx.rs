@@ -30,6 +30,8 @@ pub(crate) struct Shape {
 pub(crate) struct Ctx<'a> {
     pub(crate) sql: &'a str,
     pub(crate) snap: &'a Snapshot,
+    /// The PostgreSQL major versions the query must run on ([`Snapshot::target`]).
+    pub(crate) target: qail_catalog::Versions,
     lines: LineIndex<'a>,
     pub(crate) params: Vec<Slot>,
     diags: Vec<Diagnostic>,
@@ -37,18 +39,25 @@ pub(crate) struct Ctx<'a> {
     pub(crate) variadic: Vec<usize>,
     /// Byte offsets of UPDATE SET targets written with a subscript: their values are elements.
     pub(crate) element_targets: Vec<usize>,
+    /// Byte ranges of the `IS [NOT] JSON …` predicates, parsed as null tests.
+    pub(crate) json_predicates: Vec<Range<usize>>,
+    /// Whether a MERGE's RETURNING list is being read (`merge_action()` is valid there only).
+    pub(crate) merge_returning: bool,
 }
 
 impl<'a> Ctx<'a> {
-    pub(crate) fn new(sql: &'a str, snap: &'a Snapshot) -> Self {
+    pub(crate) fn new(sql: &'a str, snap: &'a Snapshot, target: qail_catalog::Versions) -> Self {
         Self {
             sql,
             snap,
+            target,
             lines: LineIndex::new(sql),
             params: Vec::new(),
             diags: Vec::new(),
             variadic: Vec::new(),
             element_targets: Vec::new(),
+            json_predicates: Vec::new(),
+            merge_returning: false,
         }
     }
 

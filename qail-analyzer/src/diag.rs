@@ -25,6 +25,50 @@ impl std::fmt::Display for Diagnostic {
     }
 }
 
+/// The message and hint for something (`uuidv7()`, `function random(integer, integer)`, `an
+/// underscore in a numeric literal`) that PostgreSQL has only in `have`, used in a crate whose
+/// queries must run on every version of `target`: `uuidv7() exists from PostgreSQL 18; this
+/// crate targets 16 to 18`.
+pub(crate) fn version_gap(
+    what: &str,
+    have: qail_catalog::Versions,
+    target: qail_catalog::Versions,
+) -> (String, String) {
+    let targets = if target.first() == target.last() {
+        format!("this crate targets PostgreSQL {target}")
+    } else {
+        format!("this crate targets {target}")
+    };
+    let lacking = target.without(have);
+    let (exists, hint) = match (have.first(), have.last(), lacking.first()) {
+        (Some(first), Some(last), Some(gap))
+            if have.is_span() && gap < first && last >= target.last().unwrap_or(last) =>
+        {
+            (
+                format!("exists from PostgreSQL {first}"),
+                format!(
+                    "raise the oldest version of \"postgres\" in qail.schema.json to \"{first}..\" if every server runs {first} or newer, or write the query without it"
+                ),
+            )
+        }
+        (Some(_), Some(last), Some(gap)) if have.is_span() && gap > last => (
+            format!("exists up to PostgreSQL {last}"),
+            format!(
+                "PostgreSQL {gap} removed it: write the query without it, or lower the newest version of \"postgres\" in qail.schema.json"
+            ),
+        ),
+        (Some(_), Some(_), _) => (
+            format!("exists in PostgreSQL {have} only"),
+            "write the query without it, or narrow \"postgres\" in qail.schema.json".to_string(),
+        ),
+        _ => (
+            "exists in no supported PostgreSQL version".to_string(),
+            "write the query without it".to_string(),
+        ),
+    };
+    (format!("{what} {exists}; {targets}"), hint)
+}
+
 /// Renders a diagnostic the way DESIGN.md shows it:
 ///
 /// ```text

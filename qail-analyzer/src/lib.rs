@@ -74,6 +74,8 @@ pub enum StatementKind {
     Update,
     /// `DELETE`.
     Delete,
+    /// `MERGE`.
+    Merge,
 }
 
 /// The result of analyzing one statement.
@@ -164,8 +166,24 @@ pub fn analyze(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnosti
             )]);
         }
     };
-    let mut cx = ctx::Ctx::new(sql, snapshot);
+    let target = snapshot.target().map_err(|e| {
+        vec![whole(
+            sql,
+            &e,
+            "write a range such as \"15..=18\" or \"16\"",
+        )]
+    })?;
+    let mut cx = ctx::Ctx::new(sql, snapshot, target);
+    for (range, form) in &rewritten.numbers {
+        // Note: PostgreSQL 16 added underscores and 0x/0o/0b integers (SQL:2023).
+        let since = qail_catalog::Versions::span(16, qail_catalog::NEWEST);
+        if !since.covers(target) {
+            let (message, hint) = diag::version_gap(form, since, target);
+            cx.error(range.clone(), message, Some(hint));
+        }
+    }
     cx.variadic = rewritten.variadic;
+    cx.json_predicates = rewritten.json_predicates.clone();
     cx.element_targets = rewritten.element_targets.clone();
     let out = query::statement(&mut cx, statement);
     for bound in &rewritten.subscripts {

@@ -17,9 +17,11 @@ pub(crate) fn find_relation<'s>(
     schema: Option<&str>,
     name: &str,
 ) -> Option<&'s Relation> {
+    // Note: an unreadable declared range is reported before any name is looked up.
+    let target = snap.target().unwrap_or(qail_catalog::Versions::ALL);
     let in_schema = |s: &str| -> Option<&'s Relation> {
         if SYSTEM_SCHEMAS.contains(&s) {
-            return system_relation(s, name);
+            return system_relation(s, name, target);
         }
         snap.relations
             .iter()

@@ -12,6 +12,12 @@
 //! - `SUBSTRING(x SIMILAR p ESCAPE e)`: the keywords become commas, the call
 //!   `substring(text, text, text)` it stands for;
 //! - `USING op` after an ORDER BY key (the sort order does not change a type);
+//! - numeric literals with underscores (`1_000_000`) or a `0x`/`0o`/`0b` prefix (PostgreSQL
+//!   16): written in decimal, padded with spaces (a placeholder of the same type when the
+//!   decimal is longer), and kept aside so a target before 16 refuses them;
+//! - `IS [NOT] JSON [VALUE | SCALAR | ARRAY | OBJECT] [WITH | WITHOUT UNIQUE [KEYS]]`
+//!   (PostgreSQL 16): read as `IS [NOT] NULL`, and kept aside so the null test is typed as
+//!   the JSON predicate;
 //! - a window frame's exclusion (`EXCLUDE CURRENT ROW | GROUP | TIES | NO OTHERS`), and the
 //!   cast of a string offset (`'1 day'::interval PRECEDING`): neither changes a type.
 
@@ -26,6 +32,11 @@ pub(crate) struct ParserInput {
     pub(crate) element_targets: Vec<usize>,
     /// Byte ranges of the subscripts (and slice bounds) removed from SET targets.
     pub(crate) subscripts: Vec<std::ops::Range<usize>>,
+    /// Numeric literals in PostgreSQL 16's forms, rewritten in decimal: where, and what the
+    /// form is called in a message.
+    pub(crate) numbers: Vec<(std::ops::Range<usize>, &'static str)>,
+    /// Where each `IS [NOT] JSON …` predicate starts (its `IS`) and ends.
+    pub(crate) json_predicates: Vec<std::ops::Range<usize>>,
 }
 
 /// The previous token outside strings and comments.
@@ -42,6 +53,8 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
     let mut variadic = Vec::new();
     let mut element_targets = Vec::new();
     let mut subscripts = Vec::new();
+    let mut numbers = Vec::new();
+    let mut json_predicates = Vec::new();
     let mut prev = Prev::None;
     // Parenthesis depth, and the depth of the SET list being read (after UPDATE … SET).
     let mut depth = 0_usize;
@@ -113,6 +126,17 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                 let table_start = matches!(prev, Prev::Word(ref w)
                     if matches!(w.as_str(), "FROM" | "JOIN" | "UPDATE"))
                     || prev == Prev::Punct(b',');
+                if word == "JSON"
+                    && let Some(is_at) = is_before(sql, start)
+                {
+                    out[start..i].copy_from_slice(b"NULL");
+                    let end = json_predicate_end(sql, i);
+                    out[i..end].fill(b' ');
+                    json_predicates.push(is_at..end);
+                    prev = Prev::Word("NULL".into());
+                    i = end;
+                    continue;
+                }
                 if word == "ONLY" && table_start {
                     out[start..i].fill(b' ');
                     continue;
@@ -183,6 +207,16 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                 prev = Prev::Word(word);
             }
             c if c.is_ascii_whitespace() => i += 1,
+            c if c.is_ascii_digit() => {
+                let end = number_end(b, i);
+                if let Some((text, form)) = number_rewrite(&sql[i..end]) {
+                    out[i..end].fill(b' ');
+                    out[i..i + text.len()].copy_from_slice(text.as_bytes());
+                    numbers.push((i..end, form));
+                }
+                prev = Prev::Punct(b'0');
+                i = end;
+            }
             b':' if b.get(i + 1) == Some(&b':') && prev == Prev::Punct(b'\'') => {
                 cast_after_string = Some(i);
                 prev = Prev::Punct(b':');
@@ -222,7 +256,135 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
         variadic,
         element_targets,
         subscripts,
+        numbers,
+        json_predicates,
     }
+}
+
+/// Where `IS` or `IS NOT` ends right before `at` (whitespace between): the `IS`'s offset.
+fn is_before(sql: &str, at: usize) -> Option<usize> {
+    let word_before = |end: usize| -> Option<(usize, String)> {
+        let head = sql[..end].trim_end();
+        let start = head
+            .rfind(|c: char| !c.is_ascii_alphabetic())
+            .map_or(0, |i| i + 1);
+        (start < head.len()).then(|| (start, head[start..].to_ascii_uppercase()))
+    };
+    match word_before(at)? {
+        (start, w) if w == "IS" => Some(start),
+        (start, w) if w == "NOT" => match word_before(start)? {
+            (is_at, w) if w == "IS" => Some(is_at),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The end of a JSON predicate's optional words after `JSON` (which ends at `i`): the item
+/// kind and the unique-keys clause.
+fn json_predicate_end(sql: &str, i: usize) -> usize {
+    let mut end = i;
+    let next = |from: usize| -> (usize, String) {
+        let rest = &sql[from..];
+        let start = from + (rest.len() - rest.trim_start().len());
+        let len = sql[start..]
+            .bytes()
+            .take_while(u8::is_ascii_alphabetic)
+            .count();
+        (start + len, sql[start..start + len].to_ascii_uppercase())
+    };
+    let (after, w) = next(end);
+    if matches!(w.as_str(), "VALUE" | "SCALAR" | "ARRAY" | "OBJECT") {
+        end = after;
+    }
+    let (after, w) = next(end);
+    if w == "WITH" || w == "WITHOUT" {
+        let (after_unique, u) = next(after);
+        if u == "UNIQUE" {
+            end = after_unique;
+            let (after_keys, k) = next(end);
+            if k == "KEYS" {
+                end = after_keys;
+            }
+        }
+    }
+    end
+}
+
+/// The end of the numeric literal starting at `i` (a digit): digits, underscores, a
+/// fraction, an exponent; or a `0x`/`0o`/`0b` integer.
+fn number_end(b: &[u8], i: usize) -> usize {
+    let radix = match (b[i], b.get(i + 1).map(u8::to_ascii_lowercase)) {
+        (b'0', Some(b'x')) => Some(16),
+        (b'0', Some(b'o')) => Some(8),
+        (b'0', Some(b'b')) => Some(2),
+        _ => None,
+    };
+    if let Some(radix) = radix {
+        let digits = b[i + 2..]
+            .iter()
+            .take_while(|c| **c == b'_' || char::from(**c).is_digit(radix))
+            .count();
+        if digits > 0 {
+            return i + 2 + digits;
+        }
+    }
+    let run = |from: usize| {
+        from + b[from..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit() || **c == b'_')
+            .count()
+    };
+    let mut end = run(i);
+    if b.get(end) == Some(&b'.') && b.get(end + 1) != Some(&b'.') {
+        end = run(end + 1);
+    }
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
+        if b.get(end + 1 + sign).is_some_and(u8::is_ascii_digit) {
+            end = run(end + 1 + sign);
+        }
+    }
+    end
+}
+
+/// A numeric literal in one of PostgreSQL 16's forms as a decimal of the same type that is
+/// no longer than it, and the form's name; `None` for a plain literal.
+fn number_rewrite(text: &str) -> Option<(String, &'static str)> {
+    let lower = text.to_ascii_lowercase();
+    let prefixed = [
+        ("0x", 16, "a hexadecimal integer literal"),
+        ("0o", 8, "an octal integer literal"),
+        ("0b", 2, "a binary integer literal"),
+    ]
+    .into_iter()
+    .find_map(|(p, radix, form)| {
+        lower
+            .strip_prefix(p)
+            .map(|d| (d.replace('_', ""), radix, form))
+    });
+    let Some((digits, radix, form)) = prefixed else {
+        return text
+            .contains('_')
+            .then(|| (text.replace('_', ""), "an underscore in a numeric literal"));
+    };
+    let decimal = match u128::from_str_radix(&digits, radix) {
+        Ok(v) => v.to_string(),
+        Err(_) => "1e19".to_owned(),
+    };
+    if decimal.len() <= text.len() {
+        return Some((decimal, form));
+    }
+    // Note: a placeholder of the type PostgreSQL gives the value (int4, int8, numeric).
+    let value = u128::from_str_radix(&digits, radix).unwrap_or(u128::MAX);
+    let placeholder = if value <= 2_147_483_647 {
+        "1"
+    } else if value <= 9_223_372_036_854_775_807 {
+        "2147483648"
+    } else {
+        "1e19"
+    };
+    Some((placeholder.to_owned(), form))
 }
 
 /// The end of the operator after `ORDER BY x USING` (ending at `i`): `USING >`. JOIN's and
@@ -314,6 +476,43 @@ fn set_subscripts(b: &[u8], i: usize) -> Option<(usize, Vec<std::ops::Range<usiz
 /// `$tag$` or `$$` at `i`.
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn json_predicates_read_as_null_tests() {
+        let sql =
+            "SELECT a IS JSON, b IS NOT JSON OBJECT WITH UNIQUE KEYS, c is json array, d IS NULL";
+        let r = super::rewrite(sql);
+        assert_eq!(
+            r.sql,
+            "SELECT a IS NULL, b IS NOT NULL                        , c is NULL      , d IS NULL"
+        );
+        assert_eq!(r.json_predicates, [9..16, 20..55, 59..72]);
+    }
+
+    #[test]
+    fn postgres_16_numbers_become_decimals_of_the_same_length() {
+        let r = super::rewrite(
+            "SELECT 1_000_000, 0x1F, 0o17, 0B101, 1_0.5e1_0, 0xFFFFFFFFFF, a1_2, '1_0'",
+        );
+        assert_eq!(
+            r.sql,
+            "SELECT 1000000  , 31  , 15  , 5    , 10.5e10  , 2147483648  , a1_2, '1_0'"
+        );
+        let forms: Vec<&str> = r.numbers.iter().map(|n| n.1).collect();
+        assert_eq!(
+            forms,
+            [
+                "an underscore in a numeric literal",
+                "a hexadecimal integer literal",
+                "an octal integer literal",
+                "a binary integer literal",
+                "an underscore in a numeric literal",
+                "a hexadecimal integer literal",
+            ]
+        );
+        assert_eq!(r.numbers[1].0, 18..22);
+        assert!(super::rewrite("SELECT 12, 1.5e3, 0").numbers.is_empty());
+    }
+
     use super::*;
 
     #[test]

@@ -43,6 +43,9 @@ pub(crate) struct Rel {
     /// A snapshot table or view: the composite type its whole-row reference has (else the
     /// whole row is a `record`).
     pub(crate) row_type: Option<TypeRef>,
+    /// Reachable only through its name (`old.balance` in RETURNING), never by a bare column
+    /// name.
+    pub(crate) qualified_only: bool,
 }
 
 /// System columns of every table and their types.
@@ -69,6 +72,7 @@ impl Rel {
             system: false,
             scalar: false,
             row_type: None,
+            qualified_only: false,
         }
     }
 }
@@ -295,6 +299,7 @@ impl<'p> Scope<'p> {
                 .rels
                 .iter()
                 .enumerate()
+                .filter(|(_, rel)| !rel.qualified_only)
                 .filter_map(|(r, rel)| rel.cols.iter().position(|c| c.name == name).map(|c| (r, c)))
                 .collect();
             let system: Vec<usize> = (0..self.rels.len())

@@ -1,12 +1,18 @@
-//! PostgreSQL's built-in types, casts, functions and operators, in one table generated from a
-//! server's `pg_catalog` (`pg_type`, `pg_cast`, `pg_proc`, `pg_operator`) and two reviewed
+//! PostgreSQL's built-in types, casts, functions and operators, in one table generated from
+//! the `pg_catalog` (`pg_type`, `pg_cast`, `pg_proc`, `pg_operator`) of a server of every
+//! supported major version ([`OLDEST`] to [`NEWEST`]) and two reviewed
 //! hand-written inputs: the SQL spellings and Rust mapping of each type
 //! (`input/types.txt`) and the functions and operators that never return NULL for
 //! non-NULL input (`input/nonnull.txt`).
 //!
+//! Every entry records the major versions that have it ([`Versions`]); an entry whose
+//! signature or result changed between versions is there once per variant, each with its
+//! versions.
+//!
 //! Every part of qail that knows a built-in type's OID, name, alias or Rust type reads it from
 //! here; nothing else spells them. Regenerate with `scripts/gen-catalog` (needs a running
-//! PostgreSQL); a test compares the committed table with the server.
+//! PostgreSQL of every supported major version); a test compares the committed table with
+//! every server it reaches.
 //!
 //! ```
 //! let int4 = qail_catalog::type_by_name("int4").unwrap();
@@ -14,6 +20,9 @@
 //! assert_eq!(int4.display, "integer");
 //! assert_eq!(qail_catalog::alias("integer").map(|t| t.name), Some("int4"));
 //! assert!(qail_catalog::functions("lower").iter().any(|f| f.args == ["text"]));
+//! let uuidv7 = qail_catalog::functions("uuidv7").first().unwrap();
+//! assert_eq!(uuidv7.versions.first(), Some(18));
+//! assert!(!uuidv7.versions.covers(qail_catalog::Versions::span(16, 18)));
 //! ```
 //!
 //! | feature | what it adds |
@@ -32,6 +41,10 @@ mod generated;
 pub mod render;
 
 pub use generated::{CASTS, FUNCTIONS, OPERATORS, RELATIONS, TYPES};
+
+mod versions;
+
+pub use versions::{NEWEST, OLDEST, ParseError, Versions};
 
 /// OIDs of the built-in types: one constant per type, named after its `typname` in upper case
 /// (`INT4`), and `…_ARRAY` for its array type (`INT4_ARRAY`).
@@ -72,6 +85,8 @@ pub struct Type {
     pub column_aliases: &'static [&'static str],
     /// How qail maps the type to Rust, if it does.
     pub rust: Option<Rust>,
+    /// The major versions that have the type.
+    pub versions: Versions,
 }
 
 /// How qail maps a built-in type to Rust.
@@ -109,6 +124,8 @@ pub struct Cast {
     pub context: CastContext,
     /// `pg_cast.castmethod`: `f` a function, `i` I/O conversion, `b` binary coercible.
     pub method: char,
+    /// The major versions that have the cast.
+    pub versions: Versions,
 }
 
 /// Whether a function or operator can return NULL, from the reviewed overlay.
@@ -148,6 +165,8 @@ pub struct Function {
     pub strict: bool,
     /// When the result can be NULL (the reviewed overlay; [`Null::Maybe`] when unlisted).
     pub null: Null,
+    /// The major versions that have the function with this signature and result.
+    pub versions: Versions,
 }
 
 /// A built-in operator (`pg_operator` row in `pg_catalog`).
@@ -165,6 +184,8 @@ pub struct Operator {
     pub function: &'static str,
     /// When the result can be NULL (the reviewed overlay; [`Null::Maybe`] when unlisted).
     pub null: Null,
+    /// The major versions that have the operator with these operands and result.
+    pub versions: Versions,
 }
 
 /// A system catalog or `information_schema` view (`pg_class`, `information_schema.columns`)
@@ -177,7 +198,10 @@ pub struct Relation {
     pub name: &'static str,
     /// `pg_class.relkind`: `r` a table, `v` a view.
     pub kind: char,
-    /// The columns, in attribute order.
+    /// The major versions that have the relation.
+    pub versions: Versions,
+    /// The columns of every version, in attribute order: a version's columns are those whose
+    /// [`Column::versions`] contain it, in this order.
     pub columns: &'static [Column],
 }
 
@@ -194,6 +218,29 @@ pub struct Column {
     pub array: bool,
     /// `pg_attribute.attnotnull` (always false for a view's column).
     pub not_null: bool,
+    /// The major versions whose relation has the column like this.
+    pub versions: Versions,
+}
+
+impl Relation {
+    /// The columns every major version of `target` has, in the newest one's attribute order:
+    /// a column is there when each version has a column of that name and type (its NOT NULL
+    /// is the newest version's).
+    pub fn columns_in(&self, target: Versions) -> impl Iterator<Item = &'static Column> {
+        let columns = self.columns;
+        let newest = target.last().unwrap_or(NEWEST);
+        columns.iter().filter(move |c| {
+            c.versions.contains(newest)
+                && target.majors().all(|m| {
+                    columns.iter().any(|d| {
+                        d.name == c.name
+                            && d.ty == c.ty
+                            && d.array == c.array
+                            && d.versions.contains(m)
+                    })
+                })
+        })
+    }
 }
 
 /// The system catalog or `information_schema` view `schema.name`.
@@ -204,12 +251,13 @@ pub fn relation(schema: &str, name: &str) -> Option<&'static Relation> {
         .and_then(|i| RELATIONS.get(i))
 }
 
-/// The built-in type called `name` (a `typname`: `int4`, not `integer`).
+/// The built-in type called `name` (a `typname`: `int4`, not `integer`); when its row changed
+/// between versions (`"char"` is category `S` up to 14, `Z` from 15), the newest row.
 pub fn type_by_name(name: &str) -> Option<&'static Type> {
+    // Note: rows of one name are sorted newest first.
     TYPES
-        .binary_search_by(|t| t.name.cmp(name))
-        .ok()
-        .and_then(|i| TYPES.get(i))
+        .get(TYPES.partition_point(|t| t.name < name))
+        .filter(|t| t.name == name)
 }
 
 /// The built-in type with this OID (not an array OID: see [`type_by_array_oid`]).
@@ -262,9 +310,8 @@ pub fn operators(name: &str) -> &'static [Operator] {
 pub fn cast(from: &str, to: &str) -> Option<&'static Cast> {
     // Note: the analyzer asks for casts once per overload candidate and argument.
     CASTS
-        .binary_search_by(|c| (c.from, c.to).cmp(&(from, to)))
-        .ok()
-        .and_then(|i| CASTS.get(i))
+        .get(CASTS.partition_point(|c| (c.from, c.to) < (from, to)))
+        .filter(|c| (c.from, c.to) == (from, to))
 }
 
 #[cfg(test)]
@@ -273,7 +320,7 @@ mod tests {
 
     #[test]
     fn tables_are_sorted_for_lookup() {
-        assert!(TYPES.windows(2).all(|w| w[0].name < w[1].name));
+        assert!(TYPES.windows(2).all(|w| w[0].name <= w[1].name));
         assert!(FUNCTIONS.windows(2).all(|w| w[0].name <= w[1].name));
         assert!(OPERATORS.windows(2).all(|w| w[0].name <= w[1].name));
         assert!(
@@ -284,8 +331,35 @@ mod tests {
         assert!(
             CASTS
                 .windows(2)
-                .all(|w| (w[0].from, w[0].to) < (w[1].from, w[1].to))
+                .all(|w| (w[0].from, w[0].to) <= (w[1].from, w[1].to))
         );
+    }
+
+    #[test]
+    fn entries_record_their_versions() {
+        let lower = functions("lower").iter().find(|f| f.args == ["text"]);
+        assert_eq!(lower.map(|f| f.versions), Some(Versions::ALL));
+        let any_value = functions("any_value");
+        assert!(
+            any_value
+                .iter()
+                .all(|f| f.versions == Versions::span(16, NEWEST))
+        );
+        assert_eq!(
+            functions("uuidv7").first().map(|f| f.versions.first()),
+            Some(Some(18))
+        );
+        let random2 = functions("random")
+            .iter()
+            .find(|f| f.args == ["int4", "int4"]);
+        assert_eq!(random2.map(|f| f.versions.first()), Some(Some(17)));
+        let multirange = type_by_name("int4multirange").expect("a built-in type");
+        assert_eq!(multirange.versions, Versions::span(14, NEWEST));
+        assert_eq!(type_by_name("char").map(|t| t.category), Some('Z'));
+        let checkpointer = relation("pg_catalog", "pg_stat_checkpointer");
+        assert_eq!(checkpointer.map(|r| r.versions.first()), Some(Some(17)));
+        let class = relation("pg_catalog", "pg_class").expect("pg_class");
+        assert!(class.columns_in(Versions::ALL).any(|c| c.name == "relname"));
     }
 
     #[test]

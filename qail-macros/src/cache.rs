@@ -350,6 +350,7 @@ fn encode(analysis: &Analysis) -> Vec<u8> {
         StatementKind::Insert => 1,
         StatementKind::Update => 2,
         StatementKind::Delete => 3,
+        StatementKind::Merge => 4,
     });
     out
 }
@@ -448,6 +449,7 @@ fn decode(bytes: &[u8]) -> Option<Analysis> {
         1 => StatementKind::Insert,
         2 => StatementKind::Update,
         3 => StatementKind::Delete,
+        4 => StatementKind::Merge,
         _ => return None,
     };
     r.0.is_empty().then_some(Analysis {

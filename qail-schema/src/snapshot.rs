@@ -24,6 +24,11 @@ pub struct Snapshot {
     /// `server_version` of the server it was pulled from; `None` when built from DDL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_version: Option<String>,
+    /// The PostgreSQL major versions the project's queries must run on, as the project
+    /// declares them: `"15..=18"`, `"16"`, `"16.."`. Written by hand and kept by
+    /// `cargo qail schema pull` and `schema from-sql`; see [`Snapshot::target`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postgres: Option<String>,
     /// The effective search_path, in order (`$user` resolved or dropped).
     pub search_path: Vec<String>,
     /// Schemas (namespaces) covered by the snapshot, sorted by name.
@@ -73,7 +78,39 @@ pub struct Source {
     pub line: u64,
 }
 
+/// The target when neither a range nor a server version says otherwise: the major versions the
+/// PostgreSQL project supports as this release is made (14 reached its end of life in
+/// November 2026).
+pub const DEFAULT_TARGET: qail_catalog::Versions = qail_catalog::Versions::span(15, 18);
+
 impl Snapshot {
+    /// The PostgreSQL major versions queries are checked for: the declared [`postgres`]
+    /// range; else the major of the [`server_version`] the snapshot was pulled from (clamped
+    /// to the supported 13 to 18); else [`DEFAULT_TARGET`]. `Err` explains a declared range
+    /// that does not parse.
+    ///
+    /// [`postgres`]: Snapshot::postgres
+    /// [`server_version`]: Snapshot::server_version
+    pub fn target(&self) -> Result<qail_catalog::Versions, String> {
+        use qail_catalog::{NEWEST, OLDEST, Versions};
+        if let Some(range) = &self.postgres {
+            return Versions::parse(range)
+                .map_err(|e| format!("qail.schema.json: \"postgres\": {range:?}: {e}"));
+        }
+        let major = self.server_version.as_deref().and_then(|v| {
+            let digits: String = v.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse::<u32>().ok()
+        });
+        Ok(match major {
+            Some(m) => {
+                let m =
+                    u8::try_from(m.clamp(u32::from(OLDEST), u32::from(NEWEST))).unwrap_or(NEWEST);
+                Versions::span(m, m)
+            }
+            None => DEFAULT_TARGET,
+        })
+    }
+
     /// An empty snapshot of the current [`FORMAT_VERSION`] with search_path `public`.
     pub fn new() -> Snapshot {
         Snapshot {

@@ -253,9 +253,22 @@ fn relations(out: &mut Vec<CompletionItem>, snap: &Snapshot, schema: Option<&str
     }
 }
 
+/// The PostgreSQL versions the snapshot targets; only what all of them have is offered.
+fn target(snap: &Snapshot) -> qail_catalog::Versions {
+    // Note: an unreadable range is reported by the analyzer's diagnostics.
+    snap.target().unwrap_or(qail_catalog::Versions::ALL)
+}
+
 fn types(out: &mut Vec<CompletionItem>, snap: &Snapshot) {
+    let target = target(snap);
+    let mut last = "";
     for t in qail_catalog::TYPES {
-        if t.category != 'P' && !t.name.starts_with('_') {
+        // Note: a type whose row changed between versions is listed once per row.
+        if t.category != 'P'
+            && !t.name.starts_with('_')
+            && t.versions.covers(target)
+            && std::mem::replace(&mut last, t.name) != t.name
+        {
             out.push(item(
                 t.name,
                 CompletionItemKind::TYPE_PARAMETER,
@@ -279,6 +292,7 @@ fn types(out: &mut Vec<CompletionItem>, snap: &Snapshot) {
 }
 
 fn functions(out: &mut Vec<CompletionItem>, snap: &Snapshot, prefix: &str) {
+    let target = target(snap);
     let mut last = "";
     let start = qail_catalog::FUNCTIONS.partition_point(|f| f.name < prefix);
     for f in &qail_catalog::FUNCTIONS[start..] {
@@ -288,14 +302,14 @@ fn functions(out: &mut Vec<CompletionItem>, snap: &Snapshot, prefix: &str) {
             }
             continue;
         }
-        if f.name == last || f.name.starts_with('_') {
+        if f.name == last || f.name.starts_with('_') || !f.versions.covers(target) {
             continue;
         }
         last = f.name;
         out.push(item(
             f.name,
             CompletionItemKind::FUNCTION,
-            super::hover::builtin_signatures(f.name),
+            super::hover::builtin_signatures(f.name, target),
         ));
     }
     for f in snap.functions.iter().filter(|f| f.name.starts_with(prefix)) {
@@ -385,12 +399,32 @@ mod tests {
     }
 
     fn labels(sql: &str) -> Vec<String> {
+        labels_in(&snap(), sql)
+    }
+
+    fn labels_in(snap: &Snapshot, sql: &str) -> Vec<String> {
         let at = sql.find('|').unwrap();
         let sql = sql.replace('|', "");
-        complete(&snap(), &sql, at)
+        complete(snap, &sql, at)
             .into_iter()
             .map(|i| i.label)
             .collect()
+    }
+
+    #[test]
+    fn only_what_every_targeted_version_has() {
+        let mut snap = snap();
+        snap.postgres = Some("16..=18".to_owned());
+        let l = labels_in(&snap, "SELECT uuid|");
+        assert!(!l.contains(&"uuidv7".to_owned()), "{l:?}");
+        assert!(labels_in(&snap, "SELECT any_v|").contains(&"any_value".to_owned()));
+        snap.postgres = Some("18".to_owned());
+        assert!(labels_in(&snap, "SELECT uuid|").contains(&"uuidv7".to_owned()));
+        snap.postgres = Some("15..=18".to_owned());
+        assert!(!labels_in(&snap, "SELECT any_v|").contains(&"any_value".to_owned()));
+        assert!(labels_in(&snap, "SELECT 1::|").contains(&"int4multirange".to_owned()));
+        snap.postgres = Some("13..=18".to_owned());
+        assert!(!labels_in(&snap, "SELECT 1::|").contains(&"int4multirange".to_owned()));
     }
 
     #[test]
@@ -434,6 +468,8 @@ mod tests {
         );
         let l = labels("SELECT upp|");
         assert!(l.contains(&"upper".to_owned()), "{l:?}");
+        let l = labels("SELECT 1::ch|");
+        assert_eq!(l.iter().filter(|t| *t == "char").count(), 1, "{l:?}");
         assert!(labels("|").contains(&"SELECT".to_owned()));
     }
 }

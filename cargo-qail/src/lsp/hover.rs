@@ -204,13 +204,20 @@ fn param(snap: &Snapshot, features: &Features, region: &Region, at: usize) -> Op
 }
 
 /// `name(args) → result` for each built-in overload, one per line.
-pub(crate) fn builtin_signatures(name: &str) -> String {
+/// The signatures of the built-in function `name`; one that not every version of `target`
+/// has says which versions have it.
+pub(crate) fn builtin_signatures(name: &str, target: qail_catalog::Versions) -> String {
     qail_catalog::functions(name)
         .iter()
         .map(|f| {
             let args: Vec<String> = f.args.iter().map(|a| display_type(a)).collect();
+            let only = if f.versions.covers(target) {
+                String::new()
+            } else {
+                format!("  -- PostgreSQL {} only", f.versions)
+            };
             format!(
-                "{name}({}) → {}{}",
+                "{name}({}) → {}{}{only}",
                 args.join(", "),
                 if f.set { "SETOF " } else { "" },
                 display_type(f.result)
@@ -244,7 +251,7 @@ fn function_text(snap: &Snapshot, name: &str) -> Option<String> {
             )
         })
         .collect();
-    let builtin = builtin_signatures(name);
+    let builtin = builtin_signatures(name, snap.target().unwrap_or(qail_catalog::Versions::ALL));
     if !builtin.is_empty() {
         lines.push(builtin);
     }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use qail_catalog::{Function, Null};
+use qail_catalog::{Function, Null, Versions};
 
 use crate::types::overload::{Pick, pick};
 use crate::types::{array_of, builtin, common_type, element_of, is_enum, range_subtype};
@@ -21,6 +21,8 @@ pub(crate) struct Row {
     null: NullRule,
     /// `f` function, `a` aggregate, `w` window function, `s` set-returning.
     kind: char,
+    /// The PostgreSQL major versions that have this signature.
+    versions: Versions,
 }
 
 /// Calls that SQL spells like functions but `pg_proc` does not hold: the SQL value
@@ -110,6 +112,7 @@ fn from_catalog(f: &Function) -> Option<Row> {
             Null::Maybe => NullRule::Always,
         },
         kind: if f.set { 's' } else { f.kind },
+        versions: f.versions,
     })
 }
 
@@ -138,6 +141,7 @@ fn rows(name: &str) -> Option<&'static [Row]> {
                 ret: (*ret).to_owned(),
                 null: *null,
                 kind: *kind,
+                versions: Versions::ALL,
             }),
     );
     let key: &'static str = match catalog.first() {
@@ -184,6 +188,11 @@ pub(crate) enum CallError {
     NoMatch,
     /// Several signatures accept them.
     Ambiguous,
+    /// Only versions outside the target have a signature that accepts them: the versions
+    /// that have it, and whether the target has no overload of the name at all.
+    Version(Versions, bool),
+    /// The versions of the target resolve it to different results (said how).
+    Differs(String),
 }
 
 /// Whether the catalog knows a function of this name.
@@ -193,7 +202,9 @@ pub(crate) fn exists(name: &str) -> bool {
 
 /// Whether `name` is an aggregate function (ordered-set aggregates included).
 pub(crate) fn is_aggregate(name: &str) -> bool {
-    ORDERED_SET.contains(&name) || rows(name).is_some_and(|rows| rows.iter().any(|r| r.kind == 'a'))
+    ORDERED_SET.contains(&name)
+        || super::sqljson::AGGREGATES.contains(&name)
+        || rows(name).is_some_and(|rows| rows.iter().any(|r| r.kind == 'a'))
 }
 
 /// Whether `name` may be called with OVER: a window function or an aggregate.
@@ -206,12 +217,13 @@ pub(crate) fn is_set_returning(name: &str) -> bool {
     rows(name).is_some_and(|rows| rows.iter().all(|r| r.kind == 's'))
 }
 
-/// The candidate signatures for `name` with `argc` arguments.
-fn candidates(name: &str, argc: usize) -> Vec<&'static Row> {
+/// The candidate signatures for `name` with `argc` arguments that `keep` keeps.
+fn candidates(name: &str, argc: usize, keep: impl Fn(&Row) -> bool) -> Vec<&'static Row> {
     let Some(rows) = rows(name) else {
         return Vec::new();
     };
     rows.iter()
+        .filter(|r| keep(r))
         .filter(|r| {
             (r.required..=r.args.len()).contains(&argc)
                 || r.args
@@ -221,18 +233,75 @@ fn candidates(name: &str, argc: usize) -> Vec<&'static Row> {
         .collect()
 }
 
-/// Resolves `name(args)`; `None` arguments are unknown.
+/// Resolves `name(args)` as every PostgreSQL major version of `target` does; `None`
+/// arguments are unknown. A call only other versions accept is [`CallError::Version`]; one
+/// the versions resolve differently is [`CallError::Differs`].
 pub(crate) fn resolve(
     name: &str,
     args: &[Option<&TypeRef>],
     snap: &Snapshot,
+    target: Versions,
 ) -> Result<Resolved, CallError> {
-    if !exists(name) {
+    let Some(all) = rows(name) else {
         return Err(CallError::UnknownName);
+    };
+    // Note: most names have the same signatures in every version: one resolution.
+    if all.iter().all(|r| r.versions.covers(target)) {
+        return resolve_among(name, args, snap, |_| true).map(|(r, _)| r);
     }
+    let mut answer: Option<(u8, Resolved)> = None;
+    let (mut lacking, mut first_error) = (Versions::span(1, 0), None);
+    for major in target.majors() {
+        match resolve_among(name, args, snap, |r| r.versions.contains(major)) {
+            Ok((r, _)) => match &answer {
+                None => answer = Some((major, r)),
+                Some((_, a)) if *a == r => {}
+                Some((m, a)) => {
+                    return Err(CallError::Differs(format!(
+                        "returns {} on PostgreSQL {m} but {} on {major}",
+                        crate::types::display(&a.result),
+                        crate::types::display(&r.result)
+                    )));
+                }
+            },
+            Err(CallError::Ambiguous) => return Err(CallError::Ambiguous),
+            Err(e) => {
+                lacking = lacking.or(Versions::span(major, major));
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    match (answer, first_error) {
+        (Some((_, r)), None) => Ok(r),
+        (_, e) => {
+            let none_in_target = !all.iter().any(|r| r.versions.covers(target));
+            let have = qail_catalog::Versions::ALL
+                .majors()
+                .filter(|m| {
+                    !target.contains(*m)
+                        && resolve_among(name, args, snap, |r| r.versions.contains(*m)).is_ok()
+                })
+                .fold(target.without(lacking), |v, m| v.or(Versions::span(m, m)));
+            if have.is_empty() {
+                Err(e.unwrap_or(CallError::NoMatch))
+            } else {
+                Err(CallError::Version(have, none_in_target))
+            }
+        }
+    }
+}
+
+/// Resolves `name(args)` among the signatures `keep` keeps: the call and the versions that
+/// have the chosen signature.
+fn resolve_among(
+    name: &str,
+    args: &[Option<&TypeRef>],
+    snap: &Snapshot,
+    keep: impl Fn(&Row) -> bool,
+) -> Result<(Resolved, Versions), CallError> {
     let based: Vec<Option<TypeRef>> = args.iter().map(|a| a.map(|t| base(t, snap))).collect();
     let args: Vec<Option<&TypeRef>> = based.iter().map(Option::as_ref).collect();
-    let mut inst: Vec<(&Row, Vec<TypeRef>, TypeRef)> = candidates(name, args.len())
+    let mut inst: Vec<(&Row, Vec<TypeRef>, TypeRef)> = candidates(name, args.len(), keep)
         .into_iter()
         .filter_map(|r| instantiate(r, &args, snap).map(|(p, ret)| (r, p, ret)))
         .collect();
@@ -250,13 +319,14 @@ pub(crate) fn resolve(
     match pick(&args, &cands, false, snap) {
         Pick::One(i) => {
             let (row, params, result) = inst.swap_remove(i);
-            Ok(Resolved {
+            let resolved = Resolved {
                 params,
                 result,
                 null: row.null,
                 aggregate: row.kind == 'a',
                 window: row.kind == 'w',
-            })
+            };
+            Ok((resolved, row.versions))
         }
         Pick::NoMatch => Err(CallError::NoMatch),
         Pick::Ambiguous => Err(CallError::Ambiguous),
@@ -356,7 +426,7 @@ mod tests {
         let s = Snapshot::default();
         let types: Vec<TypeRef> = args.iter().map(|a| builtin(a)).collect();
         let refs: Vec<Option<&TypeRef>> = types.iter().map(Some).collect();
-        resolve(name, &refs, &s).map(|r| crate::types::sql_name(&r.result))
+        resolve(name, &refs, &s, Versions::ALL).map(|r| crate::types::sql_name(&r.result))
     }
 
     #[test]
@@ -402,7 +472,7 @@ mod tests {
         let text = builtin("text");
         let null = |name: &str, args: &[&TypeRef]| {
             let refs: Vec<Option<&TypeRef>> = args.iter().copied().map(Some).collect();
-            resolve(name, &refs, &s).map(|r| r.null)
+            resolve(name, &refs, &s, Versions::ALL).map(|r| r.null)
         };
         assert_eq!(null("lower", &[&text]), Ok(NullRule::Strict));
         assert_eq!(null("regexp_match", &[&text, &text]), Ok(NullRule::Always));

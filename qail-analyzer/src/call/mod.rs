@@ -6,6 +6,7 @@
 pub(crate) mod builtins;
 pub(crate) mod named;
 pub(crate) mod ordered_set;
+pub(crate) mod sqljson;
 pub(crate) mod srf;
 pub(crate) mod syntax;
 
@@ -62,6 +63,15 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     if schema.is_none() && builtins::ORDERED_SET.contains(&name.as_str()) {
         side_clauses(cx, sc, f);
         return ordered_set::ordered_set(cx, sc, f, &name, range);
+    }
+    if schema.is_none() && name == "merge_action" {
+        return merge_action(cx, f, range);
+    }
+    if schema.is_none()
+        && let Some(t) = sqljson::call(cx, sc, f, &name, range.clone())
+    {
+        side_clauses(cx, sc, f);
+        return t;
     }
     if named::has_named(f) {
         return named::named_call(cx, sc, f, schema.as_deref(), &name, range);
@@ -133,6 +143,38 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
         json::through_call(&mut t, &name, &inputs, cx.snap);
     }
     t
+}
+
+/// `merge_action()` in a MERGE's RETURNING list (PostgreSQL 17): `INSERT`, `UPDATE` or
+/// `DELETE`, never NULL.
+fn merge_action(cx: &mut Ctx, f: &Function, range: Range<usize>) -> Typed {
+    let have = qail_catalog::Versions::span(17, qail_catalog::NEWEST);
+    let no_args = match &f.args {
+        FunctionArguments::List(l) => l.args.is_empty(),
+        FunctionArguments::None => true,
+        FunctionArguments::Subquery(_) => false,
+    };
+    if !have.covers(cx.target) {
+        let (message, hint) = crate::diag::version_gap("merge_action()", have, cx.target);
+        cx.error(range.clone(), message, Some(hint));
+    } else if !cx.merge_returning {
+        cx.error(
+            range.clone(),
+            "merge_action() can only be used in the RETURNING list of a MERGE command",
+            Some("use it in MERGE … RETURNING".into()),
+        );
+    } else if !no_args {
+        cx.error(
+            range.clone(),
+            "merge_action() takes no arguments",
+            Some("write merge_action()".into()),
+        );
+    } else {
+        let mut t = Typed::known(builtin("text"), range);
+        t.name = Some("merge_action".into());
+        return t;
+    }
+    Typed::error(range)
 }
 
 /// Why PostgreSQL refuses a call with OVER: a function that is neither a window function nor
@@ -290,7 +332,7 @@ pub(crate) fn resolve_call(
     });
     let resolved = match own_type.then(|| user_function(cx, schema, name, &types)) {
         Some(Ok(r)) => Ok(r),
-        _ if builtin_schema => builtins::resolve(name, &types, cx.snap),
+        _ if builtin_schema => builtins::resolve(name, &types, cx.snap, cx.target),
         _ => Err(CallError::UnknownName),
     };
     // Note: an extension may overload a built-in name for its own types (citext's
@@ -387,6 +429,18 @@ fn call_error(cx: &mut Ctx, name: &str, args: &[Typed], e: CallError, range: Ran
         CallError::Ambiguous => (
             format!("function {sig} is not unique"),
             "add a cast to the unknown arguments, e.g. $1::int4".to_string(),
+        ),
+        CallError::Version(versions, whole) => {
+            let what = if whole {
+                format!("{name}()")
+            } else {
+                format!("function {sig}")
+            };
+            crate::diag::version_gap(&what, versions, cx.target)
+        }
+        CallError::Differs(how) => (
+            format!("function {sig} {how}"),
+            "add casts so every targeted PostgreSQL version picks the same function".to_string(),
         ),
     };
     cx.error(range, msg, Some(hint));

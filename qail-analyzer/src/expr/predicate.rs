@@ -89,10 +89,56 @@ pub(crate) fn non_null_bool(inner: &Typed, range: Range<usize>) -> Typed {
 
 pub(crate) fn null_test(cx: &mut Ctx, sc: &Scope, x: &Expr, range: Range<usize>) -> Typed {
     let t = expr(cx, sc, x);
+    let after = t.range.end;
+    let json = cx.json_predicates.iter().find(|p| {
+        p.start >= after
+            && cx.sql[after..p.start]
+                .chars()
+                .all(|c| c.is_whitespace() || c == ')')
+    });
+    if let Some(json) = json.cloned() {
+        return json_test(cx, t, json);
+    }
     if let Some(n) = param_in(x) {
         cx.param_nullable(n);
     }
     non_null_bool(&t, range)
+}
+
+/// `x IS [NOT] JSON …` (PostgreSQL 16): a boolean, NULL for a NULL operand, over text,
+/// json, jsonb or bytea (an untyped operand is text).
+fn json_test(cx: &mut Ctx, mut t: Typed, predicate: Range<usize>) -> Typed {
+    let range = t.range.start..predicate.end;
+    let have = qail_catalog::Versions::span(16, qail_catalog::NEWEST);
+    if !have.covers(cx.target) {
+        let (message, hint) = crate::diag::version_gap("IS JSON", have, cx.target);
+        cx.error(predicate, message, Some(hint));
+        return Typed::error(range);
+    }
+    settle(cx, &mut t, &builtin("text"));
+    if let Some(ty) = t.arg() {
+        let ok = ty.array_dims == 0
+            && ty.schema == "pg_catalog"
+            && matches!(
+                ty.name.as_str(),
+                "text" | "varchar" | "bpchar" | "json" | "jsonb" | "bytea"
+            );
+        if !ok {
+            let message = format!("cannot use type {} in IS JSON predicate", display(ty));
+            cx.error(
+                t.range.clone(),
+                message,
+                Some("cast the operand to text or jsonb".into()),
+            );
+            return Typed::error(range);
+        }
+    }
+    if t.is_error() {
+        return Typed::error(range);
+    }
+    let mut out = Typed::known(builtin("bool"), range);
+    out.absorb(&t);
+    out
 }
 
 /// `$n`, possibly parenthesized or cast: a place where a NULL argument is meaningful.

@@ -23,7 +23,7 @@ pub(crate) fn delete(cx: &mut Ctx, d: &Delete, outer: Option<&Scope>) -> Option<
     }
     Some(finish(
         cx,
-        &sc,
+        &mut sc,
         d.returning.as_deref(),
         StatementKind::Delete,
     ))

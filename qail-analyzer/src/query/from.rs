@@ -9,6 +9,7 @@ use crate::call::srf;
 use crate::ctx::Ctx;
 use crate::expr::condition;
 use crate::names::{find_relation, relation_suggestion};
+use crate::query::json_table;
 use crate::query::select;
 use crate::scope::{Col, Merged, Rel, Scope, Star, norm, parts};
 use crate::types::{common_type, display, not_null_domain, shape};
@@ -235,6 +236,12 @@ fn factor(cx: &mut Ctx, sc: &mut Scope, tf: &TableFactor) -> Option<Vec<Star>> {
         TableFactor::Table { args: Some(_), .. }
         | TableFactor::Function { .. }
         | TableFactor::UNNEST { .. } => srf::table_factor(cx, sc, tf)?,
+        TableFactor::JsonTable {
+            json_expr,
+            columns,
+            alias,
+            ..
+        } => json_table::json_table(cx, sc, json_expr, columns, alias.as_ref(), cx.range(tf))?,
         other => {
             let r = cx.range(other);
             cx.error(
@@ -305,6 +312,18 @@ pub(crate) fn table(
             (Some(f), Some(l)) => cx.ident_range(f).start..cx.ident_range(l).end,
             _ => cx.range(name),
         };
+        // Note: a system relation of other PostgreSQL versions than the targeted ones.
+        let system = qail_catalog::relation(schema.as_deref().unwrap_or("pg_catalog"), &tname)
+            .filter(|r| !r.versions.covers(cx.target));
+        if let Some(other) = system {
+            let (message, hint) = crate::diag::version_gap(
+                &format!("relation \"{}\"", names.join(".")),
+                other.versions,
+                cx.target,
+            );
+            cx.error(range, message, Some(hint));
+            return None;
+        }
         let hint = relation_suggestion(cx.snap, schema.as_deref(), &tname).map_or_else(
             || "check the name, or run `cargo qail schema pull` if the table is new".to_string(),
             |s| format!("did you mean \"{s}\"?"),

@@ -49,7 +49,7 @@ pub(crate) fn insert(cx: &mut Ctx, ins: &Insert, outer: Option<&Scope>) -> Optio
     }
     Some(finish(
         cx,
-        &sc,
+        &mut sc,
         ins.returning.as_deref(),
         StatementKind::Insert,
     ))

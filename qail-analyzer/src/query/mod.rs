@@ -6,6 +6,9 @@ pub(crate) mod delete;
 pub(crate) mod from;
 pub(crate) mod group;
 pub(crate) mod insert;
+mod json_table;
+mod merge;
+mod returning;
 pub(crate) mod select;
 pub(crate) mod update;
 
@@ -40,6 +43,7 @@ fn kind_of(stmt: &Statement) -> (StatementKind, bool) {
         Statement::Insert(i) => (StatementKind::Insert, i.returning.is_some()),
         Statement::Update { returning, .. } => (StatementKind::Update, returning.is_some()),
         Statement::Delete(d) => (StatementKind::Delete, d.returning.is_some()),
+        Statement::Merge { output, .. } => (StatementKind::Merge, output.is_some()),
         _ => (StatementKind::Select, true),
     }
 }
@@ -86,11 +90,29 @@ pub(crate) fn statement_in(cx: &mut Ctx, stmt: &Statement, outer: Option<&Scope>
             )
         }
         Statement::Delete(d) => delete::delete(cx, d, outer),
+        Statement::Merge {
+            table,
+            source,
+            on,
+            clauses,
+            output,
+            ..
+        } => merge::merge(
+            cx,
+            &merge::Merge {
+                table,
+                source,
+                on,
+                clauses,
+                output: output.as_ref(),
+            },
+            outer,
+        ),
         other => {
             let r = cx.range(other);
             cx.error(
                 r,
-                "only SELECT, INSERT, UPDATE and DELETE can be checked",
+                "only SELECT, INSERT, UPDATE, DELETE and MERGE can be checked",
                 Some("run other statements with execute() or batch_execute()".into()),
             );
             None
@@ -101,13 +123,15 @@ pub(crate) fn statement_in(cx: &mut Ctx, stmt: &Statement, outer: Option<&Scope>
 /// RETURNING (if any) over the statement's scope.
 pub(crate) fn finish(
     cx: &mut Ctx,
-    sc: &Scope,
+    sc: &mut Scope,
     returning: Option<&[SelectItem]>,
     kind: StatementKind,
 ) -> Shape {
+    let added = returning.map_or(0, |items| returning::old_new(cx, sc, items, kind));
     let mut columns: Vec<OutputColumn> = returning
         .map(|items| projection(cx, sc, items))
         .unwrap_or_default();
+    sc.rels.truncate(sc.rels.len() - added);
     select::resolve_unknown(&mut columns);
     Shape {
         kind,

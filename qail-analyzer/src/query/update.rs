@@ -32,5 +32,5 @@ pub(crate) fn update(
     if let Some(w) = selection {
         condition(cx, &sc, w, "WHERE");
     }
-    Some(finish(cx, &sc, returning, StatementKind::Update))
+    Some(finish(cx, &mut sc, returning, StatementKind::Update))
 }

@@ -129,6 +129,30 @@ fn custom(cx: &mut Ctx, name: &ObjectName) -> Option<TypeRef> {
         _ => (None, ""),
     };
     let quoted = ids.last().is_some_and(|i| i.quote_style.is_some());
+    let builtin_type = if quoted {
+        qail_catalog::type_by_name(tname)
+    } else {
+        qail_catalog::alias(tname)
+    };
+    // Note: a built-in type only other PostgreSQL versions have (multiranges before 14).
+    if schema.is_none_or(|s| s == "pg_catalog")
+        && let Some(t) = builtin_type
+    {
+        let have = qail_catalog::TYPES
+            .iter()
+            .filter(|x| x.name == t.name)
+            .fold(qail_catalog::Versions::span(1, 0), |v, x| v.or(x.versions));
+        if !have.covers(cx.target) {
+            let range = match (ids.first(), ids.last()) {
+                (Some(f), Some(l)) => cx.ident_range(f).start..cx.ident_range(l).end,
+                _ => 0..cx.sql.len(),
+            };
+            let (message, hint) =
+                crate::diag::version_gap(&format!("type {}", t.display), have, cx.target);
+            cx.error(range, message, Some(hint));
+            return None;
+        }
+    }
     if let Some(t) = lookup(cx.snap, schema, tname, quoted) {
         return Some(t);
     }

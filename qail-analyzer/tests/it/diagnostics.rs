@@ -270,7 +270,7 @@ error: operator does not exist: text = integer
     ),
     (
         "DROP TABLE harbors",
-        r#"error: only SELECT, INSERT, UPDATE and DELETE can be checked
+        r#"error: only SELECT, INSERT, UPDATE, DELETE and MERGE can be checked
   |  DROP TABLE harbors
   |  ^^^^^^^^^^^^^^^^^^ run other statements with execute() or batch_execute()"#,
     ),

@@ -17,3 +17,4 @@ mod support;
 mod system;
 #[path = "../../../qail-schema/tests/it/util.rs"]
 mod util;
+mod versions;

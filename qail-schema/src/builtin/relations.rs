@@ -2,17 +2,34 @@
 //! (`columns`, `tables`, …) as relations of the snapshot model, from qail-catalog's generated
 //! table: queries over them are checked without pulling them.
 
-use std::sync::LazyLock;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+use qail_catalog::Versions;
 
 use crate::snapshot::{Column, Relation, RelationKind, TypeRef};
 
 /// The schemas whose relations are built in; a pulled snapshot never holds them.
 pub const SYSTEM_SCHEMAS: [&str; 2] = ["pg_catalog", "information_schema"];
 
-static RELATIONS: LazyLock<Vec<Relation>> =
-    LazyLock::new(|| qail_catalog::RELATIONS.iter().map(relation).collect());
+/// The relations every version of `target` has, with the columns they all have; built once
+/// per target and kept for the process.
+fn relations(target: Versions) -> &'static [Relation] {
+    static CACHE: OnceLock<Mutex<HashMap<Versions, &'static [Relation]>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Mutex::default);
+    // Note: entries are inserted whole, so a panic elsewhere leaves the map consistent.
+    let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
+    cache.entry(target).or_insert_with(|| {
+        let built: Vec<Relation> = qail_catalog::RELATIONS
+            .iter()
+            .filter(|r| r.versions.covers(target))
+            .map(|r| relation(r, target))
+            .collect();
+        Box::leak(built.into_boxed_slice())
+    })
+}
 
-fn relation(r: &qail_catalog::Relation) -> Relation {
+fn relation(r: &qail_catalog::Relation, target: Versions) -> Relation {
     Relation {
         schema: r.schema.to_owned(),
         name: r.name.to_owned(),
@@ -22,8 +39,7 @@ fn relation(r: &qail_catalog::Relation) -> Relation {
             RelationKind::Table
         },
         columns: r
-            .columns
-            .iter()
+            .columns_in(target)
             .map(|c| Column {
                 name: c.name.to_owned(),
                 ty: TypeRef {
@@ -45,17 +61,19 @@ fn relation(r: &qail_catalog::Relation) -> Relation {
 }
 
 /// The system catalog or `information_schema` view `schema.name` (`pg_catalog.pg_class`,
-/// `information_schema.columns`), for the server version qail-catalog was generated from.
-pub fn system_relation(schema: &str, name: &str) -> Option<&'static Relation> {
-    let i = RELATIONS
+/// `information_schema.columns`) as every PostgreSQL major version of `target` has it: only
+/// the columns they all have.
+pub fn system_relation(schema: &str, name: &str, target: Versions) -> Option<&'static Relation> {
+    let all = relations(target);
+    let i = all
         .binary_search_by(|r| (r.schema.as_str(), r.name.as_str()).cmp(&(schema, name)))
         .ok()?;
-    RELATIONS.get(i)
+    all.get(i)
 }
 
-/// Every built-in relation, sorted by schema and name.
-pub fn system_relations() -> &'static [Relation] {
-    &RELATIONS
+/// Every built-in relation every version of `target` has, sorted by schema and name.
+pub fn system_relations(target: Versions) -> &'static [Relation] {
+    relations(target)
 }
 
 #[cfg(test)]
@@ -64,7 +82,7 @@ mod tests {
 
     #[test]
     fn catalogs_and_information_schema_views_are_there() {
-        let class = system_relation("pg_catalog", "pg_class").expect("pg_class");
+        let class = system_relation("pg_catalog", "pg_class", Versions::ALL).expect("pg_class");
         let relname = class.column("relname").expect("relname");
         assert_eq!((relname.ty.name.as_str(), relname.not_null), ("name", true));
         let acl = class.column("relacl").expect("relacl");
@@ -72,7 +90,8 @@ mod tests {
             (acl.ty.name.as_str(), acl.ty.array_dims, acl.not_null),
             ("aclitem", 1, false)
         );
-        let cols = system_relation("information_schema", "columns").expect("columns");
+        let cols =
+            system_relation("information_schema", "columns", Versions::ALL).expect("columns");
         assert_eq!(cols.kind, RelationKind::View);
         // A domain (sql_identifier, cardinal_number) is its base type, as Describe reports.
         let name = cols.column("table_name").expect("table_name");
@@ -81,6 +100,6 @@ mod tests {
             cols.column("ordinal_position").map(|c| c.ty.name.as_str()),
             Some("int4")
         );
-        assert!(system_relation("public", "pg_class").is_none());
+        assert!(system_relation("public", "pg_class", Versions::ALL).is_none());
     }
 }

@@ -203,6 +203,7 @@ fn syntax(e: serde_json::Error) -> FileError {
 const KEY_ORDER: &[&str] = &[
     "format_version",
     "server_version",
+    "postgres",
     "search_path",
     "schemas",
     "relations",

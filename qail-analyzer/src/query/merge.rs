@@ -1,0 +1,170 @@
+//! `MERGE INTO target USING source ON … WHEN …` (PostgreSQL 15): the join condition, each
+//! clause's condition and action (UPDATE SET, INSERT VALUES, DELETE) over the relations it
+//! sees, and `RETURNING` with `merge_action()` (PostgreSQL 17). `WHEN NOT MATCHED BY SOURCE`
+//! is PostgreSQL 17's.
+
+use qail_catalog::{NEWEST, Versions};
+use sqlparser::ast::{
+    Expr, MergeAction, MergeClause, MergeClauseKind, MergeInsertKind, OutputClause, SelectItem,
+    TableFactor, TableWithJoins,
+};
+
+use crate::StatementKind;
+use crate::ctx::{Ctx, Shape};
+use crate::diag::version_gap;
+use crate::expr::{Fit, condition, expect};
+use crate::query::update::{is_default, set_list};
+use crate::query::{finish, from, insert, scope_in};
+use crate::scope::{Rel, Scope, norm};
+
+/// The pieces of a MERGE statement.
+pub(crate) struct Merge<'a> {
+    pub(crate) table: &'a TableFactor,
+    pub(crate) source: &'a TableFactor,
+    pub(crate) on: &'a Expr,
+    pub(crate) clauses: &'a [MergeClause],
+    pub(crate) output: Option<&'a OutputClause>,
+}
+
+/// Whether every version of the target has what PostgreSQL `since` added; if not, an error
+/// at `range` naming `what`.
+fn needs(cx: &mut Ctx, since: u8, what: &str, range: std::ops::Range<usize>) -> bool {
+    let have = Versions::span(since, NEWEST);
+    if have.covers(cx.target) {
+        return true;
+    }
+    let (message, hint) = version_gap(what, have, cx.target);
+    cx.error(range, message, Some(hint));
+    false
+}
+
+pub(crate) fn merge(cx: &mut Ctx, m: &Merge, outer: Option<&Scope>) -> Option<Shape> {
+    let whole = 0..cx.sql.len();
+    if !needs(cx, 15, "MERGE", whole.clone()) {
+        return None;
+    }
+    let returning: Option<&[SelectItem]> = match m.output {
+        None => None,
+        Some(OutputClause::Returning { select_items }) => {
+            let range = select_items.first().map_or(whole.clone(), |i| cx.range(i));
+            if !needs(cx, 17, "MERGE … RETURNING", range) {
+                return None;
+            }
+            Some(select_items)
+        }
+        Some(OutputClause::Output { .. }) => {
+            cx.error(
+                whole,
+                "OUTPUT is not PostgreSQL syntax",
+                Some("write RETURNING".into()),
+            );
+            return None;
+        }
+    };
+    let TableFactor::Table { name, alias, .. } = m.table else {
+        let r = cx.range(m.table);
+        cx.error(
+            r,
+            "MERGE INTO needs a table",
+            Some("merge into a table or view".into()),
+        );
+        return None;
+    };
+    let target = from::table(cx, &Scope::default(), name, alias.as_ref())?;
+    let source = TableWithJoins {
+        relation: m.source.clone(),
+        joins: Vec::new(),
+    };
+    // The source alone, both, the target alone: what each kind of clause sees.
+    let mut only_source = scope_in(outer);
+    if !from::from_clause(cx, &mut only_source, std::slice::from_ref(&source)) {
+        return None;
+    }
+    let mut both = scope_in(outer);
+    both.rels.push(target.clone());
+    both.star = (0..target.cols.len())
+        .map(|c| crate::scope::Star::Col(0, c))
+        .collect();
+    if !from::from_clause(cx, &mut both, std::slice::from_ref(&source)) {
+        return None;
+    }
+    let mut only_target = scope_in(outer);
+    only_target.rels.push(target.clone());
+    condition(cx, &both, m.on, "ON");
+    let mut by_source = false;
+    for clause in m.clauses {
+        let sc = match clause.clause_kind {
+            MergeClauseKind::Matched => &both,
+            MergeClauseKind::NotMatched | MergeClauseKind::NotMatchedByTarget => &only_source,
+            MergeClauseKind::NotMatchedBySource => {
+                by_source = true;
+                if !needs(cx, 17, "WHEN NOT MATCHED BY SOURCE", whole.clone()) {
+                    return None;
+                }
+                &only_target
+            }
+        };
+        if let Some(p) = &clause.predicate {
+            condition(cx, sc, p, "WHEN");
+        }
+        match &clause.action {
+            MergeAction::Update { assignments } => set_list(cx, sc, &target, assignments),
+            MergeAction::Delete => {}
+            MergeAction::Insert(ins) => insert_values(cx, sc, &target, &ins.columns, &ins.kind),
+        }
+    }
+    // Note: RETURNING sees the source as NULL on the rows of a NOT MATCHED BY SOURCE action.
+    if by_source {
+        for rel in both.rels.iter_mut().skip(1) {
+            rel.null_reason = Some(format!(
+                "{} is NULL on rows of a WHEN NOT MATCHED BY SOURCE action",
+                rel.name
+            ));
+        }
+    }
+    cx.merge_returning = true;
+    let shape = finish(cx, &mut both, returning, StatementKind::Merge);
+    cx.merge_returning = false;
+    Some(shape)
+}
+
+/// `INSERT [(cols)] VALUES (…)` of a WHEN NOT MATCHED clause.
+fn insert_values(
+    cx: &mut Ctx,
+    sc: &Scope,
+    target: &Rel,
+    columns: &[sqlparser::ast::Ident],
+    kind: &MergeInsertKind,
+) {
+    let MergeInsertKind::Values(values) = kind else {
+        return;
+    };
+    let cols: Vec<_> = if columns.is_empty() {
+        target.cols.iter().collect()
+    } else {
+        let mut cols = Vec::new();
+        for id in columns {
+            match target.cols.iter().find(|c| c.name == norm(id)) {
+                Some(c) => cols.push(c),
+                None => insert::no_such_column(cx, target, id),
+            }
+        }
+        cols
+    };
+    for row in &values.rows {
+        if row.len() > cols.len() {
+            let r = cx.range(&row[cols.len()]);
+            cx.error(
+                r,
+                "INSERT has more expressions than target columns",
+                Some("remove the extra values or name more columns".into()),
+            );
+        }
+        for (e, c) in row.iter().zip(&cols) {
+            if !is_default(e) {
+                let what = format!("column \"{}\"", c.name);
+                expect(cx, sc, e, &c.ty, Fit::Assign, &what);
+            }
+        }
+    }
+}

@@ -1,0 +1,400 @@
+//! PostgreSQL 13 to 18: what the newer versions added, checked on every server the tests reach
+//! (`DATABASE_URL` and the `MAJOR=URL` lines of `QAIL_PG_URLS`). With a snapshot of a server's
+//! version, a feature that version has is typed exactly like the server's Describe; one it
+//! lacks is refused by the server and by the analyzer, whose message names the version that
+//! added it.
+
+use std::collections::HashMap;
+
+use qail_analyzer::analyze;
+use qail_pg::Connection;
+use qail_schema::Snapshot;
+
+use crate::catalog::fetch::urls;
+use crate::differ::compare;
+
+/// A feature, a query using it, and the first major version that has it.
+struct Feature {
+    name: &'static str,
+    sql: &'static str,
+    since: u8,
+}
+
+const FEATURES: &[Feature] = &[
+    Feature {
+        name: "any_value",
+        sql: "SELECT any_value(x) AS v FROM (VALUES (1), (2)) AS t(x)",
+        since: 16,
+    },
+    Feature {
+        name: "array_shuffle",
+        sql: "SELECT array_shuffle(ARRAY[1, 2, 3]) AS v",
+        since: 16,
+    },
+    Feature {
+        name: "random_normal",
+        sql: "SELECT random_normal() AS a, random_normal(10, 2) AS b",
+        since: 16,
+    },
+    Feature {
+        name: "random(min, max)",
+        sql: "SELECT random(1, 10) AS a, random(1::int8, $1) AS b, random(0.5, 2.5) AS c",
+        since: 17,
+    },
+    Feature {
+        name: "to_bin",
+        sql: "SELECT to_bin(10) AS a, to_bin($1::int8) AS b",
+        since: 17,
+    },
+    Feature {
+        name: "uuidv7",
+        sql: "SELECT uuidv7() AS a, uuidv7('-1 hour'::interval) AS b",
+        since: 18,
+    },
+    Feature {
+        name: "casefold",
+        sql: "SELECT casefold($1) AS v",
+        since: 18,
+    },
+    Feature {
+        name: "array_sort",
+        sql: "SELECT array_sort(ARRAY[3, 1, 2]) AS a, array_sort(ARRAY['b', 'a'], true) AS b",
+        since: 18,
+    },
+    Feature {
+        name: "crc32",
+        sql: "SELECT crc32('abc'::bytea) AS a, crc32c($1::bytea) AS b",
+        since: 18,
+    },
+    Feature {
+        name: "JSON_OBJECT",
+        sql: "SELECT JSON_OBJECT('id': 1, 'name' VALUE $1) AS a, JSON_OBJECT() AS b, \
+              JSON_OBJECT('k': NULL ABSENT ON NULL) AS c",
+        since: 16,
+    },
+    Feature {
+        name: "JSON_ARRAY",
+        sql: "SELECT JSON_ARRAY(1, 'two', $1) AS a, JSON_ARRAY() AS b",
+        since: 16,
+    },
+    Feature {
+        name: "JSON_OBJECTAGG",
+        sql: "SELECT JSON_OBJECTAGG(k: v) AS a FROM (VALUES ('a', 1), ('b', 2)) AS t(k, v)",
+        since: 16,
+    },
+    Feature {
+        name: "JSON_ARRAYAGG",
+        sql: "SELECT k, JSON_ARRAYAGG(v ORDER BY v) AS a FROM (VALUES ('a', 1), ('a', 2)) AS t(k, v) GROUP BY k",
+        since: 16,
+    },
+    Feature {
+        name: "IS JSON",
+        sql: "SELECT $1 IS JSON OBJECT AS a, '{}'::jsonb IS NOT JSON ARRAY AS b, \
+              'x'::bytea IS JSON WITH UNIQUE KEYS AS c, ('1') IS JSON SCALAR AS d, \
+              note IS JSON VALUE WITHOUT UNIQUE AS e FROM accounts WHERE note IS NOT JSON",
+        since: 16,
+    },
+    Feature {
+        name: "JSON_TABLE",
+        sql: "SELECT t.*, a.id AS account FROM accounts a, JSON_TABLE(a.note, '$[*]' COLUMNS (\
+              n FOR ORDINALITY, k int PATH '$.k', v text PATH '$.v' NULL ON ERROR, \
+              e bool EXISTS PATH '$.e', NESTED PATH '$.xs[*]' COLUMNS (x numeric PATH '$'))) AS t",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_TABLE over a parameter",
+        sql: "SELECT * FROM JSON_TABLE($1, '$[*]' COLUMNS (id int PATH '$.id')) AS t(ident)",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_VALUE",
+        sql: "SELECT JSON_VALUE('{\"a\": 1}'::jsonb, '$.a') AS a, JSON_VALUE($1, '$.b') AS b",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_QUERY",
+        sql: "SELECT JSON_QUERY('{\"a\": [1]}'::jsonb, '$.a') AS a, JSON_QUERY('{}'::json, '$') AS b",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_EXISTS",
+        sql: "SELECT JSON_EXISTS('{\"a\": 1}'::jsonb, '$.a') AS a",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_SCALAR",
+        sql: "SELECT JSON_SCALAR(1) AS a, JSON_SCALAR('x'::text) AS b",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_SERIALIZE",
+        sql: "SELECT JSON_SERIALIZE('{\"a\": 1}'::json) AS a",
+        since: 17,
+    },
+    Feature {
+        name: "RETURNING old and new (UPDATE)",
+        sql: "UPDATE accounts SET balance = balance + $1 WHERE id = $2 \
+              RETURNING old.balance AS before, new.balance AS after, balance",
+        since: 18,
+    },
+    Feature {
+        name: "RETURNING old and new (INSERT, DELETE)",
+        sql: "WITH i AS (INSERT INTO accounts VALUES (1, 2, 'x') RETURNING old.*, new.id), \
+              d AS (DELETE FROM accounts WHERE id = 7 RETURNING old.note, new.*) \
+              SELECT * FROM i, d",
+        since: 18,
+    },
+    Feature {
+        name: "MERGE",
+        sql: "MERGE INTO accounts a USING (VALUES (1, 5.0)) AS s(id, amount) ON a.id = s.id \
+              WHEN MATCHED AND s.amount > $1 THEN UPDATE SET balance = a.balance + s.amount \
+              WHEN MATCHED THEN DELETE \
+              WHEN NOT MATCHED THEN INSERT (id, balance, note) VALUES (s.id, s.amount, $2)",
+        since: 15,
+    },
+    Feature {
+        name: "MERGE … RETURNING merge_action()",
+        sql: "MERGE INTO accounts a USING (VALUES (1, 5.0)) AS s(id, amount) ON a.id = s.id \
+              WHEN MATCHED THEN UPDATE SET balance = s.amount \
+              WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.amount) \
+              RETURNING merge_action() AS action, a.*, s.amount",
+        since: 17,
+    },
+    Feature {
+        name: "MERGE … WHEN NOT MATCHED BY SOURCE",
+        sql: "MERGE INTO accounts a USING (SELECT 1 AS id) AS s ON a.id = s.id \
+              WHEN NOT MATCHED BY SOURCE AND a.balance < 0 THEN DELETE",
+        since: 17,
+    },
+    Feature {
+        name: "MERGE … RETURNING old and new",
+        sql: "MERGE INTO accounts a USING (VALUES (1, 5.0)) AS s(id, amount) ON a.id = s.id \
+              WHEN MATCHED THEN UPDATE SET balance = s.amount \
+              RETURNING old.balance AS before, new.balance AS after",
+        since: 18,
+    },
+    Feature {
+        name: "underscores in numbers",
+        sql: "SELECT 1_000_000 AS a, 1_000_000_000_000 AS b, 1_000.000_5 AS c",
+        since: 16,
+    },
+    Feature {
+        name: "hexadecimal integers",
+        sql: "SELECT 0x1F AS a, 0xFFFFFFFFFF AS b, 0xFFFF_FFFF_FFFF_FFFF_FF AS c",
+        since: 16,
+    },
+    Feature {
+        name: "octal integers",
+        sql: "SELECT 0o17 AS v",
+        since: 16,
+    },
+    Feature {
+        name: "binary integers",
+        sql: "SELECT 0b101 AS v",
+        since: 16,
+    },
+];
+
+/// The table the DML features use, in a schema of its own on each server.
+const SCHEMA: &str =
+    "CREATE TABLE accounts (id int PRIMARY KEY, balance numeric NOT NULL, note text)";
+
+/// A schema with [`SCHEMA`] on the server `conn` talks to, the session's search_path set to
+/// it, and the snapshot pulled from it: its version is the target.
+async fn snapshot_of(conn: &mut Connection, schema: &str) -> (Snapshot, u8) {
+    conn.batch_execute(&format!(
+        "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; \
+         SET search_path = {schema}; {SCHEMA}"
+    ))
+    .await
+    .expect("the test schema is created");
+    let snap = qail_schema::introspect::pull(conn, &[schema.to_owned()])
+        .await
+        .expect("the test schema is pulled");
+    let major = snap
+        .target()
+        .expect("a version")
+        .first()
+        .expect("one major");
+    (snap, major)
+}
+
+#[tokio::test]
+async fn new_features_are_typed_where_they_exist_and_refused_with_the_version_elsewhere() {
+    let mut failures = Vec::new();
+    let mut majors = Vec::new();
+    for url in urls() {
+        let mut conn = Connection::connect(&url)
+            .await
+            .unwrap_or_else(|e| panic!("cannot connect to {url}: {e}"));
+        let schema = format!("qail_versions_{}", std::process::id());
+        let (snap, major) = snapshot_of(&mut conn, &schema).await;
+        majors.push(major);
+        for f in FEATURES {
+            let label = format!("PostgreSQL {major}, {}: {}", f.name, f.sql);
+            if major >= f.since {
+                if let Err(e) = compare(&mut conn, &snap, &HashMap::new(), f.sql).await {
+                    failures.push(format!("{label}\n  {e}"));
+                }
+                continue;
+            }
+            if conn.prepare(f.sql).await.is_ok() {
+                failures.push(format!(
+                    "{label}\n  the server accepts it before {}",
+                    f.since
+                ));
+            }
+            // Note: the message names the first version with everything the query needs
+            // (MERGE … RETURNING on 14 names 15, where MERGE begins).
+            let names_version = |message: &str| {
+                let targets = format!("; this crate targets PostgreSQL {major}");
+                message
+                    .split_once("exists from PostgreSQL ")
+                    .and_then(|(_, rest)| rest.split_once(&targets))
+                    .and_then(|(v, _)| v.parse::<u8>().ok())
+                    .is_some_and(|v| v > major && v <= f.since)
+            };
+            match analyze(f.sql, &snap) {
+                Ok(_) => failures.push(format!("{label}\n  the analyzer accepts it")),
+                Err(d) if !d.iter().any(|d| names_version(&d.message)) => failures.push(format!(
+                    "{label}\n  the analyzer refuses it without naming the version: {}",
+                    d[0]
+                )),
+                Err(_) => {}
+            }
+        }
+        conn.batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+            .await
+            .expect("the test schema is dropped");
+        conn.close().await;
+    }
+    eprintln!("checked on PostgreSQL {majors:?}");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn a_declared_range_refuses_what_its_oldest_version_lacks() {
+    let snap = |range: &str| Snapshot {
+        server_version: Some("18.1".to_owned()),
+        postgres: Some(range.to_owned()),
+        ..Snapshot::new()
+    };
+    let message = |sql: &str, range: &str| {
+        analyze(sql, &snap(range))
+            .map(|_| "accepted".to_owned())
+            .unwrap_or_else(|d| d[0].message.clone())
+    };
+    assert_eq!(
+        message("SELECT uuidv7() AS v", "16..=18"),
+        "uuidv7() exists from PostgreSQL 18; this crate targets 16 to 18"
+    );
+    assert_eq!(message("SELECT uuidv7() AS v", "18"), "accepted");
+    assert_eq!(
+        message("SELECT random(1, 10) AS v", "15..=18"),
+        "function random(integer, integer) exists from PostgreSQL 17; this crate targets 15 to 18"
+    );
+    assert_eq!(message("SELECT random() AS v", "13..=18"), "accepted");
+    assert_eq!(
+        message("SELECT 1_000 AS v", "15.."),
+        "an underscore in a numeric literal exists from PostgreSQL 16; this crate targets 15 to 18"
+    );
+    assert_eq!(message("SELECT 0x10 AS v", "16.."), "accepted");
+    assert!(message("SELECT 1 AS v", "12..=18").contains("PostgreSQL 12 is not supported"));
+    // A function PostgreSQL 17 removed.
+    assert_eq!(
+        message(
+            "SELECT pg_stat_get_bgwriter_timed_checkpoints() AS v",
+            "16..=17"
+        ),
+        "pg_stat_get_bgwriter_timed_checkpoints() exists up to PostgreSQL 16; this crate targets 16 to 17"
+    );
+    // old is NULL for an inserted row, new for a deleted one; both are the row otherwise.
+    let ddl = qail_schema::ddl::from_sql(&[("a.sql".to_owned(), SCHEMA.to_owned())]).0;
+    let accounts = Snapshot {
+        postgres: Some("18".to_owned()),
+        ..ddl
+    };
+    let nullable = |sql: &str| -> Vec<bool> {
+        analyze(sql, &accounts)
+            .unwrap_or_else(|d| panic!("{sql}: {}", d[0]))
+            .columns
+            .iter()
+            .map(|c| c.nullable)
+            .collect()
+    };
+    assert_eq!(
+        nullable("UPDATE accounts SET balance = 0 RETURNING old.balance, new.balance, new.note"),
+        [false, false, true]
+    );
+    assert_eq!(
+        nullable("INSERT INTO accounts VALUES (1, 2) RETURNING old.balance, new.balance"),
+        [true, false]
+    );
+    assert_eq!(
+        nullable("DELETE FROM accounts RETURNING old.balance, new.balance"),
+        [false, true]
+    );
+    let accounts16 = Snapshot {
+        postgres: Some("16..".to_owned()),
+        ..accounts.clone()
+    };
+    let typed = |sql: &str| -> Result<Vec<(String, bool)>, String> {
+        analyze(sql, &accounts16)
+            .map(|a| {
+                a.columns
+                    .iter()
+                    .map(|c| (c.ty.name.clone(), c.nullable))
+                    .collect()
+            })
+            .map_err(|d| d[0].message.clone())
+    };
+    assert_eq!(
+        typed("SELECT note IS JSON AS a, id::text IS NOT JSON OBJECT AS b FROM accounts"),
+        Ok(vec![("bool".to_owned(), true), ("bool".to_owned(), false)])
+    );
+    assert_eq!(
+        typed("SELECT id IS JSON AS a FROM accounts"),
+        Err("cannot use type integer in IS JSON predicate".to_owned())
+    );
+    let accounts17 = Snapshot {
+        postgres: Some("17..".to_owned()),
+        ..accounts.clone()
+    };
+    let table = analyze(
+        "SELECT * FROM JSON_TABLE('[]'::jsonb, '$[*]' COLUMNS (n FOR ORDINALITY, k int PATH '$.k', \
+         NESTED PATH '$.xs[*]' COLUMNS (m FOR ORDINALITY))) AS t",
+        &accounts17,
+    )
+    .unwrap_or_else(|d| panic!("{}", d[0]));
+    let nulls: Vec<bool> = table.columns.iter().map(|c| c.nullable).collect();
+    assert_eq!(nulls, [false, true, true]);
+    let merged = analyze(
+        "MERGE INTO accounts a USING (VALUES (1)) AS s(id) ON a.id = s.id \
+         WHEN NOT MATCHED BY SOURCE THEN DELETE \
+         WHEN MATCHED THEN UPDATE SET note = 'x' RETURNING merge_action(), a.balance, s.id",
+        &accounts17,
+    )
+    .unwrap_or_else(|d| panic!("{}", d[0]));
+    let nulls: Vec<bool> = merged.columns.iter().map(|c| c.nullable).collect();
+    assert_eq!(nulls, [false, false, true]);
+    assert_eq!(
+        analyze("SELECT merge_action() AS a", &accounts17).map_err(|d| d[0].message.clone()),
+        Err("merge_action() can only be used in the RETURNING list of a MERGE command".to_owned())
+    );
+    assert_eq!(
+        message("SELECT num_timed FROM pg_stat_checkpointer", "16..=18"),
+        "relation \"pg_stat_checkpointer\" exists from PostgreSQL 17; this crate targets 16 to 18"
+    );
+    assert_eq!(
+        message("SELECT num_timed FROM pg_stat_checkpointer", "17.."),
+        "accepted"
+    );
+    assert_eq!(
+        message("SELECT '{}'::int4multirange AS v", "13..=18"),
+        "type int4multirange exists from PostgreSQL 14; this crate targets 13 to 18"
+    );
+    assert_eq!(message("SELECT 'a'::\"char\" AS v", "13..=18"), "accepted");
+    // A system view's columns are those of every targeted version.
+    assert!(message("SELECT checkpoints_timed FROM pg_stat_bgwriter", "15..=16") == "accepted");
+    assert!(message("SELECT checkpoints_timed FROM pg_stat_bgwriter", "16..=17") != "accepted");
+}
