@@ -13,8 +13,8 @@ use crate::StatementKind;
 use crate::ctx::{Ctx, Shape};
 use crate::diag::version_gap;
 use crate::expr::{Fit, condition, expect};
-use crate::query::update::{is_default, set_list};
-use crate::query::{finish, from, insert, scope_in};
+use crate::query::assign::{is_default, no_such_column, set_list};
+use crate::query::{finish, from, scope_in};
 use crate::scope::{Rel, Scope, norm};
 
 /// The pieces of a MERGE statement.
@@ -146,7 +146,7 @@ fn insert_values(
         for id in columns {
             match target.cols.iter().find(|c| c.name == norm(id)) {
                 Some(c) => cols.push(c),
-                None => insert::no_such_column(cx, target, id),
+                None => no_such_column(cx, target, id),
             }
         }
         cols
