@@ -52,6 +52,28 @@ pub(crate) fn statements(text: &str) -> Vec<Stmt> {
     for piece in crate::script::split(text) {
         let before = &text[..piece.range.start];
         let lines_before = u64::try_from(before.matches('\n').count()).unwrap_or(u64::MAX);
+        if let Some(block) = do_block(&text[piece.range.clone()]) {
+            let line = lines_before + 1;
+            match block {
+                Ok(body) => {
+                    // The body's statements, numbered by the lines of the whole file.
+                    let offset = piece.range.start + body.start;
+                    let newlines = text[..offset].matches('\n').count();
+                    let body = &text[offset..piece.range.start + body.end];
+                    let padded = format!("{}{body}", "\n".repeat(newlines));
+                    out.extend(statements(&padded));
+                }
+                Err(why) => out.push(Stmt {
+                    line,
+                    parsed: Err(format!(
+                        "DO block skipped: {why}; the snapshot will lack its effect: write its \
+                         statements outside the DO block, or pull from a database with `cargo \
+                         qail schema pull`"
+                    )),
+                }),
+            }
+            continue;
+        }
         // Note: the first token's column is off on a statement's first line (the tokenizer
         // starts at column 1 there); only lines are reported.
         match Tokenizer::new(&dialect, &text[piece.range]).tokenize_with_location() {
@@ -79,6 +101,88 @@ pub(crate) fn statements(text: &str) -> Vec<Stmt> {
         }
     }
     out
+}
+
+/// A `DO` statement's body: `Some(Ok(range))` of the plain statements it holds (within
+/// `stmt`) when it is a straight list `BEGIN …; …; END`, optionally ending with `EXCEPTION WHEN
+/// … THEN NULL` (the idiom that makes a migration re-runnable); `Some(Err(why))` for any other
+/// body; `None` when `stmt` is not a `DO`.
+fn do_block(stmt: &str) -> Option<Result<std::ops::Range<usize>, String>> {
+    let rest = stmt
+        .get(2..)
+        .filter(|_| stmt[..2].eq_ignore_ascii_case("do"))?;
+    if !rest.starts_with(|c: char| c.is_whitespace() || c == '$') {
+        return None;
+    }
+    let open = stmt.find('$')?;
+    let Some(close) = crate::script::lex::dollar_quote_end(stmt, open) else {
+        return Some(Err("its body is not a dollar-quoted string".to_owned()));
+    };
+    let tag_len = stmt[open + 1..].find('$').map_or(1, |n| n + 2);
+    let (start, end) = (
+        open + tag_len,
+        close.saturating_sub(tag_len).max(open + tag_len),
+    );
+    let body = &stmt[start..end];
+    let language = stmt[close..].trim().to_lowercase();
+    if !(language.is_empty() || language == "language plpgsql" || language == "language 'plpgsql'")
+    {
+        return Some(Err(format!("its language is not plpgsql ({language})")));
+    }
+    let words = |t: &str| -> Vec<String> { t.split_whitespace().map(str::to_lowercase).collect() };
+    let trimmed = body.trim_start();
+    let lead = body.len() - trimmed.len();
+    let first = trimmed
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    if first != "begin" {
+        return Some(Err(format!(
+            "its body starts with {first} (variables or a label), not a straight list BEGIN …; END"
+        )));
+    }
+    let inner_start = start + lead + "begin".len();
+    let pieces = crate::script::split(&stmt[inner_start..end]);
+    let mut plain_end = inner_start;
+    let mut iter = pieces.iter().peekable();
+    while let Some(p) = iter.next() {
+        let text = &stmt[inner_start + p.range.start..inner_start + p.range.end];
+        let w = words(text);
+        let head = w.first().map_or("", String::as_str);
+        let is_last = iter.peek().is_none();
+        match head {
+            "create" | "alter" | "drop" | "comment" | "grant" | "revoke" => {
+                plain_end = inner_start + p.range.end + 1;
+            }
+            "exception" => {
+                // `EXCEPTION WHEN duplicate_object THEN NULL; END`: the statements before it
+                // are what the block does on a database that lacks them.
+                let end_word = iter
+                    .peek()
+                    .map(|q| words(&stmt[inner_start + q.range.start..inner_start + q.range.end]));
+                let then_null = w.len() >= 4
+                    && w[1] == "when"
+                    && w[w.len() - 2] == "then"
+                    && w[w.len() - 1] == "null";
+                let ends = end_word.is_some_and(|e| e.first().is_some_and(|f| f == "end"));
+                if then_null && ends {
+                    return Some(Ok(inner_start..plain_end.min(end)));
+                }
+                return Some(Err(
+                    "its EXCEPTION handler does more than `WHEN … THEN NULL`".to_owned(),
+                ));
+            }
+            "end" if is_last => {}
+            other => {
+                return Some(Err(format!(
+                    "it holds `{other}` (control flow, dynamic SQL or queries), not only plain \
+                     statements"
+                )));
+            }
+        }
+    }
+    Some(Ok(inner_start..plain_end.min(end)))
 }
 
 fn push(out: &mut Vec<Stmt>, tokens: Vec<TokenWithSpan>, lines_before: u64) {
@@ -129,6 +233,7 @@ fn parse(mut tokens: Vec<TokenWithSpan>) -> Result<Parsed, ParserError> {
         not_null: take_domain_not_null(&mut tokens),
         variadic: take_variadic(&mut tokens),
     };
+    take_function_estimates(&mut tokens);
     let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);
     let stmt = parser.parse_statement()?;
     let rest = parser.peek_token();
@@ -153,6 +258,29 @@ fn take_setof(tokens: &mut Vec<TokenWithSpan>) -> bool {
             true
         }
         None => false,
+    }
+}
+
+/// Removes `COST n` and `ROWS n` from a `CREATE FUNCTION` (the planner's estimates, which do not
+/// change the snapshot; sqlparser reads neither when it follows `LANGUAGE`).
+fn take_function_estimates(tokens: &mut Vec<TokenWithSpan>) {
+    let is_function = is_word(tokens.first(), Keyword::CREATE)
+        && tokens
+            .iter()
+            .take(5)
+            .any(|t| matches!(&t.token, Token::Word(w) if w.keyword == Keyword::FUNCTION));
+    if !is_function {
+        return;
+    }
+    let mut i = 0;
+    while i + 1 < tokens.len() {
+        let estimate = matches!(&tokens[i].token, Token::Word(w) if w.quote_style.is_none()
+            && (w.value.eq_ignore_ascii_case("cost") || w.value.eq_ignore_ascii_case("rows")));
+        if estimate && matches!(tokens[i + 1].token, Token::Number(..)) {
+            tokens.drain(i..i + 2);
+        } else {
+            i += 1;
+        }
     }
 }
 

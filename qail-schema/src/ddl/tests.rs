@@ -155,7 +155,11 @@ fn unparsable_statement_is_reported_with_line_and_import_goes_on() {
 fn views_are_recorded_with_a_warning() {
     let (s, w) = import("CREATE TABLE a (x int); CREATE VIEW v AS SELECT x FROM a;");
     assert_eq!(w.len(), 1);
-    assert!(w[0].message.contains("view columns need the analyzer"));
+    assert!(
+        w[0].message.contains("recorded without columns"),
+        "{}",
+        w[0]
+    );
     assert_eq!(s.relation(None, "v").unwrap().kind, RelationKind::View);
 }
 
@@ -193,4 +197,74 @@ fn a_function_body_with_semicolons_is_one_statement() {
     assert!(w.is_empty(), "{w:?}");
     assert_eq!(s.functions_named(None, "f").len(), 1);
     assert!(s.relation(None, "c").is_some());
+}
+
+#[test]
+fn sequences_of_serial_and_identity_columns_live_with_their_column() {
+    let (s, w) = import(
+        "CREATE SEQUENCE invoice_no;
+         CREATE TABLE users (id serial PRIMARY KEY, n int GENERATED ALWAYS AS IDENTITY);
+         ALTER TABLE users RENAME TO accounts;
+         ALTER TABLE accounts ADD COLUMN k bigserial;
+         ALTER TABLE accounts DROP COLUMN k;
+         CREATE TABLE gone (id serial);
+         DROP TABLE gone;",
+    );
+    assert!(w.is_empty(), "{w:?}");
+    let seqs: Vec<&str> = s
+        .relations
+        .iter()
+        .filter(|r| r.kind == crate::snapshot::RelationKind::Sequence)
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(seqs, ["invoice_no", "users_id_seq", "users_n_seq"]);
+    let seq = s.relation(None, "users_id_seq").unwrap();
+    assert_eq!(seq.columns[0].name, "last_value");
+    assert_eq!(seq.columns[0].ty.name, "int8");
+}
+
+#[test]
+fn a_do_block_of_plain_statements_is_imported() {
+    let (s, w) = import(
+        "CREATE TABLE t (a int);
+DO $$ BEGIN
+  ALTER TABLE t ADD COLUMN b text;
+  CREATE TYPE mood AS ENUM ('sad');
+EXCEPTION
+  WHEN duplicate_object THEN null;
+END $$;
+do $body$
+begin
+  alter table t add constraint t_b_key unique (b);
+end
+$body$ LANGUAGE plpgsql;
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_type WHERE typname = 'x') THEN
+    CREATE TYPE x AS ENUM ('a');
+  END IF;
+END $$;",
+    );
+    let t = s.relation(None, "t").unwrap();
+    assert_eq!(t.columns.len(), 2);
+    assert_eq!(t.unique, [vec!["b".to_owned()]]);
+    assert!(s.user_type(None, "mood").is_some());
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].line, 13);
+    assert!(
+        w[0].message.contains("DO block skipped"),
+        "{}",
+        w[0].message
+    );
+}
+
+#[test]
+fn cost_and_rows_after_language_are_read() {
+    let (s, w) = import(
+        "CREATE FUNCTION f(a int) RETURNS SETOF int LANGUAGE sql STABLE COST 10 ROWS 5 AS $$ SELECT a $$;
+         CREATE OR REPLACE FUNCTION g() RETURNS int AS $$ SELECT 1 $$ LANGUAGE sql COST 100;",
+    );
+    assert!(w.is_empty(), "{w:?}");
+    assert_eq!(s.functions_named(None, "f").len(), 1);
+    assert_eq!(s.functions_named(None, "g").len(), 1);
 }
