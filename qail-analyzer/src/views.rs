@@ -15,9 +15,17 @@ pub fn view_columns(snapshot: &Snapshot, query: &str) -> Result<Vec<Field>, Stri
         Ok(a) => Ok(a
             .columns
             .into_iter()
-            .map(|c| Field {
-                name: c.name,
-                ty: c.ty,
+            .map(|c| {
+                // Note: the analyzer types a domain column as its base type; a view column
+                // taken unchanged from a table keeps the table column's type, domain included.
+                let declared = c.source.as_ref().and_then(|s| {
+                    let rel = snapshot.relation(Some(&s.schema), &s.table)?;
+                    Some(rel.column(&s.column)?.ty.clone())
+                });
+                Field {
+                    name: c.name,
+                    ty: declared.unwrap_or(c.ty),
+                }
             })
             .collect()),
         Err(diags) => Err(diags.first().map_or_else(
@@ -37,7 +45,8 @@ pub fn import_ddl(files: &[(String, String)]) -> (Snapshot, Vec<DdlWarning>) {
 mod tests {
     #[test]
     fn views_get_their_columns_as_of_their_creation() {
-        let sql = "CREATE TABLE harbors (id int PRIMARY KEY, name text NOT NULL);\n\
+        let sql = "CREATE DOMAIN code AS int;\n\
+                   CREATE TABLE harbors (id code PRIMARY KEY, name text NOT NULL);\n\
                    CREATE VIEW named (harbor, label) AS SELECT id, upper(name) FROM harbors;\n\
                    ALTER TABLE harbors RENAME COLUMN name TO title;\n";
         let (snap, warnings) = super::import_ddl(&[("01.sql".to_owned(), sql.to_owned())]);
@@ -48,6 +57,6 @@ mod tests {
             .iter()
             .map(|c| (c.name.as_str(), c.ty.name.as_str(), c.not_null))
             .collect();
-        assert_eq!(cols, [("harbor", "int4", false), ("label", "text", false)]);
+        assert_eq!(cols, [("harbor", "code", false), ("label", "text", false)]);
     }
 }

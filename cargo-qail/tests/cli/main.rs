@@ -12,6 +12,7 @@ use qail_schema::Snapshot;
 #[path = "../../../qail-schema/tests/it/util.rs"]
 mod util;
 
+mod histories;
 mod migrate;
 
 fn qail(args: &[&str]) -> Output {

@@ -36,6 +36,31 @@ impl Importer {
         Ok(())
     }
 
+    /// `ALTER COLUMN … SET GENERATED { ALWAYS | BY DEFAULT }` on an identity column.
+    pub(crate) fn set_identity(
+        &mut self,
+        table: &ObjectName,
+        column: &sqlparser::ast::Ident,
+        always: bool,
+    ) -> Result<(), String> {
+        let idx = self.relation_of(table)?;
+        let name = ident(column);
+        let col = self.snap.relations[idx]
+            .columns
+            .iter_mut()
+            .find(|c| c.name == name)
+            .ok_or_else(|| format!("column {name} does not exist"))?;
+        if col.identity.is_none() {
+            return Err(format!("column {name} is not an identity column"));
+        }
+        col.identity = Some(if always {
+            crate::snapshot::Identity::Always
+        } else {
+            crate::snapshot::Identity::ByDefault
+        });
+        Ok(())
+    }
+
     fn alter_op(&mut self, rel: &mut Relation, op: &AlterTableOperation) -> Result<(), String> {
         match op {
             AlterTableOperation::AddColumn {

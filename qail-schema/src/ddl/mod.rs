@@ -264,6 +264,16 @@ impl Importer {
                 if_not_exists,
             } => self.partition_of(name, parent, *if_not_exists),
             Parsed::Range { name, subtype } => self.create_range(name, subtype),
+            Parsed::ResetSearchPath => {
+                self.path.clone_from(&self.snap.search_path);
+                Ok(())
+            }
+            Parsed::SetIdentity {
+                table,
+                column,
+                always,
+            } => self.set_identity(table, column, *always),
+            Parsed::NoEffect => Ok(()),
         };
         if let Err(message) = result {
             self.warn(message);

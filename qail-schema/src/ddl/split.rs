@@ -29,6 +29,17 @@ pub(crate) enum Parsed {
     },
     /// `CREATE TYPE name AS RANGE (SUBTYPE = …)`.
     Range { name: ObjectName, subtype: DataType },
+    /// `RESET search_path` or `RESET ALL`: back to the snapshot's search_path.
+    ResetSearchPath,
+    /// `ALTER TABLE name ALTER [COLUMN] column SET GENERATED { ALWAYS | BY DEFAULT }`.
+    SetIdentity {
+        table: ObjectName,
+        column: sqlparser::ast::Ident,
+        always: bool,
+    },
+    /// A statement that changes nothing a snapshot holds, which sqlparser does not parse
+    /// (`ALTER TABLE … ATTACH/DETACH PARTITION`, `RESET` of other settings).
+    NoEffect,
 }
 
 /// Clauses removed from the tokens because sqlparser does not parse them.
@@ -228,6 +239,30 @@ fn parse(mut tokens: Vec<TokenWithSpan>) -> Result<Parsed, ParserError> {
             return range(Parser::new(&dialect).with_tokens_with_locations(tokens));
         }
     }
+    if is_word(tokens.first(), Keyword::RESET) {
+        let all_or_path = matches!(tokens.get(1).map(|t| &t.token), Some(Token::Word(w))
+            if w.keyword == Keyword::ALL || w.value.eq_ignore_ascii_case("search_path"));
+        return Ok(if all_or_path {
+            Parsed::ResetSearchPath
+        } else {
+            Parsed::NoEffect
+        });
+    }
+    if is_word(tokens.first(), Keyword::ALTER) && is_word(tokens.get(1), Keyword::TABLE) {
+        // Note: a partition attached or detached stays a table of its own columns.
+        let partition = tokens.windows(2).any(|w| {
+            matches!(w.first().map(|t| &t.token), Some(Token::Word(x))
+                if x.value.eq_ignore_ascii_case("attach") || x.value.eq_ignore_ascii_case("detach"))
+                && is_word(w.get(1), Keyword::PARTITION)
+        });
+        if partition {
+            return Ok(Parsed::NoEffect);
+        }
+        if let Some(parsed) = set_identity(&tokens) {
+            return Ok(parsed);
+        }
+    }
+    take_materialized_data(&mut tokens);
     let flags = Flags {
         setof: take_setof(&mut tokens),
         not_null: take_domain_not_null(&mut tokens),
@@ -258,6 +293,56 @@ fn take_setof(tokens: &mut Vec<TokenWithSpan>) -> bool {
             true
         }
         None => false,
+    }
+}
+
+/// `ALTER TABLE [ONLY] t ALTER [COLUMN] c SET GENERATED { ALWAYS | BY DEFAULT }` alone.
+fn set_identity(tokens: &[TokenWithSpan]) -> Option<Parsed> {
+    let dialect = PostgreSqlDialect {};
+    let mut p = Parser::new(&dialect).with_tokens_with_locations(tokens.to_vec());
+    p.expect_keywords(&[Keyword::ALTER, Keyword::TABLE]).ok()?;
+    let _ = p.parse_keyword(Keyword::IF) && p.parse_keyword(Keyword::EXISTS);
+    let _ = p.parse_keyword(Keyword::ONLY);
+    let table = p.parse_object_name(false).ok()?;
+    p.expect_keyword(Keyword::ALTER).ok()?;
+    let _ = p.parse_keyword(Keyword::COLUMN);
+    let column = p.parse_identifier().ok()?;
+    p.expect_keywords(&[Keyword::SET, Keyword::GENERATED])
+        .ok()?;
+    let always = if p.parse_keyword(Keyword::ALWAYS) {
+        true
+    } else {
+        p.expect_keywords(&[Keyword::BY, Keyword::DEFAULT]).ok()?;
+        false
+    };
+    (p.peek_token().token == Token::EOF).then_some(Parsed::SetIdentity {
+        table,
+        column,
+        always,
+    })
+}
+
+/// Removes the trailing `WITH [NO] DATA` of `CREATE MATERIALIZED VIEW … AS …` (whether it is
+/// filled does not change its columns).
+fn take_materialized_data(tokens: &mut Vec<TokenWithSpan>) {
+    let matview = is_word(tokens.first(), Keyword::CREATE)
+        && tokens
+            .iter()
+            .take(4)
+            .any(|t| matches!(&t.token, Token::Word(w) if w.keyword == Keyword::MATERIALIZED));
+    if !matview {
+        return;
+    }
+    let n = tokens.len();
+    let data = |t: Option<&TokenWithSpan>| matches!(t.map(|t| &t.token), Some(Token::Word(w)) if w.value.eq_ignore_ascii_case("data"));
+    if n >= 3 && data(tokens.get(n - 1)) && is_word(tokens.get(n - 2), Keyword::WITH) {
+        tokens.truncate(n - 2);
+    } else if n >= 4
+        && data(tokens.get(n - 1))
+        && is_word(tokens.get(n - 2), Keyword::NO)
+        && is_word(tokens.get(n - 3), Keyword::WITH)
+    {
+        tokens.truncate(n - 3);
     }
 }
 
