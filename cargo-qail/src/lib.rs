@@ -6,6 +6,7 @@
 //! is `qail-schema`'s and the analysis `qail-analyzer`'s.
 
 pub mod config;
+pub mod deploy;
 pub mod lsp;
 pub mod migrate;
 pub mod report;

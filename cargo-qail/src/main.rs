@@ -93,6 +93,20 @@ enum MigrateCommand {
         #[command(flatten)]
         db: MigrateDb,
     },
+    /// Before deploying: the workspace's `qail!` queries the pending migrations break, the
+    /// deployed version's queries that fail while they run (rolling deploys), and lock and
+    /// rewrite hazards; exit 1 on a broken query.
+    Check {
+        /// The deployed git revision: its queries must survive the migrations, and without a
+        /// database its migrations directory says which ones are pending.
+        #[arg(long, value_name = "GIT_REF")]
+        deployed: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: CheckFormat,
+        #[command(flatten)]
+        db: MigrateDb,
+    },
     /// Record how a dirty migration was fixed by hand.
     Resolve {
         /// The dirty migration's version.
@@ -106,6 +120,49 @@ enum MigrateCommand {
         #[command(flatten)]
         db: MigrateDb,
     },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum CheckFormat {
+    Text,
+    Json,
+    Sarif,
+}
+
+/// `cargo qail migrate check`.
+fn deploy_check(
+    deployed: Option<String>,
+    format: CheckFormat,
+    db: MigrateDb,
+) -> Result<ExitCode, Failure> {
+    use cargo_qail::deploy::{self, Format};
+    let (source, config) = db.dir.resolve()?;
+    let config = match config {
+        Some(c) if c.migrations == source => c,
+        _ => Config {
+            manifest: std::env::current_dir()?.join("Cargo.toml"),
+            snapshot: PathBuf::from(qail_schema::snapshot::FILE_NAME),
+            migrations: source,
+        },
+    };
+    let format = match format {
+        CheckFormat::Text => Format::Text,
+        CheckFormat::Json => Format::Json,
+        CheckFormat::Sarif => Format::Sarif,
+    };
+    let options = deploy::Options {
+        config,
+        deployed,
+        database_url: db.database_url,
+        format,
+    };
+    let (findings, pending) = deploy::check(&options)?;
+    print!("{}", deploy::render(&findings, &pending, format));
+    Ok(if findings.iter().any(|f| f.breaking) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 #[derive(Args)]
@@ -162,6 +219,9 @@ impl MigrateCommand {
             MigrateCommand::Status { exit_code, db } => (db, Action::Status { exit_code }),
             MigrateCommand::Repair { db } => (db, Action::Repair),
             MigrateCommand::ImportSqlx { db } => (db, Action::ImportSqlx),
+            MigrateCommand::Check { .. } => {
+                unreachable!("`migrate check` is run by deploy_check before options are made")
+            }
             MigrateCommand::Resolve {
                 version,
                 applied,
@@ -326,6 +386,11 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
             let code = report::run(&args.into(), &mut out, &mut err);
             return Ok(ExitCode::from(code));
         }
+        Command::Migrate(MigrateCommand::Check {
+            deployed,
+            format,
+            db,
+        }) => return deploy_check(deployed, format, db),
         Command::Migrate(cmd) => {
             let (options, config) = cmd.options()?;
             let code = cargo_qail::migrate::run(&options, &mut std::io::stdout().lock())
