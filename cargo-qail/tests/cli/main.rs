@@ -12,6 +12,7 @@ use qail_schema::Snapshot;
 #[path = "../../../qail-schema/tests/it/util.rs"]
 mod util;
 
+mod deploy;
 mod histories;
 mod migrate;
 
