@@ -18,7 +18,8 @@ const AFTER_MIGRATION_RUN: &str = "QAIL_UI_AFTER_MIGRATION";
 
 /// The snapshot of `tests/ui/after-migration/migrations/`, built offline, written to a file.
 fn snapshot_from_migrations() -> std::path::PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/after-migration/migrations");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/ui/after-migration/migrations");
     let files: Vec<(String, String)> = qail_migrate::read(&dir)
         .expect("the migrations")
         .iter()
@@ -26,7 +27,8 @@ fn snapshot_from_migrations() -> std::path::PathBuf {
         .collect();
     let (snapshot, warnings) = qail_analyzer::import_ddl(&files);
     assert!(warnings.is_empty(), "{warnings:?}");
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("after-migration.schema.json");
+    let path =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("after-migration.schema.json");
     snapshot.save(&path).expect("snapshot written");
     path
 }

@@ -214,3 +214,39 @@ fn a_clean_expand_and_contract_pair_passes() {
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     std::fs::remove_dir_all(&dir).expect("cleaned up");
 }
+
+/// With a database, the pending migrations are those its history lacks.
+#[tokio::test]
+async fn with_a_database_pending_means_not_in_its_history() {
+    let name = format!("qail_cli_deploy_{}", std::process::id());
+    drop(super::util::scratch_db(&name).await);
+    let url = super::util::url_for(&name);
+    let dir = repo("database", &[("src/profile.rs", PROFILE)]);
+    let qail = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_cargo-qail"))
+            .args(args)
+            .current_dir(&dir)
+            .env("DATABASE_URL", &url)
+            .output()
+            .expect("run cargo-qail")
+    };
+    let out = qail(&["qail", "migrate", "run"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    write(
+        &dir,
+        "migrations/0002_drop_nickname.sql",
+        "ALTER TABLE users DROP COLUMN nickname;\n",
+    );
+    let out = qail(&["qail", "migrate", "check"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("src/profile.rs:2:27: this query fails against the schema after the pending migrations (migration 0002_drop_nickname.sql")
+            && stdout.contains("migrate check (not in the database's history): 1 error, 0 warnings"),
+        "{stdout}"
+    );
+    // `migrate run` rebuilt the configured snapshot too.
+    let snapshot = std::fs::read_to_string(dir.join("qail.schema.json")).expect("the snapshot");
+    assert!(snapshot.contains("\"nickname\""), "{snapshot}");
+    std::fs::remove_dir_all(&dir).expect("cleaned up");
+}

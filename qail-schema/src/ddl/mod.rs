@@ -17,7 +17,7 @@
 //!   snapshots treat them loosely: see [`crate::diff::loose_expr`].
 //! - View and materialized view columns need the analyzer to be typed, which sits above this
 //!   crate: [`from_sql_with_views`] takes the function that types a view's query (qail-analyzer's
-//!   `complete_view`) and calls it at each `CREATE VIEW` with the snapshot as it stands then;
+//!   `view_columns`) and calls it at each `CREATE VIEW` with the snapshot as it stands then;
 //!   [`from_sql`] records views with no columns, and a warning says so. View columns are
 //!   nullable, as `schema pull` reads them.
 //! - Sequences are recorded as relations (`last_value`, `log_cnt`, `is_called`): those of
