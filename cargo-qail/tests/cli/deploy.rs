@@ -241,7 +241,7 @@ async fn with_a_database_pending_means_not_in_its_history() {
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
     assert!(
-        stdout.contains("src/profile.rs:2:27: this query fails against the schema after the pending migrations (migration 0002_drop_nickname.sql")
+        stdout.contains("src/profile.rs:2:29: this query fails against the schema after the pending migrations (migration 0002_drop_nickname.sql")
             && stdout.contains("migrate check (not in the database's history): 1 error, 0 warnings"),
         "{stdout}"
     );
