@@ -574,7 +574,7 @@ fn report(a: &Snapshot, b: &Snapshot, title: &str, hint: &str) -> ExitCode {
 }
 
 fn from_sql(paths: &[PathBuf], out: &PathBuf) -> Result<ExitCode, Failure> {
-    let (mut snap, warnings) = qail_schema::ddl::from_paths(paths)?;
+    let (mut snap, warnings) = qail_analyzer::import_ddl(&qail_schema::ddl::read_paths(paths)?);
     let dir = out.parent().filter(|d| !d.as_os_str().is_empty());
     qail_schema::ddl::relative_to(&mut snap, dir.unwrap_or(std::path::Path::new(".")));
     for w in &warnings {

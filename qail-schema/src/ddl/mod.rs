@@ -139,6 +139,12 @@ fn import(
 /// Reads `.sql` files from `paths` (files, or directories whose `.sql` files are taken in name
 /// order) and imports them with [`from_sql`].
 pub fn from_paths(paths: &[PathBuf]) -> std::io::Result<(Snapshot, Vec<DdlWarning>)> {
+    Ok(from_sql(&read_paths(paths)?))
+}
+
+/// The `(file name, text)` of the `.sql` files of `paths` (files, or directories whose `.sql`
+/// files are taken in name order), for [`from_sql`] or [`from_sql_with_views`].
+pub fn read_paths(paths: &[PathBuf]) -> std::io::Result<Vec<(String, String)>> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -154,7 +160,7 @@ pub fn from_paths(paths: &[PathBuf]) -> std::io::Result<(Snapshot, Vec<DdlWarnin
             files.push(read(p)?);
         }
     }
-    Ok(from_sql(&files))
+    Ok(files)
 }
 
 fn read(path: &Path) -> std::io::Result<(String, String)> {
