@@ -5,6 +5,9 @@
 //! This is the only qail crate that knows clap or the language server protocol; the snapshot
 //! is `qail-schema`'s and the analysis `qail-analyzer`'s.
 
+pub mod config;
+pub mod deploy;
 pub mod lsp;
 pub mod migrate;
 pub mod report;
+pub mod schema;

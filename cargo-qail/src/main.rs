@@ -4,12 +4,14 @@
 //! `qail` as the first argument) or directly as `cargo-qail …`.
 //!
 //! Exit status: 0 on success (`lsp`: after the client's `exit`), 1 when `schema check`/`schema diff` find differences,
+//! `migrate check` finds a breaking change,
 //! `analyze` rejects a statement or `migrate status --exit-code` finds a migration pending,
 //! edited, running or dirty, 2 on errors.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use cargo_qail::config::Config;
 use cargo_qail::report;
 use clap::{Args, Parser, Subcommand};
 use qail_schema::Snapshot;
@@ -91,6 +93,20 @@ enum MigrateCommand {
         #[command(flatten)]
         db: MigrateDb,
     },
+    /// Before deploying: the workspace's `qail!` queries the pending migrations break, the
+    /// deployed version's queries that fail while they run (rolling deploys), and lock and
+    /// rewrite hazards; exit 1 on a broken query.
+    Check {
+        /// The deployed git revision: its queries must survive the migrations, and without a
+        /// database its migrations directory says which ones are pending.
+        #[arg(long, value_name = "GIT_REF")]
+        deployed: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: CheckFormat,
+        #[command(flatten)]
+        db: MigrateDb,
+    },
     /// Record how a dirty migration was fixed by hand.
     Resolve {
         /// The dirty migration's version.
@@ -106,11 +122,68 @@ enum MigrateCommand {
     },
 }
 
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum CheckFormat {
+    Text,
+    Json,
+    Sarif,
+}
+
+/// `cargo qail migrate check`.
+fn deploy_check(
+    deployed: Option<String>,
+    format: CheckFormat,
+    db: MigrateDb,
+) -> Result<ExitCode, Failure> {
+    use cargo_qail::deploy::{self, Format};
+    let (source, config) = db.dir.resolve()?;
+    let config = match config {
+        Some(c) if c.migrations == source => c,
+        _ => Config {
+            manifest: std::env::current_dir()?.join("Cargo.toml"),
+            snapshot: PathBuf::from(qail_schema::snapshot::FILE_NAME),
+            migrations: source,
+        },
+    };
+    let format = match format {
+        CheckFormat::Text => Format::Text,
+        CheckFormat::Json => Format::Json,
+        CheckFormat::Sarif => Format::Sarif,
+    };
+    let options = deploy::Options {
+        config,
+        deployed,
+        database_url: db.database_url,
+        format,
+    };
+    let (findings, pending) = deploy::check(&options)?;
+    print!("{}", deploy::render(&findings, &pending, format));
+    Ok(if findings.iter().any(|f| f.breaking) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 #[derive(Args)]
 struct SourceArg {
-    /// The migrations directory.
-    #[arg(long, default_value = "migrations")]
-    source: PathBuf,
+    /// The migrations directory [default: metadata.qail.migrations of the nearest Cargo.toml
+    /// that has it, else `migrations`].
+    #[arg(long)]
+    source: Option<PathBuf>,
+}
+
+impl SourceArg {
+    /// The directory, and the configuration when the project derives its snapshot from it.
+    fn resolve(self) -> Result<(PathBuf, Option<Config>), Failure> {
+        let config = Config::find(Path::new("."))?;
+        let dir = match (self.source, &config) {
+            (Some(dir), _) => dir,
+            (None, Some(c)) => c.migrations.clone(),
+            (None, None) => PathBuf::from("migrations"),
+        };
+        Ok((dir, config))
+    }
 }
 
 #[derive(Args)]
@@ -124,7 +197,7 @@ struct MigrateDb {
 }
 
 impl MigrateCommand {
-    fn options(self) -> cargo_qail::migrate::Options {
+    fn options(self) -> Result<(cargo_qail::migrate::Options, Option<Config>), Failure> {
         use cargo_qail::migrate::{Action, Options};
         let (db, action) = match self {
             MigrateCommand::Add {
@@ -133,17 +206,22 @@ impl MigrateCommand {
                 dir,
             } => {
                 let action = Action::Add { name, reversible };
-                return Options {
-                    source: dir.source,
+                let (source, config) = dir.resolve()?;
+                let options = Options {
+                    source,
                     database_url: None,
                     action,
                 };
+                return Ok((options, config));
             }
             MigrateCommand::Run { target, db } => (db, Action::Run { target }),
             MigrateCommand::Revert { target, db } => (db, Action::Revert { target }),
             MigrateCommand::Status { exit_code, db } => (db, Action::Status { exit_code }),
             MigrateCommand::Repair { db } => (db, Action::Repair),
             MigrateCommand::ImportSqlx { db } => (db, Action::ImportSqlx),
+            MigrateCommand::Check { .. } => {
+                unreachable!("`migrate check` is run by deploy_check before options are made")
+            }
             MigrateCommand::Resolve {
                 version,
                 applied,
@@ -164,11 +242,13 @@ impl MigrateCommand {
                 )
             }
         };
-        Options {
-            source: db.dir.source,
+        let (source, config) = db.dir.resolve()?;
+        let options = Options {
+            source,
             database_url: db.database_url,
             action,
-        }
+        };
+        Ok((options, config))
     }
 }
 
@@ -222,13 +302,27 @@ enum SchemaCommand {
         #[arg(long, default_value = "qail.schema.json")]
         out: PathBuf,
     },
-    /// Compare the snapshot file with a live database; exit 1 with the differences (for CI).
+    /// Check the snapshot file; exit 1 with the differences (for CI). With a migrations
+    /// directory configured (metadata.qail.migrations in Cargo.toml): the file must equal the
+    /// snapshot the migrations build offline and, when a database is given, what `schema
+    /// pull` reads after the migrations run in a scratch database on that server. Without:
+    /// the file must equal the database.
     Check {
         #[command(flatten)]
         db: DbArgs,
-        /// The snapshot file to check.
-        #[arg(long, default_value = "qail.schema.json")]
-        snapshot: PathBuf,
+        /// The snapshot file to check [default: the configured one, else qail.schema.json].
+        #[arg(long)]
+        snapshot: Option<PathBuf>,
+    },
+    /// Build the snapshot from the migrations directory, without a database: each migration's
+    /// (up) script imported in version order.
+    Build {
+        /// The migrations directory [default: metadata.qail.migrations in Cargo.toml].
+        #[arg(long)]
+        source: Option<PathBuf>,
+        /// Where to write the snapshot [default: the configured one, else qail.schema.json].
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Show the differences between two snapshot files; exit 1 when they differ.
     Diff {
@@ -292,9 +386,26 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
             let code = report::run(&args.into(), &mut out, &mut err);
             return Ok(ExitCode::from(code));
         }
+        Command::Migrate(MigrateCommand::Check {
+            deployed,
+            format,
+            db,
+        }) => return deploy_check(deployed, format, db),
         Command::Migrate(cmd) => {
-            let code = cargo_qail::migrate::run(&cmd.options(), &mut std::io::stdout().lock())
+            let (options, config) = cmd.options()?;
+            let code = cargo_qail::migrate::run(&options, &mut std::io::stdout().lock())
                 .map_err(Failure)?;
+            let changes_schema = matches!(
+                options.action,
+                cargo_qail::migrate::Action::Add { .. } | cargo_qail::migrate::Action::Run { .. }
+            );
+            // The snapshot follows the migrations wherever the project says it derives from
+            // them.
+            if let Some(config) =
+                config.filter(|c| changes_schema && c.migrations == options.source)
+            {
+                write_build(&config.migrations, &config.snapshot)?;
+            }
             return Ok(ExitCode::from(code));
         }
         Command::Lsp { snapshot } => {
@@ -304,7 +415,30 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
     };
     match cmd {
         SchemaCommand::Pull { db, out } => pull(&db, &out),
-        SchemaCommand::Check { db, snapshot } => check(&db, &snapshot),
+        SchemaCommand::Check { db, snapshot } => match Config::find(Path::new("."))? {
+            Some(config) => check_migrations(&db, &config, snapshot),
+            None => check(
+                &db,
+                &snapshot.unwrap_or_else(|| qail_schema::snapshot::FILE_NAME.into()),
+            ),
+        },
+        SchemaCommand::Build { source, out } => {
+            let config = Config::find(Path::new("."))?;
+            let dir = source
+                .or_else(|| config.as_ref().map(|c| c.migrations.clone()))
+                .ok_or_else(|| {
+                    Failure(
+                        "no migrations directory configured: add `[package.metadata.qail]` with \
+                     `migrations = \"migrations\"` to Cargo.toml, or pass --source"
+                            .to_owned(),
+                    )
+                })?;
+            let out = out
+                .or_else(|| config.map(|c| c.snapshot))
+                .unwrap_or_else(|| qail_schema::snapshot::FILE_NAME.into());
+            write_build(&dir, &out)?;
+            Ok(ExitCode::SUCCESS)
+        }
         SchemaCommand::Diff { old, new } => {
             let (a, b) = (Snapshot::load(&old)?, Snapshot::load(&new)?);
             Ok(report(
@@ -336,6 +470,80 @@ fn pull(db: &DbArgs, out: &PathBuf) -> Result<ExitCode, Failure> {
         snap.schemas.join(", ")
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Builds the snapshot of the migrations in `dir` and writes it to `out`, with the importer's
+/// warnings on standard error.
+fn write_build(dir: &Path, out: &Path) -> Result<(), Failure> {
+    let (snap, warnings) = cargo_qail::schema::build(dir, out)?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    snap.save(out)?;
+    println!(
+        "wrote {} from {}: {} relations, {} types, {} functions ({} warning{})",
+        out.display(),
+        dir.display(),
+        snap.relations.len(),
+        snap.types.len(),
+        snap.functions.len(),
+        warnings.len(),
+        if warnings.len() == 1 { "" } else { "s" }
+    );
+    Ok(())
+}
+
+/// `schema check` of a project whose snapshot derives from its migrations.
+fn check_migrations(
+    db: &DbArgs,
+    config: &Config,
+    snapshot: Option<PathBuf>,
+) -> Result<ExitCode, Failure> {
+    let path = snapshot.unwrap_or_else(|| config.snapshot.clone());
+    let file = Snapshot::load(&path)?;
+    let (built, warnings) = cargo_qail::schema::build(&config.migrations, &path)?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    let dir = config.migrations.display();
+    let title = format!(
+        "{} differs from the snapshot the migrations in {dir} build",
+        path.display()
+    );
+    let mut code = report(
+        &file,
+        &built,
+        &title,
+        "run `cargo qail schema build` and commit the result",
+    );
+    if code == ExitCode::SUCCESS {
+        println!("{} matches the migrations in {dir}", path.display());
+    }
+    let url = db
+        .database_url
+        .clone()
+        .or_else(|| std::env::var("DATABASE_URL").ok());
+    let Some(url) = url else {
+        println!("no DATABASE_URL: the migrations were not applied to a server");
+        return Ok(code);
+    };
+    let live = cargo_qail::schema::pull_after_migrations(&config.migrations, &url)?;
+    let title = format!(
+        "{} differs from what `schema pull` reads after the migrations run on the server",
+        path.display()
+    );
+    let hint = "the offline import and PostgreSQL disagree: rewrite the statement the import \
+                warns about, or report the difference";
+    let live_code = report(&file, &live, &title, hint);
+    if live_code == ExitCode::SUCCESS {
+        println!(
+            "{} matches the migrations applied to the server",
+            path.display()
+        );
+    } else {
+        code = live_code;
+    }
+    Ok(code)
 }
 
 fn check(db: &DbArgs, path: &PathBuf) -> Result<ExitCode, Failure> {
@@ -372,7 +580,7 @@ fn report(a: &Snapshot, b: &Snapshot, title: &str, hint: &str) -> ExitCode {
 }
 
 fn from_sql(paths: &[PathBuf], out: &PathBuf) -> Result<ExitCode, Failure> {
-    let (mut snap, warnings) = qail_schema::ddl::from_paths(paths)?;
+    let (mut snap, warnings) = qail_analyzer::import_ddl(&qail_schema::ddl::read_paths(paths)?);
     let dir = out.parent().filter(|d| !d.as_os_str().is_empty());
     qail_schema::ddl::relative_to(&mut snap, dir.unwrap_or(std::path::Path::new(".")));
     for w in &warnings {

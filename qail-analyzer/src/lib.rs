@@ -51,6 +51,7 @@ mod rewrite;
 pub mod rust_type;
 mod scope;
 mod types;
+mod views;
 
 use std::ops::Range;
 
@@ -60,6 +61,7 @@ use sqlparser::parser::Parser;
 pub use diag::{Diagnostic, render};
 pub use types::shape::{Shape, ShapeField, is_json};
 pub use types::type_oid;
+pub use views::{import_ddl, view_columns};
 
 use qail_schema::snapshot::{Snapshot, TypeRef};
 

@@ -41,7 +41,10 @@ mod rust_source;
 mod rust_type;
 mod scan;
 mod server;
+mod sources;
 mod text;
+
+pub use sources::{Rejected, rejected};
 
 use std::path::PathBuf;
 

@@ -12,6 +12,8 @@ use qail_schema::Snapshot;
 #[path = "../../../qail-schema/tests/it/util.rs"]
 mod util;
 
+mod deploy;
+mod histories;
 mod migrate;
 
 fn qail(args: &[&str]) -> Output {

@@ -30,8 +30,34 @@ impl Importer {
         if (old_schema.as_str(), old_name.as_str()) != (rel.schema.as_str(), rel.name.as_str()) {
             self.rename_references(&old_schema, &old_name, &rel.name);
             self.rename_key_table(&old_schema, &old_name, &rel.name);
+            self.rename_owner(&old_schema, &old_name, &rel.name);
         }
         self.snap.relations[idx] = rel;
+        Ok(())
+    }
+
+    /// `ALTER COLUMN … SET GENERATED { ALWAYS | BY DEFAULT }` on an identity column.
+    pub(crate) fn set_identity(
+        &mut self,
+        table: &ObjectName,
+        column: &sqlparser::ast::Ident,
+        always: bool,
+    ) -> Result<(), String> {
+        let idx = self.relation_of(table)?;
+        let name = ident(column);
+        let col = self.snap.relations[idx]
+            .columns
+            .iter_mut()
+            .find(|c| c.name == name)
+            .ok_or_else(|| format!("column {name} does not exist"))?;
+        if col.identity.is_none() {
+            return Err(format!("column {name} is not an identity column"));
+        }
+        col.identity = Some(if always {
+            crate::snapshot::Identity::Always
+        } else {
+            crate::snapshot::Identity::ByDefault
+        });
         Ok(())
     }
 
@@ -60,7 +86,12 @@ impl Importer {
             AlterTableOperation::RenameColumn {
                 old_column_name,
                 new_column_name,
-            } => rename_column(rel, &ident(old_column_name), &ident(new_column_name)),
+            } => {
+                let (old, new) = (ident(old_column_name), ident(new_column_name));
+                rename_column(rel, &old, &new)?;
+                self.rename_owner_column(&rel.schema, &rel.name, &old, &new);
+                Ok(())
+            }
             AlterTableOperation::RenameTable { table_name } => {
                 let (RenameTableNameKind::To(n) | RenameTableNameKind::As(n)) = table_name;
                 rel.name = split_name(n)?.1;

@@ -15,28 +15,39 @@
 //! - Defaults and generation expressions are kept as sqlparser prints them, which is not always
 //!   how PostgreSQL's `pg_get_expr` prints them (`'a'` vs `'a'::text`). Comparisons of
 //!   snapshots treat them loosely: see [`crate::diff::loose_expr`].
-//! - View and materialized view columns need the analyzer to be typed: such relations are
-//!   recorded with no columns, and a warning says so.
+//! - View and materialized view columns need the analyzer to be typed, which sits above this
+//!   crate: [`from_sql_with_views`] takes the function that types a view's query (qail-analyzer's
+//!   `view_columns`) and calls it at each `CREATE VIEW` with the snapshot as it stands then;
+//!   [`from_sql`] records views with no columns, and a warning says so. View columns are
+//!   nullable, as `schema pull` reads them.
+//! - Sequences are recorded as relations (`last_value`, `log_cnt`, `is_called`): those of
+//!   `CREATE SEQUENCE` and those PostgreSQL creates for `serial` and identity columns (named
+//!   `<table>_<column>_seq`, dropped with their column or table, kept on renames).
+//! - `DO $$ BEGIN …; …; END $$` whose body is a straight list of plain statements (optionally
+//!   ending with `EXCEPTION WHEN … THEN NULL`) has those statements imported; any other `DO`
+//!   body is reported by file and line.
 //! - A `UNIQUE` constraint on exactly the primary key columns is dropped (PostgreSQL does the
 //!   same when it creates the table).
 //!
 //! # Limits
 //!
 //! - Forms sqlparser 0.59 does not parse are reported and skipped: `ALTER TABLE … SET
-//!   SCHEMA`, `LIKE … INCLUDING …`, `DO` blocks, `CREATE AGGREGATE`, among others.
+//!   SCHEMA`, `LIKE … INCLUDING …`, `CREATE AGGREGATE`, `DO` blocks with control flow,
+//!   among others.
 //!   `PARTITION OF`, `AS RANGE`, `RETURNS SETOF`, `VARIADIC` and domain `NOT NULL` are
 //!   recognized here.
-//! - `CREATE TABLE … AS` and views are recorded without columns, with a warning.
+//! - `CREATE TABLE … AS` is recorded without columns, with a warning.
 //! - `(LIKE t)` copies NOT NULL also where it came from a `CHECK (c IS NOT NULL)` of `t`
 //!   (PostgreSQL copies only declared NOT NULL without `INCLUDING CONSTRAINTS`).
 //! - Dropping a CHECK constraint does not undo the NOT NULL a `CHECK (c IS NOT NULL)` gave.
-//! - Sequences are not imported (a pulled snapshot has them); triggers, policies, privileges
-//!   and comments are not part of a snapshot.
+//! - `ALTER SEQUENCE … RENAME` is not followed; triggers, policies, privileges and comments
+//!   are not part of a snapshot.
 
 mod alter;
 mod keys;
 mod names;
 mod objects;
+mod sequences;
 mod sources;
 mod split;
 mod table;
@@ -46,7 +57,7 @@ use std::path::{Path, PathBuf};
 
 use sqlparser::ast::Statement;
 
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Field, Snapshot};
 use split::{Flags, Parsed};
 
 pub use sources::relative_to;
@@ -82,8 +93,30 @@ impl fmt::Display for DdlWarning {
 /// Builds a snapshot from DDL scripts given as `(file name, text)`, applied in the given order.
 ///
 /// The snapshot's search_path is `public`; `SET search_path` in a script changes how later
-/// statements resolve unqualified names, as in a session.
+/// statements resolve unqualified names, as in a session. Views are recorded without columns
+/// (see [`from_sql_with_views`]).
 pub fn from_sql(files: &[(String, String)]) -> (Snapshot, Vec<DdlWarning>) {
+    import(files, None)
+}
+
+/// Types a view's query (its `SELECT` as text) against the snapshot as it stands when the view
+/// is created: the view's columns in order, or why they cannot be known.
+pub type ViewTyper<'a> = dyn FnMut(&Snapshot, &str) -> Result<Vec<Field>, String> + 'a;
+
+/// [`from_sql`], with each view's and materialized view's columns from `typer` (qail-analyzer
+/// provides one: this crate sits below the analyzer). The snapshot handed to `typer` has the
+/// search_path in effect at the `CREATE VIEW`.
+pub fn from_sql_with_views(
+    files: &[(String, String)],
+    typer: &mut ViewTyper<'_>,
+) -> (Snapshot, Vec<DdlWarning>) {
+    import(files, Some(typer))
+}
+
+fn import(
+    files: &[(String, String)],
+    mut typer: Option<&mut ViewTyper<'_>>,
+) -> (Snapshot, Vec<DdlWarning>) {
     let mut imp = Importer::new();
     for (name, text) in files {
         imp.file.clone_from(name);
@@ -93,6 +126,10 @@ pub fn from_sql(files: &[(String, String)]) -> (Snapshot, Vec<DdlWarning>) {
                 Ok(s) => imp.apply(&s),
                 Err(e) => imp.warn(e),
             }
+            if let Some(view) = imp.pending_view.take() {
+                imp.type_view(view, typer.as_deref_mut());
+            }
+            imp.sync_sequences();
             imp.sources.record(&imp.snap, name, text, stmt.line);
         }
     }
@@ -102,6 +139,12 @@ pub fn from_sql(files: &[(String, String)]) -> (Snapshot, Vec<DdlWarning>) {
 /// Reads `.sql` files from `paths` (files, or directories whose `.sql` files are taken in name
 /// order) and imports them with [`from_sql`].
 pub fn from_paths(paths: &[PathBuf]) -> std::io::Result<(Snapshot, Vec<DdlWarning>)> {
+    Ok(from_sql(&read_paths(paths)?))
+}
+
+/// The `(file name, text)` of the `.sql` files of `paths` (files, or directories whose `.sql`
+/// files are taken in name order), for [`from_sql`] or [`from_sql_with_views`].
+pub fn read_paths(paths: &[PathBuf]) -> std::io::Result<Vec<(String, String)>> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -117,7 +160,7 @@ pub fn from_paths(paths: &[PathBuf]) -> std::io::Result<(Snapshot, Vec<DdlWarnin
             files.push(read(p)?);
         }
     }
-    Ok(from_sql(&files))
+    Ok(files)
 }
 
 fn read(path: &Path) -> std::io::Result<(String, String)> {
@@ -134,6 +177,10 @@ pub(crate) struct Importer {
     pub(crate) path: Vec<String>,
     /// Names of keys, for later `DROP CONSTRAINT`/`DROP INDEX`.
     keys: Vec<keys::NamedKey>,
+    /// Sequences PostgreSQL created for serial and identity columns.
+    owned: Vec<sequences::Owned>,
+    /// The view the last statement created, for its columns to be typed.
+    pending_view: Option<PendingView>,
     warnings: Vec<DdlWarning>,
     sources: sources::Recorder,
     file: String,
@@ -148,6 +195,8 @@ impl Importer {
             snap,
             path: vec!["public".to_owned()],
             keys: Vec::new(),
+            owned: Vec::new(),
+            pending_view: None,
             warnings: Vec::new(),
             sources: sources::Recorder::default(),
             file: String::new(),
@@ -163,6 +212,55 @@ impl Importer {
         });
     }
 
+    /// Fills in the columns of the view the last statement created, or says why it cannot.
+    fn type_view(&mut self, view: PendingView, typer: Option<&mut ViewTyper<'_>>) {
+        let what = if view.materialized {
+            "materialized view"
+        } else {
+            "view"
+        };
+        let (schema, name) = (view.schema, view.name);
+        let Some(typer) = typer else {
+            self.warn(format!(
+                "{what} {schema}.{name} is recorded without columns (this import does not type \
+                 view queries), so queries on it cannot be checked: build the snapshot with \
+                 `cargo qail schema build` or pull it with `cargo qail schema pull`"
+            ));
+            return;
+        };
+        let saved = std::mem::replace(&mut self.snap.search_path, self.path.clone());
+        let typed = typer(&self.snap, &view.query);
+        self.snap.search_path = saved;
+        let mut fields = match typed {
+            Ok(fields) => fields,
+            Err(e) => {
+                self.warn(format!(
+                    "{what} {schema}.{name}: its query cannot be typed ({e}); it is recorded \
+                     without columns: fix the query, or pull the snapshot with `cargo qail \
+                     schema pull`"
+                ));
+                return;
+            }
+        };
+        for (f, alias) in fields.iter_mut().zip(&view.aliases) {
+            f.name.clone_from(alias);
+        }
+        let Some(i) = self.relation_index(Some(&schema), &name) else {
+            return;
+        };
+        self.snap.relations[i].columns = fields
+            .into_iter()
+            .map(|f| crate::snapshot::Column {
+                name: f.name,
+                ty: f.ty,
+                not_null: false,
+                default: None,
+                identity: None,
+                generated: None,
+            })
+            .collect();
+    }
+
     fn apply(&mut self, parsed: &Parsed) {
         let result = match parsed {
             Parsed::Sql(stmt, flags) => self.apply_sql(stmt, *flags),
@@ -172,6 +270,16 @@ impl Importer {
                 if_not_exists,
             } => self.partition_of(name, parent, *if_not_exists),
             Parsed::Range { name, subtype } => self.create_range(name, subtype),
+            Parsed::ResetSearchPath => {
+                self.path.clone_from(&self.snap.search_path);
+                Ok(())
+            }
+            Parsed::SetIdentity {
+                table,
+                column,
+                always,
+            } => self.set_identity(table, column, *always),
+            Parsed::NoEffect => Ok(()),
         };
         if let Err(message) = result {
             self.warn(message);
@@ -245,6 +353,17 @@ impl Importer {
         }
         Ok(())
     }
+}
+
+/// A view created by the last statement, waiting for its columns.
+pub(crate) struct PendingView {
+    schema: String,
+    name: String,
+    materialized: bool,
+    /// Its `SELECT`, as sqlparser prints it.
+    query: String,
+    /// The column names given after the view's name, if any.
+    aliases: Vec<String>,
 }
 
 #[cfg(test)]

@@ -24,8 +24,25 @@ impl Importer {
                 materialized,
                 or_replace,
                 if_not_exists,
+                columns,
+                query,
                 ..
-            } => self.create_view(name, *materialized, *or_replace || *if_not_exists),
+            } => {
+                let view = self.create_view(name, *materialized, *or_replace || *if_not_exists)?;
+                self.pending_view = view.map(|(schema, name)| super::PendingView {
+                    schema,
+                    name,
+                    materialized: *materialized,
+                    query: query.to_string(),
+                    aliases: columns.iter().map(|c| ident(&c.name)).collect(),
+                });
+                Ok(())
+            }
+            Statement::CreateSequence {
+                name,
+                if_not_exists,
+                ..
+            } => self.create_sequence(name, *if_not_exists),
             Statement::CreateIndex(ix) => self.create_index(ix),
             Statement::CreateType {
                 name,
@@ -93,12 +110,14 @@ impl Importer {
         });
     }
 
+    /// Records the view without columns and returns its name, for its columns to be typed
+    /// next; `None` when `CREATE … IF NOT EXISTS` found it there.
     fn create_view(
         &mut self,
         name: &ObjectName,
         materialized: bool,
         replace: bool,
-    ) -> Result<(), String> {
+    ) -> Result<Option<(String, String)>, String> {
         let (schema, name) = split_name(name)?;
         let schema = self.creation_schema(schema);
         if let Some(i) = self.relation_index(Some(&schema), &name) {
@@ -114,26 +133,16 @@ impl Importer {
         } else {
             RelationKind::View
         };
-        let what = if materialized {
-            "materialized view"
-        } else {
-            "view"
-        };
-        let message = format!(
-            "{what} {schema}.{name}: view columns need the analyzer (not yet available); it is \
-             recorded without columns, so queries on it cannot be checked: pull the schema from \
-             a database with `cargo qail schema pull` to get its columns"
-        );
         self.snap.relations.push(Relation {
-            schema,
-            name,
+            schema: schema.clone(),
+            name: name.clone(),
             kind,
             columns: Vec::new(),
             primary_key: Vec::new(),
             unique: Vec::new(),
             foreign_keys: Vec::new(),
         });
-        Err(message)
+        Ok(Some((schema, name)))
     }
 
     /// A unique index without predicate or expressions acts as a unique constraint.
@@ -364,17 +373,18 @@ impl Importer {
 
     fn drop(&mut self, kind: ObjectType, n: &ObjectName, if_exists: bool) -> Result<(), String> {
         match kind {
-            ObjectType::Table | ObjectType::View | ObjectType::MaterializedView => {
-                match self.relation_of(n) {
-                    Ok(i) => {
-                        let gone = self.snap.relations.remove(i);
-                        self.drop_references(|s, t| s == gone.schema && t == gone.name);
-                        Ok(())
-                    }
-                    Err(_) if if_exists => Ok(()),
-                    Err(e) => Err(e),
+            ObjectType::Table
+            | ObjectType::View
+            | ObjectType::MaterializedView
+            | ObjectType::Sequence => match self.relation_of(n) {
+                Ok(i) => {
+                    let gone = self.snap.relations.remove(i);
+                    self.drop_references(|s, t| s == gone.schema && t == gone.name);
+                    Ok(())
                 }
-            }
+                Err(_) if if_exists => Ok(()),
+                Err(e) => Err(e),
+            },
             ObjectType::Type => self.drop_type(n, if_exists),
             ObjectType::Index => self.drop_index(n),
             ObjectType::Schema => {

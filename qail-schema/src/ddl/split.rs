@@ -29,6 +29,17 @@ pub(crate) enum Parsed {
     },
     /// `CREATE TYPE name AS RANGE (SUBTYPE = …)`.
     Range { name: ObjectName, subtype: DataType },
+    /// `RESET search_path` or `RESET ALL`: back to the snapshot's search_path.
+    ResetSearchPath,
+    /// `ALTER TABLE name ALTER [COLUMN] column SET GENERATED { ALWAYS | BY DEFAULT }`.
+    SetIdentity {
+        table: ObjectName,
+        column: sqlparser::ast::Ident,
+        always: bool,
+    },
+    /// A statement that changes nothing a snapshot holds, which sqlparser does not parse
+    /// (`ALTER TABLE … ATTACH/DETACH PARTITION`, `RESET` of other settings).
+    NoEffect,
 }
 
 /// Clauses removed from the tokens because sqlparser does not parse them.
@@ -52,6 +63,28 @@ pub(crate) fn statements(text: &str) -> Vec<Stmt> {
     for piece in crate::script::split(text) {
         let before = &text[..piece.range.start];
         let lines_before = u64::try_from(before.matches('\n').count()).unwrap_or(u64::MAX);
+        if let Some(block) = do_block(&text[piece.range.clone()]) {
+            let line = lines_before + 1;
+            match block {
+                Ok(body) => {
+                    // The body's statements, numbered by the lines of the whole file.
+                    let offset = piece.range.start + body.start;
+                    let newlines = text[..offset].matches('\n').count();
+                    let body = &text[offset..piece.range.start + body.end];
+                    let padded = format!("{}{body}", "\n".repeat(newlines));
+                    out.extend(statements(&padded));
+                }
+                Err(why) => out.push(Stmt {
+                    line,
+                    parsed: Err(format!(
+                        "DO block skipped: {why}; the snapshot will lack its effect: write its \
+                         statements outside the DO block, or pull from a database with `cargo \
+                         qail schema pull`"
+                    )),
+                }),
+            }
+            continue;
+        }
         // Note: the first token's column is off on a statement's first line (the tokenizer
         // starts at column 1 there); only lines are reported.
         match Tokenizer::new(&dialect, &text[piece.range]).tokenize_with_location() {
@@ -79,6 +112,88 @@ pub(crate) fn statements(text: &str) -> Vec<Stmt> {
         }
     }
     out
+}
+
+/// A `DO` statement's body: `Some(Ok(range))` of the plain statements it holds (within
+/// `stmt`) when it is a straight list `BEGIN …; …; END`, optionally ending with `EXCEPTION WHEN
+/// … THEN NULL` (the idiom that makes a migration re-runnable); `Some(Err(why))` for any other
+/// body; `None` when `stmt` is not a `DO`.
+fn do_block(stmt: &str) -> Option<Result<std::ops::Range<usize>, String>> {
+    let rest = stmt
+        .get(2..)
+        .filter(|_| stmt[..2].eq_ignore_ascii_case("do"))?;
+    if !rest.starts_with(|c: char| c.is_whitespace() || c == '$') {
+        return None;
+    }
+    let open = stmt.find('$')?;
+    let Some(close) = crate::script::lex::dollar_quote_end(stmt, open) else {
+        return Some(Err("its body is not a dollar-quoted string".to_owned()));
+    };
+    let tag_len = stmt[open + 1..].find('$').map_or(1, |n| n + 2);
+    let (start, end) = (
+        open + tag_len,
+        close.saturating_sub(tag_len).max(open + tag_len),
+    );
+    let body = &stmt[start..end];
+    let language = stmt[close..].trim().to_lowercase();
+    if !(language.is_empty() || language == "language plpgsql" || language == "language 'plpgsql'")
+    {
+        return Some(Err(format!("its language is not plpgsql ({language})")));
+    }
+    let words = |t: &str| -> Vec<String> { t.split_whitespace().map(str::to_lowercase).collect() };
+    let trimmed = body.trim_start();
+    let lead = body.len() - trimmed.len();
+    let first = trimmed
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    if first != "begin" {
+        return Some(Err(format!(
+            "its body starts with {first} (variables or a label), not a straight list BEGIN …; END"
+        )));
+    }
+    let inner_start = start + lead + "begin".len();
+    let pieces = crate::script::split(&stmt[inner_start..end]);
+    let mut plain_end = inner_start;
+    let mut iter = pieces.iter().peekable();
+    while let Some(p) = iter.next() {
+        let text = &stmt[inner_start + p.range.start..inner_start + p.range.end];
+        let w = words(text);
+        let head = w.first().map_or("", String::as_str);
+        let is_last = iter.peek().is_none();
+        match head {
+            "create" | "alter" | "drop" | "comment" | "grant" | "revoke" => {
+                plain_end = inner_start + p.range.end + 1;
+            }
+            "exception" => {
+                // `EXCEPTION WHEN duplicate_object THEN NULL; END`: the statements before it
+                // are what the block does on a database that lacks them.
+                let end_word = iter
+                    .peek()
+                    .map(|q| words(&stmt[inner_start + q.range.start..inner_start + q.range.end]));
+                let then_null = w.len() >= 4
+                    && w[1] == "when"
+                    && w[w.len() - 2] == "then"
+                    && w[w.len() - 1] == "null";
+                let ends = end_word.is_some_and(|e| e.first().is_some_and(|f| f == "end"));
+                if then_null && ends {
+                    return Some(Ok(inner_start..plain_end.min(end)));
+                }
+                return Some(Err(
+                    "its EXCEPTION handler does more than `WHEN … THEN NULL`".to_owned(),
+                ));
+            }
+            "end" if is_last => {}
+            other => {
+                return Some(Err(format!(
+                    "it holds `{other}` (control flow, dynamic SQL or queries), not only plain \
+                     statements"
+                )));
+            }
+        }
+    }
+    Some(Ok(inner_start..plain_end.min(end)))
 }
 
 fn push(out: &mut Vec<Stmt>, tokens: Vec<TokenWithSpan>, lines_before: u64) {
@@ -124,11 +239,36 @@ fn parse(mut tokens: Vec<TokenWithSpan>) -> Result<Parsed, ParserError> {
             return range(Parser::new(&dialect).with_tokens_with_locations(tokens));
         }
     }
+    if is_word(tokens.first(), Keyword::RESET) {
+        let all_or_path = matches!(tokens.get(1).map(|t| &t.token), Some(Token::Word(w))
+            if w.keyword == Keyword::ALL || w.value.eq_ignore_ascii_case("search_path"));
+        return Ok(if all_or_path {
+            Parsed::ResetSearchPath
+        } else {
+            Parsed::NoEffect
+        });
+    }
+    if is_word(tokens.first(), Keyword::ALTER) && is_word(tokens.get(1), Keyword::TABLE) {
+        // Note: a partition attached or detached stays a table of its own columns.
+        let partition = tokens.windows(2).any(|w| {
+            matches!(w.first().map(|t| &t.token), Some(Token::Word(x))
+                if x.value.eq_ignore_ascii_case("attach") || x.value.eq_ignore_ascii_case("detach"))
+                && is_word(w.get(1), Keyword::PARTITION)
+        });
+        if partition {
+            return Ok(Parsed::NoEffect);
+        }
+        if let Some(parsed) = set_identity(&tokens) {
+            return Ok(parsed);
+        }
+    }
+    take_materialized_data(&mut tokens);
     let flags = Flags {
         setof: take_setof(&mut tokens),
         not_null: take_domain_not_null(&mut tokens),
         variadic: take_variadic(&mut tokens),
     };
+    take_function_estimates(&mut tokens);
     let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);
     let stmt = parser.parse_statement()?;
     let rest = parser.peek_token();
@@ -153,6 +293,79 @@ fn take_setof(tokens: &mut Vec<TokenWithSpan>) -> bool {
             true
         }
         None => false,
+    }
+}
+
+/// `ALTER TABLE [ONLY] t ALTER [COLUMN] c SET GENERATED { ALWAYS | BY DEFAULT }` alone.
+fn set_identity(tokens: &[TokenWithSpan]) -> Option<Parsed> {
+    let dialect = PostgreSqlDialect {};
+    let mut p = Parser::new(&dialect).with_tokens_with_locations(tokens.to_vec());
+    p.expect_keywords(&[Keyword::ALTER, Keyword::TABLE]).ok()?;
+    let _ = p.parse_keyword(Keyword::IF) && p.parse_keyword(Keyword::EXISTS);
+    let _ = p.parse_keyword(Keyword::ONLY);
+    let table = p.parse_object_name(false).ok()?;
+    p.expect_keyword(Keyword::ALTER).ok()?;
+    let _ = p.parse_keyword(Keyword::COLUMN);
+    let column = p.parse_identifier().ok()?;
+    p.expect_keywords(&[Keyword::SET, Keyword::GENERATED])
+        .ok()?;
+    let always = if p.parse_keyword(Keyword::ALWAYS) {
+        true
+    } else {
+        p.expect_keywords(&[Keyword::BY, Keyword::DEFAULT]).ok()?;
+        false
+    };
+    (p.peek_token().token == Token::EOF).then_some(Parsed::SetIdentity {
+        table,
+        column,
+        always,
+    })
+}
+
+/// Removes the trailing `WITH [NO] DATA` of `CREATE MATERIALIZED VIEW … AS …` (whether it is
+/// filled does not change its columns).
+fn take_materialized_data(tokens: &mut Vec<TokenWithSpan>) {
+    let matview = is_word(tokens.first(), Keyword::CREATE)
+        && tokens
+            .iter()
+            .take(4)
+            .any(|t| matches!(&t.token, Token::Word(w) if w.keyword == Keyword::MATERIALIZED));
+    if !matview {
+        return;
+    }
+    let n = tokens.len();
+    let data = |t: Option<&TokenWithSpan>| matches!(t.map(|t| &t.token), Some(Token::Word(w)) if w.value.eq_ignore_ascii_case("data"));
+    if n >= 3 && data(tokens.get(n - 1)) && is_word(tokens.get(n - 2), Keyword::WITH) {
+        tokens.truncate(n - 2);
+    } else if n >= 4
+        && data(tokens.get(n - 1))
+        && is_word(tokens.get(n - 2), Keyword::NO)
+        && is_word(tokens.get(n - 3), Keyword::WITH)
+    {
+        tokens.truncate(n - 3);
+    }
+}
+
+/// Removes `COST n` and `ROWS n` from a `CREATE FUNCTION` (the planner's estimates, which do not
+/// change the snapshot; sqlparser reads neither when it follows `LANGUAGE`).
+fn take_function_estimates(tokens: &mut Vec<TokenWithSpan>) {
+    let is_function = is_word(tokens.first(), Keyword::CREATE)
+        && tokens
+            .iter()
+            .take(5)
+            .any(|t| matches!(&t.token, Token::Word(w) if w.keyword == Keyword::FUNCTION));
+    if !is_function {
+        return;
+    }
+    let mut i = 0;
+    while i + 1 < tokens.len() {
+        let estimate = matches!(&tokens[i].token, Token::Word(w) if w.quote_style.is_none()
+            && (w.value.eq_ignore_ascii_case("cost") || w.value.eq_ignore_ascii_case("rows")));
+        if estimate && matches!(tokens[i + 1].token, Token::Number(..)) {
+            tokens.drain(i..i + 2);
+        } else {
+            i += 1;
+        }
     }
 }
 

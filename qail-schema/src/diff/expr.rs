@@ -92,8 +92,17 @@ fn skip_cast(chars: &[char], mut i: usize) -> usize {
             }
         }
     }
-    while chars.get(i) == Some(&'[') || chars.get(i) == Some(&']') {
-        i += 1;
+    // Array suffixes `[]` and `[3]`; a lone `]` closes the expression's own brackets
+    // (`ARRAY['read'::text]`).
+    while chars.get(i) == Some(&'[') {
+        let mut j = i + 1;
+        while chars.get(j).is_some_and(char::is_ascii_digit) {
+            j += 1;
+        }
+        if chars.get(j) != Some(&']') {
+            break;
+        }
+        i = j + 1;
     }
     i
 }
@@ -113,6 +122,10 @@ mod tests {
         assert_eq!(loose_expr("nextval('a_id_seq')"), "nextval'a_id_seq'");
         assert_eq!(loose_expr("ARRAY[]::text[]"), "array[]");
         assert_eq!(loose_expr("'{}'::integer[]"), "'{}'");
+        assert_eq!(
+            loose_expr("ARRAY['read'::text]"),
+            loose_expr("ARRAY['read']")
+        );
     }
 
     #[test]

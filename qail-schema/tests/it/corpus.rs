@@ -99,9 +99,6 @@ async fn check_script(n: u32, file: &str) {
         "{file}: two pulls differ"
     );
     let mut pulled = pulled;
-    pulled
-        .relations
-        .retain(|r| r.kind != RelationKind::Sequence);
     pulled.functions.retain(|f| f.extension.is_none());
     let opts = DiffOptions {
         lenient_view_columns: true,

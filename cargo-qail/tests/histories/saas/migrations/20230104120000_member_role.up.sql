@@ -1,0 +1,1 @@
+CREATE TYPE member_role AS ENUM ('owner', 'member');

@@ -1,0 +1,1 @@
+DROP TABLE billing.subscriptions; DROP TYPE billing.subscription_state;

@@ -1,0 +1,1 @@
+DROP INDEX projects_org_id_idx;

@@ -1,0 +1,1 @@
+DROP VIEW org_members;

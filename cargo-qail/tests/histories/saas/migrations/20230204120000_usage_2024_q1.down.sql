@@ -1,0 +1,1 @@
+DROP TABLE billing.usage_2024_q1;

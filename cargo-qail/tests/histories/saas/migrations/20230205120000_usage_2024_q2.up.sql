@@ -1,0 +1,1 @@
+CREATE TABLE billing.usage_2024_q2 PARTITION OF billing.usage FOR VALUES FROM ('2024-04-01') TO ('2024-07-01');

@@ -1,0 +1,1 @@
+CREATE TABLE billing.usage_2024_q3 PARTITION OF billing.usage FOR VALUES FROM ('2024-07-01') TO ('2024-10-01');

@@ -1,0 +1,1 @@
+CREATE TABLE billing.usage_2024_q4 PARTITION OF billing.usage FOR VALUES FROM ('2024-10-01') TO ('2025-01-01');

@@ -1,0 +1,1 @@
+DROP MATERIALIZED VIEW billing.monthly_usage;

@@ -1,0 +1,1 @@
+ALTER TYPE billing.subscription_state ADD VALUE 'paused';

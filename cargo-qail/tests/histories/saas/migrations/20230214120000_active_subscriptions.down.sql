@@ -1,0 +1,1 @@
+DROP FUNCTION billing.active_subscriptions(integer);

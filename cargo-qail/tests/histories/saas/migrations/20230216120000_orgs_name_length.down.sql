@@ -1,0 +1,1 @@
+ALTER TABLE orgs ALTER COLUMN name TYPE text;

@@ -1,0 +1,1 @@
+ALTER TABLE orgs ALTER COLUMN name TYPE varchar(120);

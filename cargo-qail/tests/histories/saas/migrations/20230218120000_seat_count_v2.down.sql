@@ -1,0 +1,1 @@
+DROP FUNCTION seat_count(integer);

@@ -1,0 +1,1 @@
+DROP VIEW recent_audit;

@@ -1,0 +1,1 @@
+CREATE DOMAIN email_address AS text CHECK (VALUE ~ '^[^@]+@[^@]+$');

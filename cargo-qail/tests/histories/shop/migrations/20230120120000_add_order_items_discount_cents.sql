@@ -1,0 +1,1 @@
+ALTER TABLE order_items ADD COLUMN discount_cents integer NOT NULL DEFAULT 0;

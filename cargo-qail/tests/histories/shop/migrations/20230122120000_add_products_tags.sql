@@ -1,0 +1,1 @@
+ALTER TABLE products ADD COLUMN tags text[] NOT NULL DEFAULT '{}';

@@ -1,0 +1,1 @@
+CREATE INDEX products_title_idx ON products (lower(title));

@@ -1,0 +1,1 @@
+ALTER TABLE carts DROP COLUMN created_at, ADD COLUMN updated_at timestamptz NOT NULL DEFAULT now();

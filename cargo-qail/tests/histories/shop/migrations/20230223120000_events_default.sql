@@ -1,0 +1,1 @@
+CREATE TABLE events_default PARTITION OF events DEFAULT;

@@ -1,0 +1,1 @@
+ALTER TABLE invoices RENAME COLUMN number TO invoice_no;

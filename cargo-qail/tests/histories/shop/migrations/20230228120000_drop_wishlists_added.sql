@@ -1,0 +1,1 @@
+ALTER TABLE wishlists ALTER COLUMN added_at DROP DEFAULT;

@@ -1,0 +1,1 @@
+DROP FUNCTION search_products(text, integer);

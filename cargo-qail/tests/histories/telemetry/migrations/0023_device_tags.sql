@@ -1,0 +1,6 @@
+CREATE TABLE device_tags (
+    device_id bigint NOT NULL REFERENCES devices (id) ON DELETE CASCADE,
+    tag text NOT NULL
+) PARTITION BY HASH (device_id);
+CREATE TABLE device_tags_0 PARTITION OF device_tags FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE device_tags_1 PARTITION OF device_tags FOR VALUES WITH (MODULUS 2, REMAINDER 1);

@@ -1,0 +1,1 @@
+ALTER TABLE devices RENAME COLUMN firmware TO firmware_version;

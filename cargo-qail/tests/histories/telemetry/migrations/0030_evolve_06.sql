@@ -1,0 +1,1 @@
+ALTER TABLE sites ALTER COLUMN timezone SET DEFAULT 'Europe/Berlin';

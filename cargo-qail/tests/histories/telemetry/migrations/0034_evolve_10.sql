@@ -1,0 +1,1 @@
+ALTER TABLE sites ADD COLUMN contact jsonb, ADD COLUMN notes text;

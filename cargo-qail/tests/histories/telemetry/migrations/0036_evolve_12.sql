@@ -1,0 +1,1 @@
+ALTER TABLE devices ADD COLUMN model varchar(64) NOT NULL DEFAULT 'generic';

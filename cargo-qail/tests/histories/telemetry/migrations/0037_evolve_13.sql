@@ -1,0 +1,1 @@
+ALTER TABLE alerts ALTER COLUMN message DROP NOT NULL;

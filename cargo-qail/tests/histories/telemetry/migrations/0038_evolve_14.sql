@@ -1,0 +1,1 @@
+ALTER TABLE firmware_versions ADD COLUMN checksum bytea;

@@ -1,0 +1,1 @@
+ALTER TABLE alerts RENAME TO device_alerts;

@@ -1,0 +1,4 @@
+DO $$
+BEGIN
+    CREATE TABLE readings_2025 PARTITION OF readings FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');
+END $$;

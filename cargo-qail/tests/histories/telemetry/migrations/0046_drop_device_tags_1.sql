@@ -1,0 +1,1 @@
+ALTER TABLE device_tags DETACH PARTITION device_tags_1;

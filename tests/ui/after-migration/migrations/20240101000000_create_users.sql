@@ -1,0 +1,5 @@
+CREATE TABLE users (
+    id bigserial PRIMARY KEY,
+    email text NOT NULL,
+    nickname text
+);
