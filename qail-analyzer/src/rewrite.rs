@@ -209,7 +209,9 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
             c if c.is_ascii_whitespace() => i += 1,
             c if c.is_ascii_digit() => {
                 let end = number_end(b, i);
-                if let Some((text, form)) = number_rewrite(&sql[i..end]) {
+                if let Some((text, form)) =
+                    number_rewrite(&sql[i..end]).filter(|(text, _)| text.len() <= end - i)
+                {
                     out[i..end].fill(b' ');
                     out[i..i + text.len()].copy_from_slice(text.as_bytes());
                     numbers.push((i..end, form));
@@ -368,6 +370,11 @@ fn number_rewrite(text: &str) -> Option<(String, &'static str)> {
             .contains('_')
             .then(|| (text.replace('_', ""), "an underscore in a numeric literal"));
     };
+    // Note: `0x` or `0x_` has no digits: left as written (before PostgreSQL 16, `0` and an
+    // alias; from 16, an error the parser reports).
+    if digits.is_empty() {
+        return None;
+    }
     let decimal = match u128::from_str_radix(&digits, radix) {
         Ok(v) => v.to_string(),
         Err(_) => "1e19".to_owned(),
@@ -486,6 +493,14 @@ mod tests {
             "SELECT a IS NULL, b IS NOT NULL                        , c is NULL      , d IS NULL"
         );
         assert_eq!(r.json_predicates, [9..16, 20..55, 59..72]);
+    }
+
+    /// A prefix without digits is left as written, never rewritten past its own length.
+    #[test]
+    fn a_prefix_without_digits_is_left_alone() {
+        for sql in ["0x_", "0x", "0b", "SELECT 0o_ FROM t"] {
+            assert_eq!(super::rewrite(sql).sql, sql);
+        }
     }
 
     #[test]
