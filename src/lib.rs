@@ -59,6 +59,8 @@
 
 #[cfg(feature = "migrate")]
 pub use qail_macros::migrate;
+#[cfg(feature = "migrate")]
+pub use qail_macros::test;
 pub use qail_macros::{QailRow, QailType, qail};
 /// Migrations (feature `migrate`, on by default): a directory of SQL files applied by a runner
 /// that is safe with several instances at once and behind pgbouncer; [`migrate!`] embeds one.
@@ -122,6 +124,10 @@ pub use qail_pg::typed::ext::uuid;
 #[doc(hidden)]
 pub mod __private {
     use std::marker::PhantomData;
+
+    /// `#[qail::test]`'s run time: a database per test from a shared template.
+    #[cfg(feature = "migrate")]
+    pub use qail_migrate::test_db;
 
     pub use qail_pg::template::{
         Arg, Cache, Columns, CopyRows, CopyStatement, Decoder, ExpectedColumn, FromColumns,
