@@ -130,8 +130,9 @@ pub mod __private {
     pub use qail_migrate::test_db;
 
     pub use qail_pg::template::{
-        Arg, Cache, Columns, CopyRows, CopyStatement, Decoder, ExpectedColumn, FromColumns,
-        FromRow, NoRows, Params, Piece, Query, RawRow, Template, Variants,
+        Arg, Cache, Columns, Compiled, CopyRows, CopyStatement, Decoder, ExpectedColumn,
+        FromColumns, FromRow, NoRows, NotNull, Params, Piece, Query, RawRow, STATEMENTS, Template,
+        Variants, linkme,
     };
     /// The compile-time type assertions, under the name the code `qail!` and the derives
     /// emit (`::qail::__private::check::field`, …).

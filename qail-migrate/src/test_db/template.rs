@@ -211,11 +211,15 @@ async fn drop_like(admin: &mut Connection, pattern: &str, keep: Option<&str>) {
         if Some(db.as_str()) == keep {
             continue;
         }
-        let sql = format!(
-            "ALTER DATABASE {0} WITH IS_TEMPLATE false; DROP DATABASE IF EXISTS {0}",
-            ident(&db)
-        );
-        if let Err(e) = admin.batch_execute(&sql).await {
+        // Note: two queries, as DROP DATABASE cannot run in the implicit transaction of a
+        // multi-statement query.
+        let unmark = format!("ALTER DATABASE {} WITH IS_TEMPLATE false", ident(&db));
+        let drop = format!("DROP DATABASE IF EXISTS {}", ident(&db));
+        let dropped = match admin.batch_execute(&unmark).await {
+            Ok(()) => admin.batch_execute(&drop).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = dropped {
             trace(format_args!("left {db}: {e}"));
         }
     }

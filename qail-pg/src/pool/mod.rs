@@ -38,6 +38,7 @@ mod maintain;
 mod manager;
 mod pooled;
 mod replicas;
+mod verify;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};

@@ -22,6 +22,7 @@ mod query;
 mod trace;
 mod transaction;
 mod types;
+mod verify;
 
 use qail_pg::{Config, Connection};
 
