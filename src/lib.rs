@@ -214,6 +214,10 @@ mod guide {
     mod scaling {}
     #[doc = include_str!("../docs/src/migrations.md")]
     mod migrations {}
+    #[doc = include_str!("../docs/src/testing.md")]
+    mod testing {}
+    #[doc = include_str!("../docs/src/verify.md")]
+    mod verify {}
     #[doc = include_str!("../docs/src/observability.md")]
     mod observability {}
     #[doc = include_str!("../docs/src/editors.md")]

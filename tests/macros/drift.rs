@@ -26,6 +26,10 @@ async fn changed_column_type_is_schema_drift() {
             .contains("the compiled query at tests/macros/drift.rs:"),
         "{err}"
     );
+    // Counted in the pools' statistics (for every connection of the process).
+    let pool = qail::Pool::connect(&crate::url()).await.unwrap();
+    assert!(pool.stats().schema_drifts >= 1);
+    pool.close().await;
     // The connection stays usable and the statement was not kept.
     let err = qail!("SELECT id, name FROM harbors")
         .fetch_all(&mut conn)

@@ -112,7 +112,13 @@ pub(crate) fn matches(expected: Oid, actual: Oid) -> bool {
     }
 }
 
+/// Schema drifts found by any connection of the process: [`Pool::stats`]' `schema_drifts`.
+///
+/// [`Pool::stats`]: crate::Pool::stats
+pub(crate) static DRIFTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 fn drift(message: String) -> Error {
+    DRIFTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Error::new(Kind::SchemaDrift, message)
 }
 
@@ -235,7 +241,9 @@ mod tests {
             "src/sailors.rs:42",
         )
         .unwrap();
+        let before = DRIFTS.load(std::sync::atomic::Ordering::Relaxed);
         let err = check_description(t, &[], [oid::INT4]).unwrap_err();
+        assert!(DRIFTS.load(std::sync::atomic::Ordering::Relaxed) > before);
         assert!(
             err.to_string()
                 .contains("but the compiled query at src/sailors.rs:42 expects int8"),
