@@ -5,7 +5,7 @@
 //! 1. takes a *slot*: a lock on one of N files, held for the whole test, then connects to the
 //!    maintenance database. N is what bounds the connections of every test process of a run
 //!    at once, cargo test's threads and cargo-nextest's processes alike;
-//! 2. makes sure the template exists ([`template`]): `qail_tpl_<crate>_<hash>`, named by a
+//! 2. makes sure the template exists: `qail_tpl_<crate>_<hash>`, named by a
 //!    hash of the migrations' content, built once (under a lock, under a private name, then
 //!    renamed), so that other processes either see it complete or not at all;
 //! 3. clones it (`CREATE DATABASE … TEMPLATE`), applies its fixtures and runs;
