@@ -59,6 +59,8 @@
 
 #[cfg(feature = "migrate")]
 pub use qail_macros::migrate;
+#[cfg(feature = "migrate")]
+pub use qail_macros::test;
 pub use qail_macros::{QailRow, QailType, qail};
 /// Migrations (feature `migrate`, on by default): a directory of SQL files applied by a runner
 /// that is safe with several instances at once and behind pgbouncer; [`migrate!`] embeds one.
@@ -123,9 +125,14 @@ pub use qail_pg::typed::ext::uuid;
 pub mod __private {
     use std::marker::PhantomData;
 
+    /// `#[qail::test]`'s run time: a database per test from a shared template.
+    #[cfg(feature = "migrate")]
+    pub use qail_migrate::test_db;
+
     pub use qail_pg::template::{
-        Arg, Cache, Columns, CopyRows, CopyStatement, Decoder, ExpectedColumn, FromColumns,
-        FromRow, NoRows, Params, Piece, Query, RawRow, Template, Variants,
+        Arg, Cache, Columns, Compiled, CopyRows, CopyStatement, Decoder, ExpectedColumn,
+        FromColumns, FromRow, NoRows, NotNull, Params, Piece, Query, RawRow, STATEMENTS, Template,
+        Variants, linkme,
     };
     /// The compile-time type assertions, under the name the code `qail!` and the derives
     /// emit (`::qail::__private::check::field`, …).
@@ -207,6 +214,10 @@ mod guide {
     mod scaling {}
     #[doc = include_str!("../docs/src/migrations.md")]
     mod migrations {}
+    #[doc = include_str!("../docs/src/testing.md")]
+    mod testing {}
+    #[doc = include_str!("../docs/src/verify.md")]
+    mod verify {}
     #[doc = include_str!("../docs/src/observability.md")]
     mod observability {}
     #[doc = include_str!("../docs/src/editors.md")]

@@ -560,8 +560,8 @@ fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
     }
 }
 
-/// The statement's items and the expression choosing its template: `&Template { … }` with
-/// bytes from qail-pg's encoder (no items), or for a dynamic query `static VARIANTS: Variants =
+/// The statement's items and the expression choosing its template: a `static` Template with
+/// bytes from qail-pg's encoder, registered for `Pool::verify`, or for a dynamic query `static VARIANTS: Variants =
 /// …` with its pieces (the full query is encoded here too, to check it can be).
 fn template(
     input: &QueryInput,
@@ -613,22 +613,44 @@ fn template(
                 param_oids: &[#(#oids),*],
                 columns: &[#(#expected),*],
                 cache: ::qail::__private::Cache::new(),
+                source: ::core::concat!(::core::file!(), ":", ::core::line!()),
             };
         };
         return Ok((items, quote!(VARIANTS.template(#key))));
     }
     let name = &encoded.name;
     let bytes = Literal::byte_string(&encoded.bytes);
-    // Note: a reference to a constant struct literal is promoted to a `'static` value, so the
-    // template needs no `static` item: one item less per query for rustc to keep track of.
-    let template = quote! {
-        &::qail::__private::Template {
+    let not_null = columns.iter().map(|c| not_null(c.out));
+    // Note: the template is registered for `Pool::verify` in a distributed slice (linkme),
+    // which the linker gathers: no build script, no code run at start-up.
+    let items = quote! {
+        static TEMPLATE: ::qail::__private::Template = ::qail::__private::Template {
             name: #name,
             param_oids: &[#(#oids),*],
             encoded: #bytes,
-        }
+            source: ::core::concat!(::core::file!(), ":", ::core::line!()),
+        };
+        #[::qail::__private::linkme::distributed_slice(::qail::__private::STATEMENTS)]
+        #[linkme(crate = ::qail::__private::linkme)]
+        static REGISTERED: ::qail::__private::Compiled = ::qail::__private::Compiled {
+            template: &TEMPLATE,
+            not_null: &[#(#not_null),*],
+        };
     };
-    Ok((TokenStream::new(), template))
+    Ok((items, quote!(&TEMPLATE)))
+}
+
+/// What the snapshot said of a result column's NOT NULL-ness, when the column is a table
+/// column taken unchanged: NOT NULL, or nullable for that reason alone.
+fn not_null(out: &OutputColumn) -> TokenStream {
+    let only_its_column = out.why.len() == 1
+        && out.why[0].starts_with("column ")
+        && out.why[0].ends_with(" is nullable");
+    match (&out.source, out.nullable) {
+        (Some(_), false) => quote!(::qail::__private::NotNull::Yes),
+        (Some(_), true) if only_its_column => quote!(::qail::__private::NotNull::No),
+        _ => quote!(::qail::__private::NotNull::Unknown),
+    }
 }
 
 /// The pieces of a dynamic query, as `::qail::__private::Piece`s.
@@ -720,9 +742,11 @@ mod tests {
             country
         ));
         assert!(
-            out.contains("& :: qail :: __private :: Template {"),
+            out.contains("static TEMPLATE : :: qail :: __private :: Template"),
             "{out}"
         );
+        assert!(out.contains("distributed_slice"), "{out}");
+        assert!(out.contains("NotNull :: Yes"), "{out}");
         assert!(
             out.contains("pub id : :: qail :: __private :: types :: Uuid"),
             "{out}"

@@ -21,6 +21,7 @@ mod naming;
 mod nested;
 mod shape;
 mod snapshot;
+mod test_attr;
 mod types;
 
 use proc_macro::TokenStream;
@@ -138,4 +139,19 @@ pub fn derive_qail_row(input: TokenStream) -> TokenStream {
 pub fn derive_qail_type(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     derive_type::derive(&input).into()
+}
+
+/// A test on a database of its own: `#[qail::test] async fn t(pool: qail::Pool)` (or a
+/// `qail::Connection`, or the database's URL as a `String`), cloned from a template database
+/// built once from the crate's `migrations/` (or `schema.sql`) and shared by every test
+/// process; `#[qail::test(fixtures("users"))]` applies `fixtures/users.sql` first. A passing
+/// test's database is dropped, a failing one's kept and its URL printed. The guide's testing
+/// page has the details and the environment variables.
+#[proc_macro_attribute]
+pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item = syn::parse_macro_input!(item as syn::ItemFn);
+    test_attr::TestArgs::parse(args.into())
+        .and_then(|args| test_attr::expand(&args, &item))
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
 }

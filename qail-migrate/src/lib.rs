@@ -71,6 +71,8 @@ mod migrator;
 mod sqlx;
 #[cfg(feature = "runtime")]
 mod status;
+#[cfg(feature = "runtime")]
+pub mod test_db;
 
 pub use dir::{add, files, is_migration_file, parse, read};
 pub use error::{Error, ErrorKind};

@@ -31,6 +31,7 @@ mod cache;
 mod compiled;
 pub(crate) mod connect;
 mod copy;
+mod describe_all;
 mod executor;
 mod fetch_stream;
 mod notify;

@@ -88,7 +88,7 @@ impl Connection {
     }
 
     /// Reads ParseComplete, ParameterDescription, RowDescription or NoData, ReadyForQuery.
-    async fn read_description(&mut self, name: String) -> Result<Statement, Error> {
+    pub(super) async fn read_description(&mut self, name: String) -> Result<Statement, Error> {
         let mut params = None;
         let mut columns = None;
         let mut error = None;

@@ -90,6 +90,8 @@ pub struct Builder {
     /// Each replica's configuration, or why its connection string did not parse (reported
     /// by `connect`).
     replicas: Vec<Result<Config, String>>,
+    /// Whether opening the pool runs [`Pool::verify`].
+    verify: bool,
 }
 
 impl Builder {
@@ -207,6 +209,14 @@ impl Builder {
         self
     }
 
+    /// Whether opening the pool checks every `qail!` statement of the binary against the
+    /// database ([`Pool::verify`]) and fails, naming each drifted statement by `file:line`,
+    /// when one no longer matches (default false).
+    pub fn verify_statements(mut self, verify: bool) -> Builder {
+        self.verify = verify;
+        self
+    }
+
     /// Opens the pool with a libpq connection string (URL or `key=value`; `PG*` variables
     /// fill in the rest). One connection (or `min_idle`) is opened now, so a wrong address or
     /// password is reported here.
@@ -247,6 +257,10 @@ impl Builder {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Pool::open(config, options, replicas).await
+        let pool = Pool::open(config, options, replicas).await?;
+        if self.verify {
+            pool.verify().await?;
+        }
+        Ok(pool)
     }
 }

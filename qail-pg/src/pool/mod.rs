@@ -38,6 +38,7 @@ mod maintain;
 mod manager;
 mod pooled;
 mod replicas;
+mod verify;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -111,6 +112,10 @@ pub struct Stats {
     pub wait_time: Duration,
     /// The longest of those waits.
     pub max_wait: Duration,
+    /// Statements whose Describe differed from what they were compiled against when a
+    /// connection first prepared them (schema drift while running; each error names the
+    /// query's file:line). Counted for every connection of the process, pooled or not.
+    pub schema_drifts: u64,
 }
 
 /// State shared by the pool's handles, its connections and its background task.
@@ -282,6 +287,7 @@ impl Pool {
             waits: inner.waits.load(Ordering::Acquire),
             wait_time: Duration::from_nanos(inner.wait_time.load(Ordering::Acquire)),
             max_wait: Duration::from_nanos(inner.max_wait.load(Ordering::Acquire)),
+            schema_drifts: crate::template::conformance::DRIFTS.load(Ordering::Relaxed),
         }
     }
 

@@ -56,6 +56,7 @@ where
     I::IntoIter: ExactSizeIterator,
 {
     let fix = "run `cargo qail schema pull` and rebuild, or change the query";
+    let query = compiled(template);
     for (i, (&expected, &actual)) in template.param_oids.iter().zip(params).enumerate() {
         if !matches(expected, actual) {
             let wanted = match expected {
@@ -63,7 +64,7 @@ where
                 oid => oid::describe(oid),
             };
             return Err(drift(format!(
-                "parameter ${} of `{}` is {} on the server but the compiled query expects {wanted}; {fix}",
+                "parameter ${} of `{}` is {} on the server but {query} expects {wanted}; {fix}",
                 i + 1,
                 template.sql(),
                 oid::describe(actual),
@@ -74,7 +75,7 @@ where
     let expected_count = template.columns().count();
     if columns.len() != expected_count {
         return Err(drift(format!(
-            "`{}` returns {} columns on the server but the compiled query expects {expected_count}; {fix}",
+            "`{}` returns {} columns on the server but {query} expects {expected_count}; {fix}",
             template.sql(),
             columns.len(),
         )));
@@ -82,7 +83,7 @@ where
     for (expected, actual) in template.columns().zip(columns) {
         if !matches(expected.type_oid, actual) {
             return Err(drift(format!(
-                "column \"{}\" is {} on the server but the compiled query expects {}; {fix}",
+                "column \"{}\" is {} on the server but {query} expects {}; {fix}",
                 expected.name,
                 oid::describe(actual),
                 expected.type_name
@@ -92,8 +93,16 @@ where
     Ok(())
 }
 
+/// "the compiled query", and where it is written when the template knows.
+fn compiled(template: &Template) -> String {
+    match template.source {
+        "" => "the compiled query".to_owned(),
+        source => format!("the compiled query at {source}"),
+    }
+}
+
 /// Whether the server's type `actual` is the expected one (any user type for OID 0).
-fn matches(expected: Oid, actual: Oid) -> bool {
+pub(crate) fn matches(expected: Oid, actual: Oid) -> bool {
     match expected {
         // Note: a record-valued column is `record` or a composite type depending on how it is
         // written (`ROW(…)`, a derived table's row vs. a table's whole row); its fields are
@@ -103,7 +112,13 @@ fn matches(expected: Oid, actual: Oid) -> bool {
     }
 }
 
+/// Schema drifts found by any connection of the process: [`Pool::stats`]' `schema_drifts`.
+///
+/// [`Pool::stats`]: crate::Pool::stats
+pub(crate) static DRIFTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 fn drift(message: String) -> Error {
+    DRIFTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Error::new(Kind::SchemaDrift, message)
 }
 
@@ -177,6 +192,7 @@ mod tests {
             name: "q",
             param_oids: &[23],
             encoded: b"",
+            source: "",
         };
         let err = check_bind_prefix(&forged).unwrap_err();
         assert!(err.to_string().contains("Template::encode"), "{err}");
@@ -214,6 +230,25 @@ mod tests {
         let err = check_description(t, &[oid::INT8, user], [oid::INT8, user]).unwrap_err();
         assert!(err.is_schema_drift());
         assert!(err.to_string().contains("returns 2 columns"), "{err}");
+    }
+
+    #[test]
+    fn drift_names_where_the_query_is_written() {
+        let t = Template::leak_at(
+            "SELECT id FROM sailors",
+            &[],
+            &[("id", oid::INT8, "int8")],
+            "src/sailors.rs:42",
+        )
+        .unwrap();
+        let before = DRIFTS.load(std::sync::atomic::Ordering::Relaxed);
+        let err = check_description(t, &[], [oid::INT4]).unwrap_err();
+        assert!(DRIFTS.load(std::sync::atomic::Ordering::Relaxed) > before);
+        assert!(
+            err.to_string()
+                .contains("but the compiled query at src/sailors.rs:42 expects int8"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -20,6 +20,9 @@ pub struct Template {
     /// The Parse message, the Bind prefix and the expected columns, as [`Template::encode`]
     /// writes them. Bytes from anywhere else read as an empty statement.
     pub encoded: &'static [u8],
+    /// Where the statement is written, `file:line` (what `qail!` fills in from `file!()` and
+    /// `line!()`), named by the errors about it; empty for a template built at run time.
+    pub source: &'static str,
 }
 
 /// A result column as the snapshot describes it, checked against the server's RowDescription
@@ -89,11 +92,22 @@ impl Template {
         param_oids: &[Oid],
         columns: &[(&str, Oid, &str)],
     ) -> Result<&'static Template, EncodeError> {
+        Template::leak_at(sql, param_oids, columns, "")
+    }
+
+    /// [`Template::leak`] for a statement written at `source` (`file:line`).
+    pub fn leak_at(
+        sql: &str,
+        param_oids: &[Oid],
+        columns: &[(&str, Oid, &str)],
+        source: &'static str,
+    ) -> Result<&'static Template, EncodeError> {
         let encoded = Template::encode(sql, param_oids, columns)?;
         Ok(Box::leak(Box::new(Template {
             name: Box::leak(encoded.name.into_boxed_str()),
             param_oids: Box::leak(param_oids.to_vec().into_boxed_slice()),
             encoded: Box::leak(encoded.bytes.into_boxed_slice()),
+            source,
         })))
     }
 
@@ -193,6 +207,7 @@ impl std::fmt::Debug for Template {
             .field("sql", &self.sql())
             .field("param_oids", &self.param_oids)
             .field("columns", &self.columns().collect::<Vec<_>>())
+            .field("source", &self.source)
             .finish()
     }
 }
@@ -337,6 +352,7 @@ mod tests {
                 name: "q",
                 param_oids: &[],
                 encoded,
+                source: "",
             };
             assert!(t.bind_prefix().is_empty() || t.parse().is_empty());
             assert_eq!(t.sql(), "");

@@ -20,8 +20,17 @@ pub(crate) mod conformance;
 mod copy_rows;
 mod encoding;
 mod query;
+mod registry;
 mod row;
 mod variants;
+#[cfg_attr(
+    not(feature = "runtime"),
+    allow(
+        dead_code,
+        reason = "the pool (feature `runtime`) verifies the statements"
+    )
+)]
+pub(crate) mod verify;
 
 pub use arg::Arg;
 pub use copy_rows::{
@@ -29,5 +38,6 @@ pub use copy_rows::{
 };
 pub use encoding::{Encoded, ExpectedColumn, ExpectedColumns, Template, statement_name};
 pub use query::{NoRows, Params, Query, ReturnsRows};
+pub use registry::{Compiled, NotNull, STATEMENTS, linkme};
 pub use row::{Columns, Decoder, FromColumns, FromRow, RawRow};
 pub use variants::{Cache, Piece, Variants};

@@ -42,6 +42,8 @@ pub struct Variants {
     pub columns: &'static [(&'static str, Oid, &'static str)],
     /// The templates built so far.
     pub cache: Cache,
+    /// Where the query is written, `file:line` ([`Template::source`]).
+    pub source: &'static str,
 }
 
 /// The templates of a [`Variants`] built so far, by combination key; a `static` can hold it
@@ -74,8 +76,9 @@ impl Variants {
         match cache.binary_search_by_key(&key, |(k, _)| *k) {
             Ok(i) => cache[i].1,
             Err(i) => {
-                let template = Template::leak(&self.sql(key), self.param_oids, self.columns)
-                    .expect("the pieces were encoded as one statement at compile time");
+                let template =
+                    Template::leak_at(&self.sql(key), self.param_oids, self.columns, self.source)
+                        .expect("the pieces were encoded as one statement at compile time");
                 cache.insert(i, (key, template));
                 template
             }
@@ -138,6 +141,7 @@ mod tests {
         param_oids: &[23, 25],
         columns: &[("id", 23, "int4")],
         cache: Cache::new(),
+        source: "src/t.rs:1",
     };
 
     #[test]

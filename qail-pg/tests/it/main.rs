@@ -23,6 +23,7 @@ mod query;
 mod trace;
 mod transaction;
 mod types;
+mod verify;
 
 use qail_pg::{Config, Connection};
 

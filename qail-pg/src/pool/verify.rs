@@ -1,0 +1,172 @@
+//! Start-up verification: every statement `qail!` compiled into the binary (the link-time
+//! registry, [`STATEMENTS`]) described by the server in one pipelined round trip, plus one
+//! catalog query for the NOT NULL-ness of the table columns they return, and compared with
+//! what each was compiled against.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+
+use super::Pool;
+use crate::conn::Connection;
+use crate::error::{Error, Kind};
+use crate::template::verify::{ServerColumn, builtin_name, differences};
+use crate::template::{Compiled, STATEMENTS};
+use crate::types::Oid;
+use crate::types::oid::FIRST_USER_OID;
+
+impl Pool {
+    /// Checks every `qail!` statement of the binary against the database: each is described
+    /// by the server (Parse + Describe, all in one round trip) and its parameter types,
+    /// result column types and the NOT NULL-ness of the table columns it returns are
+    /// compared with what it was compiled against. Returns how many statements were checked.
+    ///
+    /// [`PoolBuilder::verify_statements`](super::Builder::verify_statements) runs it when the
+    /// pool opens.
+    ///
+    /// # Errors
+    ///
+    /// A schema-drift error ([`Error::is_schema_drift`]) naming every statement that no
+    /// longer matches, by `file:line`, with each difference ("column `email` of `users` is
+    /// now citext, compiled as text: src/users.rs:42"); or a connection error.
+    pub async fn verify(&self) -> Result<usize, Error> {
+        let mut conn = self.acquire().await?;
+        conn.verify_compiled(&STATEMENTS).await
+    }
+}
+
+impl Connection {
+    /// [`Pool::verify`] on this connection.
+    ///
+    /// # Errors
+    ///
+    /// As [`Pool::verify`].
+    pub async fn verify(&mut self) -> Result<usize, Error> {
+        self.verify_compiled(&STATEMENTS).await
+    }
+
+    /// [`Pool::verify`] for the given statements.
+    ///
+    /// # Errors
+    ///
+    /// As [`Pool::verify`].
+    pub async fn verify_compiled(&mut self, statements: &[Compiled]) -> Result<usize, Error> {
+        let sent: Vec<(&str, &[Oid])> = statements
+            .iter()
+            .map(|c| (c.template.sql(), c.template.param_oids))
+            .collect();
+        let described = self.describe_all(&sent).await?;
+        let mut attributes = HashSet::new();
+        let mut user_types = HashSet::new();
+        for statement in described.iter().flatten() {
+            for column in statement.columns() {
+                if let (Some(table), Some(attnum)) = (column.table_oid(), column.column_id()) {
+                    attributes.insert((i64::from(table), attnum));
+                }
+                user_types.insert(column.type_oid());
+            }
+            user_types.extend(statement.params());
+        }
+        let catalog = self.attributes(&attributes).await?;
+        user_types.retain(|&oid| oid >= FIRST_USER_OID);
+        let names = self.type_names(&user_types).await?;
+        let type_name = |oid: Oid| {
+            names
+                .get(&oid)
+                .cloned()
+                .unwrap_or_else(|| builtin_name(oid))
+        };
+        let mut report = String::new();
+        let mut drifted = 0;
+        for (compiled, described) in statements.iter().zip(&described) {
+            let source = match compiled.template.source {
+                "" => compiled.template.name,
+                source => source,
+            };
+            let found = match described {
+                Ok(statement) => {
+                    let columns: Vec<ServerColumn> = statement
+                        .columns()
+                        .iter()
+                        .map(|c| ServerColumn {
+                            type_oid: c.type_oid(),
+                            table: c
+                                .table_oid()
+                                .zip(c.column_id())
+                                .and_then(|(t, a)| catalog.get(&(i64::from(t), a)).cloned()),
+                        })
+                        .collect();
+                    differences(compiled, statement.params(), &columns, &type_name)
+                }
+                Err(e) => {
+                    let why = e
+                        .as_db_error()
+                        .map_or_else(|| e.to_string(), |db| db.message.clone());
+                    vec![format!("the server refuses it ({why})")]
+                }
+            };
+            if found.is_empty() {
+                continue;
+            }
+            drifted += 1;
+            let sql: String = compiled.template.sql().chars().take(80).collect();
+            let _ = writeln!(report, "`{sql}`:");
+            for difference in found {
+                let _ = writeln!(report, "  {difference}: {source}");
+            }
+        }
+        if drifted == 0 {
+            return Ok(statements.len());
+        }
+        Err(Error::new(
+            Kind::SchemaDrift,
+            format!(
+                "{drifted} of the {} compiled statements no longer match the database:\n\
+                 {report}run the migrations the database lacks, or change the queries to the \
+                 database's schema and rebuild",
+                statements.len()
+            ),
+        ))
+    }
+
+    /// `(table, column, attnotnull)` of each `(table OID, attnum)`.
+    async fn attributes(
+        &mut self,
+        keys: &HashSet<(i64, i16)>,
+    ) -> Result<HashMap<(i64, i16), (String, String, bool)>, Error> {
+        if keys.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let (rels, nums): (Vec<i64>, Vec<i16>) = keys.iter().copied().unzip();
+        let rows = self
+            .query(
+                "SELECT a.attrelid::int8, a.attnum, c.relname::text, a.attname::text, \
+                 a.attnotnull FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid \
+                 JOIN unnest($1::int8[], $2::int2[]) AS k(rel, num) \
+                 ON a.attrelid = k.rel::oid AND a.attnum = k.num",
+                &[&rels, &nums],
+            )
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|r| ((r.get(0), r.get(1)), (r.get(2), r.get(3), r.get(4))))
+            .collect())
+    }
+
+    /// The names of user types.
+    async fn type_names(&mut self, oids: &HashSet<Oid>) -> Result<HashMap<Oid, String>, Error> {
+        if oids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let oids: Vec<i64> = oids.iter().map(|&o| i64::from(o)).collect();
+        let rows = self
+            .query(
+                "SELECT oid::int8, typname::text FROM pg_type WHERE oid = ANY($1::int8[]::oid[])",
+                &[&oids],
+            )
+            .await?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| Some((Oid::try_from(r.get::<i64>(0)).ok()?, r.get(1))))
+            .collect())
+    }
+}
