@@ -49,15 +49,19 @@ pub use config::{
     TargetSessionAttrs, TcpOptions,
 };
 #[cfg(feature = "runtime")]
+#[doc(hidden)]
+pub use conn::RunTarget;
+#[cfg(feature = "runtime")]
 pub use conn::{
-    Atomic, CancelToken, Connection, CopyIn, Executor, Handle, IsolationLevel, Listener,
-    Notification, PerQuery, Pipeline, PipelineBuilder, PipelineResults, SqlQueries, Statement,
-    Transaction, TransactionBuilder,
+    Atomic, CancelToken, Client, Connection, CopyIn, Executor, Handle, IsolationLevel, Listener,
+    Notification, PerQuery, Pipeline, PipelineBuilder, PipelineResults, Runner, SqlQueries,
+    Statement, Transaction, TransactionBuilder,
 };
 pub use error::{DbError, Error};
 #[cfg(feature = "runtime")]
 pub use pool::{
-    Builder as PoolBuilder, Pool, PooledConnection, Reset as PoolReset, Stats as PoolStats,
+    Builder as PoolBuilder, ClientPool, Pool, PooledConnection, Reset as PoolReset,
+    Stats as PoolStats,
 };
 pub use proto::message::TransactionStatus;
 #[cfg(feature = "runtime")]

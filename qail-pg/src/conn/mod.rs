@@ -28,6 +28,7 @@
 //! one Sync last; until then `open_batch` says the next flow must end the batch.)
 
 mod cache;
+mod client;
 mod compiled;
 pub(crate) mod connect;
 mod copy;
@@ -54,9 +55,10 @@ use std::fmt;
 use std::pin::Pin;
 use std::time::Duration;
 
+pub use client::Client;
 pub use connect::CancelToken;
 pub use copy::CopyIn;
-pub use executor::Executor;
+pub use executor::{Executor, RunTarget, Runner};
 pub use notify::{Listener, Notification};
 pub use pipeline::{
     Atomic, Handle, PerQuery, Pipeline, PipelineBuilder, PipelineResults, SqlQueries,

@@ -8,9 +8,10 @@
 
 use futures_core::Stream;
 
+use super::client::reply::{Affected, AtMostOne as OneAtMost, Rows};
 use super::row_sink::RowSink;
 use super::timeout::timed;
-use super::{Connection, Executor, Statement, trace};
+use super::{Connection, Executor, RunTarget, Runner, Statement, trace};
 use crate::error::{Error, Kind};
 use crate::proto::message::DataRow;
 use crate::template::{Decoder, Query, RawRow, Template};
@@ -19,12 +20,21 @@ use crate::types::Oid;
 /// The row type must be `Send` (rows are handed over while the future is suspended in the
 /// middle of the result); every type `qail!` generates is.
 impl<D: Decoder<Row: Send>> Query<'_, D> {
-    /// Runs the query and returns every row.
-    pub async fn fetch_all(self, ex: &mut impl Executor) -> Result<Vec<D::Row>, Error>
+    /// Runs the query and returns every row. `ex` is `&mut` a connection, transaction or
+    /// pooled connection, or `&`[`Client`](crate::Client) ([`Runner`]).
+    pub async fn fetch_all<'r>(self, ex: impl Runner<'r>) -> Result<Vec<D::Row>, Error>
     where
+        D: 'static,
         D::Row: 'static,
     {
-        let conn = ex.connection();
+        let conn = match ex.into_target() {
+            RunTarget::Connection(conn) => conn,
+            RunTarget::Client(client) => {
+                let (template, params) = (self.template, self.params.as_slice());
+                return Box::pin(client.run_template(template, params, Rows::<D>(Vec::new())))
+                    .await;
+            }
+        };
         let mut rows = Collect::<D>(conn.spare_rows.take());
         run(
             conn,
@@ -45,12 +55,25 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
 
     /// Runs the query and returns its only row; an error ([`Error::is_row_count`]) when it
     /// returns none or several.
-    pub async fn fetch_one(self, ex: &mut impl Executor) -> Result<D::Row, Error> {
+    pub async fn fetch_one<'r>(self, ex: impl Runner<'r>) -> Result<D::Row, Error>
+    where
+        D: 'static,
+        D::Row: 'static,
+    {
         // Note: the body of `fetch_optional`, not a call to it: awaiting it would compile a
         // second future per row type, in every crate with `qail!` queries.
+        let conn = match ex.into_target() {
+            RunTarget::Connection(conn) => conn,
+            RunTarget::Client(client) => {
+                let (template, params) = (self.template, self.params.as_slice());
+                let gather = OneAtMost::<D>(None);
+                let row = Box::pin(client.run_template(template, params, gather)).await?;
+                return row.ok_or_else(no_row);
+            }
+        };
         let mut first = AtMostOne::<D>(None);
         run(
-            ex.connection(),
+            conn,
             self.template,
             self.params.as_slice(),
             false,
@@ -64,10 +87,22 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
     }
 
     /// Runs the query and returns its row, if any; an error when it returns several.
-    pub async fn fetch_optional(self, ex: &mut impl Executor) -> Result<Option<D::Row>, Error> {
+    pub async fn fetch_optional<'r>(self, ex: impl Runner<'r>) -> Result<Option<D::Row>, Error>
+    where
+        D: 'static,
+        D::Row: 'static,
+    {
+        let conn = match ex.into_target() {
+            RunTarget::Connection(conn) => conn,
+            RunTarget::Client(client) => {
+                let (template, params) = (self.template, self.params.as_slice());
+                let gather = OneAtMost::<D>(None);
+                return Box::pin(client.run_template(template, params, gather)).await;
+            }
+        };
         let mut first = AtMostOne::<D>(None);
         run(
-            ex.connection(),
+            conn,
             self.template,
             self.params.as_slice(),
             false,
@@ -114,16 +149,16 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
 
 impl<D> Query<'_, D> {
     /// Runs the query and returns the number of rows it affected (rows are not decoded).
-    pub async fn execute(self, ex: &mut impl Executor) -> Result<u64, Error> {
+    pub async fn execute<'r>(self, ex: impl Runner<'r>) -> Result<u64, Error> {
+        let conn = match ex.into_target() {
+            RunTarget::Connection(conn) => conn,
+            RunTarget::Client(client) => {
+                let (template, params) = (self.template, self.params.as_slice());
+                return Box::pin(client.run_template(template, params, Affected)).await;
+            }
+        };
         let mut sink = |_: DataRow<'_>, _: &Statement| Ok(());
-        run(
-            ex.connection(),
-            self.template,
-            self.params.as_slice(),
-            true,
-            &mut sink,
-        )
-        .await
+        run(conn, self.template, self.params.as_slice(), true, &mut sink).await
     }
 
     /// Runs the query and calls `f` with each row borrowed from the read buffer, with the

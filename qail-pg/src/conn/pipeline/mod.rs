@@ -43,5 +43,7 @@ mod run;
 
 pub use batch::{Pipeline, SqlQueries};
 pub use builder::{Handle, PipelineBuilder, PipelineResults};
+pub(crate) use engine::{Job, Source};
+pub(crate) use mode::Mode;
 pub use mode::{Atomic, PerQuery};
 pub(crate) use run::Slot;
