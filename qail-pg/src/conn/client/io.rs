@@ -173,12 +173,12 @@ impl Connection {
         for (request, reply) in queries.iter().zip(&mut replies) {
             let mut prepared = Vec::with_capacity(request.len());
             for query in request {
-                let Prepare::Sql { sql, types } = &query.statement else {
-                    prepared.push(None);
-                    continue;
+                let described = match &query.statement {
+                    Prepare::Template(t) => self.describe_user_typed(t).await.map(|()| None),
+                    Prepare::Sql { sql, types } => self.prepare_typed(sql, types).await.map(Some),
                 };
-                match self.prepare_typed(sql, types).await {
-                    Ok(statement) => prepared.push(Some(statement)),
+                match described {
+                    Ok(statement) => prepared.push(statement),
                     Err(e) => {
                         reply.fail(e);
                         prepared.clear();
@@ -243,6 +243,27 @@ impl Connection {
                 None => {}
             }
         }
+    }
+
+    /// Describes a compiled query with a parameter of a user type (OID 0) on its first use
+    /// on this connection, in a round trip of its own: it is bound with the server's OID for
+    /// that type, which a pipeline cannot wait for mid-batch. Other templates are described
+    /// by the pipeline itself.
+    async fn describe_user_typed(&mut self, template: &'static Template) -> Result<(), Error> {
+        if !template.param_oids.contains(&0) || self.cache.get_template(template.name).is_some() {
+            return Ok(());
+        }
+        timed!(self, self.describe_user_typed_untimed(template))
+    }
+
+    async fn describe_user_typed_untimed(
+        &mut self,
+        template: &'static Template,
+    ) -> Result<(), Error> {
+        self.ready_without_reset().await?;
+        crate::template::conformance::check_bind_prefix(template)?;
+        self.describe_template(template, template.name).await?;
+        Ok(())
     }
 
     /// The statement for `sql` with parameters of `types`, prepared once per connection.
