@@ -236,8 +236,8 @@ impl Lookup for Pool {
 
 impl Lookup for std::sync::Arc<ClientPool> {
     async fn lookup(&self, id: i64) -> Result<u64> {
-        let client = self.client().await?;
-        let row = point_query(&id).fetch_one(&client).await?;
+        let mut client = self.client().await?;
+        let row = point_query(&id).fetch_one(&mut client).await?;
         std::hint::black_box(row);
         Ok(1)
     }

@@ -34,23 +34,26 @@ impl<E: Executor + ?Sized> Executor for &mut E {
 }
 
 /// Where a compiled query's `fetch_all`, `fetch_one`, `fetch_optional` and `execute` run:
-/// `&mut` any [`Executor`] (a connection to itself, a transaction, a pooled connection), or
-/// `&`[`Client`], a connection shared with other tasks.
+/// any [`Executor`] (a connection to itself, a transaction, a pooled connection), or a
+/// [`Client`], a connection shared with other tasks. Those methods take it as `&mut`, so a
+/// `conn: &mut Connection` is reborrowed at each call, as before; a client is cheap to
+/// clone, and `&mut` one (or `&mut &client`) is all it takes.
 ///
 /// Implemented by qail-pg only. Streams (`fetch`), `for_each`, COPY and transactions need a
-/// connection to themselves and take an [`Executor`].
+/// connection to themselves and take an [`Executor`], which a [`Client`] is not.
 ///
 /// ```no_run
 /// # async fn run(conn: &mut qail_pg::Connection, client: &qail_pg::Client,
 /// #     q: impl Fn() -> qail_pg::Query<'static, qail_pg::NoRows>) -> Result<(), qail_pg::Error> {
-/// q().execute(&mut *conn).await?; // a connection of its own
-/// q().execute(client).await?;     // shared with other tasks
+/// q().execute(conn).await?;         // a connection of its own
+/// q().execute(&mut client.clone()).await?; // shared with other tasks
+/// q().execute(&mut &*client).await?;       // the same, without the clone
 /// # Ok(()) }
 /// ```
-pub trait Runner<'r>: Sized {
+pub trait Runner {
     /// Where the query goes; not part of the stable API.
     #[doc(hidden)]
-    fn into_target(self) -> RunTarget<'r>;
+    fn target(&mut self) -> RunTarget<'_>;
 }
 
 /// Where a [`Runner`] sends a query; not part of the stable API.
@@ -63,14 +66,20 @@ pub enum RunTarget<'r> {
     Client(&'r Client),
 }
 
-impl<'r, E: Executor + ?Sized> Runner<'r> for &'r mut E {
-    fn into_target(self) -> RunTarget<'r> {
+impl<E: Executor + ?Sized> Runner for E {
+    fn target(&mut self) -> RunTarget<'_> {
         RunTarget::Connection(self.connection())
     }
 }
 
-impl<'r> Runner<'r> for &'r Client {
-    fn into_target(self) -> RunTarget<'r> {
+impl Runner for Client {
+    fn target(&mut self) -> RunTarget<'_> {
+        RunTarget::Client(self)
+    }
+}
+
+impl Runner for &Client {
+    fn target(&mut self) -> RunTarget<'_> {
         RunTarget::Client(self)
     }
 }

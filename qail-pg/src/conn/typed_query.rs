@@ -21,13 +21,13 @@ use crate::types::Oid;
 /// middle of the result); every type `qail!` generates is.
 impl<D: Decoder<Row: Send>> Query<'_, D> {
     /// Runs the query and returns every row. `ex` is `&mut` a connection, transaction or
-    /// pooled connection, or `&`[`Client`](crate::Client) ([`Runner`]).
-    pub async fn fetch_all<'r>(self, ex: impl Runner<'r>) -> Result<Vec<D::Row>, Error>
+    /// pooled connection, or `&mut` a [`Client`](crate::Client) ([`Runner`]).
+    pub async fn fetch_all(self, ex: &mut impl Runner) -> Result<Vec<D::Row>, Error>
     where
         D: 'static,
         D::Row: 'static,
     {
-        let conn = match ex.into_target() {
+        let conn = match ex.target() {
             RunTarget::Connection(conn) => conn,
             RunTarget::Client(client) => {
                 let (template, params) = (self.template, self.params.as_slice());
@@ -55,14 +55,14 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
 
     /// Runs the query and returns its only row; an error ([`Error::is_row_count`]) when it
     /// returns none or several.
-    pub async fn fetch_one<'r>(self, ex: impl Runner<'r>) -> Result<D::Row, Error>
+    pub async fn fetch_one(self, ex: &mut impl Runner) -> Result<D::Row, Error>
     where
         D: 'static,
         D::Row: 'static,
     {
         // Note: the body of `fetch_optional`, not a call to it: awaiting it would compile a
         // second future per row type, in every crate with `qail!` queries.
-        let conn = match ex.into_target() {
+        let conn = match ex.target() {
             RunTarget::Connection(conn) => conn,
             RunTarget::Client(client) => {
                 let (template, params) = (self.template, self.params.as_slice());
@@ -87,12 +87,12 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
     }
 
     /// Runs the query and returns its row, if any; an error when it returns several.
-    pub async fn fetch_optional<'r>(self, ex: impl Runner<'r>) -> Result<Option<D::Row>, Error>
+    pub async fn fetch_optional(self, ex: &mut impl Runner) -> Result<Option<D::Row>, Error>
     where
         D: 'static,
         D::Row: 'static,
     {
-        let conn = match ex.into_target() {
+        let conn = match ex.target() {
             RunTarget::Connection(conn) => conn,
             RunTarget::Client(client) => {
                 let (template, params) = (self.template, self.params.as_slice());
@@ -149,8 +149,8 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
 
 impl<D> Query<'_, D> {
     /// Runs the query and returns the number of rows it affected (rows are not decoded).
-    pub async fn execute<'r>(self, ex: impl Runner<'r>) -> Result<u64, Error> {
-        let conn = match ex.into_target() {
+    pub async fn execute(self, ex: &mut impl Runner) -> Result<u64, Error> {
+        let conn = match ex.target() {
             RunTarget::Connection(conn) => conn,
             RunTarget::Client(client) => {
                 let (template, params) = (self.template, self.params.as_slice());

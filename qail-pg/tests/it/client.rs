@@ -73,15 +73,18 @@ impl Tally {
 
 /// One mixed query of key `key`, checked by the keys its rows carry: compiled (one row, ten
 /// rows, a three-query pipeline) or run-time SQL (rows, a count).
-async fn mixed(client: &Client, kind: u64, key: i64) -> Result<bool, qail_pg::Error> {
+async fn mixed(mut client: &Client, kind: u64, key: i64) -> Result<bool, qail_pg::Error> {
     Ok(match kind {
         0 => {
-            let pair = query::<Pair>(one(), &[&key]).fetch_one(client).await?;
+            let pair = query::<Pair>(one(), &[&key]).fetch_one(&mut client).await?;
             is_row_of(&pair, key)
         }
         1 => {
-            let pairs = query::<Pair>(ten(), &[&key]).fetch_all(client).await?;
-            pairs.len() == 10 && (0..10).all(|i| is_row_of(&pairs[i], key + i as i64))
+            let pairs = query::<Pair>(ten(), &[&key]).fetch_all(&mut client).await?;
+            pairs.len() == 10
+                && (0..10i64)
+                    .zip(&pairs)
+                    .all(|(i, pair)| is_row_of(pair, key + i))
         }
         2 => {
             let rows = client
@@ -129,7 +132,7 @@ async fn many_tasks_share_one_connection_and_every_answer_is_their_own() {
             let client = client.clone();
             tokio::spawn(async move {
                 let mut tally = Tally::default();
-                let mut random = Random(0x9E37_79B9_7F4A_7C15 ^ (task + 1) * 0x1234_5678);
+                let mut random = Random(0x9E37_79B9_7F4A_7C15 ^ ((task + 1) * 0x1234_5678));
                 for i in 0..per_task {
                     let key = i64::try_from((task << 32) | (i * 16)).unwrap();
                     let r = random.next();
@@ -253,7 +256,7 @@ async fn a_transaction_on_a_shared_client_is_refused() {
     }
     let begin = template("BEGIN", &[], &[]);
     let e = qail_pg::Query::<qail_pg::NoRows>::new(begin, qail_pg::template::Params::new([]))
-        .execute(&client)
+        .execute(&mut client.clone())
         .await
         .unwrap_err();
     assert!(e.to_string().contains("pool.acquire()"), "{e}");

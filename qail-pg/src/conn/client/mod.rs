@@ -43,8 +43,10 @@ use reply::{Each, Gather, One, Reply, Rows, SqlRows};
 /// each gets its own replies back, in order.
 ///
 /// Cheap to clone (an [`Arc`]) and `Send + Sync`: give each task a clone, or share
-/// `&Client`. Compiled queries run on it like on a connection (`qail!(…).fetch_all(&client)`,
-/// `fetch_one`, `fetch_optional`, `execute`), and so does run-time SQL
+/// `&Client`. Compiled queries run on it like on a connection
+/// (`qail!(…).fetch_all(&mut client)`, `fetch_one`, `fetch_optional`, `execute`; `&mut` only
+/// because those methods take every [`Runner`](crate::Runner) so; `&mut &client` works from a
+/// shared reference), and so does run-time SQL
 /// ([`query`](Client::query), [`execute`](Client::execute)) and per-query pipelines
 /// ([`pipeline`](Client::pipeline)).
 ///
