@@ -8,7 +8,10 @@
 //! - [`typed`]: compile-time checks of Rust types against PostgreSQL types for `qail!`.
 //! - `config`: connection options ([`Config`]) parsed like libpq — URLs, `key=value`
 //!   strings, `PG*` variables, the password and service files; sans-IO.
-//! - `conn` (feature `runtime`): the async connection over TCP, Unix sockets and TLS.
+//! - `conn` (feature `runtime`): the async connection over TCP, Unix sockets and TLS; a
+//!   [`Client`] shares one connection among many tasks (their queries written together).
+//! - `pool` (feature `runtime`): [`Pool`] lends connections one caller at a time;
+//!   [`ClientPool`] spreads callers over a fixed number of shared clients.
 //!
 //! # Features
 //!

@@ -5,6 +5,8 @@
 //! and [`query`] run the queries, [`timeout`] bounds them.
 //! [`Connection`] keeps the state they share: the stream, the statement cache, the server's
 //! parameters, and how many Sync cycles are still unanswered.
+//! [`client`] shares one connection among many tasks: an I/O task owns it and runs their
+//! queries through the [`pipeline`] engine.
 //!
 //! # Writing a flow (pipeline, COPY, templates…)
 //!

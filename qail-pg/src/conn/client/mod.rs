@@ -329,3 +329,16 @@ fn closed() -> Error {
          replaces a broken one)",
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn send_sync<T: Send + Sync + Clone + 'static>() {}
+
+    #[test]
+    fn a_client_is_shared_between_tasks() {
+        send_sync::<Client>();
+        send_sync::<std::sync::Arc<crate::ClientPool>>();
+    }
+}
