@@ -222,7 +222,10 @@ impl Client {
     /// Runs compiled queries as one per-query pipeline and returns each query's rows, or its
     /// error, in order (as [`Connection::pipeline`]: each query is its own cycle and commits
     /// on its own). Its queries are written together, and with other tasks' queries. The
-    /// outer error means the connection failed before any reply was read.
+    /// outer error: a query could not be encoded or is refused (see [`Client`]), the client
+    /// was closed before the pipeline was written, or the batch timed out; when the
+    /// connection fails mid-pipeline, each query's own result says what became of it (done,
+    /// not run, or outcome unknown).
     ///
     /// An atomic pipeline needs the connection to itself (its batch is one transaction): run
     /// it on a connection from a [`Pool`](crate::Pool).
