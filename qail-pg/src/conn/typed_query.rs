@@ -24,15 +24,13 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
     /// pooled connection, or `&mut` a [`Client`](crate::Client) ([`Runner`]).
     pub async fn fetch_all(self, ex: &mut impl Runner) -> Result<Vec<D::Row>, Error>
     where
-        D: 'static,
         D::Row: 'static,
     {
         let conn = match ex.target() {
             RunTarget::Connection(conn) => conn,
             RunTarget::Client(client) => {
                 let (template, params) = (self.template, self.params.as_slice());
-                return Box::pin(client.run_template(template, params, Rows::<D>(Vec::new())))
-                    .await;
+                return Box::pin(client.run_template(template, params, Rows::of::<D>())).await;
             }
         };
         let mut rows = Collect::<D>(conn.spare_rows.take());
@@ -57,7 +55,6 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
     /// returns none or several.
     pub async fn fetch_one(self, ex: &mut impl Runner) -> Result<D::Row, Error>
     where
-        D: 'static,
         D::Row: 'static,
     {
         // Note: the body of `fetch_optional`, not a call to it: awaiting it would compile a
@@ -66,7 +63,7 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
             RunTarget::Connection(conn) => conn,
             RunTarget::Client(client) => {
                 let (template, params) = (self.template, self.params.as_slice());
-                let gather = OneAtMost::<D>(None);
+                let gather = OneAtMost::of::<D>();
                 let row = Box::pin(client.run_template(template, params, gather)).await?;
                 return row.ok_or_else(no_row);
             }
@@ -89,14 +86,13 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
     /// Runs the query and returns its row, if any; an error when it returns several.
     pub async fn fetch_optional(self, ex: &mut impl Runner) -> Result<Option<D::Row>, Error>
     where
-        D: 'static,
         D::Row: 'static,
     {
         let conn = match ex.target() {
             RunTarget::Connection(conn) => conn,
             RunTarget::Client(client) => {
                 let (template, params) = (self.template, self.params.as_slice());
-                let gather = OneAtMost::<D>(None);
+                let gather = OneAtMost::of::<D>();
                 return Box::pin(client.run_template(template, params, gather)).await;
             }
         };

@@ -234,7 +234,7 @@ impl Client {
         queries: impl IntoIterator<Item = Query<'q, D>>,
     ) -> Result<Vec<Result<Vec<D::Row>, Error>>, Error>
     where
-        D: Decoder<Row: Send + 'static> + 'static,
+        D: Decoder<Row: Send + 'static>,
     {
         let mut encoded = Vec::new();
         for query in queries {
@@ -243,7 +243,7 @@ impl Client {
         if encoded.is_empty() {
             return Ok(Vec::new());
         }
-        let gathers = encoded.iter().map(|_| Rows::<D>(Vec::new())).collect();
+        let gathers = encoded.iter().map(|_| Rows::of::<D>()).collect();
         let (reply, from) = Each::new(gathers);
         self.send(encoded, Box::new(reply)).await?;
         self.wait(from).await

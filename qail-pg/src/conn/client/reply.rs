@@ -10,6 +10,7 @@ use crate::error::{Error, Kind};
 use crate::proto::message::DataRow;
 use crate::row::Row;
 use crate::template::{Decoder, RawRow};
+use crate::types::Oid;
 
 /// The I/O task's view of a request's reply.
 pub(crate) trait Reply: Send {
@@ -159,46 +160,79 @@ fn lost() -> Error {
     )
 }
 
-/// The rows of a compiled query, decoded.
-pub(crate) struct Rows<D: Decoder>(pub(crate) Vec<D::Row>);
+/// How a compiled query's row is decoded: its decoder's `decode`, as a function pointer so a
+/// gatherer is `'static` whatever lifetimes the decoder type carries.
+pub(crate) type DecodeRow<R> = fn(&mut RawRow<'_>, &[Oid]) -> Result<R, Error>;
 
-impl<D: Decoder<Row: Send + 'static> + 'static> Gather for Rows<D> {
-    type Output = Vec<D::Row>;
-    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
-        if self.0.is_empty() {
-            self.0.reserve(statement.rows_hint());
+/// The rows of a compiled query, decoded.
+pub(crate) struct Rows<R> {
+    rows: Vec<R>,
+    decode: DecodeRow<R>,
+}
+
+impl<R> Rows<R> {
+    /// The rows of a query decoded by `D`.
+    pub(crate) fn of<D: Decoder<Row = R>>() -> Rows<R> {
+        Rows {
+            rows: Vec::new(),
+            decode: D::decode,
         }
-        match D::decode(&mut RawRow::new(data), statement.column_oids()) {
+    }
+}
+
+impl<R: Send + 'static> Gather for Rows<R> {
+    type Output = Vec<R>;
+    fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+        if self.rows.is_empty() {
+            self.rows.reserve(statement.rows_hint());
+        }
+        match (self.decode)(&mut RawRow::new(data), statement.column_oids()) {
             Ok(row) => {
-                self.0.push(row);
+                self.rows.push(row);
                 Ok(())
             }
             Err(e) => Err(e),
         }
     }
-    fn finish(self, _: u64) -> Result<Vec<D::Row>, Error> {
-        Ok(self.0)
+    fn finish(self, _: u64) -> Result<Vec<R>, Error> {
+        Ok(self.rows)
     }
 }
 
 /// The row of a compiled query that returns at most one; a second is an error.
-pub(crate) struct AtMostOne<D: Decoder>(pub(crate) Option<D::Row>);
+pub(crate) struct AtMostOne<R> {
+    row: Option<R>,
+    decode: DecodeRow<R>,
+}
 
-impl<D: Decoder<Row: Send + 'static> + 'static> Gather for AtMostOne<D> {
-    type Output = Option<D::Row>;
+impl<R> AtMostOne<R> {
+    /// The row of a query decoded by `D`.
+    pub(crate) fn of<D: Decoder<Row = R>>() -> AtMostOne<R> {
+        AtMostOne {
+            row: None,
+            decode: D::decode,
+        }
+    }
+}
+
+impl<R: Send + 'static> Gather for AtMostOne<R> {
+    type Output = Option<R>;
     fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
-        if self.0.is_some() {
+        if self.row.is_some() {
             return Err(Error::new(
                 Kind::RowCount,
                 "expected at most one row, but the query returned several; add a WHERE or \
                  LIMIT 1, or use fetch_all",
             ));
         }
-        self.0 = Some(D::decode(&mut RawRow::new(data), statement.column_oids())?);
+        self.row = Some((self.decode)(
+            &mut RawRow::new(data),
+            statement.column_oids(),
+        )?);
         Ok(())
     }
-    fn finish(self, _: u64) -> Result<Option<D::Row>, Error> {
-        Ok(self.0)
+    fn finish(self, _: u64) -> Result<Option<R>, Error> {
+        Ok(self.row)
     }
 }
 
