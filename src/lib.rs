@@ -80,12 +80,12 @@ pub use qail_pg::types;
 // of them. The plumbing below (the wire protocol, compiled-query templates, by-index row
 // decoding) stays nameable for the rare program that reaches for it, but out of the docs.
 pub use qail_pg::{
-    Acquire, Atomic, AuthMethod, CancelToken, ChannelBinding, Column, Config, Connection, CopyIn,
-    DbError, Decode, Encode, Error, Executor, FromRow, Handle, Host, IsolationLevel, Listener,
-    LoadBalanceHosts, NoRows, Notification, Oid, PerQuery, Pipeline, PipelineBuilder,
-    PipelineResults, Pool, PoolBuilder, PoolReset, PoolStats, PooledConnection, Pooler,
-    ProtocolVersion, Query, QueryOutput, RequireAuth, Row, SqlQueries, SslMode, Statement,
-    TargetSessionAttrs, TcpOptions, Transaction, TransactionBuilder, TransactionStatus,
+    Acquire, Atomic, AuthMethod, CancelToken, ChannelBinding, Client, ClientPool, Column, Config,
+    Connection, CopyIn, DbError, Decode, Encode, Error, Executor, FromRow, Handle, Host,
+    IsolationLevel, Listener, LoadBalanceHosts, NoRows, Notification, Oid, PerQuery, Pipeline,
+    PipelineBuilder, PipelineResults, Pool, PoolBuilder, PoolReset, PoolStats, PooledConnection,
+    Pooler, ProtocolVersion, Query, QueryOutput, RequireAuth, Row, Runner, SqlQueries, SslMode,
+    Statement, TargetSessionAttrs, TcpOptions, Transaction, TransactionBuilder, TransactionStatus,
 };
 
 /// The sans-IO PostgreSQL wire protocol qail-pg speaks. Not part of an application's API.
@@ -98,7 +98,7 @@ pub use qail_pg::template;
 /// The template of a [`Query`], its row decoder and the borrowed row it decodes from
 /// (`Query::for_each` hands one to its closure). Not part of an application's API.
 #[doc(hidden)]
-pub use qail_pg::{Decoder, RawRow, Template};
+pub use qail_pg::{Decoder, RawRow, RunTarget, Template};
 
 /// PostgreSQL type markers, named here so compile errors print them briefly (`qail::pg::int4`).
 #[doc(hidden)]

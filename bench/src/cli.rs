@@ -12,7 +12,7 @@ usage: qail-bench [WORKLOAD ...] [options]
 
 Workloads (default: all): point pipeline_atomic pipeline pipeline_in_place join wide params16
                            pool10 insert copy search bulk_unnest bulk_copy nested nested_join
-                           nested_n1 pool4
+                           nested_n1 pool4 tasks1000 tasks1000_shared
 
 Every driver runs every workload in a fresh process of its own, once per round: the
 driver's own binary next to this one (qail-bench-DRIVER; qail-bench-qail-pg-302 for
@@ -71,7 +71,8 @@ impl Options {
             "Sizes per run: point {}, pipeline, pipeline_atomic and pipeline_in_place {} \
              (batches of {}), join {}, wide {} × 1,000 rows, params16 {}, pool10 {} (10 tasks, \
              batches of 100), insert/copy {} × 100 rows, search {}, bulk_unnest/bulk_copy {} rows, \
-             nested* {} loads of 50 harbors, pool4 {} (10 tasks, a pool of 4).",
+             nested* {} loads of 50 harbors, pool4 {} (10 tasks, a pool of 4), tasks1000 and \
+             tasks1000_shared {} (1,000 tasks, 10 connections).",
             s.point,
             s.pipeline,
             s.pipeline_batch,
@@ -83,6 +84,7 @@ impl Options {
             s.search,
             s.bulk_rows,
             s.nested,
+            s.pool,
             s.pool
         )
     }

@@ -23,6 +23,9 @@ pub fn qail() {
         if w.pool_size().is_some() {
             return pools::own(PoolReset::Session, w, ctx).await.map(Some);
         }
+        if matches!(w, Workload::Tasks1000 | Workload::Tasks1000Shared) {
+            return pools::many_tasks(w, ctx).await.map(Some);
+        }
         qail::run(w, ctx).await.map(Some)
     });
 }

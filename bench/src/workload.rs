@@ -50,11 +50,17 @@ pub(crate) enum Workload {
     NestedN1,
     /// `pool10` with 10 tasks on a pool of 4: acquiring waits.
     Pool4,
+    /// 1,000 tasks at once, each running point lookups one after another, on a pool of 10
+    /// connections each lent to one query at a time.
+    Tasks1000,
+    /// The same 1,000 tasks on a pool of 10 shared clients (`ClientPool`): each query is
+    /// written together with the other tasks' queries on the same connection.
+    Tasks1000Shared,
 }
 
 impl Workload {
     /// Every workload, in report order.
-    pub(crate) const ALL: [Workload; 17] = [
+    pub(crate) const ALL: [Workload; 19] = [
         Workload::Point,
         Workload::PipelineAtomic,
         Workload::Pipeline,
@@ -72,6 +78,8 @@ impl Workload {
         Workload::NestedJoin,
         Workload::NestedN1,
         Workload::Pool4,
+        Workload::Tasks1000,
+        Workload::Tasks1000Shared,
     ];
 
     /// The name used on the command line and in the report.
@@ -94,14 +102,19 @@ impl Workload {
             Workload::NestedJoin => "nested_join",
             Workload::NestedN1 => "nested_n1",
             Workload::Pool4 => "pool4",
+            Workload::Tasks1000 => "tasks1000",
+            Workload::Tasks1000Shared => "tasks1000_shared",
         }
     }
 
-    /// Whether queries run one after another, so per-query latency means something.
+    /// Whether queries run one after another (in each task, for the 1,000-task workloads),
+    /// so per-query latency means something.
     pub(crate) fn is_sequential(self) -> bool {
         matches!(
             self,
             Workload::Point
+                | Workload::Tasks1000
+                | Workload::Tasks1000Shared
                 | Workload::Join
                 | Workload::Wide
                 | Workload::Params16
@@ -173,6 +186,9 @@ pub(crate) const INSERT_BATCH: usize = 100;
 pub(crate) const POOL_BATCH: usize = 100;
 /// Tasks and connections in the pool workload.
 pub(crate) const POOL_TASKS: usize = 10;
+
+/// The tasks of `tasks1000` and `tasks1000_shared`, which share `POOL_TASKS` connections.
+pub(crate) const MANY_TASKS: usize = 1_000;
 
 impl Sizes {
     /// The sizes of a quick run: seconds per round on a laptop.

@@ -152,6 +152,29 @@ impl Error {
         self
     }
 
+    /// A copy of this error for another caller that the same failure ended (the callers
+    /// of a shared client's batch): the kind, the message, the outcome and the server's
+    /// fields are kept; another source is kept as text.
+    #[cfg(feature = "runtime")]
+    pub(crate) fn for_another_caller(&self) -> Error {
+        let inner = &self.0;
+        let source: Option<Box<dyn std::error::Error + Send + Sync>> = match inner.source.as_deref()
+        {
+            None => None,
+            Some(source) => match source.downcast_ref::<DbError>() {
+                Some(db) => Some(Box::new(db.clone())),
+                None => Some(source.to_string().into()),
+            },
+        };
+        Error(Box::new(Inner {
+            kind: inner.kind,
+            message: inner.message.clone(),
+            source,
+            pipeline_index: inner.pipeline_index,
+            outcome_unknown: inner.outcome_unknown,
+        }))
+    }
+
     #[cfg_attr(
         not(feature = "runtime"),
         allow(dead_code, reason = "used by the connection layer")

@@ -8,7 +8,10 @@
 //! - [`typed`]: compile-time checks of Rust types against PostgreSQL types for `qail!`.
 //! - `config`: connection options ([`Config`]) parsed like libpq — URLs, `key=value`
 //!   strings, `PG*` variables, the password and service files; sans-IO.
-//! - `conn` (feature `runtime`): the async connection over TCP, Unix sockets and TLS.
+//! - `conn` (feature `runtime`): the async connection over TCP, Unix sockets and TLS; a
+//!   [`Client`] shares one connection among many tasks (their queries written together).
+//! - `pool` (feature `runtime`): [`Pool`] lends connections one caller at a time;
+//!   [`ClientPool`] spreads callers over a fixed number of shared clients.
 //!
 //! # Features
 //!
@@ -53,15 +56,19 @@ pub use config::{
     TargetSessionAttrs, TcpOptions,
 };
 #[cfg(feature = "runtime")]
+#[doc(hidden)]
+pub use conn::RunTarget;
+#[cfg(feature = "runtime")]
 pub use conn::{
-    Atomic, CancelToken, Connection, CopyIn, Executor, Handle, IsolationLevel, Listener,
-    Notification, PerQuery, Pipeline, PipelineBuilder, PipelineResults, QueryOutput, SqlQueries,
-    Statement, Transaction, TransactionBuilder,
+    Atomic, CancelToken, Client, Connection, CopyIn, Executor, Handle, IsolationLevel, Listener,
+    Notification, PerQuery, Pipeline, PipelineBuilder, PipelineResults, QueryOutput, Runner,
+    SqlQueries, Statement, Transaction, TransactionBuilder,
 };
 pub use error::{DbError, Error};
 #[cfg(feature = "runtime")]
 pub use pool::{
-    Builder as PoolBuilder, Pool, PooledConnection, Reset as PoolReset, Stats as PoolStats,
+    Builder as PoolBuilder, ClientPool, Pool, PooledConnection, Reset as PoolReset,
+    Stats as PoolStats,
 };
 pub use proto::ProtocolVersion;
 pub use proto::message::TransactionStatus;

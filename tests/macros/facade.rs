@@ -55,6 +55,10 @@ fn every_public_type_is_named_through_qail() {
         name::<qail::PoolStats>(),
         name::<qail::PoolReset>(),
         name::<qail::PooledConnection>(),
+        // Shared connections.
+        name::<qail::Client>(),
+        name::<qail::ClientPool>(),
+        name::<qail::RunTarget<'static>>(),
         // Errors and types.
         name::<qail::Error>(),
         name::<qail::DbError>(),

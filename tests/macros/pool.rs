@@ -35,13 +35,13 @@ async fn queries_run_on_a_pool() {
             id,
             name
         )
-        .execute(&pool)
+        .execute(&mut &pool)
         .await
         .unwrap();
         assert_eq!(n, 1);
     }
     let rows = qail!("SELECT name FROM harbors ORDER BY name")
-        .fetch_all(&pool)
+        .fetch_all(&mut &pool)
         .await
         .unwrap();
     assert_eq!(
@@ -49,7 +49,7 @@ async fn queries_run_on_a_pool() {
         ["Naxos", "Piraeus"]
     );
     let one = qail!(Harbor => "SELECT name, code FROM harbors WHERE name = 'Naxos'")
-        .fetch_one(&pool)
+        .fetch_one(&mut &pool)
         .await
         .unwrap();
     assert_eq!(
@@ -60,7 +60,7 @@ async fn queries_run_on_a_pool() {
         }
     );
     let missing = qail!("SELECT name FROM harbors WHERE name = 'Ithaca'")
-        .fetch_optional(&pool)
+        .fetch_optional(&mut &pool)
         .await
         .unwrap();
     assert!(missing.is_none());

@@ -54,7 +54,9 @@ pub(crate) fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>> {
         | Workload::Nested
         | Workload::NestedJoin
         | Workload::NestedN1
-        | Workload::Pool4 => return Ok(None),
+        | Workload::Pool4
+        | Workload::Tasks1000
+        | Workload::Tasks1000Shared => return Ok(None),
     };
     child::run(command(&ctx.url, workload, n, batch))
 }

@@ -158,7 +158,9 @@ impl Driver {
             Workload::Nested | Workload::NestedJoin | Workload::NestedN1 => {
                 matches!(self, Driver::Qail | Driver::TokioPostgres)
             }
-            Workload::Pool4 => self == Driver::Qail,
+            Workload::Pool4 | Workload::Tasks1000 | Workload::Tasks1000Shared => {
+                self == Driver::Qail
+            }
             Workload::PipelineInPlace => matches!(self, Driver::Qail | Driver::Libpq),
             _ => true,
         }

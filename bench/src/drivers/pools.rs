@@ -24,9 +24,12 @@ use std::ops::DerefMut;
 use std::time::{Duration, Instant};
 
 use futures_util::future::try_join_all;
-use qail::{Connection, Pool, PoolReset, PooledConnection};
+use qail::{ClientPool, Connection, Pool, PoolReset, PooledConnection};
 
-use crate::drivers::{Ctx, qail::point_batch};
+use crate::drivers::{
+    Ctx,
+    qail::{point_batch, point_query},
+};
 use crate::measure::{BoxError, Counts, Meter, Result, Sample};
 use crate::workload::{self as w, Workload};
 
@@ -212,6 +215,91 @@ async fn measure<P: BenchPool>(pool: &P, size: usize, n: usize) -> Result<Sample
         total.add(c.queries, c.rows);
         m.acquire.extend(acquire);
         m.latencies.extend(batch);
+    }
+    m.finish(total)
+}
+
+/// Where the 1,000-task workloads run one point lookup.
+trait Lookup: Clone + Send + Sync + 'static {
+    /// Runs the point lookup of `id` and returns the rows it read.
+    fn lookup(&self, id: i64) -> impl Future<Output = Result<u64>> + Send;
+}
+
+impl Lookup for Pool {
+    async fn lookup(&self, id: i64) -> Result<u64> {
+        let mut c = self.acquire().await?;
+        let row = point_query(&id).fetch_one(&mut c).await?;
+        std::hint::black_box(row);
+        Ok(1)
+    }
+}
+
+impl Lookup for std::sync::Arc<ClientPool> {
+    async fn lookup(&self, id: i64) -> Result<u64> {
+        let mut client = self.client().await?;
+        let row = point_query(&id).fetch_one(&mut client).await?;
+        std::hint::black_box(row);
+        Ok(1)
+    }
+}
+
+/// `tasks1000` and `tasks1000_shared`: 1,000 tasks at once on 10 connections, each task
+/// running its share of the point lookups one after another (`fetch_one`): through a pool of
+/// 10 connections each lent to one query at a time (acquire, query, release), or through a
+/// `ClientPool` of 10 shared clients (each query takes the next client in turn and is
+/// written together with whatever the other tasks queued on it). Per-query latency includes
+/// the wait for a connection.
+pub(crate) async fn many_tasks(workload: Workload, ctx: &Ctx) -> Result<Sample> {
+    let size = w::POOL_TASKS;
+    let n = ctx.sizes.pool;
+    match workload {
+        Workload::Tasks1000 => {
+            let pool = Pool::builder()
+                .max_size(size)
+                .min_idle(size)
+                .connect(&ctx.url)
+                .await?;
+            let warm = try_join_all((0..size).map(|_| pool.acquire())).await?;
+            drop(warm);
+            let sample = run_many(&pool, n).await;
+            pool.close().await;
+            sample
+        }
+        Workload::Tasks1000Shared => {
+            let clients = std::sync::Arc::new(ClientPool::connect(&ctx.url, size).await?);
+            let sample = run_many(&clients, n).await;
+            clients.close();
+            sample
+        }
+        _ => Err(format!("{workload} is not a 1,000-task workload").into()),
+    }
+}
+
+/// Runs `n` point lookups from [`w::MANY_TASKS`] tasks at once, measured.
+async fn run_many<L: Lookup>(on: &L, n: usize) -> Result<Sample> {
+    // Note: every connection prepares the statement before the clock starts.
+    try_join_all((0..w::POOL_TASKS * 4).map(|i| on.lookup(w::point_id(i)))).await?;
+    let per_task = n.div_ceil(w::MANY_TASKS);
+    let mut m = Meter::start()?;
+    let tasks = (0..w::MANY_TASKS).map(|task| {
+        let on = on.clone();
+        tokio::spawn(async move {
+            let mut counts = Counts::default();
+            let mut latencies = Vec::with_capacity(per_task);
+            for i in 0..per_task {
+                let t = Instant::now();
+                let rows = on.lookup(w::point_id(task * per_task + i)).await?;
+                latencies.push(t.elapsed());
+                counts.add(1, rows);
+            }
+            Ok::<_, BoxError>((counts, latencies))
+        })
+    });
+    let mut total = Counts::default();
+    for done in try_join_all(tasks).await? {
+        let (c, latencies) = done?;
+        total.add(c.queries, c.rows);
+        m.latencies.extend(latencies);
     }
     m.finish(total)
 }

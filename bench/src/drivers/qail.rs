@@ -28,7 +28,7 @@ pub(crate) struct IdName {
 // The statements. Their SQL is the workload's (`workload::*_SQL`), written out because
 // `qail!` takes a literal; a test checks that the two agree.
 
-fn point_query(id: &i64) -> Query<'_, impl qail::template::Decoder<Row = IdName>> {
+pub(crate) fn point_query(id: &i64) -> Query<'_, impl qail::template::Decoder<Row = IdName>> {
     qail!(IdName => "SELECT id, name FROM harbors_small WHERE id = $1", *id)
 }
 
@@ -149,7 +149,7 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
         Workload::Nested => nested(&mut c, s.nested, lat, &mut digest).await?,
         Workload::NestedJoin => nested_join(&mut c, s.nested, lat, &mut digest).await?,
         Workload::NestedN1 => nested_n1(&mut c, s.nested, lat, &mut digest).await?,
-        Workload::Pool10 | Workload::Pool4 => {
+        Workload::Pool10 | Workload::Pool4 | Workload::Tasks1000 | Workload::Tasks1000Shared => {
             return Err(format!("{workload} is handled above").into());
         }
     };

@@ -115,7 +115,9 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>>
         | Workload::NestedJoin
         | Workload::NestedN1
         | Workload::PipelineInPlace
-        | Workload::Pool4 => return Ok(None),
+        | Workload::Pool4
+        | Workload::Tasks1000
+        | Workload::Tasks1000Shared => return Ok(None),
         Workload::Search => return search(&ctx.url, s.search).await.map(Some),
         _ => {}
     }
@@ -144,7 +146,9 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Option<Sample>>
         | Workload::NestedJoin
         | Workload::NestedN1
         | Workload::PipelineInPlace
-        | Workload::Pool4 => {
+        | Workload::Pool4
+        | Workload::Tasks1000
+        | Workload::Tasks1000Shared => {
             return Err(format!("{workload} is handled above").into());
         }
     };

@@ -60,7 +60,9 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
         | Workload::NestedJoin
         | Workload::NestedN1
         | Workload::PipelineInPlace
-        | Workload::Pool4 => {
+        | Workload::Pool4
+        | Workload::Tasks1000
+        | Workload::Tasks1000Shared => {
             return Err(format!("{workload} is not run by sqlx here").into());
         }
     };

@@ -65,7 +65,7 @@ pub(crate) async fn run(workload: Workload, ctx: &Ctx) -> Result<Sample> {
         Workload::PipelineInPlace => {
             return Err(format!("{workload} is not run by tokio-postgres here").into());
         }
-        Workload::Pool10 | Workload::Pool4 => {
+        Workload::Pool10 | Workload::Pool4 | Workload::Tasks1000 | Workload::Tasks1000Shared => {
             return Err(format!("{workload} is not run in-process").into());
         }
     };

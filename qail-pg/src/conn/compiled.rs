@@ -181,7 +181,7 @@ impl Connection {
 
     /// Parse + Describe + Sync alone: the first use of a cached template (checked before it
     /// runs), and templates with user-type parameters.
-    async fn describe_template(
+    pub(crate) async fn describe_template(
         &mut self,
         template: &'static Template,
         name: &str,

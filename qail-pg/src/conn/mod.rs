@@ -5,6 +5,8 @@
 //! and [`query`] run the queries, [`timeout`] bounds them.
 //! [`Connection`] keeps the state they share: the stream, the statement cache, the server's
 //! parameters, and how many Sync cycles are still unanswered.
+//! [`client`] shares one connection among many tasks: an I/O task owns it and runs their
+//! queries through the [`pipeline`] engine.
 //!
 //! # Writing a flow (pipeline, COPY, templates…)
 //!
@@ -28,6 +30,7 @@
 //! one Sync last; until then `open_batch` says the next flow must end the batch.)
 
 mod cache;
+mod client;
 mod compiled;
 pub(crate) mod connect;
 mod copy;
@@ -55,9 +58,10 @@ use std::fmt;
 use std::pin::Pin;
 use std::time::Duration;
 
+pub use client::Client;
 pub use connect::CancelToken;
 pub use copy::CopyIn;
-pub use executor::Executor;
+pub use executor::{Executor, RunTarget, Runner};
 pub use notify::{Listener, Notification};
 pub use pipeline::{
     Atomic, Handle, PerQuery, Pipeline, PipelineBuilder, PipelineResults, QueryOutput, SqlQueries,

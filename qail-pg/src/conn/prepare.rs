@@ -62,12 +62,23 @@ impl Connection {
     }
 
     async fn prepare_named_now(&mut self, name: String, sql: &str) -> Result<Statement, Error> {
+        self.prepare_with_types(name, sql, &[]).await
+    }
+
+    /// Prepares `sql` as statement `name` with parameters of `types` (fewer leaves the rest
+    /// to the server; 0 for one lets the server infer it), one round trip.
+    pub(crate) async fn prepare_with_types(
+        &mut self,
+        name: String,
+        sql: &str,
+        types: &[crate::types::Oid],
+    ) -> Result<Statement, Error> {
         let buf = self.stream.write_buf();
         let mark = buf.len();
         let encoded = Parse {
             name: &name,
             query: sql,
-            param_types: &[],
+            param_types: types,
         }
         .encode(buf)
         .and_then(|()| {

@@ -8,9 +8,10 @@
 
 use futures_core::Stream;
 
+use super::client::reply::{Affected, AtMostOne as OneAtMost, Rows};
 use super::row_sink::RowSink;
 use super::timeout::timed;
-use super::{Connection, Statement, trace};
+use super::{Connection, RunTarget, Runner, Statement, trace};
 use crate::Acquire;
 use crate::error::{Error, Kind};
 use crate::proto::message::DataRow;
@@ -22,14 +23,26 @@ use crate::types::Oid;
 impl<D: Decoder<Row: Send>> Query<'_, D> {
     /// Runs the query and returns every row.
     ///
-    /// `ex` is where it runs (as for every method here): `&mut` a connection, transaction or
-    /// pooled connection, or `&Pool`, which lends a connection for the call ([`Acquire`]).
-    pub async fn fetch_all(self, ex: impl Acquire) -> Result<Vec<D::Row>, Error>
+    /// `ex` is where it runs ([`Runner`], as for `fetch_one`, `fetch_optional` and `execute`):
+    /// `&mut` a connection, transaction or pooled connection; `&mut` a
+    /// [`Client`](crate::Client), shared with other tasks; or `&mut` a [`Pool`](crate::Pool)
+    /// (`&mut &pool` from a shared reference), which lends a connection for the call.
+    pub async fn fetch_all(self, ex: &mut impl Runner) -> Result<Vec<D::Row>, Error>
     where
         D::Row: 'static,
     {
-        let mut conn = ex.acquire().await?;
-        let conn = &mut *conn;
+        let mut lent;
+        let conn = match ex.target() {
+            RunTarget::Connection(conn) => conn,
+            RunTarget::Pool(pool) => {
+                lent = pool.acquire().await?;
+                &mut *lent
+            }
+            RunTarget::Client(client) => {
+                let (template, params) = (self.template, self.params.as_slice());
+                return Box::pin(client.run_template(template, params, Rows::of::<D>())).await;
+            }
+        };
         let mut rows = Collect::<D>(conn.spare_rows.take());
         run(
             conn,
@@ -50,12 +63,29 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
 
     /// Runs the query and returns its only row; an error ([`Error::is_row_count`]) when it
     /// returns none or several.
-    pub async fn fetch_one(self, ex: impl Acquire) -> Result<D::Row, Error> {
+    pub async fn fetch_one(self, ex: &mut impl Runner) -> Result<D::Row, Error>
+    where
+        D::Row: 'static,
+    {
         // Note: the body of `fetch_optional`, not a call to it: awaiting it would compile a
         // second future per row type, in every crate with `qail!` queries.
+        let mut lent;
+        let conn = match ex.target() {
+            RunTarget::Connection(conn) => conn,
+            RunTarget::Pool(pool) => {
+                lent = pool.acquire().await?;
+                &mut *lent
+            }
+            RunTarget::Client(client) => {
+                let (template, params) = (self.template, self.params.as_slice());
+                let gather = OneAtMost::of::<D>();
+                let row = Box::pin(client.run_template(template, params, gather)).await?;
+                return row.ok_or_else(no_row);
+            }
+        };
         let mut first = AtMostOne::<D>(None);
         run(
-            &mut *ex.acquire().await?,
+            conn,
             self.template,
             self.params.as_slice(),
             false,
@@ -69,10 +99,26 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
     }
 
     /// Runs the query and returns its row, if any; an error when it returns several.
-    pub async fn fetch_optional(self, ex: impl Acquire) -> Result<Option<D::Row>, Error> {
+    pub async fn fetch_optional(self, ex: &mut impl Runner) -> Result<Option<D::Row>, Error>
+    where
+        D::Row: 'static,
+    {
+        let mut lent;
+        let conn = match ex.target() {
+            RunTarget::Connection(conn) => conn,
+            RunTarget::Pool(pool) => {
+                lent = pool.acquire().await?;
+                &mut *lent
+            }
+            RunTarget::Client(client) => {
+                let (template, params) = (self.template, self.params.as_slice());
+                let gather = OneAtMost::of::<D>();
+                return Box::pin(client.run_template(template, params, gather)).await;
+            }
+        };
         let mut first = AtMostOne::<D>(None);
         run(
-            &mut *ex.acquire().await?,
+            conn,
             self.template,
             self.params.as_slice(),
             false,
@@ -116,16 +162,21 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
 
 impl<D> Query<'_, D> {
     /// Runs the query and returns the number of rows it affected (rows are not decoded).
-    pub async fn execute(self, ex: impl Acquire) -> Result<u64, Error> {
+    pub async fn execute(self, ex: &mut impl Runner) -> Result<u64, Error> {
+        let mut lent;
+        let conn = match ex.target() {
+            RunTarget::Connection(conn) => conn,
+            RunTarget::Pool(pool) => {
+                lent = pool.acquire().await?;
+                &mut *lent
+            }
+            RunTarget::Client(client) => {
+                let (template, params) = (self.template, self.params.as_slice());
+                return Box::pin(client.run_template(template, params, Affected)).await;
+            }
+        };
         let mut sink = |_: DataRow<'_>, _: &Statement| Ok(());
-        run(
-            &mut *ex.acquire().await?,
-            self.template,
-            self.params.as_slice(),
-            true,
-            &mut sink,
-        )
-        .await
+        run(conn, self.template, self.params.as_slice(), true, &mut sink).await
     }
 
     /// Runs the query and calls `f` with each row borrowed from the read buffer, with the

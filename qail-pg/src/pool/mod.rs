@@ -34,6 +34,7 @@
 //!   [`Pool::stats`] keeps the counts deadpool does not.
 
 mod builder;
+mod clients;
 mod maintain;
 mod manager;
 mod pooled;
@@ -48,6 +49,7 @@ use deadpool::managed::{PoolError, QueueMode, TimeoutType, Timeouts};
 
 use builder::Options;
 pub use builder::{Builder, Reset};
+pub use clients::ClientPool;
 use manager::Manager;
 pub use pooled::PooledConnection;
 use replicas::Replicas;

@@ -3,6 +3,7 @@
 mod auth;
 mod cancel;
 mod cancel_safety;
+mod client;
 mod compiled;
 mod connect;
 mod copy;

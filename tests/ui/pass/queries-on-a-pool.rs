@@ -1,4 +1,4 @@
-//! Compiled queries run on `&Pool`, and a pipeline of INSERTs gives their counts; the checks
+//! Compiled queries run on a pool (`&mut &Pool`), and a pipeline of INSERTs gives their counts; the checks
 //! emitted for a typed form with a lower-case struct name warn about nothing.
 #![deny(warnings)]
 use qail::{Pool, qail};
@@ -10,9 +10,9 @@ struct harbor {
 }
 
 async fn on_pool(pool: &Pool) -> Result<(Vec<harbor>, u64, Vec<u64>), qail::Error> {
-    let rows = qail!(harbor => "SELECT name, code FROM harbors").fetch_all(pool).await?;
-    let n = qail!("DELETE FROM harbors WHERE country = 'XX'").execute(pool).await?;
-    let _one = qail!("SELECT name FROM harbors LIMIT 1").fetch_optional(pool).await?;
+    let rows = qail!(harbor => "SELECT name, code FROM harbors").fetch_all(&mut &*pool).await?;
+    let n = qail!("DELETE FROM harbors WHERE country = 'XX'").execute(&mut &*pool).await?;
+    let _one = qail!("SELECT name FROM harbors LIMIT 1").fetch_optional(&mut &*pool).await?;
     let mut conn = pool.acquire().await?;
     let ids = [qail::uuid::Uuid::nil(), qail::uuid::Uuid::max()];
     let inserts = ids

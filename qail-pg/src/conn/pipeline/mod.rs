@@ -45,6 +45,8 @@ mod run;
 
 pub use batch::{Pipeline, SqlQueries};
 pub use builder::{Handle, PipelineBuilder, PipelineResults};
+pub(crate) use engine::{Job, Source};
+pub(crate) use mode::Mode;
 pub use mode::{Atomic, PerQuery};
 pub use output::QueryOutput;
 pub(crate) use run::Slot;

@@ -28,7 +28,10 @@ async fn fetch_methods_and_execute_run_on_a_pool_and_give_the_connection_back() 
         &[col("id", 20, "int8"), col("name", 25, "text")],
     );
 
-    let rows = query::<Pair>(t, &[&3i32]).fetch_all(&pool).await.unwrap();
+    let rows = query::<Pair>(t, &[&3i32])
+        .fetch_all(&mut &pool)
+        .await
+        .unwrap();
     assert_eq!(rows.len(), 3);
     assert_eq!(
         rows[2],
@@ -39,21 +42,27 @@ async fn fetch_methods_and_execute_run_on_a_pool_and_give_the_connection_back() 
     );
     assert_eq!(pool.stats().in_use, 0, "{:?}", pool.stats());
 
-    let one = query::<Pair>(t, &[&1i32]).fetch_one(&pool).await.unwrap();
+    let one = query::<Pair>(t, &[&1i32])
+        .fetch_one(&mut &pool)
+        .await
+        .unwrap();
     assert_eq!(one.name, "n1");
     let none = query::<Pair>(t, &[&0i32])
-        .fetch_optional(&pool)
+        .fetch_optional(&mut &pool)
         .await
         .unwrap();
     assert_eq!(none, None);
     let err = query::<Pair>(t, &[&2i32])
-        .fetch_one(&pool)
+        .fetch_one(&mut &pool)
         .await
         .unwrap_err();
     assert!(err.is_row_count(), "{err}");
     assert_eq!(pool.stats().in_use, 0, "after an error: {:?}", pool.stats());
 
-    let n = query::<NoRows>(t, &[&4i32]).execute(&pool).await.unwrap();
+    let n = query::<NoRows>(t, &[&4i32])
+        .execute(&mut &pool)
+        .await
+        .unwrap();
     assert_eq!(n, 4, "a SELECT's command tag counts its rows");
     let stats = pool.stats();
     assert_eq!(
@@ -107,6 +116,9 @@ async fn a_stream_on_a_pool_holds_its_connection_until_dropped() {
         pool.stats().in_use == 0
     })
     .await;
-    let rows = query::<Pair>(t, &[&2i32]).fetch_all(&pool).await.unwrap();
+    let rows = query::<Pair>(t, &[&2i32])
+        .fetch_all(&mut &pool)
+        .await
+        .unwrap();
     assert_eq!(rows.len(), 2);
 }
