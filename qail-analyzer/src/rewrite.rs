@@ -267,9 +267,14 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
 fn is_before(sql: &str, at: usize) -> Option<usize> {
     let word_before = |end: usize| -> Option<(usize, String)> {
         let head = sql[..end].trim_end();
-        let start = head
-            .rfind(|c: char| !c.is_ascii_alphabetic())
-            .map_or(0, |i| i + 1);
+        // Note: counted in ASCII letters from the end, so `start` is a char boundary
+        // whatever precedes the word.
+        let start = head.len()
+            - head
+                .bytes()
+                .rev()
+                .take_while(u8::is_ascii_alphabetic)
+                .count();
         (start < head.len()).then(|| (start, head[start..].to_ascii_uppercase()))
     };
     match word_before(at)? {
@@ -493,6 +498,16 @@ mod tests {
             "SELECT a IS NULL, b IS NOT NULL                        , c is NULL      , d IS NULL"
         );
         assert_eq!(r.json_predicates, [9..16, 20..55, 59..72]);
+    }
+
+    /// A word before `JSON` that follows a multi-byte character is read from a char boundary.
+    #[test]
+    fn a_multibyte_character_before_a_json_predicate() {
+        let sql = "SELECT a FROM t WHERE \u{55b}R IS JSON";
+        assert!(super::rewrite(sql).sql.starts_with("SELECT a FROM t WHERE"));
+        super::rewrite(
+            "WITH [[/NSO-R\u{b}JS[\u{1a}\u{1a}\u{1a}\u{1a}\u{1a}\u{1a}\u{1a}\u{1a}\u{1a}\u{1a}\u{1a}\u{1a}\u{1a}\u{1a}\u{1a}\u{1a}/OON/-R-R\u{b}JSON/\u{b}JSOJS[/OON/R\u{b}JSON/R\u{b}JS[/OON/ON/R\u{b}JS[/OON/R\u{b}JSON/\u{b}JSO\u{55b}R\u{b}JSON/\u{b}JSON/(++++vT",
+        );
     }
 
     /// A prefix without digits is left as written, never rewritten past its own length.
