@@ -1,5 +1,5 @@
-//! [`Acquire`]: what a compiled query's methods take — a connection lent for the call, or a
-//! pool to take one from.
+//! [`Acquire`]: what a compiled query's stream and row visitors take — a connection lent for as
+//! long as they run, or a pool to take one from.
 
 use std::future::Future;
 use std::ops::DerefMut;
@@ -8,17 +8,19 @@ use crate::conn::{Connection, Executor};
 use crate::error::Error;
 use crate::pool::{Pool, PooledConnection};
 
-/// Where [`Query::fetch_all`](crate::Query::fetch_all) and the other methods of a compiled
-/// query run: `&mut` an [`Executor`] (a [`Connection`], a [`Transaction`](crate::Transaction),
-/// a [`PooledConnection`]), or `&Pool`, which takes a connection from the pool for the call
-/// and gives it back when the call ends.
+/// Where [`Query::fetch`](crate::Query::fetch), `for_each`, `for_each_row` and COPY run, each
+/// holding its connection until it ends: `&mut` an [`Executor`] (a [`Connection`], a
+/// [`Transaction`](crate::Transaction), a [`PooledConnection`]), or `&Pool`, which takes a
+/// connection from the pool for the call and gives it back when the call (or the stream)
+/// ends. The one-shot methods (`fetch_all`, `fetch_one`, `fetch_optional`, `execute`) take a
+/// [`Runner`](crate::Runner) instead.
 ///
 /// ```no_run
 /// # async fn run(pool: &qail_pg::Pool, q: impl Fn() -> qail_pg::Query<'static, qail_pg::NoRows>)
 /// # -> Result<(), qail_pg::Error> {
-/// q().execute(pool).await?;                   // acquire, run, release
 /// let mut conn = pool.acquire().await?;
-/// q().execute(&mut conn).await?;              // on a connection held across calls
+/// q().for_each(&mut conn, |_, _| Ok(())).await?; // on a connection held across calls
+/// q().for_each(pool, |_, _| Ok(())).await?;      // acquire, run, release
 /// # Ok(()) }
 /// ```
 ///
