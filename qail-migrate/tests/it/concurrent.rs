@@ -15,30 +15,8 @@ use qail_pg::Connection;
 use super::{TestDb, history, ints};
 
 const RUNNERS: usize = 8;
-const CHILD_URL: &str = "QAIL_MIGRATE_CHILD_URL";
-const CHILD_DIR: &str = "QAIL_MIGRATE_CHILD_DIR";
-/// What the child prints before the versions it applied.
-const APPLIED: &str = "qail-migrate-child applied:";
-
-/// A runner process: the concurrency tests start this test binary with only this test, and
-/// the database and directory in the environment.
-#[tokio::test]
-#[ignore = "a runner process the concurrency tests start, not a test by itself"]
-async fn child_runner() {
-    let (Ok(url), Ok(dir)) = (std::env::var(CHILD_URL), std::env::var(CHILD_DIR)) else {
-        panic!("the concurrency tests run this with {CHILD_URL} and {CHILD_DIR} set");
-    };
-    let mut conn = Connection::connect(&url)
-        .await
-        .expect("the runner connects to the test database");
-    let migrator = Migrator::from_dir(dir).expect("a valid directory");
-    let steps = migrator
-        .run_on(&mut conn, None)
-        .await
-        .unwrap_or_else(|e| panic!("the runner failed: {e}"));
-    let versions: Vec<String> = steps.iter().map(|s| s.version.to_string()).collect();
-    println!("{APPLIED}{}", versions.join(","));
-}
+/// What the runner (the `qail-migrate` binary) prints before the versions it applied.
+const APPLIED: &str = "applied: ";
 
 /// Writes ten migrations that log each application of theirs in table `log`: transactional
 /// ones, a reversible one, and a non-transactional one (`CREATE INDEX CONCURRENTLY`), with
@@ -71,18 +49,11 @@ fn write_mixed(db: &TestDb) {
     }
 }
 
-/// Starts a runner process ([`child_runner`]) on `url` and `db`'s directory.
+/// Starts a runner process (the `qail-migrate` binary) on `url` and `db`'s directory.
 fn spawn_runner(db: &TestDb, url: &str) -> Child {
-    Command::new(std::env::current_exe().expect("the test binary's path"))
-        .args([
-            "concurrent::child_runner",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_URL, url)
-        .env(CHILD_DIR, db.dir())
+    Command::new(env!("CARGO_BIN_EXE_qail-migrate"))
+        .arg(url)
+        .arg(db.dir())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
