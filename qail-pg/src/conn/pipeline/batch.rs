@@ -48,40 +48,6 @@ impl<'q> Job for SqlJob<'q> {
     }
 }
 
-/// Collects typed rows per query.
-struct Typed<D: Decoder, R> {
-    /// The current query's rows; the buffer is reused (see [`take_rows`]).
-    rows: Vec<D::Row>,
-    results: R,
-}
-
-impl<D: Decoder, R> Typed<D, R> {
-    fn new(results: R) -> Self {
-        Typed {
-            rows: Vec::new(),
-            results,
-        }
-    }
-}
-
-impl<D: Decoder, R: QueryResults<Vec<D::Row>>> RowSink for Typed<D, R> {
-    fn row(&mut self, _: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
-        let row = D::decode(&mut RawRow::new(data), statement.column_oids())?;
-        self.rows.push(row);
-        Ok(())
-    }
-    fn done(&mut self, _: usize, result: Result<u64, Error>) {
-        let rows = take_rows(&mut self.rows);
-        self.results.push(result.map(|_| rows));
-    }
-    fn wants_counts(&self) -> bool {
-        false
-    }
-    fn reserve(&mut self, queries: usize) {
-        self.results.reserve(queries);
-    }
-}
-
 /// Keeps only the counts.
 struct Counts<R>(R);
 
@@ -266,8 +232,8 @@ where
     }
 
     /// Runs the queries, collecting each query's typed rows as `R` (which `wrap` makes of a
-    /// results vector and `unwrap` gives back) into the vector the connection kept from its
-    /// last pipeline, and keeps that vector's memory for the next one.
+    /// results vector and `unwrap` gives back): [`Connection::outputs`], after the check that
+    /// nothing else is queued on the connection.
     async fn typed_rows<R, T>(
         self,
         mode: Mode,
@@ -275,17 +241,13 @@ where
         unwrap: fn(R) -> Vec<T>,
     ) -> Result<Vec<T>, Error>
     where
-        D: Decoder,
-        R: QueryResults<Vec<D::Row>>,
+        D: QueryOutput,
+        R: QueryResults<D::Output>,
         T: Send + 'static,
     {
         self.check_alone()?;
         let Pipeline { conn, queries, .. } = self;
-        let mut sink = Typed::<D, _>::new(wrap(conn.spare_results.take()));
-        conn.run_pipeline(queries, &mut sink, mode).await?;
-        let results = unwrap(sink.results);
-        conn.spare_results.refill::<T>(results.len());
-        Ok(results)
+        conn.outputs(queries, mode, wrap, unwrap).await
     }
 }
 
