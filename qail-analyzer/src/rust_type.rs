@@ -187,7 +187,7 @@ impl Features {
 
     /// The Rust type of `ty` as text (`Option<…>` when `nullable`), or what is missing.
     pub fn rust_type(&self, ty: &TypeRef, nullable: bool, snapshot: &Snapshot) -> String {
-        let base = match choose(ty, snapshot).and_then(|c| self.hint(&c)) {
+        let base = match choose(ty, snapshot).and_then(|c| self.rust_name(&c)) {
             Ok(c) => c,
             Err(e) => return e,
         };
@@ -203,9 +203,9 @@ impl Features {
         }
     }
 
-    /// The Rust type a choice names under these features: with `time` instead of `chrono`,
-    /// the `time` crate's type.
-    fn hint(&self, choice: &Choice) -> Result<String, String> {
+    /// The Rust type a choice names under these features (of an array's element): with `time`
+    /// instead of `chrono`, the `time` crate's type; an error saying which feature to enable.
+    pub fn rust_name(&self, choice: &Choice) -> Result<String, String> {
         let hint = choice.hint.as_str();
         match choice.feature {
             None => Ok(hint.to_owned()),

@@ -8,6 +8,9 @@
 
 use proc_macro2::{Span, TokenStream};
 use qail_analyzer::StatementKind;
+use qail_analyzer::rust_type;
+use qail_schema::Snapshot;
+use qail_schema::snapshot::TypeRef;
 use quote::quote_spanned;
 
 /// `{` and `}` written as themselves in an `on_unimplemented` string.
@@ -234,26 +237,26 @@ impl Field<'_> {
     }
 }
 
-/// The Rust types a column of PostgreSQL type `name` (with `dims` array dimensions) decodes
-/// to, as a user writes them: the catalog's hint (`uuid::Uuid`; `chrono::NaiveDate or
-/// time::Date` gives both). Empty when qail has no mapping of its own.
-pub(crate) fn rust_names(name: &str, dims: u32) -> Vec<String> {
-    let Some(rust) = qail_catalog::type_by_name(name).and_then(|t| t.rust.as_ref()) else {
+/// The Rust types a column of PostgreSQL type `ty` decodes to, as a user writes them
+/// (`uuid::Uuid`, `Vec<String>`; the date and time types of the crate this build maps, or both
+/// when neither feature is on). Empty when qail has no mapping of its own.
+pub(crate) fn rust_names(ty: &TypeRef) -> Vec<String> {
+    // Note: built-in types and citext only, as the struct's fields are checked against the
+    // snapshot's types elsewhere; the analyzer's rule and this build's features decide.
+    let Ok(choice) = rust_type::choose(ty, &Snapshot::default()) else {
         return Vec::new();
     };
-    if rust.field.is_empty() || dims > 1 {
+    if choice.field.is_none() {
         return Vec::new();
     }
-    // Note: a date or time type names the chrono and the time crate's; the one of this
-    // build (chrono when both are on, as the facade maps them) is named alone.
-    let chosen = rust.hint.split(" or ").find(|t| {
-        (cfg!(feature = "chrono") && t.starts_with("chrono::"))
-            || (!cfg!(feature = "chrono") && cfg!(feature = "time") && t.starts_with("time::"))
-    });
-    let each = chosen.map_or_else(|| rust.hint.split(" or ").collect(), |t| vec![t]);
-    let each = each.into_iter();
-    match dims {
-        1 => each.map(|t| format!("Vec<{t}>")).collect(),
-        _ => each.map(str::to_owned).collect(),
+    let names = match crate::types::enabled().rust_name(&choice) {
+        Ok(name) => vec![name],
+        // Note: a feature is off: every type the column could be read as.
+        Err(_) => choice.hint.split(" or ").map(str::to_owned).collect(),
+    };
+    if choice.array {
+        names.into_iter().map(|t| format!("Vec<{t}>")).collect()
+    } else {
+        names
     }
 }

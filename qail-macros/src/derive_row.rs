@@ -245,7 +245,7 @@ fn field_check(
         column: &column_name,
         field: &ident.unraw_string(),
         pg: &mapped.display,
-        rust: crate::column_checks::rust_names(&column.ty.name, column.ty.array_dims),
+        rust: crate::column_checks::rust_names(&column.ty),
         nullable: !column.not_null,
         why: String::new(),
         marker,

@@ -514,7 +514,7 @@ fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
                 column: &col.out.name,
                 field: &ident.to_string(),
                 pg: col.mapped.as_ref().map_or("", |m| m.display.as_str()),
-                rust: column_checks::rust_names(&col.out.ty.name, col.out.ty.array_dims),
+                rust: column_checks::rust_names(&col.out.ty),
                 nullable: col.out.nullable,
                 why: col.out.why.join("; "),
                 marker: col.mapped.as_ref().map_or(&none, |m| &m.marker),

@@ -24,9 +24,9 @@ pub(crate) struct Mapped {
 /// A qail feature a mapping needs and this build lacks (the analyzer's rule, its message).
 pub(crate) type Feature = MissingFeature;
 
-/// The qail feature a type mapping needs (`uuid`, `chrono`…), if it is off. qail's features
-/// switch on the same features of this crate, so `cfg!` here sees what the user enabled.
-pub(crate) fn missing_feature(feature: &str) -> Option<Feature> {
+/// qail's features this build has: qail's features switch on the same features of this
+/// crate, so `cfg!` here sees what the user enabled.
+pub(crate) fn enabled() -> Features {
     let enabled = [
         ("uuid", cfg!(feature = "uuid")),
         ("chrono", cfg!(feature = "chrono")),
@@ -35,7 +35,12 @@ pub(crate) fn missing_feature(feature: &str) -> Option<Feature> {
         ("decimal", cfg!(feature = "decimal")),
         ("net", cfg!(feature = "net")),
     ];
-    Features::new(enabled.iter().filter(|(_, on)| *on).map(|(f, _)| *f)).missing(feature)
+    Features::new(enabled.iter().filter(|(_, on)| *on).map(|(f, _)| *f))
+}
+
+/// The qail feature a type mapping needs (`uuid`, `chrono`…), if this build lacks it.
+pub(crate) fn missing_feature(feature: &str) -> Option<Feature> {
+    enabled().missing(feature)
 }
 
 /// Maps a PostgreSQL type, or says why it cannot be used and what to write instead.
