@@ -1,16 +1,15 @@
 //! Start-up verification: every statement `qail!` compiled into the binary (the link-time
 //! registry, [`STATEMENTS`]) described by the server in one pipelined round trip, plus one
 //! catalog query for the NOT NULL-ness of the table columns they return, and compared with
-//! what each was compiled against.
+//! what each was compiled against (the rule: [`crate::template::verify`]).
 
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write as _;
 
 use super::Pool;
 use crate::conn::Connection;
 use crate::error::{Error, Kind};
-use crate::template::verify::{ServerColumn, builtin_name, differences};
-use crate::template::{Compiled, STATEMENTS};
+use crate::template::verify::{Described, ServerColumn, builtin_name, differences};
+use crate::template::{Compiled, Drift, Expectation, STATEMENTS, report};
 use crate::types::Oid;
 use crate::types::oid::FIRST_USER_OID;
 
@@ -50,9 +49,38 @@ impl Connection {
     ///
     /// As [`Pool::verify`].
     pub async fn verify_compiled(&mut self, statements: &[Compiled]) -> Result<usize, Error> {
-        let sent: Vec<(&str, &[Oid])> = statements
+        let expected: Vec<Expectation<'_>> = statements.iter().map(Expectation::from).collect();
+        let drifts = self.drifts(&expected).await?;
+        if drifts.is_empty() {
+            return Ok(statements.len());
+        }
+        Err(Error::new(
+            Kind::SchemaDrift,
+            format!(
+                "{} of the {} compiled statements no longer match the database:\n\
+                 {}run the migrations the database lacks, or change the queries to the \
+                 database's schema and rebuild",
+                drifts.len(),
+                statements.len(),
+                report(&expected, &drifts)
+            ),
+        ))
+    }
+
+    /// The statements of `expected` that no longer match the database, each with its
+    /// differences (what [`Pool::verify`] reports; [`report`] words them): every statement is
+    /// sent twice in one round trip, Parse + Describe with the compiled parameter types (what
+    /// runs: refused or not, its result columns) and without them (the parameter types the
+    /// schema gives), then the NOT NULL-ness of the table columns they return is read in one
+    /// query.
+    ///
+    /// # Errors
+    ///
+    /// A connection error, or a statement that cannot be sent (a NUL in its SQL).
+    pub async fn drifts(&mut self, expected: &[Expectation<'_>]) -> Result<Vec<Drift>, Error> {
+        let sent: Vec<(&str, &[Oid])> = expected
             .iter()
-            .map(|c| (c.template.sql(), c.template.param_oids))
+            .flat_map(|e| [(e.sql, e.param_oids), (e.sql, &[][..])])
             .collect();
         let described = self.describe_all(&sent).await?;
         let mut attributes = HashSet::new();
@@ -75,16 +103,17 @@ impl Connection {
                 .cloned()
                 .unwrap_or_else(|| builtin_name(oid))
         };
-        let mut report = String::new();
-        let mut drifted = 0;
-        for (compiled, described) in statements.iter().zip(&described) {
-            let source = match compiled.template.source {
-                "" => compiled.template.name,
-                source => source,
+        let mut drifts = Vec::new();
+        for (index, (e, pair)) in expected.iter().zip(described.chunks(2)).enumerate() {
+            let [typed, untyped] = pair else {
+                continue;
             };
-            let found = match described {
-                Ok(statement) => {
-                    let columns: Vec<ServerColumn> = statement
+            let inferred = untyped.as_ref().ok().map(|s| s.params().to_vec());
+            let described = match typed {
+                Ok(statement) => Described::Accepted {
+                    inferred,
+                    params: statement.params().to_vec(),
+                    columns: statement
                         .columns()
                         .iter()
                         .map(|c| ServerColumn {
@@ -94,38 +123,21 @@ impl Connection {
                                 .zip(c.column_id())
                                 .and_then(|(t, a)| catalog.get(&(i64::from(t), a)).cloned()),
                         })
-                        .collect();
-                    differences(compiled, statement.params(), &columns, &type_name)
-                }
-                Err(e) => {
-                    let why = e
+                        .collect(),
+                },
+                Err(e) => Described::Refused {
+                    message: e
                         .as_db_error()
-                        .map_or_else(|| e.to_string(), |db| db.message.clone());
-                    vec![format!("the server refuses it ({why})")]
-                }
+                        .map_or_else(|| e.to_string(), |db| db.message.clone()),
+                    inferred,
+                },
             };
-            if found.is_empty() {
-                continue;
-            }
-            drifted += 1;
-            let sql: String = compiled.template.sql().chars().take(80).collect();
-            let _ = writeln!(report, "`{sql}`:");
-            for difference in found {
-                let _ = writeln!(report, "  {difference}: {source}");
+            let differences = differences(e, &described, &type_name);
+            if !differences.is_empty() {
+                drifts.push(Drift { index, differences });
             }
         }
-        if drifted == 0 {
-            return Ok(statements.len());
-        }
-        Err(Error::new(
-            Kind::SchemaDrift,
-            format!(
-                "{drifted} of the {} compiled statements no longer match the database:\n\
-                 {report}run the migrations the database lacks, or change the queries to the \
-                 database's schema and rebuild",
-                statements.len()
-            ),
-        ))
+        Ok(drifts)
     }
 
     /// `(table, column, attnotnull)` of each `(table OID, attnum)`.

@@ -41,3 +41,4 @@ pub use query::{NoRows, Params, Query, ReturnsRows};
 pub use registry::{Compiled, NotNull, STATEMENTS, linkme};
 pub use row::{Columns, Decoder, FromColumns, FromRow, RawRow};
 pub use variants::{Cache, Piece, Variants};
+pub use verify::{Drift, Expectation, ExpectedResult, report};
