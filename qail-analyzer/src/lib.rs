@@ -52,6 +52,7 @@ pub mod rust_type;
 mod scope;
 mod types;
 mod views;
+pub mod wire;
 
 use std::ops::Range;
 
