@@ -4,9 +4,9 @@
 //! `qail` as the first argument) or directly as `cargo-qail …`.
 //!
 //! Exit status: 0 on success (`lsp`: after the client's `exit`), 1 when `schema check`/`schema diff` find differences,
-//! `migrate check` finds a breaking change,
+//! `migrate check` finds a breaking change, `verify` finds a drifted statement,
 //! `analyze` rejects a statement or `migrate status --exit-code` finds a migration pending,
-//! edited, running or dirty, 2 on errors.
+//! edited, running or dirty, 2 on errors, 3 when `verify` cannot reach the server.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -35,6 +35,11 @@ enum Command {
     /// Apply, revert and inspect the migrations of a migrations directory.
     #[command(subcommand)]
     Migrate(MigrateCommand),
+    /// Check every `qail!` statement of the workspace against a live database, without
+    /// building: each is analyzed against its snapshot as the macro does, then the server
+    /// describes them all in one round trip; exit 1 on a drifted statement.
+    #[command(after_long_help = VERIFY_HELP)]
+    Verify(VerifyArgs),
     /// Run the language server on standard input and output, for SQL in `qail!` strings and
     /// .sql files (completion, hover, go to definition, diagnostics).
     Lsp {
@@ -43,6 +48,79 @@ enum Command {
         #[arg(long)]
         snapshot: Option<PathBuf>,
     },
+}
+
+const VERIFY_HELP: &str = "\
+Every `qail!` below the workspace's directory (the nearest Cargo.toml with [workspace]
+above the current directory) is found in the sources and analyzed against its crate's
+qail.schema.json; a query with optional clauses or sort choices is checked in its fullest
+form. The server parses and describes each statement, and its parameter types, result
+column types and the NOT NULL-ness of the table columns it returns are compared with what
+the statement compiles to, by the rule `Pool::verify` follows at start-up.
+
+Exit status: 0 when every statement matches, 1 when one or more drifted (each is printed
+with its file:line), 2 on other errors, 3 when the server cannot be reached.";
+
+#[derive(Args)]
+struct VerifyArgs {
+    /// Connection URL or key=value string [default: $DATABASE_URL].
+    #[arg(long)]
+    database_url: Option<String>,
+    /// The schema snapshot for every source [default: $QAIL_SCHEMA, else the nearest
+    /// qail.schema.json from each source's crate].
+    #[arg(long)]
+    snapshot: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
+    /// Print how long finding and analyzing the statements and checking them on the server
+    /// took (to standard error).
+    #[arg(long)]
+    timings: bool,
+}
+
+/// `cargo qail verify`.
+fn verify(args: VerifyArgs) -> Result<ExitCode, Failure> {
+    use cargo_qail::verify::{self, Failure as Why, Format};
+    let url = args
+        .database_url
+        .or_else(|| std::env::var("DATABASE_URL").ok())
+        .ok_or_else(|| {
+            Failure(
+                "no database to check against: set DATABASE_URL or pass --database-url".to_owned(),
+            )
+        })?;
+    let root = verify::workspace_root(&std::env::current_dir()?);
+    let format = match args.format {
+        FormatArg::Text => Format::Text,
+        FormatArg::Json => Format::Json,
+    };
+    let started = std::time::Instant::now();
+    let outcome = verify::find(&root, args.snapshot.as_deref()).and_then(|found| {
+        let found_in = started.elapsed();
+        let drifts = verify::check(&found.statements, &url)?;
+        if args.timings {
+            eprintln!(
+                "timings: {} statements found and analyzed in {:.1} ms, checked on the server \
+                 in {:.1} ms",
+                found.statements.len(),
+                found_in.as_secs_f64() * 1e3,
+                (started.elapsed() - found_in).as_secs_f64() * 1e3
+            );
+        }
+        Ok((found, drifts))
+    });
+    match outcome {
+        Ok((found, drifts)) => {
+            print!("{}", verify::render(&found, &drifts, format));
+            Ok(ExitCode::from(u8::from(!drifts.is_empty())))
+        }
+        Err(Why::Unreachable(message)) => {
+            eprintln!("error: {message}");
+            Ok(ExitCode::from(3))
+        }
+        Err(e) => Err(Failure(e.to_string())),
+    }
 }
 
 #[derive(Subcommand)]
@@ -408,6 +486,7 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
             }
             return Ok(ExitCode::from(code));
         }
+        Command::Verify(args) => return verify(args),
         Command::Lsp { snapshot } => {
             cargo_qail::lsp::run_stdio(snapshot)?;
             return Ok(ExitCode::SUCCESS);

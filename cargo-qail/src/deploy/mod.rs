@@ -317,7 +317,7 @@ fn culprit(
 
 /// The `.rs` files under `root` that mention `qail!` (not under `target/` or hidden
 /// directories).
-fn workspace_sources(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
+pub(crate) fn workspace_sources(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
     let mut out = Vec::new();
     let mut dirs = vec![root.to_owned()];
     while let Some(dir) = dirs.pop() {

@@ -44,7 +44,7 @@ mod server;
 mod sources;
 mod text;
 
-pub use sources::{Rejected, rejected};
+pub use sources::{Rejected, Statement, rejected, statements};
 
 use std::path::PathBuf;
 

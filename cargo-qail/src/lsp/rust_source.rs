@@ -27,6 +27,12 @@ pub(crate) struct Embedded {
 
 /// Every `qail!` invocation of `source` that has a string literal, in order.
 pub(crate) fn embedded(source: &str) -> Vec<Embedded> {
+    invocations(source).into_iter().map(|(_, e)| e).collect()
+}
+
+/// [`embedded`], each with the offset of its `qail` (where `line!()` in its expansion
+/// points).
+pub(crate) fn invocations(source: &str) -> Vec<(usize, Embedded)> {
     let mut lexer = Lexer { s: source, i: 0 };
     let mut out = Vec::new();
     let mut prev: Vec<Tok> = Vec::new();
@@ -38,7 +44,7 @@ pub(crate) fn embedded(source: &str) -> Vec<Embedded> {
             && b.kind == TokKind::Bang
             && let Some(e) = invocation(&mut lexer, source)
         {
-            out.push(e);
+            out.push((a.range.start, e));
         }
         prev.push(tok);
         if prev.len() > 2 {

@@ -15,6 +15,7 @@ mod util;
 mod deploy;
 mod histories;
 mod migrate;
+mod verify;
 
 fn qail(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-qail"))
@@ -248,6 +249,7 @@ fn every_command_has_help() {
         &["schema", "check", "--help"],
         &["schema", "diff", "--help"],
         &["schema", "from-sql", "--help"],
+        &["qail", "verify", "--help"],
     ] {
         let o = qail(args);
         assert!(o.status.success(), "{args:?}");
