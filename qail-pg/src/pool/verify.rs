@@ -140,7 +140,9 @@ impl Connection {
         Ok(drifts)
     }
 
-    /// `(table, column, attnotnull)` of each `(table OID, attnum)`.
+    /// `(table, column, NOT NULL)` of each `(table OID, attnum)`: NOT NULL as the snapshot
+    /// reads it, declared or forced by a validated `CHECK (column IS NOT NULL)` (alone or
+    /// among the conjuncts of an AND).
     async fn attributes(
         &mut self,
         keys: &HashSet<(i64, i16)>,
@@ -152,7 +154,12 @@ impl Connection {
         let rows = self
             .query(
                 "SELECT a.attrelid::int8, a.attnum, c.relname::text, a.attname::text, \
-                 a.attnotnull FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid \
+                 a.attnotnull OR EXISTS (SELECT FROM pg_constraint n \
+                   WHERE n.conrelid = a.attrelid AND n.contype = 'c' AND n.convalidated \
+                   AND strpos(pg_get_constraintdef(n.oid), \
+                              '(' || quote_ident(a.attname) || ' IS NOT NULL)') > 0 \
+                   AND pg_get_constraintdef(n.oid) !~ '( OR |NOT \\()') \
+                 FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid \
                  JOIN unnest($1::int8[], $2::int2[]) AS k(rel, num) \
                  ON a.attrelid = k.rel::oid AND a.attnum = k.num",
                 &[&rels, &nums],

@@ -150,6 +150,56 @@ async fn a_new_not_null_is_named_with_file_and_line() {
 }
 
 #[tokio::test]
+async fn a_check_that_forbids_null_makes_a_column_not_null() {
+    // What `schema pull` reads as NOT NULL: a validated CHECK (column IS NOT NULL).
+    let e = after("ALTER TABLE users ADD CONSTRAINT nick_set CHECK (nick IS NOT NULL)").await;
+    assert!(
+        e.contains(
+            "column `nick` of `users` is now NOT NULL, compiled as nullable: src/users.rs:42"
+        ),
+        "{e}"
+    );
+    let e = after("ALTER TABLE users ADD CONSTRAINT nick_set CHECK (nick IS NOT NULL AND id > 0)")
+        .await;
+    assert!(
+        e.contains("column `nick` of `users` is now NOT NULL"),
+        "{e}"
+    );
+    // Not yet validated, or NULL still allowed by an OR: nothing changed.
+    let e = after(
+        "ALTER TABLE users ADD CONSTRAINT nick_set CHECK (nick IS NOT NULL) NOT VALID;
+         ALTER TABLE orders ADD CONSTRAINT named CHECK (name IS NOT NULL OR id > 0)",
+    )
+    .await;
+    assert_eq!(e, "");
+}
+
+#[tokio::test]
+async fn a_changed_parameter_type_is_named_with_file_and_line() {
+    // Parsed with the compiled int8 the statement still runs (int4 = int8 exists); what the
+    // schema makes of `$1` is int4 now.
+    let e = after("ALTER TABLE users ALTER COLUMN id TYPE int4").await;
+    assert!(
+        e.contains("parameter $1 is now int4, compiled as int8: src/users.rs:42"),
+        "{e}"
+    );
+    // greet(text) replaced by greet(uuid): the compiled text parameter is refused.
+    let e = after(
+        "DROP FUNCTION greet(text);
+         CREATE FUNCTION greet(uuid) RETURNS text LANGUAGE sql AS $$ SELECT 'hi ' || $1 $$",
+    )
+    .await;
+    assert!(
+        e.contains("parameter $1 is now uuid, compiled as text: src/greet.rs:7"),
+        "{e}"
+    );
+    assert!(
+        e.contains("the server refuses it (function greet(text) does not exist): src/greet.rs:7"),
+        "{e}"
+    );
+}
+
+#[tokio::test]
 async fn a_missing_table_is_named_with_file_and_line() {
     let e = after("DROP TABLE orders").await;
     assert!(e.contains("relation \"orders\" does not exist"), "{e}");
