@@ -132,6 +132,84 @@ const FEATURES: &[Feature] = &[
         since: 17,
     },
     Feature {
+        name: "JSON_VALUE … PASSING, RETURNING, ON EMPTY, ON ERROR",
+        sql: "SELECT JSON_VALUE(a.note::jsonb, '$.k ? (@ > $min)' PASSING $1 AS min, a.balance AS b \
+              RETURNING numeric DEFAULT 0 ON EMPTY ERROR ON ERROR) AS a, \
+              JSON_VALUE($2, '$.d' RETURNING date NULL ON ERROR) AS b, \
+              JSON_VALUE('1'::jsonb, '$' RETURNING int[] DEFAULT '{1}' ON ERROR) AS c FROM accounts a",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_QUERY … wrapper, quotes, RETURNING … FORMAT JSON",
+        sql: "SELECT JSON_QUERY($1, '$.a[*]' WITH CONDITIONAL ARRAY WRAPPER EMPTY OBJECT ON ERROR) AS a, \
+              JSON_QUERY('[\"x\"]'::jsonb, '$[0]' RETURNING text FORMAT JSON OMIT QUOTES ON SCALAR STRING) AS b, \
+              JSON_QUERY('{}'::jsonb, '$' RETURNING json WITHOUT WRAPPER KEEP QUOTES NULL ON EMPTY EMPTY ARRAY ON ERROR) AS c, \
+              JSON_QUERY('{}'::jsonb, '$.x' RETURNING bytea FORMAT JSON ENCODING UTF8 WITH UNCONDITIONAL WRAPPER) AS d",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_EXISTS … PASSING, ON ERROR",
+        sql: "SELECT JSON_EXISTS(note::jsonb, '$.k ? (@ == $v)' PASSING $1::int AS v UNKNOWN ON ERROR) AS a, \
+              JSON_EXISTS($2, '$' FALSE ON ERROR) AS b FROM accounts",
+        since: 17,
+    },
+    Feature {
+        name: "JSON constructors … RETURNING",
+        sql: "SELECT JSON_OBJECT('a': 1 RETURNING jsonb) AS a, \
+              JSON_ARRAY(1, $1 FORMAT JSON ABSENT ON NULL RETURNING text FORMAT JSON) AS b, \
+              JSON_OBJECT('k': '{}' FORMAT JSON WITH UNIQUE KEYS RETURNING bytea) AS c, \
+              JSON_OBJECT(RETURNING varchar) AS d",
+        since: 16,
+    },
+    Feature {
+        name: "JSON aggregates … RETURNING",
+        sql: "SELECT JSON_OBJECTAGG(k: v WITHOUT UNIQUE RETURNING jsonb) AS a, \
+              JSON_ARRAYAGG(v ORDER BY v NULL ON NULL RETURNING jsonb) AS b \
+              FROM (VALUES ('a', 1), ('b', 2)) AS t(k, v)",
+        since: 16,
+    },
+    Feature {
+        name: "JSON_SERIALIZE … RETURNING",
+        sql: "SELECT JSON_SERIALIZE('{}'::json RETURNING bytea) AS a, \
+              JSON_SERIALIZE($1 FORMAT JSON RETURNING varchar) AS b",
+        since: 17,
+    },
+    Feature {
+        name: "RETURNING WITH (OLD AS …, NEW AS …)",
+        sql: "UPDATE accounts SET balance = balance + $1 WHERE id = $2 \
+              RETURNING WITH (OLD AS o, NEW AS n) o.balance AS before, n.balance AS after, n.*",
+        since: 18,
+    },
+    Feature {
+        name: "RETURNING WITH (…) in INSERT and DELETE",
+        sql: "WITH i AS (INSERT INTO accounts VALUES (1, 2, 'x') RETURNING WITH (OLD AS was) was.*, new.id), \
+              d AS (DELETE FROM accounts WHERE id = 7 RETURNING WITH (NEW AS after) old.note, after.*) \
+              SELECT * FROM i, d",
+        since: 18,
+    },
+    Feature {
+        name: "MERGE … RETURNING WITH (…)",
+        sql: "MERGE INTO accounts a USING (VALUES (1, 5.0)) AS s(id, amount) ON a.id = s.id \
+              WHEN MATCHED THEN UPDATE SET balance = s.amount WHEN NOT MATCHED THEN DO NOTHING \
+              RETURNING WITH (OLD AS o, NEW AS n) o.balance AS before, n.balance AS after",
+        since: 18,
+    },
+    Feature {
+        name: "MERGE … THEN DO NOTHING",
+        sql: "MERGE INTO accounts a USING (VALUES (1, 5.0)) AS s(id, amount) ON a.id = s.id \
+              WHEN MATCHED AND a.balance > $1 THEN DO NOTHING \
+              WHEN MATCHED THEN UPDATE SET balance = s.amount \
+              WHEN NOT MATCHED AND s.amount < $2 THEN DO NOTHING",
+        since: 15,
+    },
+    Feature {
+        name: "MERGE … WHEN NOT MATCHED BY SOURCE THEN DO NOTHING",
+        sql: "MERGE INTO accounts a USING (SELECT 1 AS id) AS s ON a.id = s.id \
+              WHEN NOT MATCHED BY SOURCE AND a.note = $1 THEN DO NOTHING \
+              WHEN NOT MATCHED BY TARGET THEN DO NOTHING",
+        since: 17,
+    },
+    Feature {
         name: "RETURNING old and new (UPDATE)",
         sql: "UPDATE accounts SET balance = balance + $1 WHERE id = $2 \
               RETURNING old.balance AS before, new.balance AS after, balance",
@@ -397,4 +475,181 @@ fn a_declared_range_refuses_what_its_oldest_version_lacks() {
     // A system view's columns are those of every targeted version.
     assert!(message("SELECT checkpoints_timed FROM pg_stat_bgwriter", "15..=16") == "accepted");
     assert!(message("SELECT checkpoints_timed FROM pg_stat_bgwriter", "16..=17") != "accepted");
+}
+
+/// A query's parameter types, and its columns' types and nullability; or the first error.
+type Typing = Result<(Vec<String>, Vec<(String, bool)>), String>;
+
+/// The clauses of PostgreSQL 16 to 18 that the parser lacks, as the server types and refuses
+/// them (the types are those its Describe reports; the refusals its errors).
+#[test]
+fn sql_json_clauses_returning_names_and_do_nothing_read_like_the_server() {
+    let ddl = qail_schema::ddl::from_sql(&[("a.sql".to_owned(), SCHEMA.to_owned())]).0;
+    let on = |range: &str| Snapshot {
+        postgres: Some(range.to_owned()),
+        ..ddl.clone()
+    };
+    let (v17, v18) = (on("17.."), on("18"));
+    let typed = |sql: &str, snap: &Snapshot| -> Typing {
+        analyze(sql, snap)
+            .map(|a| {
+                (
+                    a.params.iter().map(|p| p.ty.name.clone()).collect(),
+                    a.columns
+                        .iter()
+                        .map(|c| (c.ty.name.clone(), c.nullable))
+                        .collect(),
+                )
+            })
+            .map_err(|d| d[0].message.clone())
+    };
+    let cols = |names: &[(&str, bool)]| -> Vec<(String, bool)> {
+        names.iter().map(|(n, b)| ((*n).to_owned(), *b)).collect()
+    };
+    // RETURNING follows the type; PASSING values and DEFAULT are typed in the call's scope.
+    let (params, columns) = typed(
+        "SELECT JSON_VALUE($1, '$.a' PASSING $2 AS x, balance AS y RETURNING int DEFAULT 5 ON EMPTY) AS a, \
+         JSON_QUERY($3, '$' RETURNING text FORMAT JSON WITH WRAPPER) AS b, \
+         JSON_EXISTS($4::jsonb, '$' TRUE ON ERROR) AS c, JSON_QUERY('1', '$') AS d FROM accounts",
+        &v17,
+    )
+    .expect("typed");
+    assert_eq!(params, ["text", "text", "text", "jsonb"]);
+    assert_eq!(
+        columns,
+        cols(&[
+            ("int4", true),
+            ("text", true),
+            ("bool", true),
+            ("jsonb", true)
+        ])
+    );
+    assert_eq!(
+        typed("SELECT JSON_VALUE('1'::jsonb, '$' RETURNING int DEFAULT now() ON EMPTY) AS a", &v17)
+            .map(|_| ()),
+        Err(
+            "the DEFAULT of JSON_VALUE() is of type integer but expression is of type timestamp with time zone"
+                .to_owned()
+        )
+    );
+    for (sql, refusal) in [
+        (
+            "SELECT JSON_EXISTS('1'::jsonb, '$' NULL ON ERROR) AS a",
+            "JSON_EXISTS(): invalid ON ERROR behavior NULL: JSON_EXISTS() allows ERROR, TRUE, FALSE, UNKNOWN",
+        ),
+        (
+            "SELECT JSON_EXISTS('1'::jsonb, '$' RETURNING int) AS a",
+            "JSON_EXISTS(): JSON_EXISTS() has no RETURNING clause",
+        ),
+        (
+            "SELECT JSON_VALUE('1'::jsonb, '$' WITH WRAPPER) AS a",
+            "JSON_VALUE(): JSON_VALUE() has no wrapper clause",
+        ),
+        (
+            "SELECT JSON_QUERY('1'::jsonb, '$' WITH WRAPPER OMIT QUOTES) AS a",
+            "JSON_QUERY(): SQL/JSON QUOTES behavior must not be specified when WITH WRAPPER is used",
+        ),
+        (
+            "SELECT JSON_VALUE('1'::jsonb, '$' ERROR ON ERROR NULL ON EMPTY) AS a",
+            "JSON_VALUE(): unexpected NULL here",
+        ),
+        (
+            "SELECT JSON_SERIALIZE('1'::json RETURNING int) AS a",
+            "cannot use type integer in RETURNING clause of JSON_SERIALIZE()",
+        ),
+        (
+            "SELECT JSON_OBJECT(RETURNING uuid) AS a",
+            "cannot cast type json to uuid",
+        ),
+        (
+            "SELECT JSON_SCALAR(1 RETURNING jsonb) AS a",
+            "JSON_SCALAR() has no RETURNING clause",
+        ),
+    ] {
+        assert_eq!(
+            typed(sql, &v17).map(|_| ()),
+            Err(refusal.to_owned()),
+            "{sql}"
+        );
+    }
+    // Renamed old and new: NULL like old and new, and the old names are gone.
+    let nulls =
+        |sql: &str| typed(sql, &v18).map(|(_, c)| c.into_iter().map(|c| c.1).collect::<Vec<_>>());
+    assert_eq!(
+        nulls(
+            "INSERT INTO accounts VALUES (1, 2) RETURNING WITH (OLD AS o, NEW AS n) o.balance, n.balance"
+        ),
+        Ok(vec![true, false])
+    );
+    assert_eq!(
+        nulls("DELETE FROM accounts RETURNING WITH (NEW AS n) old.balance, n.balance"),
+        Ok(vec![false, true])
+    );
+    assert_eq!(
+        nulls("UPDATE accounts SET balance = 1 RETURNING WITH (OLD AS o) o.balance, old.balance"),
+        Err("missing FROM-clause entry for table \"old\"".to_owned())
+    );
+    // DO NOTHING clauses' conditions are typed over what their kind of clause sees.
+    let (params, _) = typed(
+        "MERGE INTO accounts a USING (SELECT 1 AS id) AS s ON a.id = s.id \
+         WHEN MATCHED AND a.balance > $1 THEN DO NOTHING \
+         WHEN NOT MATCHED BY SOURCE AND a.note = $2 THEN DO NOTHING \
+         WHEN NOT MATCHED AND s.id > $3 THEN DO NOTHING",
+        &v17,
+    )
+    .expect("typed");
+    assert_eq!(params, ["numeric", "text", "int4"]);
+    assert!(
+        typed(
+            "MERGE INTO accounts a USING (SELECT 1 AS id) AS s ON a.id = s.id \
+             WHEN NOT MATCHED AND a.note = 'x' THEN DO NOTHING",
+            &v17
+        )
+        .is_err_and(|e| e.contains("\"a\"")),
+        "the target is not seen by WHEN NOT MATCHED"
+    );
+    // A target range with a version that lacks a form names the version that has it.
+    for (sql, range, message) in [
+        (
+            "SELECT JSON_VALUE('1'::jsonb, '$' RETURNING int) AS a",
+            "16..",
+            "JSON_VALUE() exists from PostgreSQL 17; this crate targets 16 to 18",
+        ),
+        (
+            "SELECT JSON_OBJECT('a': 1 RETURNING jsonb) AS a",
+            "15..",
+            "JSON_OBJECT() exists from PostgreSQL 16; this crate targets 15 to 18",
+        ),
+        (
+            "UPDATE accounts SET balance = 1 RETURNING WITH (OLD AS o) o.balance",
+            "17..",
+            "RETURNING WITH (OLD AS …, NEW AS …) exists from PostgreSQL 18; this crate targets 17 to 18",
+        ),
+        (
+            "MERGE INTO accounts a USING (SELECT 1 AS id) AS s ON a.id = s.id \
+             WHEN NOT MATCHED BY SOURCE THEN DO NOTHING",
+            "15..",
+            "WHEN NOT MATCHED BY SOURCE exists from PostgreSQL 17; this crate targets 15 to 18",
+        ),
+        (
+            "MERGE INTO accounts a USING (SELECT 1 AS id) AS s ON a.id = s.id \
+             WHEN MATCHED THEN DO NOTHING",
+            "14..",
+            "MERGE exists from PostgreSQL 15; this crate targets 14 to 18",
+        ),
+    ] {
+        assert_eq!(
+            typed(sql, &on(range)).map(|_| ()),
+            Err(message.to_owned()),
+            "{sql}"
+        );
+    }
+    assert!(
+        typed(
+            "MERGE INTO accounts a USING (SELECT 1 AS id) AS s ON a.id = s.id \
+             WHEN MATCHED THEN DO NOTHING",
+            &on("15..")
+        )
+        .is_ok()
+    );
 }
