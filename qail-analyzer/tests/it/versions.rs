@@ -252,6 +252,17 @@ const FEATURES: &[Feature] = &[
         since: 18,
     },
     Feature {
+        name: "casts between bytea and the integers",
+        sql: "SELECT '\\x01020304'::bytea::int4 AS a, 1::int8::bytea AS b, $1::bytea::int2 AS c",
+        since: 18,
+    },
+    Feature {
+        name: "operators point <<| point and pg_lsn + numeric",
+        sql: "SELECT point '(1,1)' <<| point '(0,0)' AS a, '0/10'::pg_lsn + 16 AS b, \
+              $1::numeric + '0/10'::pg_lsn AS c",
+        since: 14,
+    },
+    Feature {
         name: "underscores in numbers",
         sql: "SELECT 1_000_000 AS a, 1_000_000_000_000 AS b, 1_000.000_5 AS c",
         since: 16,
@@ -651,5 +662,53 @@ fn sql_json_clauses_returning_names_and_do_nothing_read_like_the_server() {
             &on("15..")
         )
         .is_ok()
+    );
+}
+
+/// Built-in operators and casts exist in the versions pg_operator and pg_cast have them, as
+/// functions do: one a targeted version lacks is refused with the version named.
+#[test]
+fn operators_and_casts_follow_the_targeted_versions() {
+    let on = |range: &str| Snapshot {
+        postgres: Some(range.to_owned()),
+        ..Snapshot::new()
+    };
+    let message = |sql: &str, range: &str| {
+        analyze(sql, &on(range))
+            .map(|a| {
+                a.columns
+                    .iter()
+                    .map(|c| c.ty.name.clone())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .unwrap_or_else(|d| d[0].message.clone())
+    };
+    let bytea = "SELECT '\\x0102'::bytea::int2 AS v";
+    assert_eq!(
+        message(bytea, "16.."),
+        "the cast from bytea to smallint exists from PostgreSQL 18; this crate targets 16 to 18"
+    );
+    assert_eq!(message(bytea, "18"), "int2");
+    assert_eq!(
+        message("SELECT 7::bytea AS v", "17..=18"),
+        "the cast from integer to bytea exists from PostgreSQL 18; this crate targets 17 to 18"
+    );
+    let below = "SELECT point '(1,1)' <<| point '(0,0)' AS v";
+    assert_eq!(
+        message(below, "13.."),
+        "operator point <<| point exists from PostgreSQL 14; this crate targets 13 to 18"
+    );
+    assert_eq!(message(below, "14.."), "bool");
+    // PostgreSQL 14 removed `@` (contained in) for geometric types in favour of `<@`.
+    let within = "SELECT point '(1,1)' @ box '((0,0),(2,2))' AS v";
+    assert_eq!(message(within, "13"), "bool");
+    assert_eq!(
+        message(within, "13..=14"),
+        "operator point @ box exists up to PostgreSQL 13; this crate targets 13 to 14"
+    );
+    assert_eq!(
+        message("SELECT 1 + 2 AS v, 'a' || 'b' AS w", "13.."),
+        "int4,text"
     );
 }
