@@ -14,7 +14,7 @@ use crate::StatementKind;
 use crate::ctx::{Ctx, Shape};
 use crate::diag::version_gap;
 use crate::expr::{Fit, condition, expect};
-use crate::query::assign::{is_default, no_such_column, set_list};
+use crate::query::assign::{generated, is_default, no_such_column, refuse_generated, set_list};
 use crate::query::{finish, from, scope_in};
 use crate::scope::{Rel, Scope, norm};
 
@@ -252,7 +252,10 @@ fn insert_values(
             );
         }
         for (e, c) in row.iter().zip(&cols) {
-            if !is_default(e) {
+            if !is_default(e) && generated(cx, c) {
+                let range = cx.range(e);
+                refuse_generated(cx, &c.name, range, true);
+            } else if !is_default(e) {
                 let what = format!("column \"{}\"", c.name);
                 expect(cx, sc, e, &c.ty, Fit::Assign, &what);
             }

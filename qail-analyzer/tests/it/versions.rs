@@ -712,3 +712,94 @@ fn operators_and_casts_follow_the_targeted_versions() {
         "int4,text"
     );
 }
+
+/// A generated column (STORED from PostgreSQL 12, VIRTUAL from 18, the default there) takes
+/// no value but DEFAULT: every server the tests reach refuses a value for it in INSERT,
+/// UPDATE and MERGE, and so does the analyzer, with the server's message; DEFAULT is typed
+/// like the server's Describe.
+#[tokio::test]
+async fn generated_columns_take_only_default_like_the_server() {
+    let refused = [
+        (
+            "INSERT INTO gauges (id, twice) VALUES (1, 2)",
+            "cannot insert a non-DEFAULT value into column \"twice\"",
+        ),
+        (
+            "INSERT INTO gauges VALUES ($1, $2)",
+            "cannot insert a non-DEFAULT value into column \"twice\"",
+        ),
+        (
+            "INSERT INTO gauges (id, twice) SELECT 1, 2",
+            "cannot insert a non-DEFAULT value into column \"twice\"",
+        ),
+        (
+            "UPDATE gauges SET twice = $1 WHERE id = 1",
+            "column \"twice\" can only be updated to DEFAULT",
+        ),
+        (
+            "INSERT INTO gauges VALUES (1) ON CONFLICT (id) DO UPDATE SET twice = 3",
+            "column \"twice\" can only be updated to DEFAULT",
+        ),
+        (
+            "MERGE INTO gauges g USING (SELECT 1 AS id) s ON g.id = s.id \
+             WHEN NOT MATCHED THEN INSERT (id, twice) VALUES (s.id, 2)",
+            "cannot insert a non-DEFAULT value into column \"twice\"",
+        ),
+    ];
+    let accepted = [
+        "INSERT INTO gauges (id, twice) VALUES ($1, DEFAULT) RETURNING twice",
+        "INSERT INTO gauges VALUES ($1) RETURNING *",
+        "UPDATE gauges SET twice = DEFAULT, id = $1 RETURNING twice",
+    ];
+    let mut failures = Vec::new();
+    for url in urls() {
+        let mut conn = Connection::connect(&url)
+            .await
+            .unwrap_or_else(|e| panic!("cannot connect to {url}: {e}"));
+        let schema = format!("qail_generated_{}", std::process::id());
+        let (_, major) = snapshot_of(&mut conn, &schema).await;
+        let kind = if major >= 18 { "" } else { " STORED" };
+        conn.batch_execute(&format!(
+            "CREATE TABLE gauges (id int PRIMARY KEY, twice int GENERATED ALWAYS AS (id * 2){kind})"
+        ))
+        .await
+        .expect("the table is created");
+        let snap = qail_schema::introspect::pull(&mut conn, std::slice::from_ref(&schema))
+            .await
+            .expect("the schema is pulled");
+        for (sql, message) in refused {
+            if major < 15 && sql.starts_with("MERGE") {
+                continue;
+            }
+            // Note: PostgreSQL 13 words the INSERT refusal without "a non-DEFAULT value".
+            let says = if major < 14 {
+                message.replace("a non-DEFAULT value into", "into")
+            } else {
+                message.to_owned()
+            };
+            let server = conn.prepare(sql).await.err().map(|e| e.to_string());
+            if !server.as_deref().is_some_and(|e| e.contains(&says)) {
+                failures.push(format!(
+                    "PostgreSQL {major}: {sql}: the server says {server:?}"
+                ));
+            }
+            match analyze(sql, &snap) {
+                Err(d) if d[0].message == message => {}
+                other => failures.push(format!(
+                    "PostgreSQL {major}: {sql}: the analyzer gives {:?}",
+                    other.map(|_| ()).map_err(|d| d[0].message.clone())
+                )),
+            }
+        }
+        for sql in accepted {
+            if let Err(e) = compare(&mut conn, &snap, &HashMap::new(), sql).await {
+                failures.push(format!("PostgreSQL {major}: {sql}\n  {e}"));
+            }
+        }
+        conn.batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+            .await
+            .expect("the test schema is dropped");
+        conn.close().await;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
