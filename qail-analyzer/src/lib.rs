@@ -46,6 +46,7 @@ mod expr;
 mod fuzz;
 mod names;
 mod nullability;
+mod parse;
 mod query;
 mod rewrite;
 pub mod rust_type;
@@ -153,8 +154,8 @@ pub fn analyze(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnosti
         return Err(vec![too_deep]);
     }
     let mut rewritten = rewrite::rewrite(sql);
-    let aside = set_aside::set_aside(&mut rewritten.sql);
-    let statements = Parser::parse_sql(&PostgreSqlDialect {}, &rewritten.sql)
+    let mut aside = set_aside::set_aside(&mut rewritten.sql);
+    let statements = parse::statements(&rewritten.sql, &mut aside.json_table)
         .map_err(|e| vec![diag::syntax_error(sql, &e.to_string())])?;
     let statement = match statements.as_slice() {
         [one] => one,

@@ -24,6 +24,8 @@ pub(crate) struct SetAside {
     pub(crate) returning_names: Vec<ReturningNames>,
     /// Each `WHEN … THEN DO NOTHING` of a MERGE, `WHEN` to `NOTHING`.
     pub(crate) do_nothing: Vec<Range<usize>>,
+    /// What the parse took out of JSON_TABLEs ([`crate::parse`]).
+    pub(crate) json_table: crate::parse::JsonTableAside,
 }
 
 /// The clauses set aside from one SQL/JSON call.

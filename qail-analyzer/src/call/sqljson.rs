@@ -219,22 +219,7 @@ fn read_clauses(
     };
     let mut failed = false;
     if take_word(p, "PASSING") {
-        loop {
-            let value = p.parse_expr()?;
-            if !take_word(p, "AS") {
-                return Err(ParserError::ParserError(
-                    "a PASSING value needs a name: PASSING value AS name".into(),
-                ));
-            }
-            p.parse_identifier()?;
-            let mut t = expr(cx, sc, &value);
-            // Note: an untyped PASSING value is text, as the server's Describe reports.
-            settle(cx, &mut t, &builtin("text"));
-            failed |= t.is_error();
-            if !p.consume_token(&Token::Comma) {
-                break;
-            }
-        }
+        failed |= passing(cx, sc, p)?;
     }
     let mut ty = default;
     if take_word(p, "RETURNING") {
@@ -351,6 +336,27 @@ fn read_clauses(
         )));
     }
     Ok((!failed).then_some(ty))
+}
+
+/// A `PASSING` list's `value AS name, …` (after the keyword): each value typed in `sc` (an
+/// untyped one is text, as the server's Describe reports). Whether one failed.
+pub(crate) fn passing(cx: &mut Ctx, sc: &Scope, p: &mut Parser) -> Result<bool, ParserError> {
+    let mut failed = false;
+    loop {
+        let value = p.parse_expr()?;
+        if !take_word(p, "AS") {
+            return Err(ParserError::ParserError(
+                "a PASSING value needs a name: PASSING value AS name".into(),
+            ));
+        }
+        p.parse_identifier()?;
+        let mut t = expr(cx, sc, &value);
+        settle(cx, &mut t, &builtin("text"));
+        failed |= t.is_error();
+        if !p.consume_token(&Token::Comma) {
+            return Ok(failed);
+        }
+    }
 }
 
 /// The result type of a constructor's `RETURNING type [FORMAT JSON [ENCODING e]]` at `clause`.

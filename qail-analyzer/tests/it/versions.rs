@@ -102,6 +102,23 @@ const FEATURES: &[Feature] = &[
         since: 17,
     },
     Feature {
+        name: "JSON_TABLE … AS name PASSING … ON ERROR",
+        sql: "SELECT t.*, a.id FROM accounts a, JSON_TABLE(a.note::jsonb, '$[*] ? (@.k > $min)' AS p \
+              PASSING $1 AS min, a.balance AS b COLUMNS (k int PATH '$.k') ERROR ON ERROR) AS t",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_TABLE column clauses",
+        sql: "SELECT * FROM JSON_TABLE('[]'::jsonb, '$[*]' COLUMNS (\
+              a int PATH '$.a' DEFAULT -1 ON ERROR, \
+              b jsonb FORMAT JSON PATH '$.b' WITH CONDITIONAL WRAPPER, \
+              c text PATH '$.c' OMIT QUOTES ON SCALAR STRING NULL ON EMPTY, \
+              d int, e bool EXISTS, f int EXISTS PATH '$.f' TRUE ON ERROR, \
+              g jsonb PATH '$.g' EMPTY ARRAY ON EMPTY, h timestamp with time zone PATH '$.h' DEFAULT now() ON EMPTY, \
+              NESTED '$.xs[*]' AS n COLUMNS (x numeric(10, 2) PATH '$' ERROR ON ERROR))) AS t",
+        since: 17,
+    },
+    Feature {
         name: "JSON_TABLE over a parameter",
         sql: "SELECT * FROM JSON_TABLE($1, '$[*]' COLUMNS (id int PATH '$.id')) AS t(ident)",
         since: 17,
@@ -583,6 +600,26 @@ fn sql_json_clauses_returning_names_and_do_nothing_read_like_the_server() {
             "{sql}"
         );
     }
+    // JSON_TABLE: PASSING values and DEFAULTs are typed; a column without PATH is one.
+    let (params, columns) = typed(
+        "SELECT * FROM JSON_TABLE($1, '$' PASSING $2 AS x, $3::int AS y \
+         COLUMNS (n text, m int PATH '$.m' DEFAULT 1.5 ON EMPTY)) AS t",
+        &v17,
+    )
+    .expect("typed");
+    assert_eq!(params, ["text", "text", "int4"]);
+    assert_eq!(columns, cols(&[("text", true), ("int4", true)]));
+    assert_eq!(
+        typed(
+            "SELECT * FROM JSON_TABLE('{}'::jsonb, '$' COLUMNS (m int PATH '$.m' DEFAULT now() ON EMPTY)) AS t",
+            &v17
+        )
+        .map(|_| ()),
+        Err(
+            "the DEFAULT of JSON_TABLE column \"m\" is of type integer but expression is of type timestamp with time zone"
+                .to_owned()
+        )
+    );
     // Renamed old and new: NULL like old and new, and the old names are gone.
     let nulls =
         |sql: &str| typed(sql, &v18).map(|(_, c)| c.into_iter().map(|c| c.1).collect::<Vec<_>>());
@@ -802,4 +839,22 @@ async fn generated_columns_take_only_default_like_the_server() {
         conn.close().await;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Every prefix of every query above, as an editor sends it while the query is typed, is an
+/// answer (a type or an error), never a panic in the clauses read outside the parser.
+#[test]
+fn every_prefix_of_the_new_forms_is_an_answer() {
+    let ddl = qail_schema::ddl::from_sql(&[("a.sql".to_owned(), SCHEMA.to_owned())]).0;
+    let snap = Snapshot {
+        postgres: Some("18".to_owned()),
+        ..ddl
+    };
+    for f in FEATURES {
+        for (end, _) in f.sql.char_indices() {
+            let prefix = &f.sql[..end];
+            let answered = std::panic::catch_unwind(|| analyze(prefix, &snap).is_ok());
+            assert!(answered.is_ok(), "{}: a panic on {prefix:?}", f.name);
+        }
+    }
 }
