@@ -7,7 +7,8 @@
 //! `QUOTES` and `… ON EMPTY` / `… ON ERROR` behaviours (a `DEFAULT` value kept aside, typed
 //! as the column), a `NESTED` path's `AS name`, and the table's `ON ERROR` behaviour; a
 //! column written without `PATH` (PostgreSQL's default path, the column's name) gets a
-//! placeholder path, which does not change a type.
+//! placeholder path, which does not change a type. The query of `JSON_ARRAY(SELECT …)` is
+//! put in parentheses, the form sqlparser reads.
 
 use std::ops::Range;
 
@@ -112,6 +113,33 @@ fn json_tables(tokens: &mut Vec<TokenWithSpan>, lines: &LineIndex, aside: &mut J
             && tokens[view.at[k + 1]].token == Token::LParen;
         if let (true, Some(close)) = (call, view.close.get(k + 1).copied().flatten()) {
             table(tokens, &view, k + 1, close, lines, aside, &mut edits);
+        }
+        // Note: `JSON_ARRAY(SELECT …)` builds an array of the query's rows; parenthesized,
+        // sqlparser reads the query as the call's one argument, typed like the server types
+        // the query's one column.
+        let array = is_word(&tokens[view.at[k]], "JSON_ARRAY")
+            && tokens[view.at[k + 1]].token == Token::LParen
+            && view.at.get(k + 2).is_some_and(|&q| {
+                ["SELECT", "VALUES", "WITH"]
+                    .iter()
+                    .any(|w| is_word(&tokens[q], w))
+            });
+        if let (true, Some(close)) = (array, view.close.get(k + 1).copied().flatten()) {
+            let (open_at, close_at) = (view.at[k + 1], view.at[close]);
+            edits.insert.push((
+                open_at + 1,
+                vec![TokenWithSpan {
+                    token: Token::LParen,
+                    span: tokens[open_at].span,
+                }],
+            ));
+            edits.insert.push((
+                close_at,
+                vec![TokenWithSpan {
+                    token: Token::RParen,
+                    span: tokens[close_at].span,
+                }],
+            ));
         }
     }
     if edits.drop.iter().all(|d| !d) && edits.insert.is_empty() {

@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use qail_catalog::{NEWEST, Versions};
 use sqlparser::ast::{
-    Function, FunctionArg, FunctionArgExpr, FunctionArgOperator, FunctionArgumentClause,
+    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgOperator, FunctionArgumentClause,
     FunctionArguments,
 };
 
@@ -142,9 +142,28 @@ pub(crate) fn call(
     let Some(result) = result else {
         return Some(Typed::error(range));
     };
-    let mut t = Typed::known(result, range);
+    let mut t = Typed::known(result, range.clone());
     t.name = Some(name.to_owned());
+    // Note: `JSON_ARRAY(SELECT …)` (the parse parenthesized the query) aggregates the rows,
+    // NULL when there are none; `JSON_ARRAY((SELECT …))` is a one-element array.
+    let query_form = name == "json_array"
+        && matches!(
+            args,
+            [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Subquery(
+                _
+            )))]
+        )
+        && cx
+            .sql
+            .get(range.clone())
+            .and_then(|call| call.split_once('('))
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('('));
     match name {
+        "json_array" if query_form => {
+            t.nullable = true;
+            t.why
+                .push("JSON_ARRAY(query) is NULL when the query returns no rows".into());
+        }
         // Note: a constructor builds a value from any input (a NULL value is `null` or left out).
         "json_object" | "json_array" => {}
         _ if aggregate => {

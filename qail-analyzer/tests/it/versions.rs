@@ -179,6 +179,13 @@ const FEATURES: &[Feature] = &[
         since: 16,
     },
     Feature {
+        name: "JSON_ARRAY(query)",
+        sql: "SELECT JSON_ARRAY(SELECT note FROM accounts ORDER BY id) AS a, \
+              JSON_ARRAY(SELECT x FROM (VALUES (1), (2)) AS v(x) RETURNING jsonb) AS b, JSON_ARRAY((SELECT $1::int)) AS c, \
+              JSON_ARRAY(WITH x AS (SELECT 1 AS v) SELECT v FROM x) AS d",
+        since: 16,
+    },
+    Feature {
         name: "JSON aggregates … RETURNING",
         sql: "SELECT JSON_OBJECTAGG(k: v WITHOUT UNIQUE RETURNING jsonb) AS a, \
               JSON_ARRAYAGG(v ORDER BY v NULL ON NULL RETURNING jsonb) AS b \
@@ -600,6 +607,17 @@ fn sql_json_clauses_returning_names_and_do_nothing_read_like_the_server() {
             "{sql}"
         );
     }
+    // JSON_ARRAY(query) is NULL for no rows; JSON_ARRAY((scalar subquery)) never is.
+    let (_, columns) = typed(
+        "SELECT JSON_ARRAY(SELECT id FROM accounts) AS a, JSON_ARRAY((SELECT 1)) AS b",
+        &v17,
+    )
+    .expect("typed");
+    assert_eq!(columns, cols(&[("json", true), ("json", false)]));
+    assert_eq!(
+        typed("SELECT JSON_ARRAY(SELECT 1, 2) AS a", &v17).map(|_| ()),
+        Err("subquery must return only one column".to_owned())
+    );
     // JSON_TABLE: PASSING values and DEFAULTs are typed; a column without PATH is one.
     let (params, columns) = typed(
         "SELECT * FROM JSON_TABLE($1, '$' PASSING $2 AS x, $3::int AS y \
