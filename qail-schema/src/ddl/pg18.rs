@@ -142,6 +142,18 @@ fn enforced(tokens: &mut Vec<TokenWithSpan>) -> Result<(), ParserError> {
         let Some(before) = start.checked_sub(1) else {
             continue;
         };
+        // Note: a column named `enforced` is no characteristic: one ends a constraint, so it
+        // follows no `(` or `,` and precedes the end of the item or another characteristic.
+        let ends = match tokens.get(i + 1).map(|t| &t.token) {
+            None | Some(Token::Comma | Token::RParen | Token::SemiColon | Token::EOF) => true,
+            Some(Token::Word(_)) => ["DEFERRABLE", "INITIALLY", "NOT", "NO"]
+                .iter()
+                .any(|w| word(tokens.get(i + 1), w)),
+            _ => false,
+        };
+        if !ends || matches!(tokens[before].token, Token::LParen | Token::Comma) {
+            continue;
+        }
         let check = if is(tokens.get(before), &Token::RParen) {
             open_of(tokens, before)
                 .filter(|&open| open > 0 && word(tokens.get(open - 1), "CHECK"))

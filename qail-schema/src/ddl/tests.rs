@@ -347,6 +347,16 @@ fn postgres_18_generated_columns_temporal_keys_and_enforcement() {
             vec!["id".to_owned(), "valid_at".to_owned()]
         )
     );
+    // Columns named like the new words are columns.
+    let (s, w) = import(
+        "CREATE TABLE words (enforced bool NOT NULL, period int, without int, \
+         PRIMARY KEY (period, enforced), UNIQUE (without))",
+    );
+    assert!(w.is_empty(), "{w:?}");
+    let words = s.relation(None, "words").unwrap();
+    let names: Vec<&str> = words.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["enforced", "period", "without"]);
+    assert_eq!(words.primary_key, ["period", "enforced"]);
     let (_, w) = import("CREATE TABLE k (id int PRIMARY KEY NOT ENFORCED)");
     assert!(
         w[0].message
