@@ -35,8 +35,7 @@ pub(crate) fn statements(
 ) -> Result<Vec<Statement>, ParserError> {
     let dialect = PostgreSqlDialect {};
     let mut tokens = Tokenizer::new(&dialect, sql).tokenize_with_location()?;
-    let lines = LineIndex::new(sql);
-    json_tables(&mut tokens, &lines, aside);
+    json_tables(&mut tokens, &LineIndex::new(sql), aside);
     Parser::new(&dialect)
         .with_tokens_with_locations(tokens)
         .parse_statements()
@@ -103,6 +102,13 @@ impl View {
 }
 
 fn json_tables(tokens: &mut Vec<TokenWithSpan>, lines: &LineIndex, aside: &mut JsonTableAside) {
+    // Note: most queries have neither call; they are parsed as tokenized.
+    if !tokens
+        .iter()
+        .any(|t| is_word(t, "JSON_TABLE") || is_word(t, "JSON_ARRAY"))
+    {
+        return;
+    }
     let view = View::new(tokens);
     let mut edits = Edits {
         drop: vec![false; tokens.len()],
