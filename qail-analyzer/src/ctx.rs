@@ -43,6 +43,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) json_predicates: Vec<Range<usize>>,
     /// Whether a MERGE's RETURNING list is being read (`merge_action()` is valid there only).
     pub(crate) merge_returning: bool,
+    /// The clauses blanked before parsing, read by the analyzer itself.
+    pub(crate) aside: crate::set_aside::SetAside,
 }
 
 impl<'a> Ctx<'a> {
@@ -58,6 +60,7 @@ impl<'a> Ctx<'a> {
             element_targets: Vec::new(),
             json_predicates: Vec::new(),
             merge_returning: false,
+            aside: crate::set_aside::SetAside::default(),
         }
     }
 

@@ -46,10 +46,12 @@ mod expr;
 mod fuzz;
 mod names;
 mod nullability;
+mod parse;
 mod query;
 mod rewrite;
 pub mod rust_type;
 mod scope;
+mod set_aside;
 mod types;
 mod views;
 pub mod wire;
@@ -152,8 +154,9 @@ pub fn analyze(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnosti
     if let Some(too_deep) = call_nesting_limit(sql) {
         return Err(vec![too_deep]);
     }
-    let rewritten = rewrite::rewrite(sql);
-    let statements = Parser::parse_sql(&PostgreSqlDialect {}, &rewritten.sql)
+    let mut rewritten = rewrite::rewrite(sql);
+    let mut aside = set_aside::set_aside(&mut rewritten.sql);
+    let statements = parse::statements(&rewritten.sql, &mut aside.json_table)
         .map_err(|e| vec![diag::syntax_error(sql, &e.to_string())])?;
     let statement = match statements.as_slice() {
         [one] => one,
@@ -191,6 +194,7 @@ pub fn analyze(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnosti
     cx.variadic = rewritten.variadic;
     cx.json_predicates = rewritten.json_predicates.clone();
     cx.element_targets = rewritten.element_targets.clone();
+    cx.aside = aside;
     let out = query::statement(&mut cx, statement);
     for bound in &rewritten.subscripts {
         subscript(&mut cx, bound.clone());

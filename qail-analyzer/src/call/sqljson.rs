@@ -2,23 +2,30 @@
 //! the constructors `JSON_OBJECT('k': v, …)`, `JSON_ARRAY(…)` and the aggregates
 //! `JSON_OBJECTAGG(k: v)`, `JSON_ARRAYAGG(v)` (PostgreSQL 16); the query functions
 //! `JSON_VALUE`, `JSON_QUERY`, `JSON_EXISTS`, and `JSON_SCALAR`, `JSON_SERIALIZE`
-//! (PostgreSQL 17). Typed as the server's Describe reports their default `RETURNING` type
-//! (`json`, `text`, `jsonb`, `boolean`); a `RETURNING`, `PASSING` or `ON ERROR` clause is a
-//! syntax error the parser reports.
+//! (PostgreSQL 17). Typed as the server's Describe reports them: the `RETURNING` type, else
+//! the default one (`json`, `text`, `jsonb`, `boolean`). The query functions' clauses
+//! (`PASSING x AS name`, `RETURNING type [FORMAT JSON]`, the wrapper and quotes of
+//! `JSON_QUERY`, `… ON EMPTY`, `… ON ERROR`) and the constructors' `RETURNING` are set aside
+//! before parsing ([`crate::set_aside`]) and read here: their expressions are typed in the
+//! call's scope, and a clause a function does not have is refused as the server refuses it.
 
 use std::ops::Range;
 
 use qail_catalog::{NEWEST, Versions};
 use sqlparser::ast::{
-    Function, FunctionArg, FunctionArgExpr, FunctionArgOperator, FunctionArgumentClause,
+    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgOperator, FunctionArgumentClause,
     FunctionArguments,
 };
 
 use crate::ctx::Ctx;
 use crate::diag::version_gap;
-use crate::expr::{Typed, expr, settle};
+use crate::expr::{Fit, Typed, expect, expr, settle};
 use crate::scope::Scope;
-use crate::types::builtin;
+use crate::set_aside::{parser_over, take_word, take_words};
+use crate::types::{builtin, category, display, written};
+use qail_schema::snapshot::TypeRef;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::Token;
 
 /// The SQL/JSON aggregates (not in `pg_proc`).
 pub(crate) const AGGREGATES: &[&str] = &["json_objectagg", "json_arrayagg"];
@@ -112,9 +119,51 @@ pub(crate) fn call(
     if typed.iter().any(|(t, _)| t.is_error()) {
         return Some(Typed::error(range));
     }
-    let mut t = Typed::known(builtin(result), range);
+    let aside = cx.aside.json_call(range.start).cloned();
+    let parsed_returning = list.and_then(|l| {
+        l.clauses.iter().find_map(|c| match c {
+            FunctionArgumentClause::JsonReturningClause(r) => Some(&r.data_type),
+            _ => None,
+        })
+    });
+    let result = match (name, parsed_returning) {
+        ("json_value" | "json_query" | "json_exists", _) => {
+            let clauses = aside.map_or(range.end..range.end, |a| a.clauses);
+            query_clauses(cx, sc, name, clauses, builtin(result))
+        }
+        (_, Some(dt)) => {
+            written::resolve(cx, dt).and_then(|ty| constructor_result(cx, name, ty, range.clone()))
+        }
+        _ => match aside.and_then(|a| a.returning) {
+            Some(clause) => constructor_returning(cx, name, clause),
+            None => Some(builtin(result)),
+        },
+    };
+    let Some(result) = result else {
+        return Some(Typed::error(range));
+    };
+    let mut t = Typed::known(result, range.clone());
     t.name = Some(name.to_owned());
+    // Note: `JSON_ARRAY(SELECT …)` (the parse parenthesized the query) aggregates the rows,
+    // NULL when there are none; `JSON_ARRAY((SELECT …))` is a one-element array.
+    let query_form = name == "json_array"
+        && matches!(
+            args,
+            [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Subquery(
+                _
+            )))]
+        )
+        && cx
+            .sql
+            .get(range.clone())
+            .and_then(|call| call.split_once('('))
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('('));
     match name {
+        "json_array" if query_form => {
+            t.nullable = true;
+            t.why
+                .push("JSON_ARRAY(query) is NULL when the query returns no rows".into());
+        }
         // Note: a constructor builds a value from any input (a NULL value is `null` or left out).
         "json_object" | "json_array" => {}
         _ if aggregate => {
@@ -134,4 +183,264 @@ pub(crate) fn call(
         }
     }
     Some(t)
+}
+
+/// The result type of a query function (`default` without RETURNING) after typing its clauses
+/// at `clauses`; `None` after reporting an error.
+fn query_clauses(
+    cx: &mut Ctx,
+    sc: &Scope,
+    name: &str,
+    clauses: Range<usize>,
+    default: TypeRef,
+) -> Option<TypeRef> {
+    if clauses.is_empty() {
+        return Some(default);
+    }
+    let upper = name.to_uppercase();
+    let read = parser_over(cx.sql, clauses.clone())
+        .and_then(|mut p| read_clauses(cx, sc, &mut p, name, default));
+    match read {
+        Ok(ty) => ty,
+        Err(e) => {
+            let message = match e {
+                ParserError::ParserError(m) | ParserError::TokenizerError(m) => m,
+                ParserError::RecursionLimitExceeded => "nested too deeply".to_owned(),
+            };
+            cx.error(
+                clauses,
+                format!("{upper}(): {message}"),
+                Some(
+                    "write its clauses in PostgreSQL's order: PASSING, RETURNING, the wrapper, \
+                     QUOTES, … ON EMPTY, … ON ERROR"
+                        .into(),
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// Reads a query function's clauses with `p`; `Ok(None)` after reporting an error of
+/// meaning, `Err` for one of syntax.
+fn read_clauses(
+    cx: &mut Ctx,
+    sc: &Scope,
+    p: &mut Parser,
+    name: &str,
+    default: TypeRef,
+) -> Result<Option<TypeRef>, ParserError> {
+    let upper = name.to_uppercase();
+    let refuse = |what: &str| {
+        Err(ParserError::ParserError(format!(
+            "{upper}() has no {what} clause"
+        )))
+    };
+    let mut failed = false;
+    if take_word(p, "PASSING") {
+        failed |= passing(cx, sc, p)?;
+    }
+    let mut ty = default;
+    if take_word(p, "RETURNING") {
+        if name == "json_exists" {
+            return refuse("RETURNING");
+        }
+        let dt = p.parse_data_type()?;
+        let Some(resolved) = written::resolve(cx, &dt) else {
+            return Ok(None);
+        };
+        ty = resolved;
+        if take_words(p, &["FORMAT", "JSON"]) && take_word(p, "ENCODING") {
+            p.parse_identifier()?;
+            if ty != builtin("bytea") {
+                return Err(ParserError::ParserError(
+                    "cannot set JSON encoding for non-bytea output types".into(),
+                ));
+            }
+        }
+    }
+    let mut with_wrapper = false;
+    if take_word(p, "WITH") {
+        if name != "json_query" {
+            return refuse("wrapper");
+        }
+        with_wrapper = true;
+        let _ = take_word(p, "CONDITIONAL") || take_word(p, "UNCONDITIONAL");
+        take_word(p, "ARRAY");
+        if !take_word(p, "WRAPPER") {
+            return Err(ParserError::ParserError("expected WRAPPER".into()));
+        }
+    } else if take_word(p, "WITHOUT") {
+        if name != "json_query" {
+            return refuse("wrapper");
+        }
+        take_word(p, "ARRAY");
+        if !take_word(p, "WRAPPER") {
+            return Err(ParserError::ParserError("expected WRAPPER".into()));
+        }
+    }
+    let omit = take_words(p, &["OMIT", "QUOTES"]);
+    if omit || take_words(p, &["KEEP", "QUOTES"]) {
+        if name != "json_query" {
+            return refuse("QUOTES");
+        }
+        if omit && with_wrapper {
+            return Err(ParserError::ParserError(
+                "SQL/JSON QUOTES behavior must not be specified when WITH WRAPPER is used".into(),
+            ));
+        }
+        take_words(p, &["ON", "SCALAR", "STRING"]);
+    }
+    let mut seen_error = false;
+    for _ in 0..2 {
+        let behaviour = if take_word(p, "ERROR") {
+            "ERROR"
+        } else if take_word(p, "NULL") {
+            "NULL"
+        } else if take_word(p, "TRUE") {
+            "TRUE"
+        } else if take_word(p, "FALSE") {
+            "FALSE"
+        } else if take_word(p, "UNKNOWN") {
+            "UNKNOWN"
+        } else if take_word(p, "EMPTY") {
+            let _ = take_word(p, "ARRAY") || take_word(p, "OBJECT");
+            "EMPTY"
+        } else if take_word(p, "DEFAULT") {
+            let value = p.parse_expr()?;
+            let what = format!("the DEFAULT of {upper}()");
+            failed |= expect(cx, sc, &value, &ty, Fit::Assign, &what).is_error();
+            "DEFAULT"
+        } else {
+            break;
+        };
+        if !take_word(p, "ON") {
+            return Err(ParserError::ParserError(format!(
+                "expected ON EMPTY or ON ERROR after {behaviour}"
+            )));
+        }
+        let on = if !seen_error && take_word(p, "EMPTY") {
+            if name == "json_exists" {
+                return refuse("ON EMPTY");
+            }
+            "EMPTY"
+        } else if take_word(p, "ERROR") {
+            seen_error = true;
+            "ERROR"
+        } else {
+            return Err(ParserError::ParserError(
+                "expected EMPTY or ERROR after ON (ON EMPTY comes before ON ERROR)".into(),
+            ));
+        };
+        let allowed: &[&str] = match name {
+            "json_exists" => &["ERROR", "TRUE", "FALSE", "UNKNOWN"],
+            "json_value" => &["ERROR", "NULL", "DEFAULT"],
+            _ => &["ERROR", "NULL", "EMPTY", "DEFAULT"],
+        };
+        if !allowed.contains(&behaviour) {
+            return Err(ParserError::ParserError(format!(
+                "invalid ON {on} behavior {behaviour}: {upper}() allows {}",
+                allowed.join(", ")
+            )));
+        }
+        if seen_error {
+            break;
+        }
+    }
+    let next = p.peek_token();
+    if next.token != Token::EOF {
+        return Err(ParserError::ParserError(format!(
+            "unexpected {} here",
+            next.token
+        )));
+    }
+    Ok((!failed).then_some(ty))
+}
+
+/// A `PASSING` list's `value AS name, …` (after the keyword): each value typed in `sc` (an
+/// untyped one is text, as the server's Describe reports). Whether one failed.
+pub(crate) fn passing(cx: &mut Ctx, sc: &Scope, p: &mut Parser) -> Result<bool, ParserError> {
+    let mut failed = false;
+    loop {
+        let value = p.parse_expr()?;
+        if !take_word(p, "AS") {
+            return Err(ParserError::ParserError(
+                "a PASSING value needs a name: PASSING value AS name".into(),
+            ));
+        }
+        p.parse_identifier()?;
+        let mut t = expr(cx, sc, &value);
+        settle(cx, &mut t, &builtin("text"));
+        failed |= t.is_error();
+        if !p.consume_token(&Token::Comma) {
+            return Ok(failed);
+        }
+    }
+}
+
+/// The result type of a constructor's `RETURNING type [FORMAT JSON [ENCODING e]]` at `clause`.
+fn constructor_returning(cx: &mut Ctx, name: &str, clause: Range<usize>) -> Option<TypeRef> {
+    let read = parser_over(cx.sql, clause.clone()).and_then(|mut p| {
+        if !take_word(&mut p, "RETURNING") {
+            return Err(ParserError::ParserError("expected RETURNING".into()));
+        }
+        let dt = p.parse_data_type()?;
+        if take_words(&mut p, &["FORMAT", "JSON"]) && take_word(&mut p, "ENCODING") {
+            p.parse_identifier()?;
+        }
+        match p.peek_token().token {
+            Token::EOF => Ok(dt),
+            other => Err(ParserError::ParserError(format!(
+                "unexpected {other} after the RETURNING type"
+            ))),
+        }
+    });
+    match read {
+        Ok(dt) => {
+            let ty = written::resolve(cx, &dt)?;
+            constructor_result(cx, name, ty, clause)
+        }
+        Err(e) => {
+            cx.error(
+                clause,
+                format!("{}(): {e}", name.to_uppercase()),
+                Some("write RETURNING type [FORMAT JSON] last".into()),
+            );
+            None
+        }
+    }
+}
+
+/// `ty` if a constructor can return it: JSON_SERIALIZE a string type or bytea, the others a
+/// type json converts to (json, jsonb, bytea, a string type).
+fn constructor_result(cx: &mut Ctx, name: &str, ty: TypeRef, at: Range<usize>) -> Option<TypeRef> {
+    if name == "json_scalar" {
+        cx.error(
+            at,
+            "JSON_SCALAR() has no RETURNING clause",
+            Some("cast its result instead".into()),
+        );
+        return None;
+    }
+    let string_or_bytea = ty == builtin("bytea") || category(&ty, cx.snap) == 'S';
+    let json = ty == builtin("json") || ty == builtin("jsonb");
+    if string_or_bytea || (json && name != "json_serialize") {
+        return Some(ty);
+    }
+    let (message, hint) = if name == "json_serialize" {
+        (
+            format!(
+                "cannot use type {} in RETURNING clause of JSON_SERIALIZE()",
+                display(&ty)
+            ),
+            "return a string type or bytea",
+        )
+    } else {
+        (
+            format!("cannot cast type json to {}", display(&ty)),
+            "return json, jsonb, bytea or a string type, and cast the result",
+        )
+    };
+    cx.error(at, message, Some(hint.into()));
+    None
 }

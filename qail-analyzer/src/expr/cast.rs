@@ -1,14 +1,16 @@
 //! Casts (`x::t`, `CAST(x AS t)`, array casts) and typed literals (`DATE '…'`,
-//! `INTERVAL '…'`).
+//! `INTERVAL '…'`). A built-in cast that not every targeted version has is refused with the
+//! version named.
 
 use std::ops::Range;
 
 use sqlparser::ast::{DataType, Expr};
 
 use crate::ctx::Ctx;
+use crate::diag::version_gap;
 use crate::expr::{Typed, expr, settle};
 use crate::scope::Scope;
-use crate::types::{builtin, castable, display, element_of, written};
+use crate::types::{builtin, castable, display, element_of, scalar_name, written};
 use qail_schema::snapshot::TypeRef;
 
 pub(crate) fn cast(
@@ -34,6 +36,18 @@ pub(crate) fn cast(
         let msg = format!("cannot cast type {} to {}", display(from), display(&target));
         let hint = "PostgreSQL has no such cast; convert through text (x::text::T) only if the text form parses as T, or use a conversion function".to_string();
         cx.error(range.clone(), msg, Some(hint));
+        return Typed::error(range);
+    }
+    if let Some(from) = inner.arg()
+        && let (Some(f), Some(t)) = (scalar_name(from), scalar_name(&target))
+        && let Some(row) = qail_catalog::cast(f, t)
+        && !row.versions.covers(cx.target)
+    {
+        // Note: like a function, a built-in cast exists in the versions pg_cast has it
+        // (bytea to and from the integers from PostgreSQL 18).
+        let what = format!("the cast from {} to {}", display(from), display(&target));
+        let (message, hint) = version_gap(&what, row.versions, cx.target);
+        cx.error(range.clone(), message, Some(hint));
         return Typed::error(range);
     }
     settle(cx, &mut inner, &target);

@@ -1,7 +1,8 @@
 //! Operators: the built-in operator catalog (qail-catalog's generated `pg_operator` table),
 //! binary operator resolution including the polymorphic cases (enums, arrays,
 //! `anynonarray || text`), and the typing of operator expressions (`a op b`, `op a`,
-//! AND/OR/NOT).
+//! AND/OR/NOT). A built-in operator that not every targeted version has is refused with the
+//! version named, as a function is.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -11,6 +12,7 @@ use sqlparser::ast::{BinaryOperator, Expr, UnaryOperator};
 
 use crate::call::builtins::{is_pseudo, spelled};
 use crate::ctx::Ctx;
+use crate::diag::version_gap;
 use crate::expr::{Ty, Typed, condition, expr, predicate, settle};
 use crate::scope::Scope;
 use crate::types::overload::{Pick, pick};
@@ -336,6 +338,18 @@ pub(crate) fn apply(
     }
     match resolve_binary(op, a.arg(), b.arg(), cx.snap) {
         Ok(sig) => {
+            if let Some(have) = builtin_versions(op, &sig)
+                && !have.covers(cx.target)
+            {
+                let what = format!(
+                    "operator {} {op} {}",
+                    display(&sig.left),
+                    display(&sig.right)
+                );
+                let (message, hint) = version_gap(&what, have, cx.target);
+                cx.error(range.clone(), message, Some(hint));
+                return Typed::error(range);
+            }
             settle(cx, &mut a, &sig.left);
             settle(cx, &mut b, &sig.right);
             let mut t = Typed::known(sig.result, range);
@@ -353,6 +367,17 @@ pub(crate) fn apply(
             Typed::error(range)
         }
     }
+}
+
+/// The versions that have the built-in binary operator `op` with the operands of `sig`
+/// (`None` when it is polymorphic or not built in: those follow their types' versions).
+fn builtin_versions(op: &str, sig: &OpSig) -> Option<qail_catalog::Versions> {
+    let is = |catalog: &str, t: &TypeRef| spelled(catalog).is_some_and(|s| named(&s) == *t);
+    qail_catalog::operators(op)
+        .iter()
+        .filter(|o| is(o.left, &sig.left) && is(o.right, &sig.right))
+        .map(|o| o.versions)
+        .reduce(|a, b| a.or(b))
 }
 
 fn operator_error(

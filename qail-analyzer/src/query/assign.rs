@@ -1,6 +1,9 @@
 //! Assignments to a target table's columns, shared by UPDATE's SET list and INSERT's
 //! `ON CONFLICT DO UPDATE SET`: columns, tuples, fields and subscripts of a column, DEFAULT,
-//! and the error for a target column that does not exist.
+//! and the errors for a target column that does not exist or is generated (a generated
+//! column takes only DEFAULT, in INSERT, UPDATE and MERGE alike).
+
+use std::ops::Range;
 
 use sqlparser::ast::{
     Assignment, AssignmentTarget, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident,
@@ -11,7 +14,7 @@ use crate::ctx::Ctx;
 use crate::diag::did_you_mean;
 use crate::expr::{Fit, expect};
 use crate::query::select;
-use crate::scope::{Rel, Scope, norm, parts};
+use crate::scope::{Col, Rel, Scope, norm, parts};
 use crate::types::{assignable, element_of};
 
 mod field;
@@ -45,6 +48,11 @@ fn assign(cx: &mut Ctx, sc: &Scope, target: &Rel, id: &Ident, value: &Expr) {
         return;
     };
     if is_default(value) {
+        return;
+    }
+    if generated(cx, col) {
+        let range = cx.ident_range(id);
+        refuse_generated(cx, &col_name, range, false);
         return;
     }
     // Note: `SET col[i] = v` assigns an element (the subscript was removed before parsing).
@@ -114,6 +122,10 @@ fn set_tuple(cx: &mut Ctx, sc: &Scope, target: &Rel, names: &[ObjectName], value
     }
     for (id, c) in ids.into_iter().zip(cols) {
         match target.cols.iter().find(|t| t.name == norm(id)) {
+            Some(t) if generated(cx, t) => {
+                let range = cx.ident_range(id);
+                refuse_generated(cx, &t.name, range, false);
+            }
             Some(t) if !assignable(&c.ty, &t.ty, cx.snap) => {
                 cx.mismatch(
                     cx.range(value),
@@ -134,6 +146,31 @@ fn tuple_mismatch(cx: &mut Ctx, value: &Expr, want: usize, got: usize) {
         format!("SET lists {want} columns but the source gives {got} values"),
         Some("give one value per column".into()),
     );
+}
+
+/// Whether the target column `col` is a generated column of its table (`GENERATED ALWAYS AS
+/// (…) STORED` or `VIRTUAL`), which takes no value but DEFAULT.
+pub(crate) fn generated(cx: &Ctx, col: &Col) -> bool {
+    col.source.as_ref().is_some_and(|s| {
+        cx.snap
+            .relation(Some(&s.schema), &s.table)
+            .and_then(|r| r.column(&s.column))
+            .is_some_and(|c| c.generated.is_some())
+    })
+}
+
+/// PostgreSQL's refusal of a value for the generated column `name` (in INSERT when
+/// `insert`, else in UPDATE's or MERGE's SET).
+pub(crate) fn refuse_generated(cx: &mut Ctx, name: &str, range: Range<usize>, insert: bool) {
+    let message = if insert {
+        format!("cannot insert a non-DEFAULT value into column \"{name}\"")
+    } else {
+        format!("column \"{name}\" can only be updated to DEFAULT")
+    };
+    let hint = format!(
+        "\"{name}\" is a generated column: PostgreSQL computes it; leave it out, or write DEFAULT"
+    );
+    cx.error(range, message, Some(hint));
 }
 
 /// The `DEFAULT` keyword in VALUES or SET.

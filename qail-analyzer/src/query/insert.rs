@@ -8,7 +8,7 @@ use sqlparser::ast::{
 use crate::StatementKind;
 use crate::ctx::{Ctx, Shape};
 use crate::expr::{Fit, Typed, condition, conform, constructor, expr};
-use crate::query::assign::{is_default, no_such_column, set_list};
+use crate::query::assign::{generated, is_default, no_such_column, refuse_generated, set_list};
 use crate::query::{finish, from, scope_in, select};
 use crate::scope::{Col, Rel, Scope, Star, norm};
 use crate::types::{assignable, display, sql_name};
@@ -115,6 +115,12 @@ fn source(
         } else {
             targets
         };
+        // Note: a query gives every target a value, so a generated target is refused.
+        if let Some(col) = targets.iter().find(|c| generated(cx, c)) {
+            let range = cx.range(q);
+            refuse_generated(cx, &col.name, range, true);
+            return None;
+        }
         return select_source(cx, q, &cols, targets);
     };
     for row in &values.rows {
@@ -159,6 +165,10 @@ fn source(
             .collect();
         for (t, col) in typed.into_iter().zip(targets) {
             let Some(mut t) = t else { continue };
+            if generated(cx, col) {
+                refuse_generated(cx, &col.name, t.range.clone(), true);
+                continue;
+            }
             conform(
                 cx,
                 &mut t,

@@ -1,5 +1,7 @@
 //! `JSON_TABLE(doc, path COLUMNS (…)) AS t` in FROM (PostgreSQL 17): a relation with the
-//! declared columns, NESTED PATH columns flattened into it. A path column is NULL when its path
+//! declared columns, NESTED PATH columns flattened into it. The `PASSING` values and the
+//! columns' `DEFAULT … ON EMPTY | ERROR` values, which the parse took out ([`crate::parse`]),
+//! are typed here: a DEFAULT must convert to its column's type. A path column is NULL when its path
 //! finds nothing; a `FOR ORDINALITY` column of the top level is never NULL.
 
 use std::ops::Range;
@@ -7,10 +9,15 @@ use std::ops::Range;
 use qail_catalog::{NEWEST, Versions};
 use sqlparser::ast::{Expr, JsonTableColumn, TableAlias};
 
+use sqlparser::parser::ParserError;
+use sqlparser::tokenizer::Token;
+
+use crate::call::sqljson;
 use crate::ctx::Ctx;
 use crate::diag::version_gap;
-use crate::expr::{expr, settle};
+use crate::expr::{Fit, expect, expr, settle};
 use crate::scope::{Col, Rel, Scope, norm};
+use crate::set_aside::parser_over;
 use crate::types::{builtin, written};
 
 /// The relation of a `JSON_TABLE` over `doc` (seeing earlier FROM items, as PostgreSQL's
@@ -35,8 +42,40 @@ pub(crate) fn json_table(
     if t.is_error() {
         return None;
     }
+    let inside = |r: &Range<usize>| r.start >= range.start && r.end <= range.end;
+    let passing: Vec<_> = cx
+        .aside
+        .json_table
+        .passing
+        .iter()
+        .filter(|r| inside(r))
+        .cloned()
+        .collect();
+    for list in passing {
+        let read = parser_over(cx.sql, list.clone()).and_then(|mut p| {
+            let failed = sqljson::passing(cx, sc, &mut p)?;
+            match p.peek_token().token {
+                Token::EOF => Ok(failed),
+                other => Err(ParserError::ParserError(format!(
+                    "unexpected {other} in PASSING"
+                ))),
+            }
+        });
+        match read {
+            Ok(false) => {}
+            Ok(true) => return None,
+            Err(e) => {
+                cx.error(
+                    list,
+                    format!("JSON_TABLE PASSING: {e}"),
+                    Some("write PASSING value AS name, …".into()),
+                );
+                return None;
+            }
+        }
+    }
     let mut cols = Vec::new();
-    add_columns(cx, columns, false, &mut cols)?;
+    add_columns(cx, sc, columns, false, &mut cols)?;
     let name = alias.map_or_else(|| "json_table".to_owned(), |a| norm(&a.name));
     if let Some(a) = alias {
         for (c, new) in cols.iter_mut().zip(&a.columns) {
@@ -49,6 +88,7 @@ pub(crate) fn json_table(
 
 fn add_columns(
     cx: &mut Ctx,
+    sc: &Scope,
     columns: &[JsonTableColumn],
     nested: bool,
     out: &mut Vec<Col>,
@@ -63,6 +103,29 @@ fn add_columns(
             )),
             JsonTableColumn::Named(n) => {
                 let ty = written::resolve(cx, &n.r#type)?;
+                let at = cx.ident_range(&n.name).start;
+                let defaults: Vec<_> = cx
+                    .aside
+                    .json_table
+                    .defaults
+                    .iter()
+                    .filter(|(name_at, _)| *name_at == at)
+                    .map(|(_, r)| r.clone())
+                    .collect();
+                for value in defaults {
+                    let what = format!("the DEFAULT of JSON_TABLE column \"{}\"", norm(&n.name));
+                    match parser_over(cx.sql, value.clone()).and_then(|mut p| p.parse_expr()) {
+                        Ok(e) => {
+                            if expect(cx, sc, &e, &ty, Fit::Assign, &what).is_error() {
+                                return None;
+                            }
+                        }
+                        Err(e) => {
+                            cx.error(value, format!("{what}: {e}"), None);
+                            return None;
+                        }
+                    }
+                }
                 out.push(col(
                     norm(&n.name),
                     ty,
@@ -70,7 +133,7 @@ fn add_columns(
                     "a JSON_TABLE column is NULL when its path finds nothing",
                 ));
             }
-            JsonTableColumn::Nested(n) => add_columns(cx, &n.columns, true, out)?,
+            JsonTableColumn::Nested(n) => add_columns(cx, sc, &n.columns, true, out)?,
         }
     }
     Some(())

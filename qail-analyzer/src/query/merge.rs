@@ -1,7 +1,8 @@
 //! `MERGE INTO target USING source ON … WHEN …` (PostgreSQL 15): the join condition, each
 //! clause's condition and action (UPDATE SET, INSERT VALUES, DELETE) over the relations it
 //! sees, and `RETURNING` with `merge_action()` (PostgreSQL 17). `WHEN NOT MATCHED BY SOURCE`
-//! is PostgreSQL 17's.
+//! and `BY TARGET` are PostgreSQL 17's. A `THEN DO NOTHING` clause is set aside before parsing
+//! ([`crate::set_aside`]); its condition is typed here over what its kind of clause sees.
 
 use qail_catalog::{NEWEST, Versions};
 use sqlparser::ast::{
@@ -13,7 +14,7 @@ use crate::StatementKind;
 use crate::ctx::{Ctx, Shape};
 use crate::diag::version_gap;
 use crate::expr::{Fit, condition, expect};
-use crate::query::assign::{is_default, no_such_column, set_list};
+use crate::query::assign::{generated, is_default, no_such_column, refuse_generated, set_list};
 use crate::query::{finish, from, scope_in};
 use crate::scope::{Rel, Scope, norm};
 
@@ -92,10 +93,30 @@ pub(crate) fn merge(cx: &mut Ctx, m: &Merge, outer: Option<&Scope>) -> Option<Sh
     only_target.rels.push(target.clone());
     condition(cx, &both, m.on, "ON");
     let mut by_source = false;
+    let on_end = cx.range(m.on).end;
+    let returning_at = returning
+        .and_then(|items| items.first())
+        .map_or(cx.sql.len(), |i| cx.range(i).start);
+    let nothing: Vec<_> = cx
+        .aside
+        .do_nothing
+        .iter()
+        .filter(|r| r.start >= on_end && r.end <= returning_at)
+        .cloned()
+        .collect();
+    for clause in nothing {
+        do_nothing(cx, clause, [&both, &only_source, &only_target]);
+    }
     for clause in m.clauses {
         let sc = match clause.clause_kind {
             MergeClauseKind::Matched => &both,
-            MergeClauseKind::NotMatched | MergeClauseKind::NotMatchedByTarget => &only_source,
+            MergeClauseKind::NotMatched => &only_source,
+            MergeClauseKind::NotMatchedByTarget => {
+                if !needs(cx, 17, "WHEN NOT MATCHED BY TARGET", whole.clone()) {
+                    return None;
+                }
+                &only_source
+            }
             MergeClauseKind::NotMatchedBySource => {
                 by_source = true;
                 if !needs(cx, 17, "WHEN NOT MATCHED BY SOURCE", whole.clone()) {
@@ -126,6 +147,76 @@ pub(crate) fn merge(cx: &mut Ctx, m: &Merge, outer: Option<&Scope>) -> Option<Sh
     let shape = finish(cx, &mut both, returning, StatementKind::Merge);
     cx.merge_returning = false;
     Some(shape)
+}
+
+/// A `WHEN [NOT] MATCHED [BY SOURCE | BY TARGET] [AND condition] THEN DO NOTHING` clause at
+/// `clause`: its version, and its condition over `scopes` (both relations, the source, the
+/// target).
+fn do_nothing(cx: &mut Ctx, clause: std::ops::Range<usize>, scopes: [&Scope; 3]) {
+    use crate::set_aside::{parser_over, take_word, take_words};
+    let read = parser_over(cx.sql, clause.clone()).and_then(|mut p| {
+        take_word(&mut p, "WHEN");
+        let not = take_word(&mut p, "NOT");
+        if !take_word(&mut p, "MATCHED") {
+            return Err(sqlparser::parser::ParserError::ParserError(
+                "expected MATCHED".into(),
+            ));
+        }
+        let kind = if take_words(&mut p, &["BY", "SOURCE"]) {
+            Some("BY SOURCE")
+        } else if take_words(&mut p, &["BY", "TARGET"]) {
+            Some("BY TARGET")
+        } else {
+            None
+        };
+        let condition = if take_word(&mut p, "AND") {
+            Some(p.parse_expr()?)
+        } else {
+            None
+        };
+        if !take_words(&mut p, &["THEN", "DO", "NOTHING"]) {
+            return Err(sqlparser::parser::ParserError::ParserError(
+                "expected THEN DO NOTHING".into(),
+            ));
+        }
+        Ok((not, kind, condition))
+    });
+    let (not, kind, when) = match read {
+        Ok(r) => r,
+        Err(e) => {
+            cx.error(
+                clause,
+                format!("MERGE WHEN clause: {e}"),
+                Some("write WHEN [NOT] MATCHED [BY SOURCE | BY TARGET] [AND condition] THEN DO NOTHING".into()),
+            );
+            return;
+        }
+    };
+    let sc = match (not, kind) {
+        (false, None) => scopes[0],
+        (true, None) => scopes[1],
+        (true, Some(by)) => {
+            if !needs(cx, 17, &format!("WHEN NOT MATCHED {by}"), clause.clone()) {
+                return;
+            }
+            if by == "BY SOURCE" {
+                scopes[2]
+            } else {
+                scopes[1]
+            }
+        }
+        (false, Some(_)) => {
+            cx.error(
+                clause,
+                "BY SOURCE and BY TARGET follow NOT MATCHED only",
+                Some("write WHEN NOT MATCHED BY SOURCE or WHEN MATCHED".into()),
+            );
+            return;
+        }
+    };
+    if let Some(c) = when {
+        condition(cx, sc, &c, "WHEN");
+    }
 }
 
 /// `INSERT [(cols)] VALUES (…)` of a WHEN NOT MATCHED clause.
@@ -161,7 +252,10 @@ fn insert_values(
             );
         }
         for (e, c) in row.iter().zip(&cols) {
-            if !is_default(e) {
+            if !is_default(e) && generated(cx, c) {
+                let range = cx.range(e);
+                refuse_generated(cx, &c.name, range, true);
+            } else if !is_default(e) {
                 let what = format!("column \"{}\"", c.name);
                 expect(cx, sc, e, &c.ty, Fit::Assign, &what);
             }

@@ -1,6 +1,6 @@
 //! sqlparser's `DataType` (a type as written in SQL) → a snapshot `TypeRef`.
 
-use sqlparser::ast::{ArrayElemTypeDef, DataType, ObjectName, TimezoneInfo};
+use sqlparser::ast::{ArrayElemTypeDef, DataType, GeometricTypeKind, ObjectName, TimezoneInfo};
 
 use crate::Snapshot;
 use crate::ctx::Ctx;
@@ -55,6 +55,15 @@ fn simple(dt: &DataType) -> Option<&'static str> {
         }
         DataType::Char(_) | DataType::Character(_) => "bpchar",
         DataType::Text => "text",
+        DataType::GeometricType(kind) => match kind {
+            GeometricTypeKind::Point => "point",
+            GeometricTypeKind::Line => "line",
+            GeometricTypeKind::LineSegment => "lseg",
+            GeometricTypeKind::GeometricBox => "box",
+            GeometricTypeKind::GeometricPath => "path",
+            GeometricTypeKind::Polygon => "polygon",
+            GeometricTypeKind::Circle => "circle",
+        },
         DataType::Bool | DataType::Boolean => "bool",
         DataType::Date => "date",
         DataType::Time(_, TimezoneInfo::Tz | TimezoneInfo::WithTimeZone) => "timetz",

@@ -102,6 +102,23 @@ const FEATURES: &[Feature] = &[
         since: 17,
     },
     Feature {
+        name: "JSON_TABLE … AS name PASSING … ON ERROR",
+        sql: "SELECT t.*, a.id FROM accounts a, JSON_TABLE(a.note::jsonb, '$[*] ? (@.k > $min)' AS p \
+              PASSING $1 AS min, a.balance AS b COLUMNS (k int PATH '$.k') ERROR ON ERROR) AS t",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_TABLE column clauses",
+        sql: "SELECT * FROM JSON_TABLE('[]'::jsonb, '$[*]' COLUMNS (\
+              a int PATH '$.a' DEFAULT -1 ON ERROR, \
+              b jsonb FORMAT JSON PATH '$.b' WITH CONDITIONAL WRAPPER, \
+              c text PATH '$.c' OMIT QUOTES ON SCALAR STRING NULL ON EMPTY, \
+              d int, e bool EXISTS, f int EXISTS PATH '$.f' TRUE ON ERROR, \
+              g jsonb PATH '$.g' EMPTY ARRAY ON EMPTY, h timestamp with time zone PATH '$.h' DEFAULT now() ON EMPTY, \
+              NESTED '$.xs[*]' AS n COLUMNS (x numeric(10, 2) PATH '$' ERROR ON ERROR))) AS t",
+        since: 17,
+    },
+    Feature {
         name: "JSON_TABLE over a parameter",
         sql: "SELECT * FROM JSON_TABLE($1, '$[*]' COLUMNS (id int PATH '$.id')) AS t(ident)",
         since: 17,
@@ -129,6 +146,91 @@ const FEATURES: &[Feature] = &[
     Feature {
         name: "JSON_SERIALIZE",
         sql: "SELECT JSON_SERIALIZE('{\"a\": 1}'::json) AS a",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_VALUE … PASSING, RETURNING, ON EMPTY, ON ERROR",
+        sql: "SELECT JSON_VALUE(a.note::jsonb, '$.k ? (@ > $min)' PASSING $1 AS min, a.balance AS b \
+              RETURNING numeric DEFAULT 0 ON EMPTY ERROR ON ERROR) AS a, \
+              JSON_VALUE($2, '$.d' RETURNING date NULL ON ERROR) AS b, \
+              JSON_VALUE('1'::jsonb, '$' RETURNING int[] DEFAULT '{1}' ON ERROR) AS c FROM accounts a",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_QUERY … wrapper, quotes, RETURNING … FORMAT JSON",
+        sql: "SELECT JSON_QUERY($1, '$.a[*]' WITH CONDITIONAL ARRAY WRAPPER EMPTY OBJECT ON ERROR) AS a, \
+              JSON_QUERY('[\"x\"]'::jsonb, '$[0]' RETURNING text FORMAT JSON OMIT QUOTES ON SCALAR STRING) AS b, \
+              JSON_QUERY('{}'::jsonb, '$' RETURNING json WITHOUT WRAPPER KEEP QUOTES NULL ON EMPTY EMPTY ARRAY ON ERROR) AS c, \
+              JSON_QUERY('{}'::jsonb, '$.x' RETURNING bytea FORMAT JSON ENCODING UTF8 WITH UNCONDITIONAL WRAPPER) AS d",
+        since: 17,
+    },
+    Feature {
+        name: "JSON_EXISTS … PASSING, ON ERROR",
+        sql: "SELECT JSON_EXISTS(note::jsonb, '$.k ? (@ == $v)' PASSING $1::int AS v UNKNOWN ON ERROR) AS a, \
+              JSON_EXISTS($2, '$' FALSE ON ERROR) AS b FROM accounts",
+        since: 17,
+    },
+    Feature {
+        name: "JSON constructors … RETURNING",
+        sql: "SELECT JSON_OBJECT('a': 1 RETURNING jsonb) AS a, \
+              JSON_ARRAY(1, $1 FORMAT JSON ABSENT ON NULL RETURNING text FORMAT JSON) AS b, \
+              JSON_OBJECT('k': '{}' FORMAT JSON WITH UNIQUE KEYS RETURNING bytea) AS c, \
+              JSON_OBJECT(RETURNING varchar) AS d",
+        since: 16,
+    },
+    Feature {
+        name: "JSON_ARRAY(query)",
+        sql: "SELECT JSON_ARRAY(SELECT note FROM accounts ORDER BY id) AS a, \
+              JSON_ARRAY(SELECT x FROM (VALUES (1), (2)) AS v(x) RETURNING jsonb) AS b, JSON_ARRAY((SELECT $1::int)) AS c, \
+              JSON_ARRAY(WITH x AS (SELECT 1 AS v) SELECT v FROM x) AS d",
+        since: 16,
+    },
+    Feature {
+        name: "JSON aggregates … RETURNING",
+        sql: "SELECT JSON_OBJECTAGG(k: v WITHOUT UNIQUE RETURNING jsonb) AS a, \
+              JSON_ARRAYAGG(v ORDER BY v NULL ON NULL RETURNING jsonb) AS b \
+              FROM (VALUES ('a', 1), ('b', 2)) AS t(k, v)",
+        since: 16,
+    },
+    Feature {
+        name: "JSON_SERIALIZE … RETURNING",
+        sql: "SELECT JSON_SERIALIZE('{}'::json RETURNING bytea) AS a, \
+              JSON_SERIALIZE($1 FORMAT JSON RETURNING varchar) AS b",
+        since: 17,
+    },
+    Feature {
+        name: "RETURNING WITH (OLD AS …, NEW AS …)",
+        sql: "UPDATE accounts SET balance = balance + $1 WHERE id = $2 \
+              RETURNING WITH (OLD AS o, NEW AS n) o.balance AS before, n.balance AS after, n.*",
+        since: 18,
+    },
+    Feature {
+        name: "RETURNING WITH (…) in INSERT and DELETE",
+        sql: "WITH i AS (INSERT INTO accounts VALUES (1, 2, 'x') RETURNING WITH (OLD AS was) was.*, new.id), \
+              d AS (DELETE FROM accounts WHERE id = 7 RETURNING WITH (NEW AS after) old.note, after.*) \
+              SELECT * FROM i, d",
+        since: 18,
+    },
+    Feature {
+        name: "MERGE … RETURNING WITH (…)",
+        sql: "MERGE INTO accounts a USING (VALUES (1, 5.0)) AS s(id, amount) ON a.id = s.id \
+              WHEN MATCHED THEN UPDATE SET balance = s.amount WHEN NOT MATCHED THEN DO NOTHING \
+              RETURNING WITH (OLD AS o, NEW AS n) o.balance AS before, n.balance AS after",
+        since: 18,
+    },
+    Feature {
+        name: "MERGE … THEN DO NOTHING",
+        sql: "MERGE INTO accounts a USING (VALUES (1, 5.0)) AS s(id, amount) ON a.id = s.id \
+              WHEN MATCHED AND a.balance > $1 THEN DO NOTHING \
+              WHEN MATCHED THEN UPDATE SET balance = s.amount \
+              WHEN NOT MATCHED AND s.amount < $2 THEN DO NOTHING",
+        since: 15,
+    },
+    Feature {
+        name: "MERGE … WHEN NOT MATCHED BY SOURCE THEN DO NOTHING",
+        sql: "MERGE INTO accounts a USING (SELECT 1 AS id) AS s ON a.id = s.id \
+              WHEN NOT MATCHED BY SOURCE AND a.note = $1 THEN DO NOTHING \
+              WHEN NOT MATCHED BY TARGET THEN DO NOTHING",
         since: 17,
     },
     Feature {
@@ -172,6 +274,17 @@ const FEATURES: &[Feature] = &[
               WHEN MATCHED THEN UPDATE SET balance = s.amount \
               RETURNING old.balance AS before, new.balance AS after",
         since: 18,
+    },
+    Feature {
+        name: "casts between bytea and the integers",
+        sql: "SELECT '\\x01020304'::bytea::int4 AS a, 1::int8::bytea AS b, $1::bytea::int2 AS c",
+        since: 18,
+    },
+    Feature {
+        name: "operators point <<| point and pg_lsn + numeric",
+        sql: "SELECT point '(1,1)' <<| point '(0,0)' AS a, '0/10'::pg_lsn + 16 AS b, \
+              $1::numeric + '0/10'::pg_lsn AS c",
+        since: 14,
     },
     Feature {
         name: "underscores in numbers",
@@ -397,4 +510,369 @@ fn a_declared_range_refuses_what_its_oldest_version_lacks() {
     // A system view's columns are those of every targeted version.
     assert!(message("SELECT checkpoints_timed FROM pg_stat_bgwriter", "15..=16") == "accepted");
     assert!(message("SELECT checkpoints_timed FROM pg_stat_bgwriter", "16..=17") != "accepted");
+}
+
+/// A query's parameter types, and its columns' types and nullability; or the first error.
+type Typing = Result<(Vec<String>, Vec<(String, bool)>), String>;
+
+/// The clauses of PostgreSQL 16 to 18 that the parser lacks, as the server types and refuses
+/// them (the types are those its Describe reports; the refusals its errors).
+#[test]
+fn sql_json_clauses_returning_names_and_do_nothing_read_like_the_server() {
+    let ddl = qail_schema::ddl::from_sql(&[("a.sql".to_owned(), SCHEMA.to_owned())]).0;
+    let on = |range: &str| Snapshot {
+        postgres: Some(range.to_owned()),
+        ..ddl.clone()
+    };
+    let (v17, v18) = (on("17.."), on("18"));
+    let typed = |sql: &str, snap: &Snapshot| -> Typing {
+        analyze(sql, snap)
+            .map(|a| {
+                (
+                    a.params.iter().map(|p| p.ty.name.clone()).collect(),
+                    a.columns
+                        .iter()
+                        .map(|c| (c.ty.name.clone(), c.nullable))
+                        .collect(),
+                )
+            })
+            .map_err(|d| d[0].message.clone())
+    };
+    let cols = |names: &[(&str, bool)]| -> Vec<(String, bool)> {
+        names.iter().map(|(n, b)| ((*n).to_owned(), *b)).collect()
+    };
+    // RETURNING follows the type; PASSING values and DEFAULT are typed in the call's scope.
+    let (params, columns) = typed(
+        "SELECT JSON_VALUE($1, '$.a' PASSING $2 AS x, balance AS y RETURNING int DEFAULT 5 ON EMPTY) AS a, \
+         JSON_QUERY($3, '$' RETURNING text FORMAT JSON WITH WRAPPER) AS b, \
+         JSON_EXISTS($4::jsonb, '$' TRUE ON ERROR) AS c, JSON_QUERY('1', '$') AS d FROM accounts",
+        &v17,
+    )
+    .expect("typed");
+    assert_eq!(params, ["text", "text", "text", "jsonb"]);
+    assert_eq!(
+        columns,
+        cols(&[
+            ("int4", true),
+            ("text", true),
+            ("bool", true),
+            ("jsonb", true)
+        ])
+    );
+    assert_eq!(
+        typed("SELECT JSON_VALUE('1'::jsonb, '$' RETURNING int DEFAULT now() ON EMPTY) AS a", &v17)
+            .map(|_| ()),
+        Err(
+            "the DEFAULT of JSON_VALUE() is of type integer but expression is of type timestamp with time zone"
+                .to_owned()
+        )
+    );
+    for (sql, refusal) in [
+        (
+            "SELECT JSON_EXISTS('1'::jsonb, '$' NULL ON ERROR) AS a",
+            "JSON_EXISTS(): invalid ON ERROR behavior NULL: JSON_EXISTS() allows ERROR, TRUE, FALSE, UNKNOWN",
+        ),
+        (
+            "SELECT JSON_EXISTS('1'::jsonb, '$' RETURNING int) AS a",
+            "JSON_EXISTS(): JSON_EXISTS() has no RETURNING clause",
+        ),
+        (
+            "SELECT JSON_VALUE('1'::jsonb, '$' WITH WRAPPER) AS a",
+            "JSON_VALUE(): JSON_VALUE() has no wrapper clause",
+        ),
+        (
+            "SELECT JSON_QUERY('1'::jsonb, '$' WITH WRAPPER OMIT QUOTES) AS a",
+            "JSON_QUERY(): SQL/JSON QUOTES behavior must not be specified when WITH WRAPPER is used",
+        ),
+        (
+            "SELECT JSON_VALUE('1'::jsonb, '$' ERROR ON ERROR NULL ON EMPTY) AS a",
+            "JSON_VALUE(): unexpected NULL here",
+        ),
+        (
+            "SELECT JSON_SERIALIZE('1'::json RETURNING int) AS a",
+            "cannot use type integer in RETURNING clause of JSON_SERIALIZE()",
+        ),
+        (
+            "SELECT JSON_OBJECT(RETURNING uuid) AS a",
+            "cannot cast type json to uuid",
+        ),
+        (
+            "SELECT JSON_SCALAR(1 RETURNING jsonb) AS a",
+            "JSON_SCALAR() has no RETURNING clause",
+        ),
+    ] {
+        assert_eq!(
+            typed(sql, &v17).map(|_| ()),
+            Err(refusal.to_owned()),
+            "{sql}"
+        );
+    }
+    // JSON_ARRAY(query) is NULL for no rows; JSON_ARRAY((scalar subquery)) never is.
+    let (_, columns) = typed(
+        "SELECT JSON_ARRAY(SELECT id FROM accounts) AS a, JSON_ARRAY((SELECT 1)) AS b",
+        &v17,
+    )
+    .expect("typed");
+    assert_eq!(columns, cols(&[("json", true), ("json", false)]));
+    assert_eq!(
+        typed("SELECT JSON_ARRAY(SELECT 1, 2) AS a", &v17).map(|_| ()),
+        Err("subquery must return only one column".to_owned())
+    );
+    // JSON_TABLE: PASSING values and DEFAULTs are typed; a column without PATH is one.
+    let (params, columns) = typed(
+        "SELECT * FROM JSON_TABLE($1, '$' PASSING $2 AS x, $3::int AS y \
+         COLUMNS (n text, m int PATH '$.m' DEFAULT 1.5 ON EMPTY)) AS t",
+        &v17,
+    )
+    .expect("typed");
+    assert_eq!(params, ["text", "text", "int4"]);
+    assert_eq!(columns, cols(&[("text", true), ("int4", true)]));
+    assert_eq!(
+        typed(
+            "SELECT * FROM JSON_TABLE('{}'::jsonb, '$' COLUMNS (m int PATH '$.m' DEFAULT now() ON EMPTY)) AS t",
+            &v17
+        )
+        .map(|_| ()),
+        Err(
+            "the DEFAULT of JSON_TABLE column \"m\" is of type integer but expression is of type timestamp with time zone"
+                .to_owned()
+        )
+    );
+    // Renamed old and new: NULL like old and new, and the old names are gone.
+    let nulls =
+        |sql: &str| typed(sql, &v18).map(|(_, c)| c.into_iter().map(|c| c.1).collect::<Vec<_>>());
+    assert_eq!(
+        nulls(
+            "INSERT INTO accounts VALUES (1, 2) RETURNING WITH (OLD AS o, NEW AS n) o.balance, n.balance"
+        ),
+        Ok(vec![true, false])
+    );
+    assert_eq!(
+        nulls("DELETE FROM accounts RETURNING WITH (NEW AS n) old.balance, n.balance"),
+        Ok(vec![false, true])
+    );
+    assert_eq!(
+        nulls("UPDATE accounts SET balance = 1 RETURNING WITH (OLD AS o) o.balance, old.balance"),
+        Err("missing FROM-clause entry for table \"old\"".to_owned())
+    );
+    // DO NOTHING clauses' conditions are typed over what their kind of clause sees.
+    let (params, _) = typed(
+        "MERGE INTO accounts a USING (SELECT 1 AS id) AS s ON a.id = s.id \
+         WHEN MATCHED AND a.balance > $1 THEN DO NOTHING \
+         WHEN NOT MATCHED BY SOURCE AND a.note = $2 THEN DO NOTHING \
+         WHEN NOT MATCHED AND s.id > $3 THEN DO NOTHING",
+        &v17,
+    )
+    .expect("typed");
+    assert_eq!(params, ["numeric", "text", "int4"]);
+    assert!(
+        typed(
+            "MERGE INTO accounts a USING (SELECT 1 AS id) AS s ON a.id = s.id \
+             WHEN NOT MATCHED AND a.note = 'x' THEN DO NOTHING",
+            &v17
+        )
+        .is_err_and(|e| e.contains("\"a\"")),
+        "the target is not seen by WHEN NOT MATCHED"
+    );
+    // A target range with a version that lacks a form names the version that has it.
+    for (sql, range, message) in [
+        (
+            "SELECT JSON_VALUE('1'::jsonb, '$' RETURNING int) AS a",
+            "16..",
+            "JSON_VALUE() exists from PostgreSQL 17; this crate targets 16 to 18",
+        ),
+        (
+            "SELECT JSON_OBJECT('a': 1 RETURNING jsonb) AS a",
+            "15..",
+            "JSON_OBJECT() exists from PostgreSQL 16; this crate targets 15 to 18",
+        ),
+        (
+            "UPDATE accounts SET balance = 1 RETURNING WITH (OLD AS o) o.balance",
+            "17..",
+            "RETURNING WITH (OLD AS …, NEW AS …) exists from PostgreSQL 18; this crate targets 17 to 18",
+        ),
+        (
+            "MERGE INTO accounts a USING (SELECT 1 AS id) AS s ON a.id = s.id \
+             WHEN NOT MATCHED BY SOURCE THEN DO NOTHING",
+            "15..",
+            "WHEN NOT MATCHED BY SOURCE exists from PostgreSQL 17; this crate targets 15 to 18",
+        ),
+        (
+            "MERGE INTO accounts a USING (SELECT 1 AS id) AS s ON a.id = s.id \
+             WHEN MATCHED THEN DO NOTHING",
+            "14..",
+            "MERGE exists from PostgreSQL 15; this crate targets 14 to 18",
+        ),
+    ] {
+        assert_eq!(
+            typed(sql, &on(range)).map(|_| ()),
+            Err(message.to_owned()),
+            "{sql}"
+        );
+    }
+    assert!(
+        typed(
+            "MERGE INTO accounts a USING (SELECT 1 AS id) AS s ON a.id = s.id \
+             WHEN MATCHED THEN DO NOTHING",
+            &on("15..")
+        )
+        .is_ok()
+    );
+}
+
+/// Built-in operators and casts exist in the versions pg_operator and pg_cast have them, as
+/// functions do: one a targeted version lacks is refused with the version named.
+#[test]
+fn operators_and_casts_follow_the_targeted_versions() {
+    let on = |range: &str| Snapshot {
+        postgres: Some(range.to_owned()),
+        ..Snapshot::new()
+    };
+    let message = |sql: &str, range: &str| {
+        analyze(sql, &on(range))
+            .map(|a| {
+                a.columns
+                    .iter()
+                    .map(|c| c.ty.name.clone())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .unwrap_or_else(|d| d[0].message.clone())
+    };
+    let bytea = "SELECT '\\x0102'::bytea::int2 AS v";
+    assert_eq!(
+        message(bytea, "16.."),
+        "the cast from bytea to smallint exists from PostgreSQL 18; this crate targets 16 to 18"
+    );
+    assert_eq!(message(bytea, "18"), "int2");
+    assert_eq!(
+        message("SELECT 7::bytea AS v", "17..=18"),
+        "the cast from integer to bytea exists from PostgreSQL 18; this crate targets 17 to 18"
+    );
+    let below = "SELECT point '(1,1)' <<| point '(0,0)' AS v";
+    assert_eq!(
+        message(below, "13.."),
+        "operator point <<| point exists from PostgreSQL 14; this crate targets 13 to 18"
+    );
+    assert_eq!(message(below, "14.."), "bool");
+    // PostgreSQL 14 removed `@` (contained in) for geometric types in favour of `<@`.
+    let within = "SELECT point '(1,1)' @ box '((0,0),(2,2))' AS v";
+    assert_eq!(message(within, "13"), "bool");
+    assert_eq!(
+        message(within, "13..=14"),
+        "operator point @ box exists up to PostgreSQL 13; this crate targets 13 to 14"
+    );
+    assert_eq!(
+        message("SELECT 1 + 2 AS v, 'a' || 'b' AS w", "13.."),
+        "int4,text"
+    );
+}
+
+/// A generated column (STORED from PostgreSQL 12, VIRTUAL from 18, the default there) takes
+/// no value but DEFAULT: every server the tests reach refuses a value for it in INSERT,
+/// UPDATE and MERGE, and so does the analyzer, with the server's message; DEFAULT is typed
+/// like the server's Describe.
+#[tokio::test]
+async fn generated_columns_take_only_default_like_the_server() {
+    let refused = [
+        (
+            "INSERT INTO gauges (id, twice) VALUES (1, 2)",
+            "cannot insert a non-DEFAULT value into column \"twice\"",
+        ),
+        (
+            "INSERT INTO gauges VALUES ($1, $2)",
+            "cannot insert a non-DEFAULT value into column \"twice\"",
+        ),
+        (
+            "INSERT INTO gauges (id, twice) SELECT 1, 2",
+            "cannot insert a non-DEFAULT value into column \"twice\"",
+        ),
+        (
+            "UPDATE gauges SET twice = $1 WHERE id = 1",
+            "column \"twice\" can only be updated to DEFAULT",
+        ),
+        (
+            "INSERT INTO gauges VALUES (1) ON CONFLICT (id) DO UPDATE SET twice = 3",
+            "column \"twice\" can only be updated to DEFAULT",
+        ),
+        (
+            "MERGE INTO gauges g USING (SELECT 1 AS id) s ON g.id = s.id \
+             WHEN NOT MATCHED THEN INSERT (id, twice) VALUES (s.id, 2)",
+            "cannot insert a non-DEFAULT value into column \"twice\"",
+        ),
+    ];
+    let accepted = [
+        "INSERT INTO gauges (id, twice) VALUES ($1, DEFAULT) RETURNING twice",
+        "INSERT INTO gauges VALUES ($1) RETURNING *",
+        "UPDATE gauges SET twice = DEFAULT, id = $1 RETURNING twice",
+    ];
+    let mut failures = Vec::new();
+    for url in urls() {
+        let mut conn = Connection::connect(&url)
+            .await
+            .unwrap_or_else(|e| panic!("cannot connect to {url}: {e}"));
+        let schema = format!("qail_generated_{}", std::process::id());
+        let (_, major) = snapshot_of(&mut conn, &schema).await;
+        let kind = if major >= 18 { "" } else { " STORED" };
+        conn.batch_execute(&format!(
+            "CREATE TABLE gauges (id int PRIMARY KEY, twice int GENERATED ALWAYS AS (id * 2){kind})"
+        ))
+        .await
+        .expect("the table is created");
+        let snap = qail_schema::introspect::pull(&mut conn, std::slice::from_ref(&schema))
+            .await
+            .expect("the schema is pulled");
+        for (sql, message) in refused {
+            if major < 15 && sql.starts_with("MERGE") {
+                continue;
+            }
+            // Note: PostgreSQL 13 words the INSERT refusal without "a non-DEFAULT value".
+            let says = if major < 14 {
+                message.replace("a non-DEFAULT value into", "into")
+            } else {
+                message.to_owned()
+            };
+            let server = conn.prepare(sql).await.err().map(|e| e.to_string());
+            if !server.as_deref().is_some_and(|e| e.contains(&says)) {
+                failures.push(format!(
+                    "PostgreSQL {major}: {sql}: the server says {server:?}"
+                ));
+            }
+            match analyze(sql, &snap) {
+                Err(d) if d[0].message == message => {}
+                other => failures.push(format!(
+                    "PostgreSQL {major}: {sql}: the analyzer gives {:?}",
+                    other.map(|_| ()).map_err(|d| d[0].message.clone())
+                )),
+            }
+        }
+        for sql in accepted {
+            if let Err(e) = compare(&mut conn, &snap, &HashMap::new(), sql).await {
+                failures.push(format!("PostgreSQL {major}: {sql}\n  {e}"));
+            }
+        }
+        conn.batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+            .await
+            .expect("the test schema is dropped");
+        conn.close().await;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Every prefix of every query above, as an editor sends it while the query is typed, is an
+/// answer (a type or an error), never a panic in the clauses read outside the parser.
+#[test]
+fn every_prefix_of_the_new_forms_is_an_answer() {
+    let ddl = qail_schema::ddl::from_sql(&[("a.sql".to_owned(), SCHEMA.to_owned())]).0;
+    let snap = Snapshot {
+        postgres: Some("18".to_owned()),
+        ..ddl
+    };
+    for f in FEATURES {
+        for (end, _) in f.sql.char_indices() {
+            let prefix = &f.sql[..end];
+            let answered = std::panic::catch_unwind(|| analyze(prefix, &snap).is_ok());
+            assert!(answered.is_ok(), "{}: a panic on {prefix:?}", f.name);
+        }
+    }
 }

@@ -28,6 +28,10 @@
 //!   body is reported by file and line.
 //! - A `UNIQUE` constraint on exactly the primary key columns is dropped (PostgreSQL does the
 //!   same when it creates the table).
+//! - PostgreSQL 18's forms are read as a pull records them: a `VIRTUAL` generated column (the
+//!   default from 18) like a `STORED` one, a temporal key (`WITHOUT OVERLAPS`, `PERIOD`) by its
+//!   columns, a foreign key whether `ENFORCED` or not, and a `NOT ENFORCED` CHECK as having no
+//!   effect (it forces no column non-null).
 //!
 //! # Limits
 //!
@@ -47,6 +51,7 @@ mod alter;
 mod keys;
 mod names;
 mod objects;
+mod pg18;
 mod sequences;
 mod sources;
 mod split;

@@ -2,7 +2,8 @@
 //! sqlparser cannot read does not stop the import.
 //!
 //! A few PostgreSQL forms sqlparser 0.59 does not parse are recognized here from the tokens:
-//! `CREATE TABLE … PARTITION OF …`, `CREATE TYPE … AS RANGE (…)` and `RETURNS SETOF …`.
+//! `CREATE TABLE … PARTITION OF …`, `CREATE TYPE … AS RANGE (…)` and `RETURNS SETOF …`;
+//! PostgreSQL 18's column and constraint forms are rewritten by [`super::pg18`].
 
 use sqlparser::ast::{DataType, ObjectName, Statement};
 use sqlparser::dialect::PostgreSqlDialect;
@@ -262,6 +263,7 @@ fn parse(mut tokens: Vec<TokenWithSpan>) -> Result<Parsed, ParserError> {
             return Ok(parsed);
         }
     }
+    super::pg18::rewrite(&mut tokens)?;
     take_materialized_data(&mut tokens);
     let flags = Flags {
         setof: take_setof(&mut tokens),

@@ -296,3 +296,71 @@ fn reset_identity_kind_partitions_and_unfilled_materialized_views() {
     );
     assert!(s.relation(Some("app"), "a1").is_some());
 }
+
+/// PostgreSQL 18's virtual generated columns, temporal keys and NOT ENFORCED constraints are
+/// imported as a pull of the same table reads them.
+#[test]
+fn postgres_18_generated_columns_temporal_keys_and_enforcement() {
+    let (s, w) = import(
+        "CREATE TABLE rooms (id int, valid_at tstzrange, name text,
+           PRIMARY KEY (id, valid_at WITHOUT OVERLAPS),
+           CONSTRAINT named CHECK (name IS NOT NULL) ENFORCED);
+         CREATE TABLE bookings (id int PRIMARY KEY, room int, valid_at tstzrange, note text,
+           twice int GENERATED ALWAYS AS (id * 2) VIRTUAL,
+           thrice int GENERATED ALWAYS AS (id * 3),
+           four int GENERATED ALWAYS AS (id * 4) STORED,
+           period int CHECK (period > 0) NOT ENFORCED,
+           CONSTRAINT fk FOREIGN KEY (room, PERIOD valid_at)
+             REFERENCES rooms (id, PERIOD valid_at) NOT ENFORCED,
+           CONSTRAINT ck CHECK (note IS NOT NULL) NOT ENFORCED,
+           UNIQUE (room, valid_at WITHOUT OVERLAPS));
+         ALTER TABLE bookings ADD COLUMN five int GENERATED ALWAYS AS (id * 5) VIRTUAL,
+           ADD CONSTRAINT not_enforced CHECK (room IS NOT NULL) NOT ENFORCED;",
+    );
+    assert!(w.is_empty(), "{w:?}");
+    let rooms = s.relation(None, "rooms").unwrap();
+    assert_eq!(rooms.primary_key, ["id", "valid_at"]);
+    assert!(rooms.column("name").unwrap().not_null, "an enforced CHECK");
+    let b = s.relation(None, "bookings").unwrap();
+    let generated: Vec<Option<&str>> = ["twice", "thrice", "four", "five", "period"]
+        .iter()
+        .map(|c| b.column(c).unwrap().generated.as_deref())
+        .collect();
+    assert_eq!(
+        generated,
+        [
+            Some("id * 2"),
+            Some("id * 3"),
+            Some("id * 4"),
+            Some("id * 5"),
+            None
+        ]
+    );
+    assert!(!b.column("note").unwrap().not_null, "a NOT ENFORCED CHECK");
+    assert!(!b.column("room").unwrap().not_null, "a NOT ENFORCED CHECK");
+    assert_eq!(b.unique, [vec!["room".to_owned(), "valid_at".to_owned()]]);
+    let fk = &b.foreign_keys[0];
+    assert_eq!(
+        (fk.columns.clone(), fk.ref_columns.clone()),
+        (
+            vec!["room".to_owned(), "valid_at".to_owned()],
+            vec!["id".to_owned(), "valid_at".to_owned()]
+        )
+    );
+    // Columns named like the new words are columns.
+    let (s, w) = import(
+        "CREATE TABLE words (enforced bool NOT NULL, period int, without int, \
+         PRIMARY KEY (period, enforced), UNIQUE (without))",
+    );
+    assert!(w.is_empty(), "{w:?}");
+    let words = s.relation(None, "words").unwrap();
+    let names: Vec<&str> = words.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["enforced", "period", "without"]);
+    assert_eq!(words.primary_key, ["period", "enforced"]);
+    let (_, w) = import("CREATE TABLE k (id int PRIMARY KEY NOT ENFORCED)");
+    assert!(
+        w[0].message
+            .contains("primary key and unique constraints cannot be marked NOT ENFORCED"),
+        "{w:?}"
+    );
+}

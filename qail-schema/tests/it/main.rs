@@ -2,4 +2,5 @@
 //! `postgres://postgres@127.0.0.1:5432/postgres`).
 
 mod corpus;
+mod postgres18;
 mod util;
