@@ -1,6 +1,8 @@
 //! The web server on sqlx's `PgPool`: each request takes a connection for itself; statements
 //! are prepared and cached per connection by sqlx. sqlx has no pipelining: `/queries` and
-//! `/updates` run their reads one after another on the request's connection.
+//! `/updates` run their reads one after another on the request's connection. The pool does
+//! not ping a connection on each acquire (`test_before_acquire(false)`: a round trip per
+//! request otherwise), as qail's server does not reset the session on each release.
 
 use qail_bench_web::{Db, Error, Fortune, World, renumber, sql};
 use sqlx::PgPool;
@@ -62,6 +64,7 @@ fn main() {
         let pool = PgPoolOptions::new()
             .max_connections(u32::try_from(connections)?)
             .min_connections(u32::try_from(connections)?)
+            .test_before_acquire(false)
             .connect(&url)
             .await?;
         Ok(Sqlx { pool })
