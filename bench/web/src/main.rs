@@ -243,6 +243,7 @@ fn run() -> Result<(), Error> {
     let db = database_url(&o.url);
     let started = Instant::now();
     let load_avg = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load_avg = load_avg.split(' ').take(3).collect::<Vec<_>>().join(" / ");
     let mut runs = Vec::new();
     for round in 0..o.rounds {
         for k in 0..o.drivers.len() {
