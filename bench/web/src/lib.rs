@@ -318,13 +318,25 @@ mod tests {
 
     #[test]
     fn fortunes_are_sorted_and_escaped() {
-        let page = fortunes_page(vec![Fortune {
-            id: 11,
-            message: "<script>alert(\"x\");</script>".into(),
-        }]);
-        let added = page.find("Additional fortune").expect("added row");
-        let script = page.find("&lt;script&gt;alert(&quot;x&quot;);&lt;/script&gt;");
-        assert!(script.expect("escaped row") > added, "{page}");
+        let page = fortunes_page(vec![
+            Fortune {
+                id: 2,
+                message: "b & c".into(),
+            },
+            Fortune {
+                id: 11,
+                message: "<script>alert(\"x\");</script>".into(),
+            },
+        ]);
+        // Byte order: '<' before 'A' before 'b'.
+        let script = page.find(
+            "<tr><td>11</td><td>&lt;script&gt;alert(&quot;x&quot;);&lt;/script&gt;</td></tr>",
+        );
+        let added =
+            page.find("<tr><td>0</td><td>Additional fortune added at request time.</td></tr>");
+        let b = page.find("<tr><td>2</td><td>b &amp; c</td></tr>");
+        assert!(script.is_some() && script < added && added < b, "{page}");
+        assert_eq!(page.matches("<tr><td>").count(), 3);
     }
 
     #[test]
