@@ -1,0 +1,213 @@
+//! The report: medians over rounds, one markdown table of every figure and one of qail's
+//! ratios to the best peer.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::load::Sample;
+use crate::{Options, Run};
+
+/// A figure of a sample, its row label, and whether more is better.
+struct Metric {
+    label: &'static str,
+    value: fn(&Sample) -> Option<f64>,
+    digits: usize,
+}
+
+const METRICS: &[Metric] = &[
+    Metric {
+        label: "requests/s",
+        value: |s| Some(s.rps()),
+        digits: 0,
+    },
+    Metric {
+        label: "latency p50, ms",
+        value: |s| Some(s.latency_ms(0.5)),
+        digits: 2,
+    },
+    Metric {
+        label: "latency p99, ms",
+        value: |s| Some(s.latency_ms(0.99)),
+        digits: 2,
+    },
+    Metric {
+        label: "server CPU, µs/request",
+        value: |s| Some(s.cpu_us_per_req()),
+        digits: 1,
+    },
+    Metric {
+        label: "requests per server CPU-second",
+        value: requests_per_cpu_second,
+        digits: 0,
+    },
+    Metric {
+        label: "PostgreSQL CPU, µs/request",
+        value: |s| s.db_cpu.map(|c| c * 1e6 / s.requests as f64),
+        digits: 1,
+    },
+    Metric {
+        label: "load generator CPU, µs/request",
+        value: |s| Some(s.client_cpu * 1e6 / s.requests as f64),
+        digits: 1,
+    },
+    Metric {
+        label: "server minor faults/request",
+        value: |s| Some(s.faults as f64 / s.requests as f64),
+        digits: 3,
+    },
+    Metric {
+        label: "server peak RSS, MiB",
+        value: |s| Some(s.peak_rss_kib as f64 / 1024.0),
+        digits: 1,
+    },
+];
+
+fn requests_per_cpu_second(s: &Sample) -> Option<f64> {
+    (s.cpu > 0.0).then(|| s.requests as f64 / s.cpu)
+}
+
+fn median(mut xs: Vec<f64>) -> Option<f64> {
+    xs.retain(|x| x.is_finite());
+    if xs.is_empty() {
+        return None;
+    }
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    Some(if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    })
+}
+
+/// Thousands separated by commas for whole numbers, else `digits` decimals.
+fn number(x: f64, digits: usize) -> String {
+    if digits > 0 {
+        return format!("{x:.digits$}");
+    }
+    let whole = format!("{:.0}", x.abs());
+    let mut out = String::new();
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if x < 0.0 { format!("-{out}") } else { out }
+}
+
+/// The median of `metric` for one driver, test and concurrency.
+fn figure(runs: &[Run], driver: &str, test: &str, c: usize, metric: &Metric) -> Option<f64> {
+    median(
+        runs.iter()
+            .filter(|r| r.driver == driver && r.test == test && r.concurrency == c)
+            .filter_map(|r| (metric.value)(&r.sample))
+            .collect(),
+    )
+}
+
+/// The report of a run.
+pub fn table(o: &Options, runs: &[Run], took: Duration, load_avg: &str) -> String {
+    let mut out = String::new();
+    let qail: Vec<&str> = o
+        .drivers
+        .iter()
+        .filter(|d| d.qail)
+        .map(|d| d.name)
+        .collect();
+    let peers: Vec<&str> = o
+        .drivers
+        .iter()
+        .filter(|d| !d.qail)
+        .map(|d| d.name)
+        .collect();
+    let _ = writeln!(
+        out,
+        "Rounds: {} (drivers in rotated order, each a fresh server process per round), medians. \
+         Each load: {} s warm-up, {} s measured. Connections: {} per server on shared clients, \
+         {} per exclusive pool. Load average at start: {load_avg}. Run took {:.0} s.\n",
+        o.rounds,
+        o.warmup.as_secs_f64(),
+        o.duration.as_secs_f64(),
+        o.shared,
+        o.exclusive,
+        took.as_secs_f64()
+    );
+    // The summary: qail against the best peer on the two figures the goal names.
+    let _ = write!(out, "| test | concurrency |");
+    for q in &qail {
+        let _ = write!(
+            out,
+            " {q}: requests/s vs best peer | {q}: requests per CPU-s vs best peer |"
+        );
+    }
+    let _ = writeln!(out);
+    let _ = write!(out, "|---|---:|");
+    for _ in &qail {
+        let _ = write!(out, "---:|---:|");
+    }
+    let _ = writeln!(out);
+    for &(test, _) in &o.tests {
+        for &c in &o.concurrency {
+            let _ = write!(out, "| {test} | {c} |");
+            for q in &qail {
+                for metric in [&METRICS[0], &METRICS[4]] {
+                    let best = peers
+                        .iter()
+                        .filter_map(|p| Some((*p, figure(runs, p, test, c, metric)?)))
+                        .max_by(|a, b| a.1.total_cmp(&b.1));
+                    let mine = figure(runs, q, test, c, metric);
+                    let cell = match (mine, best) {
+                        (Some(m), Some((p, b))) if b > 0.0 => format!("{:.2}× ({p})", m / b),
+                        _ => "–".into(),
+                    };
+                    let _ = write!(out, " {cell} |");
+                }
+            }
+            let _ = writeln!(out);
+        }
+    }
+    let _ = writeln!(out);
+    // Every figure.
+    let _ = write!(out, "| test | c | metric |");
+    for d in &o.drivers {
+        let _ = write!(out, " {} |", d.name);
+    }
+    let _ = writeln!(out);
+    let _ = write!(out, "|---|---:|---|");
+    for _ in &o.drivers {
+        let _ = write!(out, "---:|");
+    }
+    let _ = writeln!(out);
+    for &(test, _) in &o.tests {
+        for &c in &o.concurrency {
+            for metric in METRICS {
+                let _ = write!(out, "| {test} | {c} | {} |", metric.label);
+                for d in &o.drivers {
+                    let cell = figure(runs, d.name, test, c, metric)
+                        .map_or("n/a".into(), |x| number(x, metric.digits));
+                    let _ = write!(out, " {cell} |");
+                }
+                let _ = writeln!(out);
+            }
+        }
+    }
+    let errors: Vec<String> = runs
+        .iter()
+        .filter(|r| r.sample.errors > 0)
+        .map(|r| {
+            format!(
+                "{} {} c={}: {}",
+                r.driver, r.test, r.concurrency, r.sample.errors
+            )
+        })
+        .collect();
+    if !errors.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nErrors (non-200 responses or failed connections): {}",
+            errors.join("; ")
+        );
+    }
+    out
+}
