@@ -561,8 +561,11 @@ fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
 }
 
 /// The statement's items and the expression choosing its template: a `static` Template with
-/// bytes from qail-pg's encoder, registered for `Pool::verify`, or for a dynamic query `static VARIANTS: Variants =
-/// …` with its pieces (the full query is encoded here too, to check it can be).
+/// bytes from qail-pg's encoder, registered for `Pool::verify`; for a dynamic query also
+/// `static VARIANTS: Variants = …` with its pieces, which chooses the template at run time.
+/// The `static` Template of a dynamic query is its full form (every optional clause present,
+/// each sort choice's first alternative), the one registered: Parse and Describe of it check
+/// every table, column and parameter the query can use.
 fn template(
     input: &QueryInput,
     checked: &Checked,
@@ -593,51 +596,67 @@ fn template(
     let encoded = qail_pg::Template::encode(sql, &oids, &expected).map_err(|e| {
         format!("the statement cannot be encoded: {e}; remove NUL characters from the SQL")
     })?;
-    if checked.rewritten.is_dynamic() {
-        if input
-            .choices
-            .iter()
-            .flat_map(|c| &c.texts)
-            .any(|t| t.value().contains('\0'))
-        {
-            return Err("a sort choice's SQL contains a NUL character: remove it".to_owned());
-        }
-        let key = key(input, checked)?;
-        let pieces = pieces(input, checked);
-        let expected = expected
-            .iter()
-            .map(|(name, oid, wire)| quote!((#name, #oid, #wire)));
-        let items = quote! {
-            static VARIANTS: ::qail::__private::Variants = ::qail::__private::Variants {
-                pieces: &[#(#pieces),*],
-                param_oids: &[#(#oids),*],
-                columns: &[#(#expected),*],
-                cache: ::qail::__private::Cache::new(),
-                source: ::core::concat!(::core::file!(), ":", ::core::line!()),
-            };
-        };
-        return Ok((items, quote!(VARIANTS.template(#key))));
-    }
     let name = &encoded.name;
     let bytes = Literal::byte_string(&encoded.bytes);
-    let not_null = columns.iter().map(|c| not_null(c.out));
-    // Note: the template is registered for `Pool::verify` in a distributed slice (linkme),
-    // which the linker gathers: no build script, no code run at start-up.
-    let items = quote! {
+    let registered = register(columns);
+    let full = quote! {
         static TEMPLATE: ::qail::__private::Template = ::qail::__private::Template {
             name: #name,
             param_oids: &[#(#oids),*],
             encoded: #bytes,
             source: ::core::concat!(::core::file!(), ":", ::core::line!()),
         };
-        #[::qail::__private::linkme::distributed_slice(::qail::__private::STATEMENTS)]
-        #[linkme(crate = ::qail::__private::linkme)]
+        #registered
+    };
+    if !checked.rewritten.is_dynamic() {
+        return Ok((full, quote!(&TEMPLATE)));
+    }
+    if input
+        .choices
+        .iter()
+        .flat_map(|c| &c.texts)
+        .any(|t| t.value().contains('\0'))
+    {
+        return Err("a sort choice's SQL contains a NUL character: remove it".to_owned());
+    }
+    let key = key(input, checked)?;
+    let pieces = pieces(input, checked);
+    let expected = expected
+        .iter()
+        .map(|(name, oid, wire)| quote!((#name, #oid, #wire)));
+    let items = quote! {
+        #full
+        static VARIANTS: ::qail::__private::Variants = ::qail::__private::Variants {
+            pieces: &[#(#pieces),*],
+            param_oids: &[#(#oids),*],
+            columns: &[#(#expected),*],
+            cache: ::qail::__private::Cache::new(),
+            source: ::core::concat!(::core::file!(), ":", ::core::line!()),
+        };
+    };
+    Ok((items, quote!(VARIANTS.template(#key))))
+}
+
+/// The statement registered for `Pool::verify`: a `Compiled` for `TEMPLATE` placed in the
+/// registry's link section (qail-pg's `template/registry.rs`), which the linker gathers from
+/// every crate: no build script, no code run at start-up. A `#[used]` static with the
+/// section per object format, not a second macro: the output holds no `unsafe` block, and
+/// an attribute macro run for every `qail!` would cost the compiler as much again as the
+/// static.
+fn register(columns: &[Column<'_>]) -> TokenStream {
+    let sections = &qail_pg::template::SECTIONS;
+    let (elf, mach_o, windows) = (sections.elf, sections.mach_o, sections.windows);
+    let not_null = columns.iter().map(|c| not_null(c.out));
+    quote! {
+        #[used]
+        #[cfg_attr(all(unix, not(target_vendor = "apple")), unsafe(link_section = #elf))]
+        #[cfg_attr(target_vendor = "apple", unsafe(link_section = #mach_o))]
+        #[cfg_attr(windows, unsafe(link_section = #windows))]
         static REGISTERED: ::qail::__private::Compiled = ::qail::__private::Compiled {
             template: &TEMPLATE,
             not_null: &[#(#not_null),*],
         };
-    };
-    Ok((items, quote!(&TEMPLATE)))
+    }
 }
 
 /// What the snapshot said of a result column's NOT NULL-ness, when the column is a table
