@@ -13,8 +13,8 @@ use crate::attr::Errors;
 use crate::types::{self, Mapped};
 use crate::{column_checks, naming, nested, snapshot};
 
-/// Expands `qail!(…)`.
-pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
+/// Expands `qail!(…)` written at `source` (`file:line`).
+pub(crate) fn query(input: &QueryInput, source: &str) -> syn::Result<TokenStream> {
     let loaded =
         snapshot::load_once_reported().map_err(|m| syn::Error::new(input.sql.span(), m))?;
     if let Some(copy) = copy_form(&input.sql.value()) {
@@ -33,8 +33,8 @@ pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
         &mut errors,
     );
     errors.finish()?;
-    let (template, chosen) =
-        template(input, &checked, &columns).map_err(|m| syn::Error::new(input.sql.span(), m))?;
+    let (template, chosen) = template(input, &checked, &columns, source)
+        .map_err(|m| syn::Error::new(input.sql.span(), m))?;
     let track = loaded.track();
     Ok(quote! {
         ::qail::__private::query(
@@ -560,16 +560,17 @@ fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
     }
 }
 
-/// The statement's items and the expression choosing its template: a `static` Template with
-/// bytes from qail-pg's encoder, registered for `Pool::verify`; for a dynamic query also
-/// `static VARIANTS: Variants = …` with its pieces, which chooses the template at run time.
-/// The `static` Template of a dynamic query is its full form (every optional clause present,
-/// each sort choice's first alternative), the one registered: Parse and Describe of it check
-/// every table, column and parameter the query can use.
+/// The statement's items and the expression choosing its template: a Template with bytes
+/// from qail-pg's encoder, registered for `Pool::verify` ([`register`]); for a dynamic query
+/// also `static VARIANTS: Variants = …` with its pieces, which chooses the template at run
+/// time. The registered Template of a dynamic query is its full form (every optional clause
+/// present, each sort choice's first alternative): Parse and Describe of it check every
+/// table, column and parameter the query can use.
 fn template(
     input: &QueryInput,
     checked: &Checked,
     columns: &[Column<'_>],
+    source: &str,
 ) -> Result<(TokenStream, TokenStream), String> {
     let sql = &checked.rewritten.sql;
     let oids: Vec<u32> = checked
@@ -598,18 +599,20 @@ fn template(
     })?;
     let name = &encoded.name;
     let bytes = Literal::byte_string(&encoded.bytes);
-    let registered = register(columns);
-    let full = quote! {
-        static TEMPLATE: ::qail::__private::Template = ::qail::__private::Template {
-            name: #name,
-            param_oids: &[#(#oids),*],
-            encoded: #bytes,
-            source: ::core::concat!(::core::file!(), ":", ::core::line!()),
-        };
-        #registered
-    };
+    let source = Literal::string(source);
+    let full = register(
+        columns,
+        quote! {
+            ::qail::__private::Template {
+                name: #name,
+                param_oids: &[#(#oids),*],
+                encoded: #bytes,
+                source: #source,
+            }
+        },
+    );
     if !checked.rewritten.is_dynamic() {
-        return Ok((full, quote!(&TEMPLATE)));
+        return Ok((full, quote!(REGISTERED.template)));
     }
     if input
         .choices
@@ -631,29 +634,34 @@ fn template(
             param_oids: &[#(#oids),*],
             columns: &[#(#expected),*],
             cache: ::qail::__private::Cache::new(),
-            source: ::core::concat!(::core::file!(), ":", ::core::line!()),
+            source: #source,
         };
     };
     Ok((items, quote!(VARIANTS.template(#key))))
 }
 
-/// The statement registered for `Pool::verify`: a `Compiled` for `TEMPLATE` placed in the
-/// registry's link section (qail-pg's `template/registry.rs`), which the linker gathers from
-/// every crate: no build script, no code run at start-up. A `#[used]` static with the
-/// section per object format, not a second macro: the output holds no `unsafe` block, and
-/// an attribute macro run for every `qail!` would cost the compiler as much again as the
-/// static.
-fn register(columns: &[Column<'_>]) -> TokenStream {
+/// The statement registered for `Pool::verify`, `static REGISTERED`: a `Compiled` holding
+/// `template` (a `Template` literal), placed in the registry's link section (qail-pg's
+/// `template/registry.rs`), which the linker gathers from every crate: no build script, no
+/// code run at start-up. A `#[used]` static with the section per object format, not a
+/// second macro: the output holds no `unsafe` block, and an attribute macro run for every
+/// `qail!` would cost the compiler as much again as the static. The template is a
+/// constant inside it, not a `static` of its own, which the compiler would check and
+/// evaluate apart; a static query runs `REGISTERED.template`.
+fn register(columns: &[Column<'_>], template: TokenStream) -> TokenStream {
     let sections = &qail_pg::template::SECTIONS;
-    let (elf, mach_o, windows) = (sections.elf, sections.mach_o, sections.windows);
+    let [elf, mach_o, windows, apple] =
+        [sections.elf, sections.mach_o, sections.windows, "apple"].map(Literal::string);
     let not_null = columns.iter().map(|c| not_null(c.out));
+    // Note: string literals are interpolated, not written in `quote!`, which would parse
+    // each from text at every expansion.
     quote! {
         #[used]
-        #[cfg_attr(all(unix, not(target_vendor = "apple")), unsafe(link_section = #elf))]
-        #[cfg_attr(target_vendor = "apple", unsafe(link_section = #mach_o))]
+        #[cfg_attr(all(unix, not(target_vendor = #apple)), unsafe(link_section = #elf))]
+        #[cfg_attr(target_vendor = #apple, unsafe(link_section = #mach_o))]
         #[cfg_attr(windows, unsafe(link_section = #windows))]
         static REGISTERED: ::qail::__private::Compiled = ::qail::__private::Compiled {
-            template: &TEMPLATE,
+            template: &#template,
             not_null: &[#(#not_null),*],
         };
     }
@@ -748,7 +756,7 @@ mod tests {
 
     fn expand(tokens: TokenStream) -> String {
         let input: QueryInput = syn::parse2(tokens).unwrap();
-        match query(&input) {
+        match query(&input, "src/lib.rs:1") {
             Ok(t) => t.to_string(),
             Err(e) => e.to_compile_error().to_string(),
         }
@@ -761,10 +769,22 @@ mod tests {
             country
         ));
         assert!(
-            out.contains("static TEMPLATE : :: qail :: __private :: Template"),
+            out.contains("static REGISTERED : :: qail :: __private :: Compiled"),
             "{out}"
         );
-        assert!(out.contains("distributed_slice"), "{out}");
+        assert!(
+            out.contains("template : & :: qail :: __private :: Template"),
+            "{out}"
+        );
+        assert!(out.contains("# [used]"), "{out}");
+        assert!(
+            out.contains(&format!(
+                "unsafe (link_section = {:?})",
+                qail_pg::template::SECTIONS.elf
+            )),
+            "{out}"
+        );
+        assert!(out.contains("source : \"src/lib.rs:1\""), "{out}");
         assert!(out.contains("NotNull :: Yes"), "{out}");
         assert!(
             out.contains("pub id : :: qail :: __private :: types :: Uuid"),
@@ -860,6 +880,16 @@ mod tests {
         );
         assert!(out.contains("check :: clause_arg"), "{out}");
         assert!(out.contains("present (& country)"), "{out}");
+        // The full form is registered: every clause present.
+        assert!(
+            out.contains("static REGISTERED : :: qail :: __private :: Compiled"),
+            "{out}"
+        );
+        let registered = &out[out.find("static REGISTERED").unwrap()..];
+        assert!(
+            registered.contains("WHERE true  AND country = $1   AND code = $2 \\0"),
+            "{out}"
+        );
     }
 
     #[test]
