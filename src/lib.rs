@@ -131,8 +131,7 @@ pub mod __private {
 
     pub use qail_pg::template::{
         Arg, Cache, Columns, Compiled, CopyRows, CopyStatement, Decoder, ExpectedColumn,
-        FromColumns, FromRow, NoRows, NotNull, Params, Piece, Query, RawRow, STATEMENTS, Template,
-        Variants, linkme,
+        FromColumns, FromRow, NoRows, NotNull, Params, Piece, Query, RawRow, Template, Variants,
     };
     /// The compile-time type assertions, under the name the code `qail!` and the derives
     /// emit (`::qail::__private::check::field`, …).

@@ -13,6 +13,12 @@ use qail_schema::Snapshot;
 use qail_schema::snapshot::TypeRef;
 use quote::quote_spanned;
 
+/// Why a check's trait may be named after the user's type and field. A literal built here,
+/// not written in `quote!`, which would parse it from text at every expansion.
+fn reason() -> proc_macro2::Literal {
+    proc_macro2::Literal::string("named after the user's type and field")
+}
+
 /// `{` and `}` written as themselves in an `on_unimplemented` string.
 fn literal(text: &str) -> String {
     text.replace('{', "{{").replace('}', "}}")
@@ -124,9 +130,10 @@ impl Field<'_> {
         });
         let c = proc_macro2::Literal::usize_unsuffixed(self.index);
         let name = self.trait_name();
+        let reason = reason();
         items.push(quote_spanned! {*span=>
             #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-            #[allow(non_camel_case_types, reason = "named after the user's type and field")]
+            #[allow(non_camel_case_types, reason = #reason)]
             trait #name: ::core::marker::Sized {
                 fn checked(self) -> Self;
             }
@@ -187,9 +194,10 @@ impl Field<'_> {
              know better, `r#\"… AS \"{column}!\" …\"#` (a raw string literal)"
         ));
         let name = quote::format_ident!("{}Nullable", self.trait_name());
+        let reason = reason();
         items.push(quote_spanned! {self.span=>
             #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-            #[allow(non_camel_case_types, reason = "named after the user's type and field")]
+            #[allow(non_camel_case_types, reason = #reason)]
             trait #name: ::core::marker::Sized {
                 fn checked(self) -> Self;
             }

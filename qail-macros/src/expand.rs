@@ -13,8 +13,8 @@ use crate::attr::Errors;
 use crate::types::{self, Mapped};
 use crate::{column_checks, naming, nested, snapshot};
 
-/// Expands `qail!(…)`.
-pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
+/// Expands `qail!(…)` written at `source` (`file:line`).
+pub(crate) fn query(input: &QueryInput, source: &str) -> syn::Result<TokenStream> {
     let loaded =
         snapshot::load_once_reported().map_err(|m| syn::Error::new(input.sql.span(), m))?;
     if let Some(copy) = copy_form(&input.sql.value()) {
@@ -33,8 +33,8 @@ pub(crate) fn query(input: &QueryInput) -> syn::Result<TokenStream> {
         &mut errors,
     );
     errors.finish()?;
-    let (template, chosen) =
-        template(input, &checked, &columns).map_err(|m| syn::Error::new(input.sql.span(), m))?;
+    let (template, chosen) = template(input, &checked, &columns, source)
+        .map_err(|m| syn::Error::new(input.sql.span(), m))?;
     let track = loaded.track();
     Ok(quote! {
         ::qail::__private::query(
@@ -560,13 +560,17 @@ fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
     }
 }
 
-/// The statement's items and the expression choosing its template: a `static` Template with
-/// bytes from qail-pg's encoder, registered for `Pool::verify`, or for a dynamic query `static VARIANTS: Variants =
-/// …` with its pieces (the full query is encoded here too, to check it can be).
+/// The statement's items and the expression choosing its template: a Template with bytes
+/// from qail-pg's encoder, registered for `Pool::verify` ([`register`]); for a dynamic query
+/// also `static VARIANTS: Variants = …` with its pieces, which chooses the template at run
+/// time. The registered Template of a dynamic query is its full form (every optional clause
+/// present, each sort choice's first alternative): Parse and Describe of it check every
+/// table, column and parameter the query can use.
 fn template(
     input: &QueryInput,
     checked: &Checked,
     columns: &[Column<'_>],
+    source: &str,
 ) -> Result<(TokenStream, TokenStream), String> {
     let sql = &checked.rewritten.sql;
     let oids: Vec<u32> = checked
@@ -593,51 +597,74 @@ fn template(
     let encoded = qail_pg::Template::encode(sql, &oids, &expected).map_err(|e| {
         format!("the statement cannot be encoded: {e}; remove NUL characters from the SQL")
     })?;
-    if checked.rewritten.is_dynamic() {
-        if input
-            .choices
-            .iter()
-            .flat_map(|c| &c.texts)
-            .any(|t| t.value().contains('\0'))
-        {
-            return Err("a sort choice's SQL contains a NUL character: remove it".to_owned());
-        }
-        let key = key(input, checked)?;
-        let pieces = pieces(input, checked);
-        let expected = expected
-            .iter()
-            .map(|(name, oid, wire)| quote!((#name, #oid, #wire)));
-        let items = quote! {
-            static VARIANTS: ::qail::__private::Variants = ::qail::__private::Variants {
-                pieces: &[#(#pieces),*],
-                param_oids: &[#(#oids),*],
-                columns: &[#(#expected),*],
-                cache: ::qail::__private::Cache::new(),
-                source: ::core::concat!(::core::file!(), ":", ::core::line!()),
-            };
-        };
-        return Ok((items, quote!(VARIANTS.template(#key))));
-    }
     let name = &encoded.name;
     let bytes = Literal::byte_string(&encoded.bytes);
-    let not_null = columns.iter().map(|c| not_null(c.out));
-    // Note: the template is registered for `Pool::verify` in a distributed slice (linkme),
-    // which the linker gathers: no build script, no code run at start-up.
+    let source = Literal::string(source);
+    let full = register(
+        columns,
+        quote! {
+            ::qail::__private::Template {
+                name: #name,
+                param_oids: &[#(#oids),*],
+                encoded: #bytes,
+                source: #source,
+            }
+        },
+    );
+    if !checked.rewritten.is_dynamic() {
+        return Ok((full, quote!(REGISTERED.template)));
+    }
+    if input
+        .choices
+        .iter()
+        .flat_map(|c| &c.texts)
+        .any(|t| t.value().contains('\0'))
+    {
+        return Err("a sort choice's SQL contains a NUL character: remove it".to_owned());
+    }
+    let key = key(input, checked)?;
+    let pieces = pieces(input, checked);
+    let expected = expected
+        .iter()
+        .map(|(name, oid, wire)| quote!((#name, #oid, #wire)));
     let items = quote! {
-        static TEMPLATE: ::qail::__private::Template = ::qail::__private::Template {
-            name: #name,
+        #full
+        static VARIANTS: ::qail::__private::Variants = ::qail::__private::Variants {
+            pieces: &[#(#pieces),*],
             param_oids: &[#(#oids),*],
-            encoded: #bytes,
-            source: ::core::concat!(::core::file!(), ":", ::core::line!()),
-        };
-        #[::qail::__private::linkme::distributed_slice(::qail::__private::STATEMENTS)]
-        #[linkme(crate = ::qail::__private::linkme)]
-        static REGISTERED: ::qail::__private::Compiled = ::qail::__private::Compiled {
-            template: &TEMPLATE,
-            not_null: &[#(#not_null),*],
+            columns: &[#(#expected),*],
+            cache: ::qail::__private::Cache::new(),
+            source: #source,
         };
     };
-    Ok((items, quote!(&TEMPLATE)))
+    Ok((items, quote!(VARIANTS.template(#key))))
+}
+
+/// The statement registered for `Pool::verify`, `static REGISTERED`: a `Compiled` holding
+/// `template` (a `Template` literal), placed in the registry's link section (qail-pg's
+/// `template/registry.rs`), which the linker gathers from every crate: no build script, no
+/// code run at start-up. A `#[used]` static with the section per object format, not a
+/// second macro: the output holds no `unsafe` block, and an attribute macro run for every
+/// `qail!` would cost the compiler as much again as the static. The template is a
+/// constant inside it, not a `static` of its own, which the compiler would check and
+/// evaluate apart; a static query runs `REGISTERED.template`.
+fn register(columns: &[Column<'_>], template: TokenStream) -> TokenStream {
+    let sections = &qail_pg::template::SECTIONS;
+    let [elf, mach_o, windows, apple] =
+        [sections.elf, sections.mach_o, sections.windows, "apple"].map(Literal::string);
+    let not_null = columns.iter().map(|c| not_null(c.out));
+    // Note: string literals are interpolated, not written in `quote!`, which would parse
+    // each from text at every expansion.
+    quote! {
+        #[used]
+        #[cfg_attr(all(unix, not(target_vendor = #apple)), unsafe(link_section = #elf))]
+        #[cfg_attr(target_vendor = #apple, unsafe(link_section = #mach_o))]
+        #[cfg_attr(windows, unsafe(link_section = #windows))]
+        static REGISTERED: ::qail::__private::Compiled = ::qail::__private::Compiled {
+            template: &#template,
+            not_null: &[#(#not_null),*],
+        };
+    }
 }
 
 /// What the snapshot said of a result column's NOT NULL-ness, when the column is a table
@@ -729,7 +756,7 @@ mod tests {
 
     fn expand(tokens: TokenStream) -> String {
         let input: QueryInput = syn::parse2(tokens).unwrap();
-        match query(&input) {
+        match query(&input, "src/lib.rs:1") {
             Ok(t) => t.to_string(),
             Err(e) => e.to_compile_error().to_string(),
         }
@@ -742,10 +769,22 @@ mod tests {
             country
         ));
         assert!(
-            out.contains("static TEMPLATE : :: qail :: __private :: Template"),
+            out.contains("static REGISTERED : :: qail :: __private :: Compiled"),
             "{out}"
         );
-        assert!(out.contains("distributed_slice"), "{out}");
+        assert!(
+            out.contains("template : & :: qail :: __private :: Template"),
+            "{out}"
+        );
+        assert!(out.contains("# [used]"), "{out}");
+        assert!(
+            out.contains(&format!(
+                "unsafe (link_section = {:?})",
+                qail_pg::template::SECTIONS.elf
+            )),
+            "{out}"
+        );
+        assert!(out.contains("source : \"src/lib.rs:1\""), "{out}");
         assert!(out.contains("NotNull :: Yes"), "{out}");
         assert!(
             out.contains("pub id : :: qail :: __private :: types :: Uuid"),
@@ -841,6 +880,16 @@ mod tests {
         );
         assert!(out.contains("check :: clause_arg"), "{out}");
         assert!(out.contains("present (& country)"), "{out}");
+        // The full form is registered: every clause present.
+        assert!(
+            out.contains("static REGISTERED : :: qail :: __private :: Compiled"),
+            "{out}"
+        );
+        let registered = &out[out.find("static REGISTERED").unwrap()..];
+        assert!(
+            registered.contains("WHERE true  AND country = $1   AND code = $2 \\0"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -88,7 +88,11 @@ use proc_macro::TokenStream;
 #[proc_macro]
 pub fn qail(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as ast::QueryInput);
-    expand::query(&input)
+    // Note: `file:line` of the invocation, as `file!()` and `line!()` would give it; written
+    // as one literal, it costs the compiler no macro expansion of its own.
+    let call = proc_macro::Span::call_site();
+    let source = format!("{}:{}", call.file(), call.line());
+    expand::query(&input, &source)
         .unwrap_or_else(|e| errors_in_expression(&e))
         .into()
 }

@@ -10,6 +10,7 @@ mod migrate;
 mod nested;
 mod nested_json;
 mod pool;
+mod registry;
 mod roundtrip;
 
 use qail::Connection;

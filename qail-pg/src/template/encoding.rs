@@ -20,8 +20,9 @@ pub struct Template {
     /// The Parse message, the Bind prefix and the expected columns, as [`Template::encode`]
     /// writes them. Bytes from anywhere else read as an empty statement.
     pub encoded: &'static [u8],
-    /// Where the statement is written, `file:line` (what `qail!` fills in from `file!()` and
-    /// `line!()`), named by the errors about it; empty for a template built at run time.
+    /// Where the statement is written, `file:line` (of the `qail!` invocation, as `file!()`
+    /// and `line!()` name it), named by the errors about it; empty for a template built at
+    /// run time.
     pub source: &'static str,
 }
 
