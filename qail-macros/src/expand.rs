@@ -2,6 +2,7 @@
 //! type-checked parameters.
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
+use qail_analyzer::wire::{self, WireColumn};
 use qail_analyzer::{Analysis, OutputColumn, type_oid};
 use qail_schema::Snapshot;
 use quote::{format_ident, quote, quote_spanned};
@@ -33,7 +34,7 @@ pub(crate) fn query(input: &QueryInput, source: &str) -> syn::Result<TokenStream
         &mut errors,
     );
     errors.finish()?;
-    let (template, chosen) = template(input, &checked, &columns, source)
+    let (template, chosen) = template(input, &checked, &loaded.snapshot, source)
         .map_err(|m| syn::Error::new(input.sql.span(), m))?;
     let track = loaded.track();
     Ok(quote! {
@@ -569,30 +570,16 @@ fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
 fn template(
     input: &QueryInput,
     checked: &Checked,
-    columns: &[Column<'_>],
+    snapshot: &Snapshot,
     source: &str,
 ) -> Result<(TokenStream, TokenStream), String> {
     let sql = &checked.rewritten.sql;
-    let oids: Vec<u32> = checked
-        .analysis
-        .params
+    // What the server's Describe should say: the one description `cargo qail verify` uses.
+    let oids = wire::param_oids(&checked.analysis);
+    let wire = wire::columns(&checked.analysis, snapshot);
+    let expected: Vec<(&str, u32, &str)> = wire
         .iter()
-        .map(|p| type_oid(&p.ty).unwrap_or(0))
-        .collect();
-    let wire_names: Vec<String> = columns
-        .iter()
-        .map(|c| types::wire_name(&c.out.ty))
-        .collect();
-    let expected: Vec<(&str, u32, &str)> = columns
-        .iter()
-        .zip(&wire_names)
-        .map(|(c, wire)| {
-            (
-                c.out.name.as_str(),
-                nested::expected_oid(c.out).unwrap_or_else(|| type_oid(&c.out.ty).unwrap_or(0)),
-                wire.as_str(),
-            )
-        })
+        .map(|c| (c.name.as_str(), c.type_oid, c.type_name.as_str()))
         .collect();
     let encoded = qail_pg::Template::encode(sql, &oids, &expected).map_err(|e| {
         format!("the statement cannot be encoded: {e}; remove NUL characters from the SQL")
@@ -601,7 +588,7 @@ fn template(
     let bytes = Literal::byte_string(&encoded.bytes);
     let source = Literal::string(source);
     let full = register(
-        columns,
+        &wire,
         quote! {
             ::qail::__private::Template {
                 name: #name,
@@ -648,11 +635,15 @@ fn template(
 /// `qail!` would cost the compiler as much again as the static. The template is a
 /// constant inside it, not a `static` of its own, which the compiler would check and
 /// evaluate apart; a static query runs `REGISTERED.template`.
-fn register(columns: &[Column<'_>], template: TokenStream) -> TokenStream {
+fn register(columns: &[WireColumn], template: TokenStream) -> TokenStream {
     let sections = &qail_pg::template::SECTIONS;
     let [elf, mach_o, windows, apple] =
         [sections.elf, sections.mach_o, sections.windows, "apple"].map(Literal::string);
-    let not_null = columns.iter().map(|c| not_null(c.out));
+    let not_null = columns.iter().map(|c| match c.not_null {
+        Some(true) => quote!(::qail::__private::NotNull::Yes),
+        Some(false) => quote!(::qail::__private::NotNull::No),
+        None => quote!(::qail::__private::NotNull::Unknown),
+    });
     // Note: string literals are interpolated, not written in `quote!`, which would parse
     // each from text at every expansion.
     quote! {
@@ -664,19 +655,6 @@ fn register(columns: &[Column<'_>], template: TokenStream) -> TokenStream {
             template: &#template,
             not_null: &[#(#not_null),*],
         };
-    }
-}
-
-/// What the snapshot said of a result column's NOT NULL-ness, when the column is a table
-/// column taken unchanged: NOT NULL, or nullable for that reason alone.
-fn not_null(out: &OutputColumn) -> TokenStream {
-    let only_its_column = out.why.len() == 1
-        && out.why[0].starts_with("column ")
-        && out.why[0].ends_with(" is nullable");
-    match (&out.source, out.nullable) {
-        (Some(_), false) => quote!(::qail::__private::NotNull::Yes),
-        (Some(_), true) if only_its_column => quote!(::qail::__private::NotNull::No),
-        _ => quote!(::qail::__private::NotNull::Unknown),
     }
 }
 

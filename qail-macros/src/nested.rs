@@ -55,14 +55,6 @@ pub(crate) fn field(
     }
 }
 
-/// The type OID the server's description must have for a record-valued column: 0, "a
-/// composite type or `record`", because a whole-row reference to a table is reported as the
-/// table's row type and one to a derived table as `record`. `None` for other columns.
-/// A JSON document (`json_agg(…)`) is checked as its own type, `json` or `jsonb`.
-pub(crate) fn expected_oid(col: &OutputColumn) -> Option<u32> {
-    col.shape.as_ref().filter(|_| !is_json(&col.ty)).map(|_| 0)
-}
-
 /// How the row's decoder reads a field of type `ty` (with its `Option`): the type it decodes
 /// and the pattern that binds `ident` from it. A JSON document read into generated structs
 /// is decoded through serde as `Json<…>`; every other field as itself.

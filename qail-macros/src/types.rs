@@ -89,15 +89,6 @@ fn field_type(field: &str) -> TokenStream {
     }
 }
 
-/// The name RowDescription reports for the type (`int4`, `_int4` for an array).
-pub(crate) fn wire_name(ty: &TypeRef) -> String {
-    if ty.array_dims > 0 {
-        format!("_{}", ty.name)
-    } else {
-        ty.name.clone()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -46,6 +46,18 @@ fn every_qail_of_the_binary_is_registered_once() {
 }
 
 #[test]
+fn not_null_is_the_table_column_s_not_the_result_s() {
+    // The WHERE makes the result NOT NULL, but the column `code` is nullable: what the
+    // server's pg_attribute says is compared, so that is what is registered (anything else
+    // is a false "now nullable" from `verify`).
+    let line = line!() + 1;
+    let _query = qail!("SELECT code FROM harbors WHERE code IS NOT NULL");
+    let found = registered_at(line);
+    assert_eq!(found.len(), 1, "{:?}", &*STATEMENTS);
+    assert_eq!(found[0].not_null, &[NotNull::No]);
+}
+
+#[test]
 fn a_dynamic_query_is_registered_with_every_clause_and_its_first_choice() {
     let country: Option<&str> = None;
     let limit: Option<i64> = Some(5);
