@@ -224,9 +224,14 @@ fn value(cx: &mut Ctx, v: &Value, range: Range<usize>) -> Typed {
             t.literal = Some(text.clone());
             t
         }
-        Value::DollarQuotedString(_)
-        | Value::UnicodeStringLiteral(_)
-        | Value::NationalStringLiteral(_) => Typed::new(Ty::Unknown, range),
+        Value::DollarQuotedString(d) => {
+            let mut t = Typed::new(Ty::Unknown, range);
+            t.literal = Some(d.value.clone());
+            t
+        }
+        Value::UnicodeStringLiteral(_) | Value::NationalStringLiteral(_) => {
+            Typed::new(Ty::Unknown, range)
+        }
         Value::HexStringLiteral(_) | Value::SingleQuotedByteStringLiteral(_) => {
             Typed::known(builtin("varbit"), range)
         }
@@ -336,7 +341,7 @@ pub(crate) fn settle(cx: &mut Ctx, t: &mut Typed, to: &TypeRef) {
         if let Some((msg, hint)) = t
             .literal
             .take()
-            .and_then(|l| literal::invalid(&l, to, cx.snap))
+            .and_then(|l| literal::invalid(&l, to, cx.snap, cx.target))
         {
             cx.error(t.range.clone(), msg, Some(hint));
             t.ty = Ty::Error;

@@ -276,7 +276,7 @@ fn union_column(
         if is_unknown(&side.ty)
             && !known.is_empty()
             && let Some(text) = cx.sql.get(side.range.clone()).and_then(quoted_literal)
-            && let Some((msg, hint)) = literal::invalid(&text, &ty, cx.snap)
+            && let Some((msg, hint)) = literal::invalid(&text, &ty, cx.snap, cx.target)
         {
             cx.error(side.range.clone(), msg, Some(hint));
             return None;
