@@ -231,7 +231,7 @@ pub(crate) fn has_window(e: &Expr) -> bool {
 }
 
 /// The direct subexpressions of the forms grouping cares about (subqueries are not entered).
-fn children(e: &Expr) -> Vec<&Expr> {
+pub(crate) fn children(e: &Expr) -> Vec<&Expr> {
     match e {
         Expr::BinaryOp { left, right, .. } => vec![left, right],
         Expr::UnaryOp { expr, .. }

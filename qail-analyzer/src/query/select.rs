@@ -66,6 +66,9 @@ pub(crate) fn query_raw(
 /// either term's are, found by re-reading the step until nothing changes.
 fn cte_columns(cx: &mut Ctx, cte: &Cte, with: &Scope, recursive: bool) -> Option<Vec<Col>> {
     let name = norm(&cte.alias.name);
+    if recursive && !super::recursive::check(cx, cte) {
+        return None;
+    }
     let probe = |extra: Option<Vec<Col>>| {
         let mut ctes = with.ctes.clone();
         ctes.extend(extra.map(|c| (name.clone(), c)));
@@ -83,13 +86,13 @@ fn cte_columns(cx: &mut Ctx, cte: &Cte, with: &Scope, recursive: bool) -> Option
         } if recursive => left,
         _ => {
             let cols = query(cx, &cte.query, Some(&probe(None)))?;
-            return Some(named(cols, cte));
+            return named(cx, cols, cte);
         }
     };
     let before = cx.error_count();
     let mut cols = body(cx, base, &probe(None), None)?;
     resolve_unknown(&mut cols);
-    let mut cols = named(cols, cte);
+    let mut cols = named(cx, cols, cte)?;
     for _ in 0..3 {
         if cx.error_count() > before {
             return None;
@@ -124,8 +127,22 @@ fn cte_columns(cx: &mut Ctx, cte: &Cte, with: &Scope, recursive: bool) -> Option
     Some(cols)
 }
 
-/// Output columns as CTE columns, renamed by the CTE's column list.
-fn named(cols: Vec<OutputColumn>, cte: &Cte) -> Vec<Col> {
+/// Output columns as CTE columns, renamed by the CTE's column list (which may not name more
+/// columns than there are).
+fn named(cx: &mut Ctx, cols: Vec<OutputColumn>, cte: &Cte) -> Option<Vec<Col>> {
+    if cte.alias.columns.len() > cols.len() {
+        cx.error(
+            cx.ident_range(&cte.alias.name),
+            format!(
+                "WITH query \"{}\" has {} columns available but {} columns specified",
+                norm(&cte.alias.name),
+                cols.len(),
+                cte.alias.columns.len()
+            ),
+            Some("name only the columns the WITH query returns".into()),
+        );
+        return None;
+    }
     let mut cols: Vec<Col> = cols
         .into_iter()
         .map(|c| Col {
@@ -140,7 +157,7 @@ fn named(cols: Vec<OutputColumn>, cte: &Cte) -> Vec<Col> {
     for (c, a) in cols.iter_mut().zip(&cte.alias.columns) {
         c.name = norm(&a.name);
     }
-    cols
+    Some(cols)
 }
 
 fn limits(cx: &mut Ctx, q: &Query, sc: &Scope) {
@@ -415,17 +432,28 @@ fn has_grouping_sets(g: &GroupByExpr) -> bool {
     }))
 }
 
-/// `WINDOW w AS (PARTITION BY … ORDER BY …)`: the expressions are checked.
+/// `WINDOW w AS (PARTITION BY … ORDER BY … frame)`: the names are distinct, the expressions and
+/// the frame are checked.
 fn windows(cx: &mut Ctx, sc: &Scope, defs: &[NamedWindowDefinition]) {
-    for NamedWindowDefinition(_, def) in defs {
+    for (i, NamedWindowDefinition(name, def)) in defs.iter().enumerate() {
+        let range = cx.ident_range(name);
+        if defs[..i].iter().any(|d| d.0.value == name.value) {
+            cx.error(
+                range.clone(),
+                format!("window \"{}\" is already defined", name.value),
+                Some("give each window of the WINDOW clause its own name".into()),
+            );
+        }
         if let NamedWindowExpr::WindowSpec(spec) = def {
-            for e in spec
-                .partition_by
-                .iter()
-                .chain(spec.order_by.iter().map(|o| &o.expr))
-            {
+            for e in &spec.partition_by {
                 expr(cx, sc, e);
             }
+            let order: Vec<_> = spec
+                .order_by
+                .iter()
+                .map(|o| expr(cx, sc, &o.expr))
+                .collect();
+            crate::call::frame::check(cx, sc, spec, &order, range);
         }
     }
 }
