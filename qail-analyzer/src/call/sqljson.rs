@@ -19,7 +19,7 @@ use crate::ctx::Ctx;
 use crate::diag::version_gap;
 use crate::expr::{Typed, expr, settle};
 use crate::scope::Scope;
-use crate::types::{base, builtin, category, display, written};
+use crate::types::{base, builtin, castable, category, display, written};
 use qail_schema::snapshot::TypeRef;
 
 /// The SQL/JSON aggregates (not in `pg_proc`).
@@ -78,6 +78,30 @@ pub(crate) fn call(
         cx.error(range.clone(), message, Some(hint));
         return Some(Typed::error(range));
     }
+    let arity = match name {
+        "json_scalar" | "json_serialize" => Some(1),
+        "json_value" | "json_query" | "json_exists" => Some(2),
+        _ => None,
+    };
+    if let Some(n) = arity
+        && args.len() != n
+    {
+        cx.error(
+            range.clone(),
+            format!(
+                "{}() takes {n} argument{}, not {}",
+                name.to_uppercase(),
+                if n == 1 { "" } else { "s" },
+                args.len()
+            ),
+            Some(if n == 1 {
+                "pass the JSON value".into()
+            } else {
+                "pass the JSON value and a JSON path".into()
+            }),
+        );
+        return Some(Typed::error(range));
+    }
     let mut typed = Vec::new();
     for (i, a) in args.iter().enumerate() {
         match a {
@@ -101,6 +125,20 @@ pub(crate) fn call(
                     ("json_value" | "json_query" | "json_exists", 1) => "jsonpath",
                     _ => "text",
                 };
+                // Note: a path of another type is cast to jsonpath (`'$' || '.a'` is one).
+                if to == "jsonpath"
+                    && let Some(have) = t.arg().filter(|h| !castable(h, &builtin(to), cx.snap))
+                {
+                    cx.error(
+                        t.range.clone(),
+                        format!(
+                            "JSON path expression must be of type jsonpath, not of type {}",
+                            display(have)
+                        ),
+                        Some("pass a jsonpath, or text that holds one".into()),
+                    );
+                    return Some(Typed::error(range));
+                }
                 settle(cx, &mut t, &builtin(to));
                 typed.push((t, false));
             }
@@ -225,9 +263,10 @@ mod tests {
         assert_eq!(
             types(
                 "SELECT JSON_VALUE(j, '$.a' RETURNING int4), JSON_QUERY(j, '$' RETURNING text), \
-                 JSON_SERIALIZE(j RETURNING bytea), JSON_VALUE(j, '$' RETURNING small) FROM t"
+                 JSON_SERIALIZE(j RETURNING bytea), JSON_VALUE(j, '$' RETURNING small), \
+                 JSON_EXISTS(j, '$' || '.a') FROM t"
             ),
-            ["int4", "text", "bytea", "int4"]
+            ["int4", "text", "bytea", "int4", "bool"]
         );
         assert_eq!(
             types(
@@ -256,5 +295,12 @@ mod tests {
         assert_eq!(message, "JSON_VALUE() cannot return type record");
         let (message, _) = refused("SELECT JSON_OBJECT('a': n RETURNING int4) FROM t");
         assert_eq!(message, "JSON_OBJECT() cannot return type integer");
+        let (message, _) = refused("SELECT JSON_SERIALIZE()");
+        assert_eq!(message, "JSON_SERIALIZE() takes 1 argument, not 0");
+        let (message, _) = refused("SELECT JSON_VALUE(j, t) FROM t");
+        assert_eq!(
+            message,
+            "JSON path expression must be of type jsonpath, not of type t"
+        );
     }
 }
