@@ -20,11 +20,16 @@ pub(crate) fn invalid(
     if ty.array_dims > 0 {
         let delimiter = if ty.name == "box" { ';' } else { ',' };
         let strict = target.first().is_some_and(|v| v >= 17);
+        let t = text.trim_start();
         return array::malformed(text, delimiter, strict).map(|why| {
-            (
-                format!("malformed array literal: \"{text}\""),
-                format!("{why}; write an array literal as '{{a,b}}' or '{{{{a,b}},{{c,d}}}}' (double-quote elements holding braces, commas, quotes or spaces), or use ARRAY[…]"),
-            )
+            let hint = if t.starts_with('{') || t.starts_with('[') {
+                format!(
+                    "{why}: double-quote elements that hold braces, commas, quotes or spaces, or use ARRAY[…]"
+                )
+            } else {
+                "write an array literal as '{a,b}', or use ARRAY[…]".to_string()
+            };
+            (format!("malformed array literal: \"{text}\""), hint)
         });
     }
     if let Some(UserTypeKind::Enum { labels }) = snap
