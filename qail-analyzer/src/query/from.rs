@@ -25,6 +25,20 @@ enum Kind {
     Cross,
 }
 
+/// Adds the FROM items of an UPDATE (or the USING items of a DELETE) after its target, which
+/// they do not see: PostgreSQL refuses a LATERAL reference to the target from them.
+pub(crate) fn beside_target(cx: &mut Ctx, sc: &mut Scope, items: &[TableWithJoins]) -> bool {
+    let Some(at) = sc.rels.len().checked_sub(1) else {
+        return from_clause(cx, sc, items);
+    };
+    let target = &mut sc.rels[at];
+    let hidden = (std::mem::take(&mut target.name), target.qualified_only);
+    target.qualified_only = true;
+    let ok = from_clause(cx, sc, items);
+    (sc.rels[at].name, sc.rels[at].qualified_only) = hidden;
+    ok
+}
+
 /// Adds every FROM item to the scope (comma-separated items are cross joins).
 pub(crate) fn from_clause(cx: &mut Ctx, sc: &mut Scope, items: &[TableWithJoins]) -> bool {
     let mut ok = true;
@@ -388,4 +402,27 @@ fn aliased(mut rel: Rel, alias: Option<&TableAlias>) -> Rel {
         }
     }
     rel
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_from_items_of_update_and_delete_do_not_see_the_target() {
+        let ddl = "CREATE TABLE y (a int4 NOT NULL); CREATE TABLE z (b int4);".to_owned();
+        let (snap, _) = qail_schema::ddl::from_sql(&[("y.sql".to_owned(), ddl)]);
+        let refused = |sql: &str| {
+            crate::analyze(sql, &snap)
+                .err()
+                .map(|d| d[0].message.clone())
+        };
+        assert!(
+            refused("UPDATE y SET a = b FROM LATERAL (SELECT * FROM z WHERE b = a) s").is_some()
+        );
+        assert!(refused("DELETE FROM y USING LATERAL (SELECT * FROM z WHERE b = y.a) s").is_some());
+        assert_eq!(refused("UPDATE y SET a = b FROM z WHERE b = a"), None);
+        assert_eq!(
+            refused("DELETE FROM y USING z WHERE b = y.a RETURNING y.a"),
+            None
+        );
+    }
 }

@@ -105,6 +105,24 @@ pub(super) fn check(cx: &mut Ctx, cte: &Cte) -> bool {
     }
 }
 
+/// Whether the WITH query `cte` of `q` is read: by `q`'s body or by another of its WITH
+/// queries (by name, without a schema).
+pub(super) fn is_read(q: &Query, cte: &Cte) -> bool {
+    let mut walk = Walk {
+        name: norm(&cte.alias.name),
+        place: Place::Step,
+        seen: 0,
+        broken: None,
+    };
+    for other in q.with.iter().flat_map(|w| &w.cte_tables) {
+        if !std::ptr::eq(other, cte) {
+            walk.query(&other.query);
+        }
+    }
+    walk.set(&q.body);
+    walk.seen > 0
+}
+
 /// The clauses of the whole recursive query that PostgreSQL does not implement.
 fn clauses(q: &Query) -> Option<String> {
     let what = if q.order_by.is_some() {
@@ -379,5 +397,25 @@ mod tests {
         ] {
             assert_eq!(refused(sql), None, "{sql}");
         }
+    }
+
+    #[test]
+    fn a_data_modifying_with_query_without_returning_is_not_read() {
+        assert_eq!(
+            refused("WITH t AS (INSERT INTO y VALUES (0)) SELECT * FROM t").as_deref(),
+            Some("WITH query \"t\" does not have a RETURNING clause")
+        );
+        assert_eq!(
+            refused("WITH t AS (DELETE FROM y), u AS (SELECT * FROM t) SELECT 1").as_deref(),
+            Some("WITH query \"t\" does not have a RETURNING clause")
+        );
+        assert_eq!(
+            refused("WITH t AS (INSERT INTO y VALUES (0)) SELECT 1"),
+            None
+        );
+        assert_eq!(
+            refused("WITH t AS (INSERT INTO y VALUES (0) RETURNING a) SELECT * FROM t"),
+            None
+        );
     }
 }

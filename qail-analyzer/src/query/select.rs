@@ -4,7 +4,7 @@
 use sqlparser::ast::{
     Cte, Distinct, Expr, GroupByExpr, LimitClause, NamedWindowDefinition, NamedWindowExpr, OrderBy,
     OrderByKind, Query, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, SetOperator,
-    Value,
+    Statement, Value,
 };
 
 use crate::ctx::Ctx;
@@ -52,6 +52,15 @@ pub(crate) fn query_raw(
     };
     if let Some(w) = &q.with {
         for cte in &w.cte_tables {
+            if !returns_rows(&cte.query) && super::recursive::is_read(q, cte) {
+                let name = norm(&cte.alias.name);
+                cx.error(
+                    cx.ident_range(&cte.alias.name),
+                    format!("WITH query \"{name}\" does not have a RETURNING clause"),
+                    Some("add RETURNING to the data-modifying statement to read its rows".into()),
+                );
+                return None;
+            }
             let cols = cte_columns(cx, cte, &with, w.recursive)?;
             with.ctes.push((norm(&cte.alias.name), cols));
         }
@@ -59,6 +68,17 @@ pub(crate) fn query_raw(
     let cols = body(cx, &q.body, &with, q.order_by.as_ref())?;
     limits(cx, q, &with);
     Some(cols)
+}
+
+/// Whether a WITH query yields rows: a query, or a data-modifying statement with RETURNING.
+fn returns_rows(q: &Query) -> bool {
+    match q.body.as_ref() {
+        SetExpr::Insert(Statement::Insert(i)) => i.returning.is_some(),
+        SetExpr::Update(Statement::Update { returning, .. }) => returning.is_some(),
+        SetExpr::Delete(Statement::Delete(d)) => d.returning.is_some(),
+        SetExpr::Merge(Statement::Merge { output, .. }) => output.is_some(),
+        _ => true,
+    }
 }
 
 /// A CTE's columns, named by its column list. A recursive CTE (`WITH RECURSIVE t(…) AS
