@@ -182,6 +182,10 @@ mod tests {
                 "DELETE FROM e RETURNING rank() OVER (ORDER BY i)",
                 "window functions are not allowed in RETURNING",
             ),
+            (
+                "SELECT rank() OVER (ORDER BY 1), count(*) FROM e GROUP BY 1",
+                "window functions are not allowed in GROUP BY",
+            ),
         ];
         for (sql, message) in cases {
             assert_eq!(refused(sql).as_deref(), Some(message), "{sql}");

@@ -401,8 +401,8 @@ pub(crate) fn conform(cx: &mut Ctx, t: &mut Typed, target: &TypeRef, fit: Fit, w
 /// A boolean condition (WHERE, ON, HAVING, CASE WHEN, AND/OR/NOT operands).
 pub(crate) fn condition(cx: &mut Ctx, sc: &Scope, e: &Expr, clause: &str) -> Typed {
     // Note: WHERE and JOIN/ON are evaluated per row, before grouping. An aggregate there is
-    // refused only at the top level: in a subquery it may be an outer query's aggregate
-    // (`HAVING EXISTS (… WHERE sum(outer.x) = …)`).
+    // refused when it belongs to this query level: in a subquery, an aggregate over the outer
+    // query's columns only is the outer query's (`HAVING EXISTS (… WHERE sum(outer.x) = …)`).
     let filter = matches!(clause, "WHERE" | "JOIN/ON");
     let window = (filter || clause == "HAVING") && crate::query::group::has_window(e);
     let mut outer = sc.parent;
@@ -411,7 +411,12 @@ pub(crate) fn condition(cx: &mut Ctx, sc: &Scope, e: &Expr, clause: &str) -> Typ
         nested |= !p.rels.is_empty();
         outer = p.parent;
     }
-    let aggregate = filter && !nested && crate::query::group::has_aggregate(e);
+    let aggregate = filter
+        && if nested {
+            crate::query::group::has_local_aggregate(sc, e)
+        } else {
+            crate::query::group::has_aggregate(e)
+        };
     if window || aggregate {
         let what = if window { "window" } else { "aggregate" };
         cx.error(

@@ -418,6 +418,7 @@ fn select(
         condition(cx, &sc, w, "WHERE");
     }
     for e in grouped {
+        position_of_call(cx, e, &s.projection);
         output_ref(cx, &sc, e, &cols);
     }
     if let Some(h) = &s.having {
@@ -498,6 +499,45 @@ fn output_ref(cx: &mut Ctx, sc: &Scope, e: &Expr, cols: &[OutputColumn]) {
             expr(cx, sc, e);
         }
     }
+}
+
+/// `GROUP BY n` naming an output column that holds a window function or an aggregate, which
+/// PostgreSQL refuses there (positions are counted only when no `*` comes first).
+fn position_of_call(cx: &mut Ctx, e: &Expr, items: &[SelectItem]) {
+    let Expr::Value(v) = e else {
+        return;
+    };
+    let Some(n) = v.value.to_string().parse::<usize>().ok() else {
+        return;
+    };
+    let Some(SelectItem::UnnamedExpr(item) | SelectItem::ExprWithAlias { expr: item, .. }) =
+        n.checked_sub(1).and_then(|i| items.get(i))
+    else {
+        return;
+    };
+    let before = &items[..n - 1];
+    if before.iter().any(|i| {
+        matches!(
+            i,
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)
+        )
+    }) {
+        return;
+    }
+    let what = if super::group::has_window(item) {
+        "window"
+    } else if super::group::has_aggregate(item) {
+        "aggregate"
+    } else {
+        return;
+    };
+    cx.error(
+        cx.range(e),
+        format!("{what} functions are not allowed in GROUP BY"),
+        Some(format!(
+            "group by the columns the {what} function reads, not by its result"
+        )),
+    );
 }
 
 fn order_by_outputs(cx: &mut Ctx, order: Option<&OrderBy>, cols: &[OutputColumn]) {
