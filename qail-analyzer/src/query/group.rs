@@ -185,7 +185,15 @@ impl<'a> Grouped<'a> {
                     ));
                 }
             }
-            Expr::Function(f) if f.over.is_none() && is_aggregate(f) => {}
+            // Note: an ordered-set aggregate's direct arguments (`rank(x) WITHIN GROUP (…)`)
+            // are read once per group, like the select list.
+            Expr::Function(f) if f.over.is_none() && is_aggregate(f) => {
+                if !f.within_group.is_empty() {
+                    children(e)
+                        .into_iter()
+                        .for_each(|c| self.ungrouped(sc, c, bad));
+                }
+            }
             other => children(other)
                 .into_iter()
                 .for_each(|c| self.ungrouped(sc, c, bad)),
@@ -345,6 +353,16 @@ mod tests {
         assert_eq!(
             refused("SELECT a FROM t WHERE sum(a) > 0").as_deref(),
             Some("aggregate functions are not allowed in WHERE")
+        );
+        assert_eq!(
+            refused("SELECT rank(a) WITHIN GROUP (ORDER BY b) FROM t").as_deref(),
+            Some(
+                "column \"t.a\" must appear in the GROUP BY clause or be used in an aggregate function"
+            )
+        );
+        assert_eq!(
+            refused("SELECT a, rank(a) WITHIN GROUP (ORDER BY b) FROM t GROUP BY a"),
+            None
         );
         // In a subquery, an aggregate reading a column of the subquery is the subquery's.
         assert_eq!(
