@@ -204,6 +204,8 @@ impl<'a> Grouped<'a> {
 /// (relation, column) of a plain column reference in this query level.
 fn column_at(sc: &Scope, e: &Expr) -> Option<(usize, usize)> {
     let (qual, name) = match e {
+        // Note: `GROUP BY (x)` groups by x.
+        Expr::Nested(inner) => return column_at(sc, inner),
         Expr::Identifier(id) => (Vec::new(), norm(id)),
         Expr::CompoundIdentifier(ids) => {
             let (last, q) = ids.split_last()?;
@@ -362,6 +364,10 @@ mod tests {
         );
         assert_eq!(
             refused("SELECT a, rank(a) WITHIN GROUP (ORDER BY b) FROM t GROUP BY a"),
+            None
+        );
+        assert_eq!(
+            refused("SELECT a, rank(a) WITHIN GROUP (ORDER BY b) FROM t GROUP BY (a)"),
             None
         );
         // In a subquery, an aggregate reading a column of the subquery is the subquery's.
