@@ -4,6 +4,7 @@
 //! have modules of their own.
 
 pub(crate) mod builtins;
+pub(crate) mod frame;
 pub(crate) mod named;
 pub(crate) mod ordered_set;
 pub(crate) mod sqljson;
@@ -61,7 +62,7 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
         return subquery::array_subquery(cx, sc, q, range);
     }
     if schema.is_none() && builtins::ORDERED_SET.contains(&name.as_str()) {
-        side_clauses(cx, sc, f);
+        side_clauses(cx, sc, f, range.clone());
         return ordered_set::ordered_set(cx, sc, f, &name, range);
     }
     if schema.is_none() && name == "merge_action" {
@@ -70,11 +71,14 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     if schema.is_none()
         && let Some(t) = sqljson::call(cx, sc, f, &name, range.clone())
     {
-        side_clauses(cx, sc, f);
+        side_clauses(cx, sc, f, range.clone());
         return t;
     }
     if named::has_named(f) {
         return named::named_call(cx, sc, f, schema.as_deref(), &name, range);
+    }
+    if schema.is_none() && ordered_set::refused(cx, sc, f, &name) {
+        return Typed::error(range);
     }
     let Some((args, star)) = arguments(cx, f, range.clone()) else {
         return Typed::error(range);
@@ -115,12 +119,20 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     {
         last.ty = Ty::Known(elem);
     }
-    side_clauses(cx, sc, f);
+    side_clauses(cx, sc, f, range.clone());
     if star && name != "count" {
         cx.error(
             range.clone(),
             format!("{name}(*) is not a function call PostgreSQL accepts"),
             Some("only count(*) takes *".into()),
+        );
+        return Typed::error(range);
+    }
+    if !star && args.is_empty() && schema.is_none() && name == "count" {
+        cx.error(
+            range.clone(),
+            "count(*) must be used to call a parameterless aggregate function",
+            Some("write count(*)".into()),
         );
         return Typed::error(range);
     }
@@ -284,7 +296,7 @@ fn arguments<'f>(
 }
 
 /// ORDER BY inside an aggregate, FILTER (WHERE …) and OVER (…): checked, not typed into the result.
-fn side_clauses(cx: &mut Ctx, sc: &Scope, f: &Function) {
+fn side_clauses(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) {
     if let FunctionArguments::List(list) = &f.args {
         for clause in &list.clauses {
             if let FunctionArgumentClause::OrderBy(items) = clause {
@@ -301,9 +313,12 @@ fn side_clauses(cx: &mut Ctx, sc: &Scope, f: &Function) {
         for p in &spec.partition_by {
             expr(cx, sc, p);
         }
-        for o in &spec.order_by {
-            expr(cx, sc, &o.expr);
-        }
+        let order: Vec<Typed> = spec
+            .order_by
+            .iter()
+            .map(|o| expr(cx, sc, &o.expr))
+            .collect();
+        frame::check(cx, sc, spec, &order, range);
     }
 }
 

@@ -3,7 +3,8 @@
 //! `JSON_OBJECTAGG(k: v)`, `JSON_ARRAYAGG(v)` (PostgreSQL 16); the query functions
 //! `JSON_VALUE`, `JSON_QUERY`, `JSON_EXISTS`, and `JSON_SCALAR`, `JSON_SERIALIZE`
 //! (PostgreSQL 17). Typed as the server's Describe reports them: the `RETURNING` type, else
-//! the default one (`json`, `text`, `jsonb`, `boolean`). The query functions' clauses
+//! the default one (`json`, `text`, `jsonb`, `boolean`; a constructor with a `jsonb` input
+//! is `jsonb`). The query functions' clauses
 //! (`PASSING x AS name`, `RETURNING type [FORMAT JSON]`, the wrapper and quotes of
 //! `JSON_QUERY`, `… ON EMPTY`, `… ON ERROR`) and the constructors' `RETURNING` are set aside
 //! before parsing ([`crate::set_aside`]) and read here: their expressions are typed in the
@@ -22,7 +23,7 @@ use crate::diag::version_gap;
 use crate::expr::{Fit, Typed, expect, expr, settle};
 use crate::scope::Scope;
 use crate::set_aside::{parser_over, take_word, take_words};
-use crate::types::{builtin, category, display, written};
+use crate::types::{base, builtin, castable, category, display, written};
 use qail_schema::snapshot::TypeRef;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
@@ -77,6 +78,30 @@ pub(crate) fn call(
         cx.error(range.clone(), message, Some(hint));
         return Some(Typed::error(range));
     }
+    let arity = match name {
+        "json_scalar" | "json_serialize" => Some(1),
+        "json_value" | "json_query" | "json_exists" => Some(2),
+        _ => None,
+    };
+    if let Some(n) = arity
+        && args.len() != n
+    {
+        cx.error(
+            range.clone(),
+            format!(
+                "{}() takes {n} argument{}, not {}",
+                name.to_uppercase(),
+                if n == 1 { "" } else { "s" },
+                args.len()
+            ),
+            Some(if n == 1 {
+                "pass the JSON value".into()
+            } else {
+                "pass the JSON value and a JSON path".into()
+            }),
+        );
+        return Some(Typed::error(range));
+    }
     let mut typed = Vec::new();
     for (i, a) in args.iter().enumerate() {
         match a {
@@ -100,6 +125,20 @@ pub(crate) fn call(
                     ("json_value" | "json_query" | "json_exists", 1) => "jsonpath",
                     _ => "text",
                 };
+                // Note: a path of another type is cast to jsonpath (`'$' || '.a'` is one).
+                if to == "jsonpath"
+                    && let Some(have) = t.arg().filter(|h| !castable(h, &builtin(to), cx.snap))
+                {
+                    cx.error(
+                        t.range.clone(),
+                        format!(
+                            "JSON path expression must be of type jsonpath, not of type {}",
+                            display(have)
+                        ),
+                        Some("pass a jsonpath, or text that holds one".into()),
+                    );
+                    return Some(Typed::error(range));
+                }
                 settle(cx, &mut t, &builtin(to));
                 typed.push((t, false));
             }
@@ -136,6 +175,15 @@ pub(crate) fn call(
         }
         _ => match aside.and_then(|a| a.returning) {
             Some(clause) => constructor_returning(cx, name, clause),
+            // Note: a constructor with any `jsonb` input builds `jsonb` (the server's
+            // transformJsonConstructorOutput).
+            None if (matches!(name, "json_object" | "json_array") || aggregate)
+                && typed
+                    .iter()
+                    .any(|(a, _)| a.arg().is_some_and(|t| *t == builtin("jsonb"))) =>
+            {
+                Some(builtin("jsonb"))
+            }
             None => Some(builtin(result)),
         },
     };
@@ -201,6 +249,14 @@ fn query_clauses(
     let read = parser_over(cx.sql, clauses.clone())
         .and_then(|mut p| read_clauses(cx, sc, &mut p, name, default));
     match read {
+        Ok(Some(ty)) if is_pseudo(cx, &ty) => {
+            cx.error(
+                clauses,
+                format!("{upper}() cannot return type {}", display(&ty)),
+                Some("a pseudo-type is no result type: name a concrete type".into()),
+            );
+            None
+        }
         Ok(ty) => ty,
         Err(e) => {
             let message = match e {
@@ -219,6 +275,13 @@ fn query_clauses(
             None
         }
     }
+}
+
+/// Whether `ty` is a pseudo-type (`record`, `anyelement`, …), which no function returns as
+/// its declared result.
+fn is_pseudo(cx: &Ctx, ty: &TypeRef) -> bool {
+    let b = base(ty, cx.snap);
+    b.array_dims == 0 && category(&b, cx.snap) == 'P'
 }
 
 /// Reads a query function's clauses with `p`; `Ok(None)` after reporting an error of
@@ -422,8 +485,10 @@ fn constructor_result(cx: &mut Ctx, name: &str, ty: TypeRef, at: Range<usize>) -
         );
         return None;
     }
-    let string_or_bytea = ty == builtin("bytea") || category(&ty, cx.snap) == 'S';
-    let json = ty == builtin("json") || ty == builtin("jsonb");
+    let b = base(&ty, cx.snap);
+    let string_or_bytea =
+        b.array_dims == 0 && (b == builtin("bytea") || category(&b, cx.snap) == 'S');
+    let json = b == builtin("json") || b == builtin("jsonb");
     if string_or_bytea || (json && name != "json_serialize") {
         return Some(ty);
     }
@@ -443,4 +508,74 @@ fn constructor_result(cx: &mut Ctx, name: &str, ty: TypeRef, at: Range<usize>) -
     };
     cx.error(at, message, Some(hint.into()));
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use qail_schema::snapshot::Snapshot;
+
+    fn snapshot() -> Snapshot {
+        let ddl = "CREATE DOMAIN small AS int4; CREATE TABLE t (j jsonb, n int4);".to_owned();
+        let (mut snap, _) = qail_schema::ddl::from_sql(&[("t.sql".to_owned(), ddl)]);
+        snap.postgres = Some("18".into());
+        snap
+    }
+
+    #[test]
+    fn the_returning_clause_and_a_jsonb_input_decide_the_result_type() {
+        let snap = snapshot();
+        let types = |sql: &str| match crate::analyze(sql, &snap) {
+            Ok(a) => a
+                .columns
+                .iter()
+                .map(|c| c.ty.name.clone())
+                .collect::<Vec<_>>(),
+            Err(d) => panic!("{sql}: {}", d[0].message),
+        };
+        assert_eq!(
+            types(
+                "SELECT JSON_VALUE(j, '$.a' RETURNING int4), JSON_QUERY(j, '$' RETURNING text), \
+                 JSON_SERIALIZE(j RETURNING bytea), JSON_VALUE(j, '$' RETURNING small), \
+                 JSON_EXISTS(j, '$' || '.a') FROM t"
+            ),
+            ["int4", "text", "bytea", "int4", "bool"]
+        );
+        assert_eq!(
+            types(
+                "SELECT JSON_OBJECT('a': j), JSON_ARRAY(n, j), JSON_ARRAY(n), \
+                 JSON_OBJECT(RETURNING text) FROM t"
+            ),
+            ["jsonb", "jsonb", "json", "text"]
+        );
+        assert_eq!(
+            types("SELECT JSON_ARRAYAGG(n RETURNING jsonb), JSON_OBJECTAGG('k': j) FROM t"),
+            ["jsonb", "jsonb"]
+        );
+    }
+
+    #[test]
+    fn a_returning_type_the_server_refuses_is_refused() {
+        let snap = snapshot();
+        let refused = |sql: &str| match crate::analyze(sql, &snap) {
+            Ok(_) => panic!("{sql} was accepted"),
+            Err(d) => (d[0].message.clone(), d[0].hint.clone().unwrap_or_default()),
+        };
+        let (message, hint) = refused("SELECT JSON_SERIALIZE(j RETURNING jsonb) FROM t");
+        assert_eq!(
+            message,
+            "cannot use type jsonb in RETURNING clause of JSON_SERIALIZE()"
+        );
+        assert!(hint.contains("a string type or bytea"), "{hint}");
+        let (message, _) = refused("SELECT JSON_VALUE(j, '$' RETURNING record) FROM t");
+        assert_eq!(message, "JSON_VALUE() cannot return type record");
+        let (message, _) = refused("SELECT JSON_OBJECT('a': n RETURNING int4) FROM t");
+        assert_eq!(message, "cannot cast type json to integer");
+        let (message, _) = refused("SELECT JSON_SERIALIZE()");
+        assert_eq!(message, "JSON_SERIALIZE() takes 1 argument, not 0");
+        let (message, _) = refused("SELECT JSON_VALUE(j, t) FROM t");
+        assert_eq!(
+            message,
+            "JSON path expression must be of type jsonpath, not of type t"
+        );
+    }
 }

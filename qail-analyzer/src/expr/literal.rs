@@ -2,19 +2,34 @@
 //! `'…'` when it parses the statement, so `uuid_col = 'abc'` or an unknown enum label fails
 //! before any row is read. The analyzer reports the same mistakes at compile time.
 
+mod array;
+
 use crate::diag::did_you_mean;
 use crate::types::scalar_name;
+use qail_catalog::Versions;
 use qail_schema::snapshot::{Snapshot, TypeRef, UserTypeKind};
 
-/// Why `text` is not a valid literal of type `ty` (message, hint), if it is not.
-pub(crate) fn invalid(text: &str, ty: &TypeRef, snap: &Snapshot) -> Option<(String, String)> {
+/// Why `text` is not a valid literal of type `ty` (message, hint), if it is not, on every
+/// version of `target`.
+pub(crate) fn invalid(
+    text: &str,
+    ty: &TypeRef,
+    snap: &Snapshot,
+    target: Versions,
+) -> Option<(String, String)> {
     if ty.array_dims > 0 {
+        let delimiter = if ty.name == "box" { ';' } else { ',' };
+        let strict = target.first().is_some_and(|v| v >= 17);
         let t = text.trim_start();
-        return (!t.starts_with('{') && !t.starts_with('[')).then(|| {
-            (
-                format!("malformed array literal: \"{text}\""),
-                "write an array literal as '{a,b}', or use ARRAY[…]".to_string(),
-            )
+        return array::malformed(text, delimiter, strict).map(|why| {
+            let hint = if t.starts_with('{') || t.starts_with('[') {
+                format!(
+                    "{why}: double-quote elements that hold braces, commas, quotes or spaces, or use ARRAY[…]"
+                )
+            } else {
+                "write an array literal as '{a,b}', or use ARRAY[…]".to_string()
+            };
+            (format!("malformed array literal: \"{text}\""), hint)
         });
     }
     if let Some(UserTypeKind::Enum { labels }) = snap
@@ -44,6 +59,7 @@ pub(crate) fn invalid(text: &str, ty: &TypeRef, snap: &Snapshot) -> Option<(Stri
         ),
         "uuid" => uuid(text.trim()),
         "json" | "jsonb" => json(text),
+        "bytea" => bytea(text),
         _ => true,
     };
     (!ok).then(|| {
@@ -70,6 +86,32 @@ fn json(s: &str) -> bool {
         Ok(_) => true,
         Err(e) => e.to_string().contains("recursion limit"),
     }
+}
+
+/// `\x` and pairs of hex digits (space between pairs), or the escape form: any text in which
+/// a backslash starts `\\` or three octal digits.
+fn bytea(s: &str) -> bool {
+    if let Some(hex) = s.strip_prefix("\\x") {
+        let digits: Vec<char> = hex.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+        return digits.len().is_multiple_of(2)
+            && digits.iter().all(char::is_ascii_hexdigit)
+            && hex
+                .split_ascii_whitespace()
+                .all(|run| run.len().is_multiple_of(2));
+    }
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' {
+            match b.get(i + 1..i + 4) {
+                _ if b.get(i + 1) == Some(&b'\\') => i += 1,
+                Some([b'0'..=b'3', b'0'..=b'7', b'0'..=b'7']) => i += 3,
+                _ => return false,
+            }
+        }
+        i += 1;
+    }
+    true
 }
 
 /// 32 hex digits, optionally in braces and with hyphens after any group of four.
@@ -119,6 +161,9 @@ mod tests {
     #[test]
     fn builtin_literals() {
         let s = Snapshot::default();
+        let invalid = |text: &str, ty: &TypeRef, s: &Snapshot| {
+            invalid(text, ty, s, qail_schema::snapshot::DEFAULT_TARGET)
+        };
         assert!(invalid("abc", &builtin("uuid"), &s).is_some());
         assert!(invalid("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", &builtin("uuid"), &s).is_none());
         assert!(invalid("12", &builtin("int4"), &s).is_none());
@@ -126,5 +171,45 @@ mod tests {
         assert!(invalid("yes", &builtin("bool"), &s).is_none());
         assert!(invalid("anything", &builtin("text"), &s).is_none());
         assert!(invalid("2024-01-01", &builtin("date"), &s).is_none());
+        for ok in ["\\xDeAdBeEf", "\\x de ad", "abc", "a\\\\b", "\\000\\377"] {
+            assert!(invalid(ok, &builtin("bytea"), &s).is_none(), "{ok}");
+        }
+        for bad in [
+            "\\xDeAdBeE",
+            "\\xDeAdBeEx",
+            "\\x d e",
+            "De\\678dBeEf",
+            "a\\b",
+        ] {
+            assert!(invalid(bad, &builtin("bytea"), &s).is_some(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn malformed_literals_are_refused_with_the_servers_message() {
+        let (mut snap, _) = qail_schema::ddl::from_sql(&[]);
+        let refused = |sql: &str, snap: &Snapshot| match crate::analyze(sql, snap) {
+            Ok(_) => None,
+            Err(d) => Some(d[0].message.clone()),
+        };
+        assert_eq!(
+            refused("SELECT '{1,{2}}'::int4[]", &snap).as_deref(),
+            Some("malformed array literal: \"{1,{2}}\"")
+        );
+        assert_eq!(
+            refused("SELECT $$''$$::jsonb", &snap).as_deref(),
+            Some("invalid input syntax for type jsonb: \"''\"")
+        );
+        assert_eq!(
+            refused("SELECT '\\x0'::bytea", &snap).as_deref(),
+            Some("invalid input syntax for type bytea: \"\\x0\"")
+        );
+        // PostgreSQL 17 made the parser strict: refused on 17 and newer only.
+        assert_eq!(refused("SELECT '{1,}'::text[]", &snap), None);
+        snap.postgres = Some("17..".into());
+        assert_eq!(
+            refused("SELECT '{1,}'::text[]", &snap).as_deref(),
+            Some("malformed array literal: \"{1,}\"")
+        );
     }
 }

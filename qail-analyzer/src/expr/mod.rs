@@ -224,9 +224,14 @@ fn value(cx: &mut Ctx, v: &Value, range: Range<usize>) -> Typed {
             t.literal = Some(text.clone());
             t
         }
-        Value::DollarQuotedString(_)
-        | Value::UnicodeStringLiteral(_)
-        | Value::NationalStringLiteral(_) => Typed::new(Ty::Unknown, range),
+        Value::DollarQuotedString(d) => {
+            let mut t = Typed::new(Ty::Unknown, range);
+            t.literal = Some(d.value.clone());
+            t
+        }
+        Value::UnicodeStringLiteral(_) | Value::NationalStringLiteral(_) => {
+            Typed::new(Ty::Unknown, range)
+        }
         Value::HexStringLiteral(_) | Value::SingleQuotedByteStringLiteral(_) => {
             Typed::known(builtin("varbit"), range)
         }
@@ -336,7 +341,7 @@ pub(crate) fn settle(cx: &mut Ctx, t: &mut Typed, to: &TypeRef) {
         if let Some((msg, hint)) = t
             .literal
             .take()
-            .and_then(|l| literal::invalid(&l, to, cx.snap))
+            .and_then(|l| literal::invalid(&l, to, cx.snap, cx.target))
         {
             cx.error(t.range.clone(), msg, Some(hint));
             t.ty = Ty::Error;
@@ -396,8 +401,8 @@ pub(crate) fn conform(cx: &mut Ctx, t: &mut Typed, target: &TypeRef, fit: Fit, w
 /// A boolean condition (WHERE, ON, HAVING, CASE WHEN, AND/OR/NOT operands).
 pub(crate) fn condition(cx: &mut Ctx, sc: &Scope, e: &Expr, clause: &str) -> Typed {
     // Note: WHERE and JOIN/ON are evaluated per row, before grouping. An aggregate there is
-    // refused only at the top level: in a subquery it may be an outer query's aggregate
-    // (`HAVING EXISTS (… WHERE sum(outer.x) = …)`).
+    // refused when it belongs to this query level: in a subquery, an aggregate over the outer
+    // query's columns only is the outer query's (`HAVING EXISTS (… WHERE sum(outer.x) = …)`).
     let filter = matches!(clause, "WHERE" | "JOIN/ON");
     let window = (filter || clause == "HAVING") && crate::query::group::has_window(e);
     let mut outer = sc.parent;
@@ -406,7 +411,12 @@ pub(crate) fn condition(cx: &mut Ctx, sc: &Scope, e: &Expr, clause: &str) -> Typ
         nested |= !p.rels.is_empty();
         outer = p.parent;
     }
-    let aggregate = filter && !nested && crate::query::group::has_aggregate(e);
+    let aggregate = filter
+        && if nested {
+            crate::query::group::has_local_aggregate(sc, e)
+        } else {
+            crate::query::group::has_aggregate(e)
+        };
     if window || aggregate {
         let what = if window { "window" } else { "aggregate" };
         cx.error(

@@ -46,6 +46,18 @@ pub(crate) fn subscript(
                     })
                     .collect();
                 i += run.len();
+                // Note: PostgreSQL's MAXDIM.
+                if run.len() > 6 {
+                    cx.error(
+                        range.clone(),
+                        format!(
+                            "number of array dimensions ({}) exceeds the maximum allowed (6)",
+                            run.len()
+                        ),
+                        Some("an array has at most 6 dimensions: use at most 6 subscripts".into()),
+                    );
+                    return Typed::error(range);
+                }
                 index(cx, sc, &run, &ty, &mut out)
             }
             AccessExpr::Dot(field) => {
@@ -211,5 +223,22 @@ fn field_of(cx: &mut Ctx, field: &Expr, ty: &TypeRef, out: &mut Typed) -> Option
             );
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn more_subscripts_than_an_array_has_dimensions_are_refused() {
+        let (snap, _) = qail_schema::ddl::from_sql(&[]);
+        let message = match crate::analyze("SELECT ('{}'::int[])[1][2][3][4][5][6][7]", &snap) {
+            Ok(_) => panic!("seven subscripts were accepted"),
+            Err(d) => d[0].message.clone(),
+        };
+        assert_eq!(
+            message,
+            "number of array dimensions (7) exceeds the maximum allowed (6)"
+        );
+        assert!(crate::analyze("SELECT ('{}'::int[])[1][2][3][4][5][6]", &snap).is_ok());
     }
 }

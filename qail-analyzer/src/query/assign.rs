@@ -21,14 +21,62 @@ mod field;
 
 /// `SET col = expr, …` against the target relation (UPDATE and ON CONFLICT DO UPDATE).
 pub(crate) fn set_list(cx: &mut Ctx, sc: &Scope, target: &Rel, assignments: &[Assignment]) {
+    let mut whole: Vec<String> = Vec::new();
     for a in assignments {
+        // Note: several fields or elements of one column may be assigned, the whole column
+        // once.
+        let names: Vec<&Ident> = match &a.target {
+            AssignmentTarget::ColumnName(name) => match parts(name).as_slice() {
+                [one]
+                    if !cx
+                        .sql
+                        .get(cx.ident_range(one).end..)
+                        .is_some_and(|rest| rest.trim_start().starts_with('[')) =>
+                {
+                    vec![*one]
+                }
+                _ => Vec::new(),
+            },
+            AssignmentTarget::Tuple(names) => names
+                .iter()
+                .filter_map(|n| parts(n).last().copied())
+                .collect(),
+        };
+        for id in names {
+            let name = norm(id);
+            if whole.contains(&name) {
+                cx.error(
+                    cx.ident_range(id),
+                    format!("multiple assignments to same column \"{name}\""),
+                    Some("assign each column once".into()),
+                );
+            }
+            whole.push(name);
+        }
         match &a.target {
             AssignmentTarget::ColumnName(name) => {
                 let ids = parts(name);
                 if let [column, fields @ ..] = ids.as_slice()
                     && !fields.is_empty()
-                    && field::assign(cx, sc, target, column, fields, &a.value)
                 {
+                    // Note: the first name is always a column (`SET t.col` names a column
+                    // "t", never the table).
+                    if field::assign(cx, sc, target, column, fields, &a.value) {
+                        continue;
+                    }
+                    let name = norm(column);
+                    match target.cols.iter().find(|c| c.name == name) {
+                        Some(col) => cx.error(
+                            cx.ident_range(fields[0]),
+                            format!(
+                                "cannot assign to field \"{}\" of column \"{name}\" because its type {} is not a composite type",
+                                norm(fields[0]),
+                                crate::types::display(&col.ty)
+                            ),
+                            Some(format!("assign the whole column: SET {name} = …")),
+                        ),
+                        None => no_such_column(cx, target, column),
+                    }
                     continue;
                 }
                 if let Some(id) = ids.last().copied() {
@@ -196,4 +244,51 @@ pub(crate) fn no_such_column(cx: &mut Ctx, target: &Rel, id: &Ident) {
         format!("column \"{name}\" of relation \"{table}\" does not exist"),
         Some(hint),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    fn refused(sql: &str) -> Option<String> {
+        let ddl = "CREATE TYPE pair AS (x int4, y int4); \
+                   CREATE TABLE u (a int4, b int4, c text, p pair, arr int4[]);"
+            .to_owned();
+        let (snap, _) = qail_schema::ddl::from_sql(&[("u.sql".to_owned(), ddl)]);
+        match crate::analyze(sql, &snap) {
+            Ok(_) => None,
+            Err(d) => Some(d[0].message.clone()),
+        }
+    }
+
+    #[test]
+    fn set_targets_postgresql_refuses_are_refused() {
+        let cases = [
+            (
+                "UPDATE u t SET t.b = t.b + 10",
+                "column \"t\" of relation \"u\" does not exist",
+            ),
+            (
+                "UPDATE u SET u.b = 1",
+                "column \"u\" of relation \"u\" does not exist",
+            ),
+            (
+                "UPDATE u SET b.x = 1",
+                "cannot assign to field \"x\" of column \"b\" because its type integer is not a composite type",
+            ),
+            (
+                "UPDATE u SET (c, b) = ('car', a + b), b = a + 1",
+                "multiple assignments to same column \"b\"",
+            ),
+        ];
+        for (sql, message) in cases {
+            assert_eq!(refused(sql).as_deref(), Some(message), "{sql}");
+        }
+        for sql in [
+            "UPDATE u SET p.x = 1, p.y = 2",
+            "UPDATE u SET arr[1] = 1, arr[2] = 2",
+            "UPDATE u SET arr[1:1] = '{1}', arr[2:2] = '{2}'",
+            "UPDATE u SET (a, b) = (1, 2), c = 'x'",
+        ] {
+            assert_eq!(refused(sql), None, "{sql}");
+        }
+    }
 }

@@ -14,7 +14,7 @@ pub(crate) fn delete(cx: &mut Ctx, d: &Delete, outer: Option<&Scope>) -> Option<
     };
     let mut sc = scope_in(outer);
     let using = d.using.as_deref().unwrap_or(&[]);
-    if !from::from_clause(cx, &mut sc, tables) || !from::from_clause(cx, &mut sc, using) {
+    if !from::from_clause(cx, &mut sc, tables) || !from::beside_target(cx, &mut sc, using) {
         return None;
     }
     if let Some(w) = &d.selection {

@@ -2,7 +2,8 @@
 //! nullability outer joins introduce.
 
 use sqlparser::ast::{
-    Ident, JoinConstraint, JoinOperator, ObjectName, Query, TableAlias, TableFactor, TableWithJoins,
+    Expr, FunctionArg, FunctionArgExpr, Ident, JoinConstraint, JoinOperator, ObjectName, Query,
+    TableAlias, TableFactor, TableWithJoins,
 };
 
 use crate::call::srf;
@@ -23,6 +24,33 @@ enum Kind {
     Right,
     Full,
     Cross,
+}
+
+/// Adds the FROM items of an UPDATE (or the USING items of a DELETE) after its target, which
+/// they do not see: PostgreSQL refuses a LATERAL reference to the target from them.
+pub(crate) fn beside_target(cx: &mut Ctx, sc: &mut Scope, items: &[TableWithJoins]) -> bool {
+    let Some(at) = sc.rels.len().checked_sub(1) else {
+        return from_clause(cx, sc, items);
+    };
+    let target = &mut sc.rels[at];
+    let hidden = (std::mem::take(&mut target.name), target.qualified_only);
+    target.qualified_only = true;
+    let ok = from_clause(cx, sc, items);
+    (sc.rels[at].name, sc.rels[at].qualified_only) = hidden;
+    let name = &sc.rels[at].name;
+    if ok
+        && sc.rels[at + 1..].iter().any(|r| r.name == *name)
+        && let Some(first) = items.first()
+    {
+        let message = format!("table name \"{name}\" specified more than once");
+        cx.error(
+            cx.range(first),
+            message,
+            Some("give the table in FROM an alias of its own".into()),
+        );
+        return false;
+    }
+    ok
 }
 
 /// Adds every FROM item to the scope (comma-separated items are cross joins).
@@ -58,6 +86,16 @@ fn with_joins(cx: &mut Ctx, sc: &mut Scope, twj: &TableWithJoins) -> Option<Vec<
             }
         };
         let mid = sc.rels.len();
+        if matches!(kind, Kind::Right | Kind::Full)
+            && let Some((id, table)) = lateral_reference(&join.relation, &sc.rels[start..mid])
+        {
+            cx.error(
+                cx.ident_range(id),
+                format!("invalid reference to FROM-clause entry for table \"{table}\""),
+                Some("a LATERAL reference needs an INNER or LEFT join: the left side of a RIGHT or FULL join may be null-extended".into()),
+            );
+            return None;
+        }
         let right = factor(cx, sc, &join.relation)?;
         mark_outer(sc, kind, start, mid);
         star = match constraint {
@@ -88,6 +126,37 @@ fn with_joins(cx: &mut Ctx, sc: &mut Scope, twj: &TableWithJoins) -> Option<Vec<
         };
     }
     Some(star)
+}
+
+/// A column of `left` named (qualified) in the arguments of the function `tf` calls: the
+/// reference to the preceding FROM items a function in FROM may make, which a RIGHT or FULL
+/// join cannot take.
+fn lateral_reference<'a>(tf: &'a TableFactor, left: &[Rel]) -> Option<(&'a Ident, String)> {
+    let args: Vec<&FunctionArg> = match tf {
+        TableFactor::Table { args: Some(a), .. } => a.args.iter().collect(),
+        TableFactor::Function { args, .. } => args.iter().collect(),
+        _ => Vec::new(),
+    };
+    let mut exprs: Vec<&Expr> = args
+        .into_iter()
+        .filter_map(|a| match a {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e),
+            _ => None,
+        })
+        .collect();
+    if let TableFactor::UNNEST { array_exprs, .. } = tf {
+        exprs.extend(array_exprs);
+    }
+    while let Some(e) = exprs.pop() {
+        if let Expr::CompoundIdentifier(ids) = e
+            && let [q, _] = ids.as_slice()
+            && let Some(r) = left.iter().find(|r| r.name == norm(q))
+        {
+            return Some((q, r.name.clone()));
+        }
+        exprs.extend(crate::query::group::children(e));
+    }
+    None
 }
 
 /// Marks the nullable side(s) of an outer join with the reason.
@@ -388,4 +457,44 @@ fn aliased(mut rel: Rel, alias: Option<&TableAlias>) -> Rel {
         }
     }
     rel
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_from_items_of_update_and_delete_do_not_see_the_target() {
+        let ddl = "CREATE TABLE y (a int4 NOT NULL); CREATE TABLE z (b int4);".to_owned();
+        let (snap, _) = qail_schema::ddl::from_sql(&[("y.sql".to_owned(), ddl)]);
+        let refused = |sql: &str| {
+            crate::analyze(sql, &snap)
+                .err()
+                .map(|d| d[0].message.clone())
+        };
+        assert!(
+            refused("UPDATE y SET a = b FROM LATERAL (SELECT * FROM z WHERE b = a) s").is_some()
+        );
+        assert!(refused("DELETE FROM y USING LATERAL (SELECT * FROM z WHERE b = y.a) s").is_some());
+        assert_eq!(
+            refused("UPDATE y SET a = b FROM y, z WHERE b = y.a").as_deref(),
+            Some("table name \"y\" specified more than once")
+        );
+        assert_eq!(
+            refused("UPDATE y SET a = b FROM y AS o, z WHERE b = o.a"),
+            None
+        );
+        assert_eq!(refused("UPDATE y SET a = b FROM z WHERE b = a"), None);
+        assert_eq!(
+            refused("SELECT g FROM y RIGHT JOIN LATERAL generate_series(0, y.a) g ON true")
+                .as_deref(),
+            Some("invalid reference to FROM-clause entry for table \"y\"")
+        );
+        assert_eq!(
+            refused("SELECT g FROM y LEFT JOIN LATERAL generate_series(0, y.a) g ON true"),
+            None
+        );
+        assert_eq!(
+            refused("DELETE FROM y USING z WHERE b = y.a RETURNING y.a"),
+            None
+        );
+    }
 }

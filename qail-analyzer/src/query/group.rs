@@ -185,7 +185,15 @@ impl<'a> Grouped<'a> {
                     ));
                 }
             }
-            Expr::Function(f) if f.over.is_none() && is_aggregate(f) => {}
+            // Note: an ordered-set aggregate's direct arguments (`rank(x) WITHIN GROUP (…)`)
+            // are read once per group, like the select list.
+            Expr::Function(f) if f.over.is_none() && is_aggregate(f) => {
+                if !f.within_group.is_empty() {
+                    children(e)
+                        .into_iter()
+                        .for_each(|c| self.ungrouped(sc, c, bad));
+                }
+            }
             other => children(other)
                 .into_iter()
                 .for_each(|c| self.ungrouped(sc, c, bad)),
@@ -196,6 +204,8 @@ impl<'a> Grouped<'a> {
 /// (relation, column) of a plain column reference in this query level.
 fn column_at(sc: &Scope, e: &Expr) -> Option<(usize, usize)> {
     let (qual, name) = match e {
+        // Note: `GROUP BY (x)` groups by x.
+        Expr::Nested(inner) => return column_at(sc, inner),
         Expr::Identifier(id) => (Vec::new(), norm(id)),
         Expr::CompoundIdentifier(ids) => {
             let (last, q) = ids.split_last()?;
@@ -221,6 +231,43 @@ pub(crate) fn has_aggregate(e: &Expr) -> bool {
     }
 }
 
+/// Whether `e` calls an aggregate of this query level outside any subquery: one whose
+/// arguments read a column of this level, or no column at all (`count(*)`). An aggregate
+/// over columns of enclosing queries only belongs to the enclosing query whose columns it reads.
+pub(crate) fn has_local_aggregate(sc: &Scope, e: &Expr) -> bool {
+    match e {
+        Expr::Function(f) if f.over.is_none() && is_aggregate(f) => {
+            let mut depths = Vec::new();
+            column_depths(sc, e, &mut depths);
+            depths.is_empty() || depths.contains(&0)
+        }
+        Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. } => false,
+        other => children(other)
+            .into_iter()
+            .any(|c| has_local_aggregate(sc, c)),
+    }
+}
+
+/// The query levels (0 = this one) of the columns `e` reads outside any subquery.
+fn column_depths(sc: &Scope, e: &Expr, out: &mut Vec<usize>) {
+    let (qual, name) = match e {
+        Expr::Identifier(id) => (Vec::new(), norm(id)),
+        Expr::CompoundIdentifier(ids) => match ids.split_last() {
+            Some((last, q)) => (q.iter().map(norm).collect(), norm(last)),
+            None => return,
+        },
+        other => {
+            for c in children(other) {
+                column_depths(sc, c, out);
+            }
+            return;
+        }
+    };
+    if let Ok(found) = sc.lookup(&qual, &name) {
+        out.push(found.depth);
+    }
+}
+
 /// Whether `e` calls a window function (`… OVER …`) outside any subquery.
 pub(crate) fn has_window(e: &Expr) -> bool {
     match e {
@@ -231,7 +278,7 @@ pub(crate) fn has_window(e: &Expr) -> bool {
 }
 
 /// The direct subexpressions of the forms grouping cares about (subqueries are not entered).
-fn children(e: &Expr) -> Vec<&Expr> {
+pub(crate) fn children(e: &Expr) -> Vec<&Expr> {
     match e {
         Expr::BinaryOp { left, right, .. } => vec![left, right],
         Expr::UnaryOp { expr, .. }
@@ -308,6 +355,34 @@ mod tests {
         assert_eq!(
             refused("SELECT a FROM t WHERE sum(a) > 0").as_deref(),
             Some("aggregate functions are not allowed in WHERE")
+        );
+        assert_eq!(
+            refused("SELECT rank(a) WITHIN GROUP (ORDER BY b) FROM t").as_deref(),
+            Some(
+                "column \"t.a\" must appear in the GROUP BY clause or be used in an aggregate function"
+            )
+        );
+        assert_eq!(
+            refused("SELECT a, rank(a) WITHIN GROUP (ORDER BY b) FROM t GROUP BY a"),
+            None
+        );
+        assert_eq!(
+            refused("SELECT a, rank(a) WITHIN GROUP (ORDER BY b) FROM t GROUP BY (a)"),
+            None
+        );
+        // In a subquery, an aggregate reading a column of the subquery is the subquery's.
+        assert_eq!(
+            refused(
+                "SELECT a FROM t o GROUP BY a HAVING EXISTS (SELECT 1 FROM t i WHERE sum(o.b + i.b) = i.b)"
+            )
+            .as_deref(),
+            Some("aggregate functions are not allowed in WHERE")
+        );
+        assert_eq!(
+            refused(
+                "SELECT a FROM t o GROUP BY a HAVING EXISTS (SELECT 1 FROM t i WHERE sum(o.b) = i.b)"
+            ),
+            None
         );
         assert_eq!(
             refused("SELECT 1 FROM t JOIN t u ON count(*) > 0").as_deref(),

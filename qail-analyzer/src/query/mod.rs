@@ -8,6 +8,7 @@ pub(crate) mod group;
 pub(crate) mod insert;
 mod json_table;
 mod merge;
+mod recursive;
 mod returning;
 pub(crate) mod select;
 pub(crate) mod update;
@@ -127,6 +128,26 @@ pub(crate) fn finish(
     returning: Option<&[SelectItem]>,
     kind: StatementKind,
 ) -> Shape {
+    for item in returning.unwrap_or_default() {
+        let e = match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+            _ => continue,
+        };
+        let what = if group::has_window(e) {
+            "window"
+        } else if group::has_aggregate(e) {
+            "aggregate"
+        } else {
+            continue;
+        };
+        cx.error(
+            cx.range(e),
+            format!("{what} functions are not allowed in RETURNING"),
+            Some(format!(
+                "return the rows from a WITH query and compute the {what} function over them"
+            )),
+        );
+    }
     let added = returning.map_or(0, |items| returning::old_new(cx, sc, items, kind));
     let mut columns: Vec<OutputColumn> = returning
         .map(|items| projection(cx, sc, items))

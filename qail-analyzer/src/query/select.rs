@@ -4,7 +4,7 @@
 use sqlparser::ast::{
     Cte, Distinct, Expr, GroupByExpr, LimitClause, NamedWindowDefinition, NamedWindowExpr, OrderBy,
     OrderByKind, Query, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, SetOperator,
-    Value,
+    Statement, Value,
 };
 
 use crate::ctx::Ctx;
@@ -52,6 +52,15 @@ pub(crate) fn query_raw(
     };
     if let Some(w) = &q.with {
         for cte in &w.cte_tables {
+            if !returns_rows(&cte.query) && super::recursive::is_read(q, cte) {
+                let name = norm(&cte.alias.name);
+                cx.error(
+                    cx.ident_range(&cte.alias.name),
+                    format!("WITH query \"{name}\" does not have a RETURNING clause"),
+                    Some("add RETURNING to the data-modifying statement to read its rows".into()),
+                );
+                return None;
+            }
             let cols = cte_columns(cx, cte, &with, w.recursive)?;
             with.ctes.push((norm(&cte.alias.name), cols));
         }
@@ -61,11 +70,25 @@ pub(crate) fn query_raw(
     Some(cols)
 }
 
+/// Whether a WITH query yields rows: a query, or a data-modifying statement with RETURNING.
+fn returns_rows(q: &Query) -> bool {
+    match q.body.as_ref() {
+        SetExpr::Insert(Statement::Insert(i)) => i.returning.is_some(),
+        SetExpr::Update(Statement::Update { returning, .. }) => returning.is_some(),
+        SetExpr::Delete(Statement::Delete(d)) => d.returning.is_some(),
+        SetExpr::Merge(Statement::Merge { output, .. }) => output.is_some(),
+        _ => true,
+    }
+}
+
 /// A CTE's columns, named by its column list. A recursive CTE (`WITH RECURSIVE t(…) AS
 /// (base UNION [ALL] step)`) takes its types from the base term; its columns are nullable if
 /// either term's are, found by re-reading the step until nothing changes.
 fn cte_columns(cx: &mut Ctx, cte: &Cte, with: &Scope, recursive: bool) -> Option<Vec<Col>> {
     let name = norm(&cte.alias.name);
+    if recursive && !super::recursive::check(cx, cte) {
+        return None;
+    }
     let probe = |extra: Option<Vec<Col>>| {
         let mut ctes = with.ctes.clone();
         ctes.extend(extra.map(|c| (name.clone(), c)));
@@ -83,13 +106,13 @@ fn cte_columns(cx: &mut Ctx, cte: &Cte, with: &Scope, recursive: bool) -> Option
         } if recursive => left,
         _ => {
             let cols = query(cx, &cte.query, Some(&probe(None)))?;
-            return Some(named(cols, cte));
+            return named(cx, cols, cte);
         }
     };
     let before = cx.error_count();
     let mut cols = body(cx, base, &probe(None), None)?;
     resolve_unknown(&mut cols);
-    let mut cols = named(cols, cte);
+    let mut cols = named(cx, cols, cte)?;
     for _ in 0..3 {
         if cx.error_count() > before {
             return None;
@@ -124,8 +147,22 @@ fn cte_columns(cx: &mut Ctx, cte: &Cte, with: &Scope, recursive: bool) -> Option
     Some(cols)
 }
 
-/// Output columns as CTE columns, renamed by the CTE's column list.
-fn named(cols: Vec<OutputColumn>, cte: &Cte) -> Vec<Col> {
+/// Output columns as CTE columns, renamed by the CTE's column list (which may not name more
+/// columns than there are).
+fn named(cx: &mut Ctx, cols: Vec<OutputColumn>, cte: &Cte) -> Option<Vec<Col>> {
+    if cte.alias.columns.len() > cols.len() {
+        cx.error(
+            cx.ident_range(&cte.alias.name),
+            format!(
+                "WITH query \"{}\" has {} columns available but {} columns specified",
+                norm(&cte.alias.name),
+                cols.len(),
+                cte.alias.columns.len()
+            ),
+            Some("name only the columns the WITH query returns".into()),
+        );
+        return None;
+    }
     let mut cols: Vec<Col> = cols
         .into_iter()
         .map(|c| Col {
@@ -140,7 +177,7 @@ fn named(cols: Vec<OutputColumn>, cte: &Cte) -> Vec<Col> {
     for (c, a) in cols.iter_mut().zip(&cte.alias.columns) {
         c.name = norm(&a.name);
     }
-    cols
+    Some(cols)
 }
 
 fn limits(cx: &mut Ctx, q: &Query, sc: &Scope) {
@@ -276,7 +313,7 @@ fn union_column(
         if is_unknown(&side.ty)
             && !known.is_empty()
             && let Some(text) = cx.sql.get(side.range.clone()).and_then(quoted_literal)
-            && let Some((msg, hint)) = literal::invalid(&text, &ty, cx.snap)
+            && let Some((msg, hint)) = literal::invalid(&text, &ty, cx.snap, cx.target)
         {
             cx.error(side.range.clone(), msg, Some(hint));
             return None;
@@ -381,6 +418,7 @@ fn select(
         condition(cx, &sc, w, "WHERE");
     }
     for e in grouped {
+        position_of_call(cx, e, &s.projection);
         output_ref(cx, &sc, e, &cols);
     }
     if let Some(h) = &s.having {
@@ -415,17 +453,28 @@ fn has_grouping_sets(g: &GroupByExpr) -> bool {
     }))
 }
 
-/// `WINDOW w AS (PARTITION BY … ORDER BY …)`: the expressions are checked.
+/// `WINDOW w AS (PARTITION BY … ORDER BY … frame)`: the names are distinct, the expressions and
+/// the frame are checked.
 fn windows(cx: &mut Ctx, sc: &Scope, defs: &[NamedWindowDefinition]) {
-    for NamedWindowDefinition(_, def) in defs {
+    for (i, NamedWindowDefinition(name, def)) in defs.iter().enumerate() {
+        let range = cx.ident_range(name);
+        if defs[..i].iter().any(|d| d.0.value == name.value) {
+            cx.error(
+                range.clone(),
+                format!("window \"{}\" is already defined", name.value),
+                Some("give each window of the WINDOW clause its own name".into()),
+            );
+        }
         if let NamedWindowExpr::WindowSpec(spec) = def {
-            for e in spec
-                .partition_by
-                .iter()
-                .chain(spec.order_by.iter().map(|o| &o.expr))
-            {
+            for e in &spec.partition_by {
                 expr(cx, sc, e);
             }
+            let order: Vec<_> = spec
+                .order_by
+                .iter()
+                .map(|o| expr(cx, sc, &o.expr))
+                .collect();
+            crate::call::frame::check(cx, sc, spec, &order, range);
         }
     }
 }
@@ -450,6 +499,45 @@ fn output_ref(cx: &mut Ctx, sc: &Scope, e: &Expr, cols: &[OutputColumn]) {
             expr(cx, sc, e);
         }
     }
+}
+
+/// `GROUP BY n` naming an output column that holds a window function or an aggregate, which
+/// PostgreSQL refuses there (positions are counted only when no `*` comes first).
+fn position_of_call(cx: &mut Ctx, e: &Expr, items: &[SelectItem]) {
+    let Expr::Value(v) = e else {
+        return;
+    };
+    let Some(n) = v.value.to_string().parse::<usize>().ok() else {
+        return;
+    };
+    let Some(SelectItem::UnnamedExpr(item) | SelectItem::ExprWithAlias { expr: item, .. }) =
+        n.checked_sub(1).and_then(|i| items.get(i))
+    else {
+        return;
+    };
+    let before = &items[..n - 1];
+    if before.iter().any(|i| {
+        matches!(
+            i,
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)
+        )
+    }) {
+        return;
+    }
+    let what = if super::group::has_window(item) {
+        "window"
+    } else if super::group::has_aggregate(item) {
+        "aggregate"
+    } else {
+        return;
+    };
+    cx.error(
+        cx.range(e),
+        format!("{what} functions are not allowed in GROUP BY"),
+        Some(format!(
+            "group by the columns the {what} function reads, not by its result"
+        )),
+    );
 }
 
 fn order_by_outputs(cx: &mut Ctx, order: Option<&OrderBy>, cols: &[OutputColumn]) {

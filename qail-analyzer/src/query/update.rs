@@ -20,7 +20,7 @@ pub(crate) fn update(
 ) -> Option<Shape> {
     let mut sc = scope_in(outer);
     if !from::from_clause(cx, &mut sc, std::slice::from_ref(table))
-        || !from::from_clause(cx, &mut sc, from)
+        || !from::beside_target(cx, &mut sc, from)
     {
         return None;
     }

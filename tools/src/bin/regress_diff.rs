@@ -1,6 +1,6 @@
 //! The analyzer against PostgreSQL's own regression SQL: every file is applied statement by
 //! statement to a fresh database, and every statement that returns or could return rows
-//! (SELECT, VALUES, TABLE, WITH, INSERT, UPDATE, DELETE) is both described by the server
+//! (SELECT, VALUES, TABLE, WITH, INSERT, UPDATE, DELETE, MERGE) is both described by the server
 //! (Parse + Describe) and analyzed offline against a snapshot pulled from that database.
 //!
 //! ```text
@@ -180,7 +180,7 @@ fn is_query(sql: &str) -> bool {
         .to_ascii_lowercase();
     matches!(
         word.as_str(),
-        "select" | "values" | "table" | "with" | "insert" | "update" | "delete"
+        "select" | "values" | "table" | "with" | "insert" | "update" | "delete" | "merge"
     )
 }
 

@@ -9,8 +9,7 @@ use crate::types::user_kind;
 use qail_schema::snapshot::UserTypeKind;
 
 /// Types `value` against the field `fields` names inside the composite column `column`.
-/// `false` when `column` is not a composite column of the target (then the target is read
-/// as a plain column name, as before).
+/// `false` when `column` is not a composite column of the target.
 pub(super) fn assign(
     cx: &mut Ctx,
     sc: &Scope,
