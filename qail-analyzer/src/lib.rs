@@ -41,9 +41,11 @@ mod call;
 pub mod capture;
 mod ctx;
 mod diag;
+mod dialect;
 mod expr;
 #[cfg(test)]
 mod fuzz;
+mod keywords;
 mod names;
 mod nullability;
 mod query;
@@ -55,7 +57,6 @@ mod views;
 
 use std::ops::Range;
 
-use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 
 pub use diag::{Diagnostic, render};
@@ -152,7 +153,7 @@ pub fn analyze(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnosti
         return Err(vec![too_deep]);
     }
     let rewritten = rewrite::rewrite(sql);
-    let statements = Parser::parse_sql(&PostgreSqlDialect {}, &rewritten.sql)
+    let statements = Parser::parse_sql(&dialect::Postgres::default(), &rewritten.sql)
         .map_err(|e| vec![diag::syntax_error(sql, &e.to_string())])?;
     let statement = match statements.as_slice() {
         [one] => one,
@@ -194,7 +195,64 @@ pub fn analyze(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnosti
     for bound in &rewritten.subscripts {
         subscript(&mut cx, bound.clone());
     }
-    cx.finish(out)
+    let analysis = cx.finish(out)?;
+    match unseen_parameter(sql, analysis.params.len()) {
+        Some(unseen) => Err(vec![unseen]),
+        None => Ok(analysis),
+    }
+}
+
+/// The first `$n` written in `sql` (outside quotes and comments) beyond the `seen`
+/// parameters the analysis typed: a parameter in a part of the statement the analyzer did
+/// not read. Refused, so no statement is ever sent with fewer parameters than it has.
+fn unseen_parameter(sql: &str, seen: usize) -> Option<Diagnostic> {
+    use qail_schema::script::lex::{block_comment_end, dollar_quote_end, quoted_end};
+    let b = sql.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let next = match b[i] {
+            b'\'' => quoted_end(b, i, b'\'', i > 0 && matches!(b[i - 1], b'e' | b'E')),
+            b'"' => quoted_end(b, i, b'"', false),
+            b'-' if b.get(i + 1) == Some(&b'-') => b[i..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(b.len(), |n| i + n),
+            b'/' if b.get(i + 1) == Some(&b'*') => block_comment_end(b, i),
+            b'$' => match dollar_quote_end(sql, i) {
+                Some(end) => end,
+                None => {
+                    let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                    let n: usize = sql[i + 1..i + 1 + digits].parse().unwrap_or(0);
+                    if n > seen {
+                        return Some(Diagnostic {
+                            message: format!(
+                                "parameter ${n} is in a part of the statement qail does not type"
+                            ),
+                            range: i..i + 1 + digits,
+                            hint: Some(
+                                "write the value in a clause qail reads, or report this form to \
+                                 the qail project"
+                                    .into(),
+                            ),
+                        });
+                    }
+                    i + 1 + digits
+                }
+            },
+            c if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 => {
+                // Note: `a$1` is one identifier, not a parameter.
+                i + b[i..]
+                    .iter()
+                    .take_while(|c| {
+                        c.is_ascii_alphanumeric() || **c == b'_' || **c == b'$' || **c >= 0x80
+                    })
+                    .count()
+            }
+            _ => i + 1,
+        };
+        i = next.max(i + 1);
+    }
+    None
 }
 
 /// Types a subscript removed from a SET target (`SET scores[$1] = …`) as PostgreSQL does: an
@@ -211,7 +269,7 @@ fn subscript(cx: &mut ctx::Ctx, bound: Range<usize>) {
             }
         })
         .collect();
-    let parsed = Parser::new(&PostgreSqlDialect {})
+    let parsed = Parser::new(&dialect::Postgres::default())
         .try_with_sql(&padded)
         .and_then(|mut p| p.parse_expr());
     match parsed {
@@ -323,6 +381,17 @@ mod tests {
         assert!(analyze(&fine, &Snapshot::new()).is_ok());
         let quoted = format!("SELECT '{}' AS t", "f(".repeat(40));
         assert!(analyze(&quoted, &Snapshot::new()).is_ok());
+    }
+
+    /// A `$n` in a clause the analyzer does not type is refused at that `$n`, never dropped
+    /// (the server would count it); `$n` inside strings, comments and names is no parameter.
+    #[test]
+    fn a_parameter_the_analysis_did_not_see_is_refused() {
+        assert!(unseen_parameter("SELECT $1 -- $2\n, '$3', \"$4\", a$5, $$ $6 $$", 1).is_none());
+        let sql = "SELECT 1 FROM t WHERE a = $1 /* $9 */ LIMIT $2";
+        let unseen = unseen_parameter(sql, 1).expect("$2 was not seen");
+        assert_eq!(&sql[unseen.range], "$2");
+        assert!(unseen_parameter(sql, 2).is_none());
     }
 
     #[test]

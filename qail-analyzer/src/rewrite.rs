@@ -65,6 +65,8 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
     let mut cast_after_string: Option<usize> = None;
     // The depth inside `SUBSTRING(`, while reading its arguments.
     let mut substring_at: Option<usize> = None;
+    // The depth of the ORDER BY list being read: only there is `USING op` a sort operator.
+    let mut order_by_at: Option<usize> = None;
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
@@ -147,7 +149,17 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                     prev = Prev::Punct(b',');
                     continue;
                 }
+                if word == "BY" && prev == Prev::Word("ORDER".into()) {
+                    order_by_at = Some(depth);
+                } else if matches!(
+                    word.as_str(),
+                    "LIMIT" | "OFFSET" | "FETCH" | "FOR" | "ROWS" | "RANGE" | "GROUPS"
+                ) && order_by_at == Some(depth)
+                {
+                    order_by_at = None;
+                }
                 if word == "USING"
+                    && order_by_at == Some(depth)
                     && let Some(end) = sort_operator_end(b, i)
                 {
                     out[start..end].fill(b' ');
@@ -195,7 +207,11 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                     i = end;
                     continue;
                 }
-                if argument_start && word == "VARIADIC" {
+                let argument_follows = b[i..]
+                    .iter()
+                    .find(|c| !c.is_ascii_whitespace())
+                    .is_some_and(|c| !matches!(c, b')' | b','));
+                if argument_start && word == "VARIADIC" && argument_follows {
                     out[start..i].fill(b' ');
                     let mut next = i;
                     while next < b.len() && b[next].is_ascii_whitespace() {
@@ -239,9 +255,13 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                         if set_at == Some(depth) {
                             set_at = None;
                         }
+                        if order_by_at == Some(depth) {
+                            order_by_at = None;
+                        }
                         depth = depth.saturating_sub(1);
                     }
                     b';' => {
+                        order_by_at = None;
                         set_at = None;
                         update_at = None;
                     }

@@ -19,6 +19,15 @@ mod field;
 /// `SET col = expr, …` against the target relation (UPDATE and ON CONFLICT DO UPDATE).
 pub(crate) fn set_list(cx: &mut Ctx, sc: &Scope, target: &Rel, assignments: &[Assignment]) {
     for a in assignments {
+        let names = match &a.target {
+            AssignmentTarget::ColumnName(name) => std::slice::from_ref(name),
+            AssignmentTarget::Tuple(names) => names.as_slice(),
+        };
+        for name in names {
+            if let Some(column) = parts(name).first() {
+                crate::names::col_id(cx, column);
+            }
+        }
         match &a.target {
             AssignmentTarget::ColumnName(name) => {
                 let ids = parts(name);

@@ -217,6 +217,11 @@ fn merged_type(
 }
 
 fn factor(cx: &mut Ctx, sc: &mut Scope, tf: &TableFactor) -> Option<Vec<Star>> {
+    if let TableFactor::Table { alias: Some(a), .. } | TableFactor::Derived { alias: Some(a), .. } =
+        tf
+    {
+        crate::names::col_id(cx, &a.name);
+    }
     let rel = match tf {
         TableFactor::Table {
             name,

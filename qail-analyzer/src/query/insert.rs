@@ -89,6 +89,7 @@ fn target_columns(cx: &mut Ctx, target: &Rel, listed: &[Ident]) -> Option<Vec<Co
     }
     let mut out = Vec::with_capacity(listed.len());
     for id in listed {
+        crate::names::col_id(cx, id);
         match target.cols.iter().find(|c| c.name == norm(id)) {
             Some(c) => out.push(c.clone()),
             None => no_such_column(cx, target, id),

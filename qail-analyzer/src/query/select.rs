@@ -52,6 +52,7 @@ pub(crate) fn query_raw(
     };
     if let Some(w) = &q.with {
         for cte in &w.cte_tables {
+            crate::names::col_id(cx, &cte.alias.name);
             let cols = cte_columns(cx, cte, &with, w.recursive)?;
             with.ctes.push((norm(&cte.alias.name), cols));
         }
@@ -387,6 +388,14 @@ fn select(
         condition(cx, &sc, h, "HAVING");
     }
     windows(cx, &sc, &s.named_window);
+    if s.distinct.is_some() && s.projection.is_empty() {
+        // Note: PostgreSQL allows an empty select list, but not after DISTINCT.
+        cx.error(
+            cx.range(s),
+            "DISTINCT needs a select list",
+            Some("name the columns after DISTINCT".into()),
+        );
+    }
     if let Some(Distinct::On(exprs)) = &s.distinct {
         for e in exprs {
             expr(cx, &sc, e);
@@ -443,6 +452,14 @@ fn output_ref(cx: &mut Ctx, sc: &Scope, e: &Expr, cols: &[OutputColumn]) {
                     Some(format!("use a position between 1 and {}", cols.len())),
                 );
             }
+        }
+        Expr::Value(v) if !matches!(v.value, Value::Placeholder(..)) => {
+            // Note: PostgreSQL sorts or groups by a position, never by a constant.
+            cx.error(
+                cx.range(e),
+                "non-integer constant in GROUP BY or ORDER BY",
+                Some("write a column's position (1, 2, …) or an expression".into()),
+            );
         }
         Expr::Identifier(id)
             if sc.lookup(&[], &norm(id)).is_err() && cols.iter().any(|c| c.name == norm(id)) => {}

@@ -9,6 +9,7 @@ mod coverage;
 mod diagnostics;
 mod differ;
 mod extensions;
+mod keywords;
 mod nested;
 mod nullability;
 mod pull;
