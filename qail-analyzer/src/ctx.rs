@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use sqlparser::ast::{Ident, Spanned};
+use sqlparser::ast::{Expr, Ident, Spanned};
 
 use crate::diag::{Diagnostic, LineIndex};
 use crate::types::{display, sql_name};
@@ -62,8 +62,82 @@ impl<'a> Ctx<'a> {
     }
 
     /// Byte range of an AST node; the whole statement when sqlparser kept no span.
-    pub(crate) fn range(&self, node: &impl Spanned) -> Range<usize> {
-        self.lines.range(node.span()).unwrap_or(0..self.sql.len())
+    pub(crate) fn range<T: Spanned + 'static>(&self, node: &T) -> Range<usize> {
+        let range = self.lines.range(node.span()).unwrap_or(0..self.sql.len());
+        let any: &dyn std::any::Any = node;
+        match any
+            .downcast_ref::<Expr>()
+            .or_else(|| any.downcast_ref::<Box<Expr>>().map(AsRef::as_ref))
+        {
+            Some(e) => self.expr_range(e, range),
+            None => range,
+        }
+    }
+
+    /// Note: sqlparser's span of a row constructor `(a, b)` leaves its parentheses out, and
+    /// that of `x::type` the type; both are taken in, so a caret covers the expression.
+    fn expr_range(&self, e: &Expr, range: Range<usize>) -> Range<usize> {
+        match e {
+            Expr::Tuple(_) => self.parenthesized(range),
+            Expr::Cast {
+                kind: sqlparser::ast::CastKind::DoubleColon,
+                expr: inner,
+                ..
+            } => {
+                let inner = self.range(inner.as_ref());
+                let start = inner.start.min(range.start);
+                start..self.cast_type_end(inner.end.max(range.end))
+            }
+            _ => range,
+        }
+    }
+
+    /// The end of `::type` written at `at` (whitespace allowed before it): a name, possibly
+    /// qualified or quoted, with a modifier and array brackets; `at` when none is there.
+    fn cast_type_end(&self, at: usize) -> usize {
+        let b = self.sql.as_bytes();
+        let mut j = at;
+        while j < b.len() && b[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        if !self.sql[j..].starts_with("::") {
+            return at;
+        }
+        j += 2;
+        while j < b.len() && b[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        let start = j;
+        while j < b.len()
+            && (b[j].is_ascii_alphanumeric() || matches!(b[j], b'_' | b'.' | b'"') || b[j] >= 0x80)
+        {
+            j += 1;
+        }
+        if j == start {
+            return at;
+        }
+        if b.get(j) == Some(&b'(')
+            && let Some(close) = self.sql[j..].find(')')
+        {
+            j += close + 1;
+        }
+        while self.sql[j..].starts_with("[]") {
+            j += 2;
+        }
+        j
+    }
+
+    /// `range` widened to the parentheses around it, when only whitespace separates them.
+    pub(crate) fn parenthesized(&self, range: Range<usize>) -> Range<usize> {
+        let b = self.sql.as_bytes();
+        let before = self.sql[..range.start].trim_end().len();
+        let after =
+            range.end + (self.sql[range.end..].len() - self.sql[range.end..].trim_start().len());
+        if before > 0 && b[before - 1] == b'(' && b.get(after) == Some(&b')') {
+            before - 1..after + 1
+        } else {
+            range
+        }
     }
 
     pub(crate) fn ident_range(&self, ident: &Ident) -> Range<usize> {

@@ -193,7 +193,10 @@ pub fn analyze(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnosti
     cx.element_targets = rewritten.element_targets.clone();
     let out = query::statement(&mut cx, statement);
     for bound in &rewritten.subscripts {
-        subscript(&mut cx, bound.clone());
+        aside(&mut cx, bound.clone(), "int4", "an array subscript");
+    }
+    for s in &rewritten.samples {
+        sample(&mut cx, s);
     }
     let analysis = cx.finish(out)?;
     match unseen_parameter(sql, analysis.params.len()) {
@@ -255,9 +258,59 @@ fn unseen_parameter(sql: &str, seen: usize) -> Option<Diagnostic> {
     None
 }
 
-/// Types a subscript removed from a SET target (`SET scores[$1] = …`) as PostgreSQL does: an
-/// `integer`. Parsed from the SQL with everything else blanked, so its ranges stay true.
-fn subscript(cx: &mut ctx::Ctx, bound: Range<usize>) {
+/// A TABLESAMPLE clause removed before parsing: its method must exist (`tsm_system_rows`'s
+/// and `tsm_system_time`'s only with the extension in the snapshot), and its argument and
+/// seed are typed as the method's parameters (`real` for SYSTEM and BERNOULLI, `bigint` for
+/// SYSTEM_ROWS, `double precision` for SYSTEM_TIME and REPEATABLE), as the server does.
+fn sample(cx: &mut ctx::Ctx, s: &rewrite::Sample) {
+    let method = cx.sql[s.method.clone()].to_ascii_lowercase();
+    let (ty, extension) = match method.as_str() {
+        "system" | "bernoulli" => ("float4", None),
+        "system_rows" => ("int8", Some("tsm_system_rows")),
+        "system_time" => ("float8", Some("tsm_system_time")),
+        _ => {
+            cx.error(
+                s.method.clone(),
+                format!("tablesample method {method} does not exist"),
+                Some(
+                    "use SYSTEM or BERNOULLI (or SYSTEM_ROWS, SYSTEM_TIME with their extensions)"
+                        .into(),
+                ),
+            );
+            return;
+        }
+    };
+    if let Some(ext) = extension
+        && !cx.snap.extensions.iter().any(|e| e.name == ext)
+    {
+        cx.error(
+            s.method.clone(),
+            format!("tablesample method {method} does not exist"),
+            Some(format!(
+                "it comes with the extension {ext}: CREATE EXTENSION {ext}, then run `cargo qail schema pull`"
+            )),
+        );
+        return;
+    }
+    if s.args.len() != 1 || s.args[0].is_empty() {
+        let n = s.args.iter().filter(|a| !a.is_empty()).count();
+        cx.error(
+            s.range.clone(),
+            format!("tablesample method {method} requires 1 argument, not {n}"),
+            Some("write one argument in the parentheses".into()),
+        );
+        return;
+    }
+    aside(cx, s.args[0].clone(), ty, "a TABLESAMPLE argument");
+    if let Some(seed) = &s.seed {
+        aside(cx, seed.clone(), "float8", "a REPEATABLE seed");
+    }
+}
+
+/// Types an expression removed before parsing (a subscript of a SET target, `SET
+/// scores[$1] = …`, or a TABLESAMPLE argument) as the type `ty` PostgreSQL gives it. Parsed
+/// from the SQL with everything else blanked, so its ranges stay true.
+fn aside(cx: &mut ctx::Ctx, bound: Range<usize>, ty: &str, what: &str) {
     let padded: String = cx
         .sql
         .char_indices()
@@ -274,20 +327,20 @@ fn subscript(cx: &mut ctx::Ctx, bound: Range<usize>) {
         .and_then(|mut p| p.parse_expr());
     match parsed {
         Ok(e) => {
-            let int4 = types::builtin("int4");
+            let want = types::builtin(ty);
             expr::expect(
                 cx,
                 &scope::Scope::default(),
                 &e,
-                &int4,
+                &want,
                 expr::Fit::Implicit,
-                "an array subscript",
+                what,
             );
         }
         Err(e) => cx.error(
             bound,
-            format!("array subscript: {e}"),
-            Some("write an integer expression".into()),
+            format!("{what}: {e}"),
+            Some(format!("write an expression of type {ty}")),
         ),
     }
 }

@@ -15,14 +15,15 @@ use std::ops::Range;
 
 use sqlparser::ast::{
     Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentClause, FunctionArguments,
-    WindowType,
+    WindowFrameBound, WindowFrameUnits, WindowSpec, WindowType,
 };
 
 use crate::call::builtins::{CallError, NullRule};
 use crate::ctx::Ctx;
 use crate::diag::closest;
 use crate::expr::{
-    Ty, Typed, condition, conditional, constructor, expr, json, record, settle, subquery,
+    Fit, Ty, Typed, condition, conditional, constructor, expect, expr, json, record, settle,
+    subquery,
 };
 use crate::query::group::{has_aggregate, has_window};
 use crate::scope::{Scope, norm, parts};
@@ -298,11 +299,63 @@ fn side_clauses(cx: &mut Ctx, sc: &Scope, f: &Function) {
         condition(cx, sc, filter, "FILTER");
     }
     if let Some(WindowType::WindowSpec(spec)) = &f.over {
-        for p in &spec.partition_by {
-            expr(cx, sc, p);
-        }
-        for o in &spec.order_by {
-            expr(cx, sc, &o.expr);
+        window_spec(cx, sc, spec);
+    }
+}
+
+/// A window's PARTITION BY and ORDER BY expressions, and its frame's offsets (`ROWS BETWEEN
+/// $1 PRECEDING …`): `bigint` for ROWS and GROUPS; for RANGE, the type the sort key's
+/// `in_range` support takes (the key's own type for integers and numeric, `double
+/// precision` for floats, `interval` for dates and times).
+pub(crate) fn window_spec(cx: &mut Ctx, sc: &Scope, spec: &WindowSpec) {
+    for p in &spec.partition_by {
+        expr(cx, sc, p);
+    }
+    let keys: Vec<Typed> = spec
+        .order_by
+        .iter()
+        .map(|o| expr(cx, sc, &o.expr))
+        .collect();
+    let Some(frame) = &spec.window_frame else {
+        return;
+    };
+    let offset_type = match frame.units {
+        WindowFrameUnits::Rows | WindowFrameUnits::Groups => Some(builtin("int8")),
+        WindowFrameUnits::Range => match keys.as_slice() {
+            [key] => key
+                .arg()
+                .and_then(|t| match (t.array_dims, t.name.as_str()) {
+                    (0, "int2" | "int4" | "int8" | "numeric") if t.schema == "pg_catalog" => {
+                        Some(t.clone())
+                    }
+                    (0, "float4" | "float8") => Some(builtin("float8")),
+                    (0, "date" | "time" | "timetz" | "timestamp" | "timestamptz") => {
+                        Some(builtin("interval"))
+                    }
+                    _ => None,
+                }),
+            _ => None,
+        },
+    };
+    let offsets = std::iter::once(&frame.start_bound)
+        .chain(frame.end_bound.as_ref())
+        .filter_map(|b| match b {
+            WindowFrameBound::Preceding(Some(e)) | WindowFrameBound::Following(Some(e)) => {
+                Some(e.as_ref())
+            }
+            _ => None,
+        });
+    for e in offsets {
+        match &offset_type {
+            Some(t) => {
+                expect(cx, sc, e, t, Fit::Implicit, "a window frame offset");
+            }
+            None if keys.iter().any(Typed::is_error) => {}
+            None => cx.error(
+                cx.range(e),
+                "RANGE with an offset needs exactly one ORDER BY column of a number, date or time type",
+                Some("order the window by one such column, or use ROWS or GROUPS".into()),
+            ),
         }
     }
 }

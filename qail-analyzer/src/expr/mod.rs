@@ -117,6 +117,9 @@ pub(crate) fn expr(cx: &mut Ctx, sc: &Scope, e: &Expr) -> Typed {
             Typed::error(range)
         }
         Expr::Identifier(id) => column(cx, sc, &[], id),
+        Expr::Tuple(_) => {
+            constructor::row(cx, sc, e, range.clone()).unwrap_or_else(|| Typed::error(range))
+        }
         Expr::CompoundIdentifier(ids) => match ids.split_last() {
             Some((last, qual)) => column(cx, sc, qual, last),
             None => Typed::error(range),

@@ -164,6 +164,9 @@ fn limits(cx: &mut Ctx, q: &Query, sc: &Scope) {
         }
         None => {}
     }
+    if let Some(qty) = q.fetch.as_ref().and_then(|f| f.quantity.as_ref()) {
+        check(cx, qty, "FETCH FIRST");
+    }
 }
 
 fn body(
@@ -428,13 +431,7 @@ fn has_grouping_sets(g: &GroupByExpr) -> bool {
 fn windows(cx: &mut Ctx, sc: &Scope, defs: &[NamedWindowDefinition]) {
     for NamedWindowDefinition(_, def) in defs {
         if let NamedWindowExpr::WindowSpec(spec) = def {
-            for e in spec
-                .partition_by
-                .iter()
-                .chain(spec.order_by.iter().map(|o| &o.expr))
-            {
-                expr(cx, sc, e);
-            }
+            crate::call::window_spec(cx, sc, spec);
         }
     }
 }

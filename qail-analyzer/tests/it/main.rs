@@ -4,6 +4,7 @@
 //! built-in catalog, extensions and pulled snapshots typed like the server's Describe.
 
 mod catalog;
+mod clauses;
 mod corpus;
 mod coverage;
 mod diagnostics;
