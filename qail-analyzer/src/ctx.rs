@@ -41,6 +41,9 @@ pub(crate) struct Ctx<'a> {
     pub(crate) element_targets: Vec<usize>,
     /// Byte ranges of the `IS [NOT] JSON …` predicates, parsed as null tests.
     pub(crate) json_predicates: Vec<Range<usize>>,
+    /// The index predicates of `ON CONFLICT (…) WHERE …` the pre-pass removed, in order; each
+    /// INSERT's ON CONFLICT takes the next one.
+    pub(crate) conflict_predicates: std::collections::VecDeque<Range<usize>>,
     /// Whether a MERGE's RETURNING list is being read (`merge_action()` is valid there only).
     pub(crate) merge_returning: bool,
 }
@@ -57,6 +60,7 @@ impl<'a> Ctx<'a> {
             variadic: Vec::new(),
             element_targets: Vec::new(),
             json_predicates: Vec::new(),
+            conflict_predicates: std::collections::VecDeque::new(),
             merge_returning: false,
         }
     }
@@ -125,6 +129,27 @@ impl<'a> Ctx<'a> {
             j += 2;
         }
         j
+    }
+
+    /// The expression at `range` of the SQL, parsed with everything else blanked so its
+    /// ranges stay true: a piece the pre-pass removed (a subscript of a SET target, a
+    /// TABLESAMPLE argument, an ON CONFLICT index predicate).
+    pub(crate) fn parse_aside(&self, range: &Range<usize>) -> Result<Expr, String> {
+        let padded: String = self
+            .sql
+            .char_indices()
+            .map(|(i, c)| {
+                if range.contains(&i) || c == '\n' {
+                    c
+                } else {
+                    ' '
+                }
+            })
+            .collect();
+        sqlparser::parser::Parser::new(&crate::dialect::Postgres::default())
+            .try_with_sql(&padded)
+            .and_then(|mut p| p.parse_expr())
+            .map_err(|e| e.to_string())
     }
 
     /// `range` widened to the parentheses around it, when only whitespace separates them.

@@ -190,6 +190,7 @@ pub fn analyze(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnosti
     }
     cx.variadic = rewritten.variadic;
     cx.json_predicates = rewritten.json_predicates.clone();
+    cx.conflict_predicates = rewritten.conflict_predicates.iter().cloned().collect();
     cx.element_targets = rewritten.element_targets.clone();
     let out = query::statement(&mut cx, statement);
     for bound in &rewritten.subscripts {
@@ -311,21 +312,7 @@ fn sample(cx: &mut ctx::Ctx, s: &rewrite::Sample) {
 /// scores[$1] = …`, or a TABLESAMPLE argument) as the type `ty` PostgreSQL gives it. Parsed
 /// from the SQL with everything else blanked, so its ranges stay true.
 fn aside(cx: &mut ctx::Ctx, bound: Range<usize>, ty: &str, what: &str) {
-    let padded: String = cx
-        .sql
-        .char_indices()
-        .map(|(i, c)| {
-            if bound.contains(&i) || c == '\n' {
-                c
-            } else {
-                ' '
-            }
-        })
-        .collect();
-    let parsed = Parser::new(&dialect::Postgres::default())
-        .try_with_sql(&padded)
-        .and_then(|mut p| p.parse_expr());
-    match parsed {
+    match cx.parse_aside(&bound) {
         Ok(e) => {
             let want = types::builtin(ty);
             expr::expect(

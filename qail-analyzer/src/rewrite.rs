@@ -25,6 +25,8 @@
 //! - `TABLESAMPLE method (args…) [REPEATABLE (seed)]`: removed and kept aside, the method
 //!   and each argument's text, to be typed as the method's parameters (sqlparser reads
 //!   other dialects' forms and drops the seed);
+//! - the index predicate of `ON CONFLICT (cols) WHERE …`: removed and kept aside, to be
+//!   typed as a condition on the target table;
 //! - a window frame's exclusion (`EXCLUDE CURRENT ROW | GROUP | TIES | NO OTHERS`), and the
 //!   cast of a string offset (`'1 day'::interval PRECEDING`): neither changes a type.
 
@@ -46,6 +48,8 @@ pub(crate) struct ParserInput {
     pub(crate) json_predicates: Vec<std::ops::Range<usize>>,
     /// The TABLESAMPLE clauses removed.
     pub(crate) samples: Vec<Sample>,
+    /// The index predicates removed from `ON CONFLICT (cols) WHERE …` (after the WHERE).
+    pub(crate) conflict_predicates: Vec<std::ops::Range<usize>>,
 }
 
 /// A `TABLESAMPLE method (args…) [REPEATABLE (seed)]` clause, by byte ranges into the SQL.
@@ -78,6 +82,7 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
     let mut numbers = Vec::new();
     let mut json_predicates = Vec::new();
     let mut samples = Vec::new();
+    let mut conflict_predicates = Vec::new();
     let mut prev = Prev::None;
     // The depth at which LIMIT, OFFSET or FETCH was read in the current query.
     let mut limit_at: Option<usize> = None;
@@ -162,6 +167,16 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                     json_predicates.push(is_at..end);
                     prev = Prev::Word("NULL".into());
                     i = end;
+                    continue;
+                }
+                if word == "CONFLICT"
+                    && prev == Prev::Word("ON".into())
+                    && let Some((where_at, predicate)) = conflict_predicate(sql, i)
+                {
+                    out[where_at..predicate.end].fill(b' ');
+                    i = predicate.end;
+                    conflict_predicates.push(predicate);
+                    prev = Prev::Punct(b')');
                     continue;
                 }
                 if word == "TABLESAMPLE"
@@ -337,7 +352,54 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
         numbers,
         json_predicates,
         samples,
+        conflict_predicates,
     }
+}
+
+/// After `ON CONFLICT` (ending at `i`): a parenthesized target followed by `WHERE`, the
+/// WHERE's offset and the predicate's range, up to the `DO` at the same depth.
+fn conflict_predicate(sql: &str, i: usize) -> Option<(usize, std::ops::Range<usize>)> {
+    let b = sql.as_bytes();
+    let open = i + (sql[i..].len() - sql[i..].trim_start().len());
+    if b.get(open) != Some(&b'(') {
+        return None;
+    }
+    let (close, _) = parenthesized(b, open)?;
+    let (where_end, w) = next_word(sql, close);
+    if w != "WHERE" {
+        return None;
+    }
+    let where_at = where_end - w.len();
+    // Note: the predicate ends at the first `DO` outside parentheses, quotes and comments.
+    let (mut j, mut nest) = (where_end, 0_usize);
+    while j < b.len() {
+        match b[j] {
+            b'\'' => {
+                j = quoted_end(b, j, b'\'', false);
+                continue;
+            }
+            b'"' => {
+                j = quoted_end(b, j, b'"', false);
+                continue;
+            }
+            b'(' => nest += 1,
+            b')' => nest = nest.checked_sub(1)?,
+            b';' => return None,
+            c if is_ident_start(c) => {
+                let (end, word) = next_word(sql, j);
+                if nest == 0 && word == "DO" {
+                    let predicate = sql[where_end..j].trim();
+                    let start = where_end + sql[where_end..j].find(predicate)?;
+                    return Some((where_at, start..start + predicate.len()));
+                }
+                j = end.max(j + 1);
+                continue;
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    None
 }
 
 /// The word after `from` (whitespace skipped): where it ends and its upper-case text

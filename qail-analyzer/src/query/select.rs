@@ -410,6 +410,7 @@ fn select(
     }) = order
     {
         for item in items {
+            ambiguous_output(cx, &item.expr, &cols);
             output_ref(cx, &sc, &item.expr, &cols);
         }
     }
@@ -466,6 +467,29 @@ fn output_ref(cx: &mut Ctx, sc: &Scope, e: &Expr, cols: &[OutputColumn]) {
     }
 }
 
+/// An ORDER BY key written as a bare name: PostgreSQL looks among the output columns first,
+/// and two of that name are ambiguous unless they are the same expression (here: the same
+/// table column, or the same type without a source).
+fn ambiguous_output(cx: &mut Ctx, e: &Expr, cols: &[OutputColumn]) {
+    let Expr::Identifier(id) = e else {
+        return;
+    };
+    let named: Vec<&OutputColumn> = cols.iter().filter(|c| c.name == norm(id)).collect();
+    let differ = named
+        .windows(2)
+        .any(|w| match (&w[0].source, &w[1].source) {
+            (None, None) => w[0].ty != w[1].ty,
+            (a, b) => a != b,
+        });
+    if differ {
+        cx.error(
+            cx.ident_range(id),
+            format!("ORDER BY \"{}\" is ambiguous", norm(id)),
+            Some("give the output columns different names, or sort by a position".into()),
+        );
+    }
+}
+
 fn order_by_outputs(cx: &mut Ctx, order: Option<&OrderBy>, cols: &[OutputColumn]) {
     if let Some(OrderBy {
         kind: OrderByKind::Expressions(items),
@@ -474,6 +498,7 @@ fn order_by_outputs(cx: &mut Ctx, order: Option<&OrderBy>, cols: &[OutputColumn]
     {
         let empty = Scope::default();
         for item in items {
+            ambiguous_output(cx, &item.expr, cols);
             output_ref(cx, &empty, &item.expr, cols);
         }
     }

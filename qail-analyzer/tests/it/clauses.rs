@@ -33,6 +33,10 @@ const AGREED: &[&str] = &[
     "INSERT INTO harbors (id, name, country) SELECT $1, $2, unnest($3::text[]) \
      ON CONFLICT (id) DO NOTHING",
     "INSERT INTO harbors (id, name, country) SELECT $1, $2, $3 ON CONFLICT DO NOTHING",
+    "INSERT INTO harbors (id, name, country) VALUES ($1, $2, $3) \
+     ON CONFLICT (id) WHERE country = $4 AND latitude > $5 DO NOTHING",
+    "INSERT INTO harbors (id, name, country) VALUES ($1, $2, $3) \
+     ON CONFLICT (id) WHERE (country <> 'x') DO UPDATE SET name = $4 RETURNING name",
 ];
 
 /// Statements the server refuses; each must be refused here too.
@@ -42,6 +46,8 @@ const REFUSED: &[&str] = &[
     "SELECT id FROM harbors TABLESAMPLE SYSTEM (1, 2)",
     "SELECT id FROM harbors TABLESAMPLE SYSTEM_TIME (1)",
     "SELECT (id, nme) FROM harbors",
+    "INSERT INTO harbors (id, name, country) VALUES ($1, $2, $3) \
+     ON CONFLICT (id) WHERE contry = $4 DO NOTHING",
 ];
 
 #[tokio::test]
