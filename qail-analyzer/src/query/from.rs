@@ -299,6 +299,10 @@ pub(crate) fn table(
     alias: Option<&TableAlias>,
 ) -> Option<Rel> {
     let ids = parts(name);
+    // Note: only the first part is a ColId; after a dot any keyword is a name.
+    if let Some(first) = ids.first() {
+        crate::names::col_id(cx, first);
+    }
     let names: Vec<String> = ids.iter().map(|i| norm(i)).collect();
     let (schema, tname) = match names.as_slice() {
         [t] => (None, t.clone()),

@@ -1,8 +1,8 @@
 //! Keywords as names: every keyword the server lists in `pg_get_keywords()` becomes a column of
 //! one table (quoted in its DDL), then is written bare in each position a name can take —
 //! the select list with and without a qualifier and an alias, WHERE, GROUP BY, ORDER BY, a
-//! function argument, INSERT's column list, UPDATE's SET, RETURNING, a CTE's name and a table
-//! alias. Each statement goes through the server's Parse + Describe and through the analyzer:
+//! function argument, INSERT's column list, UPDATE's SET, RETURNING, a CTE's name, a table
+//! alias and a table's name (each keyword also names a table). Each statement goes through the server's Parse + Describe and through the analyzer:
 //! where the server accepts it, the parameters, column names, types and nullability must be
 //! the server's; where the server rejects it, the analyzer must reject it too. A keyword read
 //! as something else (`SELECT interval FROM t` as an interval literal) is a failure either way.
@@ -34,11 +34,14 @@ const POSITIONS: &[&str] = &[
     "SELECT {k}.id FROM kw AS {k}",
     "SELECT {k}.id FROM kw {k}",
     "SELECT s.{k} FROM (SELECT {k} FROM kw) AS s",
+    "SELECT id FROM {k}",
+    "SELECT {k}.id FROM {k} WHERE {k}.id = $1",
+    "UPDATE {k} SET id = $1 RETURNING {k}.id",
 ];
 
 /// Statements the server accepts that the analyzer refuses (a syntax error, never another
 /// reading): a keyword that is also an infix operator as a bare alias, `cube` and `rollup`
-/// bare in GROUP BY, and `recursive` as a CTE's name. The test fails when one of them starts
+/// bare in GROUP BY, `recursive` as a CTE's name and `replace` as UPDATE's table. The test fails when one of them starts
 /// to be accepted (drop it here) or another statement is refused.
 const KNOWN_REFUSALS: &[&str] = &[
     "SELECT id and FROM kw",
@@ -56,6 +59,7 @@ const KNOWN_REFUSALS: &[&str] = &[
     "SELECT cube, count(*) AS n FROM kw GROUP BY cube ORDER BY cube",
     "SELECT rollup, count(*) AS n FROM kw GROUP BY rollup ORDER BY rollup",
     "WITH recursive AS (SELECT id FROM kw) SELECT id FROM recursive",
+    "UPDATE replace SET id = $1 RETURNING replace.id",
 ];
 
 /// The column types the keywords' columns take in turn, so a keyword read as a literal or a
@@ -93,7 +97,11 @@ async fn keywords_as_names_are_read_as_the_server_reads_them() {
         not_null.push(strict);
     }
     ddl.push(')');
-    conn.batch_execute(&ddl).await.expect("the keyword table");
+    // And a table named by each keyword.
+    for (word, _) in &keywords {
+        ddl += &format!("; CREATE TABLE \"{word}\" (id int4 PRIMARY KEY)");
+    }
+    conn.batch_execute(&ddl).await.expect("the keyword tables");
     let table_oid: u32 = conn
         .query("SELECT 'kw'::regclass::oid", &[])
         .await
@@ -161,6 +169,8 @@ async fn keywords_as_names_are_read_as_the_server_reads_them() {
                             .ok()
                             .and_then(|i| not_null.get(i))
                             .map(|strict| !strict),
+                        // Note: the keyword-named tables' one column, `id`, is their key.
+                        (Some(_), Some(1)) => Some(false),
                         _ => None,
                     };
                     (plain_name(c.name()), c.type_oid(), nullable)
