@@ -917,6 +917,45 @@ mod tests {
     }
 
     #[test]
+    fn locks_samples_and_conflict_predicates_are_taken_out_in_place() {
+        let sql = "SELECT a FROM t FOR NO KEY UPDATE OF t SKIP LOCKED LIMIT $1";
+        let r = rewrite(sql);
+        assert_eq!(
+            r.sql.trim_end(),
+            "SELECT a FROM t                                    LIMIT $1"
+        );
+        assert_eq!(
+            rewrite("SELECT a FROM t FOR KEY SHARE NOWAIT").sql,
+            "SELECT a FROM t FOR     SHARE NOWAIT"
+        );
+        // Note: OFFSET, a lock, then LIMIT is PostgreSQL's syntax error: left for the parser.
+        let sql = "SELECT a FROM t OFFSET 1 FOR UPDATE LIMIT 2";
+        assert_eq!(rewrite(sql).sql, sql);
+        let sql = "SELECT a FROM t AS x TABLESAMPLE BERNOULLI ($1 * 2) REPEATABLE ($2) WHERE b";
+        let r = rewrite(sql);
+        assert_eq!(r.sql.len(), sql.len());
+        assert_eq!(
+            r.sql.split_whitespace().collect::<Vec<_>>(),
+            ["SELECT", "a", "FROM", "t", "AS", "x", "WHERE", "b"]
+        );
+        let s = &r.samples[0];
+        let text = |range: &std::ops::Range<usize>| &sql[range.clone()];
+        assert_eq!(text(&s.method), "BERNOULLI");
+        assert_eq!(s.args.iter().map(text).collect::<Vec<_>>(), ["$1 * 2"]);
+        assert_eq!(s.seed.as_ref().map(text), Some("$2"));
+        let sql = "INSERT INTO t (a) VALUES ($1) ON CONFLICT (a) WHERE (b = $2) DO NOTHING";
+        let r = rewrite(sql);
+        assert_eq!(r.sql.len(), sql.len());
+        assert!(
+            r.sql
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .ends_with(&["CONFLICT", "(a)", "DO", "NOTHING"])
+        );
+        assert_eq!(&sql[r.conflict_predicates[0].clone()], "(b = $2)");
+    }
+
+    #[test]
     fn strings_comments_and_identifiers_are_left_alone() {
         let sql = "SELECT 'BETWEEN SYMMETRIC', $$ (VARIADIC x) $$, \"variadic\" -- f(VARIADIC y)\n/* BETWEEN SYMMETRIC */ FROM t WHERE a = $1";
         let r = rewrite(sql);
