@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use sqlparser::ast::{Ident, Spanned};
+use sqlparser::ast::{Expr, Ident, Spanned};
 
 use crate::diag::{Diagnostic, LineIndex};
 use crate::types::{display, sql_name};
@@ -41,6 +41,9 @@ pub(crate) struct Ctx<'a> {
     pub(crate) element_targets: Vec<usize>,
     /// Byte ranges of the `IS [NOT] JSON …` predicates, parsed as null tests.
     pub(crate) json_predicates: Vec<Range<usize>>,
+    /// The index predicates of `ON CONFLICT (…) WHERE …` the pre-pass removed, in order; each
+    /// INSERT's ON CONFLICT takes the next one.
+    pub(crate) conflict_predicates: std::collections::VecDeque<Range<usize>>,
     /// Whether a MERGE's RETURNING list is being read (`merge_action()` is valid there only).
     pub(crate) merge_returning: bool,
     /// The clauses blanked before parsing, read by the analyzer itself.
@@ -59,14 +62,110 @@ impl<'a> Ctx<'a> {
             variadic: Vec::new(),
             element_targets: Vec::new(),
             json_predicates: Vec::new(),
+            conflict_predicates: std::collections::VecDeque::new(),
             merge_returning: false,
             aside: crate::set_aside::SetAside::default(),
         }
     }
 
     /// Byte range of an AST node; the whole statement when sqlparser kept no span.
-    pub(crate) fn range(&self, node: &impl Spanned) -> Range<usize> {
-        self.lines.range(node.span()).unwrap_or(0..self.sql.len())
+    pub(crate) fn range<T: Spanned + 'static>(&self, node: &T) -> Range<usize> {
+        let range = self.lines.range(node.span()).unwrap_or(0..self.sql.len());
+        let any: &dyn std::any::Any = node;
+        match any
+            .downcast_ref::<Expr>()
+            .or_else(|| any.downcast_ref::<Box<Expr>>().map(AsRef::as_ref))
+        {
+            Some(e) => self.expr_range(e, range),
+            None => range,
+        }
+    }
+
+    /// Note: sqlparser's span of a row constructor `(a, b)` leaves its parentheses out, and
+    /// that of `x::type` the type; both are taken in, so a caret covers the expression.
+    fn expr_range(&self, e: &Expr, range: Range<usize>) -> Range<usize> {
+        match e {
+            Expr::Tuple(_) => self.parenthesized(range),
+            Expr::Cast {
+                kind: sqlparser::ast::CastKind::DoubleColon,
+                expr: inner,
+                ..
+            } => {
+                let inner = self.range(inner.as_ref());
+                let start = inner.start.min(range.start);
+                start..self.cast_type_end(inner.end.max(range.end))
+            }
+            _ => range,
+        }
+    }
+
+    /// The end of `::type` written at `at` (whitespace allowed before it): a name, possibly
+    /// qualified or quoted, with a modifier and array brackets; `at` when none is there.
+    fn cast_type_end(&self, at: usize) -> usize {
+        let b = self.sql.as_bytes();
+        let mut j = at;
+        while j < b.len() && b[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        if !self.sql[j..].starts_with("::") {
+            return at;
+        }
+        j += 2;
+        while j < b.len() && b[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        let start = j;
+        while j < b.len()
+            && (b[j].is_ascii_alphanumeric() || matches!(b[j], b'_' | b'.' | b'"') || b[j] >= 0x80)
+        {
+            j += 1;
+        }
+        if j == start {
+            return at;
+        }
+        if b.get(j) == Some(&b'(')
+            && let Some(close) = self.sql[j..].find(')')
+        {
+            j += close + 1;
+        }
+        while self.sql[j..].starts_with("[]") {
+            j += 2;
+        }
+        j
+    }
+
+    /// The expression at `range` of the SQL, parsed with everything else blanked so its
+    /// ranges stay true: a piece the pre-pass removed (a subscript of a SET target, a
+    /// TABLESAMPLE argument, an ON CONFLICT index predicate).
+    pub(crate) fn parse_aside(&self, range: &Range<usize>) -> Result<Expr, String> {
+        let padded: String = self
+            .sql
+            .char_indices()
+            .map(|(i, c)| {
+                if range.contains(&i) || c == '\n' {
+                    c
+                } else {
+                    ' '
+                }
+            })
+            .collect();
+        sqlparser::parser::Parser::new(&crate::dialect::Postgres::default())
+            .try_with_sql(&padded)
+            .and_then(|mut p| p.parse_expr())
+            .map_err(|e| e.to_string())
+    }
+
+    /// `range` widened to the parentheses around it, when only whitespace separates them.
+    pub(crate) fn parenthesized(&self, range: Range<usize>) -> Range<usize> {
+        let b = self.sql.as_bytes();
+        let before = self.sql[..range.start].trim_end().len();
+        let after =
+            range.end + (self.sql[range.end..].len() - self.sql[range.end..].trim_start().len());
+        if before > 0 && b[before - 1] == b'(' && b.get(after) == Some(&b')') {
+            before - 1..after + 1
+        } else {
+            range
+        }
     }
 
     pub(crate) fn ident_range(&self, ident: &Ident) -> Range<usize> {

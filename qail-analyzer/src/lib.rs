@@ -41,9 +41,11 @@ mod call;
 pub mod capture;
 mod ctx;
 mod diag;
+mod dialect;
 mod expr;
 #[cfg(test)]
 mod fuzz;
+mod keywords;
 mod names;
 mod nullability;
 mod parse;
@@ -57,9 +59,6 @@ mod views;
 pub mod wire;
 
 use std::ops::Range;
-
-use sqlparser::dialect::PostgreSqlDialect;
-use sqlparser::parser::Parser;
 
 pub use diag::{Diagnostic, render};
 pub use types::shape::{Shape, ShapeField, is_json};
@@ -193,48 +192,145 @@ pub fn analyze(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnosti
     }
     cx.variadic = rewritten.variadic;
     cx.json_predicates = rewritten.json_predicates.clone();
+    cx.conflict_predicates = rewritten.conflict_predicates.iter().cloned().collect();
     cx.element_targets = rewritten.element_targets.clone();
     cx.aside = aside;
     let out = query::statement(&mut cx, statement);
     for bound in &rewritten.subscripts {
-        subscript(&mut cx, bound.clone());
+        type_set_aside(&mut cx, bound.clone(), "int4", "an array subscript");
     }
-    cx.finish(out)
+    for s in &rewritten.samples {
+        sample(&mut cx, s);
+    }
+    let analysis = cx.finish(out)?;
+    match unseen_parameter(sql, analysis.params.len()) {
+        Some(unseen) => Err(vec![unseen]),
+        None => Ok(analysis),
+    }
 }
 
-/// Types a subscript removed from a SET target (`SET scores[$1] = …`) as PostgreSQL does: an
-/// `integer`. Parsed from the SQL with everything else blanked, so its ranges stay true.
-fn subscript(cx: &mut ctx::Ctx, bound: Range<usize>) {
-    let padded: String = cx
-        .sql
-        .char_indices()
-        .map(|(i, c)| {
-            if bound.contains(&i) || c == '\n' {
-                c
-            } else {
-                ' '
+/// The first `$n` written in `sql` (outside quotes and comments) beyond the `seen`
+/// parameters the analysis typed: a parameter in a part of the statement the analyzer did
+/// not read. Refused, so no statement is ever sent with fewer parameters than it has.
+fn unseen_parameter(sql: &str, seen: usize) -> Option<Diagnostic> {
+    use qail_schema::script::lex::{block_comment_end, dollar_quote_end, quoted_end};
+    let b = sql.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let next = match b[i] {
+            b'\'' => quoted_end(b, i, b'\'', i > 0 && matches!(b[i - 1], b'e' | b'E')),
+            b'"' => quoted_end(b, i, b'"', false),
+            b'-' if b.get(i + 1) == Some(&b'-') => b[i..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(b.len(), |n| i + n),
+            b'/' if b.get(i + 1) == Some(&b'*') => block_comment_end(b, i),
+            b'$' => match dollar_quote_end(sql, i) {
+                Some(end) => end,
+                None => {
+                    let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                    let n: usize = sql[i + 1..i + 1 + digits].parse().unwrap_or(0);
+                    if n > seen {
+                        return Some(Diagnostic {
+                            message: format!(
+                                "parameter ${n} is in a part of the statement qail does not type"
+                            ),
+                            range: i..i + 1 + digits,
+                            hint: Some(
+                                "write the value in a clause qail reads, or report this form to \
+                                 the qail project"
+                                    .into(),
+                            ),
+                        });
+                    }
+                    i + 1 + digits
+                }
+            },
+            c if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 => {
+                // Note: `a$1` is one identifier, not a parameter.
+                i + b[i..]
+                    .iter()
+                    .take_while(|c| {
+                        c.is_ascii_alphanumeric() || **c == b'_' || **c == b'$' || **c >= 0x80
+                    })
+                    .count()
             }
-        })
-        .collect();
-    let parsed = Parser::new(&PostgreSqlDialect {})
-        .try_with_sql(&padded)
-        .and_then(|mut p| p.parse_expr());
-    match parsed {
+            _ => i + 1,
+        };
+        i = next.max(i + 1);
+    }
+    None
+}
+
+/// A TABLESAMPLE clause removed before parsing: its method must exist (`tsm_system_rows`'s
+/// and `tsm_system_time`'s only with the extension in the snapshot), and its argument and
+/// seed are typed as the method's parameters (`real` for SYSTEM and BERNOULLI, `bigint` for
+/// SYSTEM_ROWS, `double precision` for SYSTEM_TIME and REPEATABLE), as the server does.
+fn sample(cx: &mut ctx::Ctx, s: &rewrite::Sample) {
+    let method = cx.sql[s.method.clone()].to_ascii_lowercase();
+    let (ty, extension) = match method.as_str() {
+        "system" | "bernoulli" => ("float4", None),
+        "system_rows" => ("int8", Some("tsm_system_rows")),
+        "system_time" => ("float8", Some("tsm_system_time")),
+        _ => {
+            cx.error(
+                s.method.clone(),
+                format!("tablesample method {method} does not exist"),
+                Some(
+                    "use SYSTEM or BERNOULLI (or SYSTEM_ROWS, SYSTEM_TIME with their extensions)"
+                        .into(),
+                ),
+            );
+            return;
+        }
+    };
+    if let Some(ext) = extension
+        && !cx.snap.extensions.iter().any(|e| e.name == ext)
+    {
+        cx.error(
+            s.method.clone(),
+            format!("tablesample method {method} does not exist"),
+            Some(format!(
+                "it comes with the extension {ext}: CREATE EXTENSION {ext}, then run `cargo qail schema pull`"
+            )),
+        );
+        return;
+    }
+    if s.args.len() != 1 || s.args[0].is_empty() {
+        let n = s.args.iter().filter(|a| !a.is_empty()).count();
+        cx.error(
+            s.range.clone(),
+            format!("tablesample method {method} requires 1 argument, not {n}"),
+            Some("write one argument in the parentheses".into()),
+        );
+        return;
+    }
+    type_set_aside(cx, s.args[0].clone(), ty, "a TABLESAMPLE argument");
+    if let Some(seed) = &s.seed {
+        type_set_aside(cx, seed.clone(), "float8", "a REPEATABLE seed");
+    }
+}
+
+/// Types an expression removed before parsing (a subscript of a SET target, `SET
+/// scores[$1] = …`, or a TABLESAMPLE argument) as the type `ty` PostgreSQL gives it. Parsed
+/// from the SQL with everything else blanked, so its ranges stay true.
+fn type_set_aside(cx: &mut ctx::Ctx, bound: Range<usize>, ty: &str, what: &str) {
+    match cx.parse_aside(&bound) {
         Ok(e) => {
-            let int4 = types::builtin("int4");
+            let want = types::builtin(ty);
             expr::expect(
                 cx,
                 &scope::Scope::default(),
                 &e,
-                &int4,
+                &want,
                 expr::Fit::Implicit,
-                "an array subscript",
+                what,
             );
         }
         Err(e) => cx.error(
             bound,
-            format!("array subscript: {e}"),
-            Some("write an integer expression".into()),
+            format!("{what}: {e}"),
+            Some(format!("write an expression of type {ty}")),
         ),
     }
 }
@@ -328,6 +424,17 @@ mod tests {
         assert!(analyze(&fine, &Snapshot::new()).is_ok());
         let quoted = format!("SELECT '{}' AS t", "f(".repeat(40));
         assert!(analyze(&quoted, &Snapshot::new()).is_ok());
+    }
+
+    /// A `$n` in a clause the analyzer does not type is refused at that `$n`, never dropped
+    /// (the server would count it); `$n` inside strings, comments and names is no parameter.
+    #[test]
+    fn a_parameter_the_analysis_did_not_see_is_refused() {
+        assert!(unseen_parameter("SELECT $1 -- $2\n, '$3', \"$4\", a$5, $$ $6 $$", 1).is_none());
+        let sql = "SELECT 1 FROM t WHERE a = $1 /* $9 */ LIMIT $2";
+        let unseen = unseen_parameter(sql, 1).expect("$2 was not seen");
+        assert_eq!(&sql[unseen.range], "$2");
+        assert!(unseen_parameter(sql, 2).is_none());
     }
 
     #[test]

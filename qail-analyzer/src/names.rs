@@ -122,3 +122,20 @@ pub(crate) fn report_lookup(
         }
     }
 }
+
+/// Refuses an unquoted reserved keyword where PostgreSQL takes only a name (`ColId`: an INSERT
+/// or SET column, a CTE's name, a table alias): `INSERT INTO t (select)` is a syntax error
+/// on the server, so it is one here too. sqlparser reads any word there as a name.
+pub(crate) fn col_id(cx: &mut Ctx, id: &Ident) {
+    if id.quote_style.is_none() && !crate::dialect::is_col_id(&id.value) {
+        let lower = id.value.to_ascii_lowercase();
+        cx.error(
+            cx.ident_range(id),
+            format!(
+                "\"{}\" is a reserved keyword in PostgreSQL and cannot be a name here",
+                id.value
+            ),
+            Some(format!("write it in double quotes: \"{lower}\"")),
+        );
+    }
+}

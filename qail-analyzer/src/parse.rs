@@ -13,7 +13,6 @@
 use std::ops::Range;
 
 use sqlparser::ast::Statement;
-use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 
@@ -33,7 +32,7 @@ pub(crate) fn statements(
     sql: &str,
     aside: &mut JsonTableAside,
 ) -> Result<Vec<Statement>, ParserError> {
-    let dialect = PostgreSqlDialect {};
+    let dialect = crate::dialect::Postgres::default();
     let mut tokens = Tokenizer::new(&dialect, sql).tokenize_with_location()?;
     json_tables(&mut tokens, &LineIndex::new(sql), aside);
     Parser::new(&dialect)

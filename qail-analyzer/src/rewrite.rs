@@ -18,6 +18,15 @@
 //! - `IS [NOT] JSON [VALUE | SCALAR | ARRAY | OBJECT] [WITH | WITHOUT UNIQUE [KEYS]]`
 //!   (PostgreSQL 16): read as `IS [NOT] NULL`, and kept aside so the null test is typed as
 //!   the JSON predicate;
+//! - locking clauses (`FOR [NO KEY] UPDATE | [KEY] SHARE [OF t, …] [NOWAIT | SKIP LOCKED]`,
+//!   several, before or after LIMIT/OFFSET): removed, as they change no type (sqlparser
+//!   reads neither `NO KEY`/`KEY` nor a lock before LIMIT); a lock between OFFSET and LIMIT,
+//!   which PostgreSQL refuses, is left for the parser to refuse;
+//! - `TABLESAMPLE method (args…) [REPEATABLE (seed)]`: removed and kept aside, the method
+//!   and each argument's text, to be typed as the method's parameters (sqlparser reads
+//!   other dialects' forms and drops the seed);
+//! - the index predicate of `ON CONFLICT (cols) WHERE …`: removed and kept aside, to be
+//!   typed as a condition on the target table;
 //! - a window frame's exclusion (`EXCLUDE CURRENT ROW | GROUP | TIES | NO OTHERS`), and the
 //!   cast of a string offset (`'1 day'::interval PRECEDING`): neither changes a type.
 
@@ -37,6 +46,23 @@ pub(crate) struct ParserInput {
     pub(crate) numbers: Vec<(std::ops::Range<usize>, &'static str)>,
     /// Where each `IS [NOT] JSON …` predicate starts (its `IS`) and ends.
     pub(crate) json_predicates: Vec<std::ops::Range<usize>>,
+    /// The TABLESAMPLE clauses removed.
+    pub(crate) samples: Vec<Sample>,
+    /// The index predicates removed from `ON CONFLICT (cols) WHERE …` (after the WHERE).
+    pub(crate) conflict_predicates: Vec<std::ops::Range<usize>>,
+}
+
+/// A `TABLESAMPLE method (args…) [REPEATABLE (seed)]` clause, by byte ranges into the SQL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Sample {
+    /// The whole clause, from `TABLESAMPLE`.
+    pub(crate) range: std::ops::Range<usize>,
+    /// The method's name as written.
+    pub(crate) method: std::ops::Range<usize>,
+    /// Each argument's text.
+    pub(crate) args: Vec<std::ops::Range<usize>>,
+    /// The seed's text after REPEATABLE.
+    pub(crate) seed: Option<std::ops::Range<usize>>,
 }
 
 /// The previous token outside strings and comments.
@@ -55,7 +81,11 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
     let mut subscripts = Vec::new();
     let mut numbers = Vec::new();
     let mut json_predicates = Vec::new();
+    let mut samples = Vec::new();
+    let mut conflict_predicates = Vec::new();
     let mut prev = Prev::None;
+    // The depth at which LIMIT, OFFSET or FETCH was read in the current query.
+    let mut limit_at: Option<usize> = None;
     // Parenthesis depth, and the depth of the SET list being read (after UPDATE … SET).
     let mut depth = 0_usize;
     let mut update_at: Option<usize> = None;
@@ -65,6 +95,8 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
     let mut cast_after_string: Option<usize> = None;
     // The depth inside `SUBSTRING(`, while reading its arguments.
     let mut substring_at: Option<usize> = None;
+    // The depth of the ORDER BY list being read: only there is `USING op` a sort operator.
+    let mut order_by_at: Option<usize> = None;
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
@@ -137,6 +169,43 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                     i = end;
                     continue;
                 }
+                if word == "CONFLICT"
+                    && prev == Prev::Word("ON".into())
+                    && let Some((where_at, predicate)) = conflict_predicate(sql, i)
+                {
+                    out[where_at..predicate.end].fill(b' ');
+                    i = predicate.end;
+                    conflict_predicates.push(predicate);
+                    prev = Prev::Punct(b')');
+                    continue;
+                }
+                if word == "TABLESAMPLE"
+                    && let Some(sample) = sample_clause(sql, start, i)
+                {
+                    out[sample.range.clone()].fill(b' ');
+                    i = sample.range.end;
+                    samples.push(sample);
+                    prev = Prev::Punct(b')');
+                    continue;
+                }
+                if matches!(word.as_str(), "LIMIT" | "OFFSET" | "FETCH") {
+                    limit_at = Some(depth);
+                }
+                if word == "FOR"
+                    && let Some((end, keys)) = lock_clauses(sql, start)
+                {
+                    let limit_follows =
+                        matches!(next_word(sql, end).1.as_str(), "LIMIT" | "OFFSET" | "FETCH");
+                    if !limit_follows {
+                        for k in keys {
+                            out[k].fill(b' ');
+                        }
+                    } else if limit_at != Some(depth) {
+                        out[start..end].fill(b' ');
+                        i = end;
+                        continue;
+                    }
+                }
                 if word == "ONLY" && table_start {
                     out[start..i].fill(b' ');
                     continue;
@@ -147,7 +216,17 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                     prev = Prev::Punct(b',');
                     continue;
                 }
+                if word == "BY" && prev == Prev::Word("ORDER".into()) {
+                    order_by_at = Some(depth);
+                } else if matches!(
+                    word.as_str(),
+                    "LIMIT" | "OFFSET" | "FETCH" | "FOR" | "ROWS" | "RANGE" | "GROUPS"
+                ) && order_by_at == Some(depth)
+                {
+                    order_by_at = None;
+                }
                 if word == "USING"
+                    && order_by_at == Some(depth)
                     && let Some(end) = sort_operator_end(b, i)
                 {
                     out[start..end].fill(b' ');
@@ -195,7 +274,11 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                     i = end;
                     continue;
                 }
-                if argument_start && word == "VARIADIC" {
+                let argument_follows = b[i..]
+                    .iter()
+                    .find(|c| !c.is_ascii_whitespace())
+                    .is_some_and(|c| !matches!(c, b')' | b','));
+                if argument_start && word == "VARIADIC" && argument_follows {
                     out[start..i].fill(b' ');
                     let mut next = i;
                     while next < b.len() && b[next].is_ascii_whitespace() {
@@ -239,9 +322,17 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                         if set_at == Some(depth) {
                             set_at = None;
                         }
+                        if order_by_at == Some(depth) {
+                            order_by_at = None;
+                        }
+                        if limit_at == Some(depth) {
+                            limit_at = None;
+                        }
                         depth = depth.saturating_sub(1);
                     }
                     b';' => {
+                        limit_at = None;
+                        order_by_at = None;
                         set_at = None;
                         update_at = None;
                     }
@@ -260,7 +351,220 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
         subscripts,
         numbers,
         json_predicates,
+        samples,
+        conflict_predicates,
     }
+}
+
+/// After `ON CONFLICT` (ending at `i`): a parenthesized target followed by `WHERE`, the
+/// WHERE's offset and the predicate's range, up to the `DO` at the same depth.
+fn conflict_predicate(sql: &str, i: usize) -> Option<(usize, std::ops::Range<usize>)> {
+    let b = sql.as_bytes();
+    let open = i + (sql[i..].len() - sql[i..].trim_start().len());
+    if b.get(open) != Some(&b'(') {
+        return None;
+    }
+    let (close, _) = parenthesized(b, open)?;
+    let (where_end, w) = next_word(sql, close);
+    if w != "WHERE" {
+        return None;
+    }
+    let where_at = where_end - w.len();
+    // Note: the predicate ends at the first `DO` outside parentheses, quotes and comments.
+    let (mut j, mut nest) = (where_end, 0_usize);
+    while j < b.len() {
+        match b[j] {
+            b'\'' => {
+                j = quoted_end(b, j, b'\'', false);
+                continue;
+            }
+            b'"' => {
+                j = quoted_end(b, j, b'"', false);
+                continue;
+            }
+            b'(' => nest += 1,
+            b')' => nest = nest.checked_sub(1)?,
+            b';' => return None,
+            c if is_ident_start(c) => {
+                let (end, word) = next_word(sql, j);
+                if nest == 0 && word == "DO" {
+                    let predicate = sql[where_end..j].trim();
+                    let start = where_end + sql[where_end..j].find(predicate)?;
+                    return Some((where_at, start..start + predicate.len()));
+                }
+                j = end.max(j + 1);
+                continue;
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    None
+}
+
+/// The word after `from` (whitespace skipped): where it ends and its upper-case text
+/// (empty when no letter follows).
+fn next_word(sql: &str, from: usize) -> (usize, String) {
+    let rest = &sql[from..];
+    let start = from + (rest.len() - rest.trim_start().len());
+    let len = sql[start..]
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        .count();
+    (start + len, sql[start..start + len].to_ascii_uppercase())
+}
+
+/// The locking clauses starting at the `FOR` at `start`: where the last one ends, and the
+/// `NO KEY` / `KEY` words sqlparser does not read. `None` when `FOR` starts no lock.
+fn lock_clauses(sql: &str, start: usize) -> Option<(usize, Vec<std::ops::Range<usize>>)> {
+    let (mut end, mut keys) = (start, Vec::new());
+    loop {
+        let (after_for, w) = next_word(sql, end);
+        if w != "FOR" {
+            break;
+        }
+        let (after, strength) = next_word(sql, after_for);
+        let at = after - strength.len();
+        let after = match strength.as_str() {
+            "UPDATE" | "SHARE" => after,
+            "NO" => {
+                let (k_end, k) = next_word(sql, after);
+                let (u_end, u) = next_word(sql, k_end);
+                if k != "KEY" || u != "UPDATE" {
+                    break;
+                }
+                keys.push(at..k_end);
+                u_end
+            }
+            "KEY" => {
+                let (s_end, s) = next_word(sql, after);
+                if s != "SHARE" {
+                    break;
+                }
+                keys.push(at..after);
+                s_end
+            }
+            _ => break,
+        };
+        end = after;
+        let (of_end, of) = next_word(sql, end);
+        if of == "OF" {
+            // Note: the names after OF, each possibly qualified or quoted, comma separated.
+            let b = sql.as_bytes();
+            let mut j = of_end;
+            loop {
+                while j < b.len() && b[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                match b.get(j) {
+                    Some(b'"') => j = quoted_end(b, j, b'"', false),
+                    Some(c) if is_ident_start(*c) => j = next_word(sql, j).0,
+                    _ => break,
+                }
+                match b.get(j) {
+                    Some(b'.' | b',') => j += 1,
+                    _ => {
+                        let rest = &sql[j..];
+                        let k = j + (rest.len() - rest.trim_start().len());
+                        if b.get(k) == Some(&b',') {
+                            j = k + 1;
+                        } else {
+                            break;
+                        }
+                    }
+                }
+            }
+            end = j;
+        }
+        let (wait_end, wait) = next_word(sql, end);
+        if wait == "NOWAIT" {
+            end = wait_end;
+        } else if wait == "SKIP" {
+            let (locked_end, locked) = next_word(sql, wait_end);
+            if locked == "LOCKED" {
+                end = locked_end;
+            }
+        }
+    }
+    (end > start).then_some((end, keys))
+}
+
+/// The end of a parenthesized list at `open` (a `(`) and its top-level items' ranges
+/// (trimmed); `None` when it is not closed.
+fn parenthesized(b: &[u8], open: usize) -> Option<(usize, Vec<std::ops::Range<usize>>)> {
+    let (mut j, mut nest, mut from, mut items) = (open + 1, 0_usize, open + 1, Vec::new());
+    let trimmed = |r: std::ops::Range<usize>| {
+        let (mut s, mut e) = (r.start, r.end);
+        while s < e && b[s].is_ascii_whitespace() {
+            s += 1;
+        }
+        while e > s && b[e - 1].is_ascii_whitespace() {
+            e -= 1;
+        }
+        s..e
+    };
+    loop {
+        match *b.get(j)? {
+            b'\'' => {
+                j = quoted_end(b, j, b'\'', false);
+                continue;
+            }
+            b'"' => {
+                j = quoted_end(b, j, b'"', false);
+                continue;
+            }
+            b'(' | b'[' => nest += 1,
+            b']' => nest = nest.checked_sub(1)?,
+            b')' if nest > 0 => nest -= 1,
+            b')' => {
+                items.push(trimmed(from..j));
+                return Some((j + 1, items));
+            }
+            b',' if nest == 0 => {
+                items.push(trimmed(from..j));
+                from = j + 1;
+            }
+            b';' => return None,
+            _ => {}
+        }
+        j += 1;
+    }
+}
+
+/// The TABLESAMPLE clause whose keyword spans `start..i`: `method (args…)` and an optional
+/// `REPEATABLE (seed)`. `None` when it is not of that form (left to the parser).
+fn sample_clause(sql: &str, start: usize, i: usize) -> Option<Sample> {
+    let b = sql.as_bytes();
+    let (method_end, method) = next_word(sql, i);
+    if method.is_empty() {
+        return None;
+    }
+    let method_range = method_end - method.len()..method_end;
+    let open = method_end + (sql[method_end..].len() - sql[method_end..].trim_start().len());
+    if b.get(open) != Some(&b'(') {
+        return None;
+    }
+    let (mut end, args) = parenthesized(b, open)?;
+    let mut seed = None;
+    let (rep_end, rep) = next_word(sql, end);
+    if rep == "REPEATABLE" {
+        let open = rep_end + (sql[rep_end..].len() - sql[rep_end..].trim_start().len());
+        if b.get(open) != Some(&b'(') {
+            return None;
+        }
+        let (seed_end, mut items) = parenthesized(b, open)?;
+        if items.len() != 1 {
+            return None;
+        }
+        seed = items.pop();
+        end = seed_end;
+    }
+    Some(Sample {
+        range: start..end,
+        method: method_range,
+        args,
+        seed,
+    })
 }
 
 /// Where `IS` or `IS NOT` ends right before `at` (whitespace between): the `IS`'s offset.
@@ -610,6 +914,45 @@ mod tests {
         );
         // A cast not followed by PRECEDING or FOLLOWING stays.
         assert_eq!(rewrite("SELECT '1'::int4 + 1").sql, "SELECT '1'::int4 + 1");
+    }
+
+    #[test]
+    fn locks_samples_and_conflict_predicates_are_taken_out_in_place() {
+        let sql = "SELECT a FROM t FOR NO KEY UPDATE OF t SKIP LOCKED LIMIT $1";
+        let r = rewrite(sql);
+        assert_eq!(
+            r.sql.trim_end(),
+            "SELECT a FROM t                                    LIMIT $1"
+        );
+        assert_eq!(
+            rewrite("SELECT a FROM t FOR KEY SHARE NOWAIT").sql,
+            "SELECT a FROM t FOR     SHARE NOWAIT"
+        );
+        // Note: OFFSET, a lock, then LIMIT is PostgreSQL's syntax error: left for the parser.
+        let sql = "SELECT a FROM t OFFSET 1 FOR UPDATE LIMIT 2";
+        assert_eq!(rewrite(sql).sql, sql);
+        let sql = "SELECT a FROM t AS x TABLESAMPLE BERNOULLI ($1 * 2) REPEATABLE ($2) WHERE b";
+        let r = rewrite(sql);
+        assert_eq!(r.sql.len(), sql.len());
+        assert_eq!(
+            r.sql.split_whitespace().collect::<Vec<_>>(),
+            ["SELECT", "a", "FROM", "t", "AS", "x", "WHERE", "b"]
+        );
+        let s = &r.samples[0];
+        let text = |range: &std::ops::Range<usize>| &sql[range.clone()];
+        assert_eq!(text(&s.method), "BERNOULLI");
+        assert_eq!(s.args.iter().map(text).collect::<Vec<_>>(), ["$1 * 2"]);
+        assert_eq!(s.seed.as_ref().map(text), Some("$2"));
+        let sql = "INSERT INTO t (a) VALUES ($1) ON CONFLICT (a) WHERE (b = $2) DO NOTHING";
+        let r = rewrite(sql);
+        assert_eq!(r.sql.len(), sql.len());
+        assert!(
+            r.sql
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .ends_with(&["CONFLICT", "(a)", "DO", "NOTHING"])
+        );
+        assert_eq!(&sql[r.conflict_predicates[0].clone()], "(b = $2)");
     }
 
     #[test]

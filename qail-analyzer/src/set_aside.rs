@@ -81,7 +81,7 @@ pub(crate) fn parser_over(
             }
         })
         .collect();
-    sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {}).try_with_sql(&padded)
+    sqlparser::parser::Parser::new(&crate::dialect::POSTGRES).try_with_sql(&padded)
 }
 
 /// Consumes the unquoted word `word` (any case) if it comes next.

@@ -252,3 +252,30 @@ async fn named_child_types_with_derive_and_the_typed_form() {
     assert_eq!(rows.lines.len(), 4);
     assert_eq!(rows.lines[0].minutes, Some(1));
 }
+
+/// An implicit row `(a, b)` decodes like `ROW(a, b)`: into a generated struct with its
+/// fields' names and nullability, or into the user's type named in its label.
+#[tokio::test]
+async fn implicit_row_constructors_decode_like_row() {
+    let mut conn = connect_in("nested_implicit_row", FERRY_DDL).await;
+    seed(&mut conn, 3).await;
+    let rows = qail!(
+        "SELECT (c.name, c.duration_minutes) AS \"line: Line\", (c.name, c.is_enabled) AS pair
+         FROM odyssey_connections c ORDER BY c.name"
+    )
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(rows.len(), 3);
+    assert_eq!(
+        rows[0].line,
+        Line {
+            name: "line 00001".into(),
+            minutes: Some(1)
+        }
+    );
+    assert_eq!(rows[2].line.minutes, None);
+    assert_eq!(rows[1].pair.name, "line 00002");
+    assert!(rows[1].pair.is_enabled);
+    assert!(!rows[2].pair.is_enabled);
+}

@@ -39,6 +39,9 @@ const SYNTAX: &[(&str, &[&str], &str, NullRule, char)] = &[
     ("current_time", &[], "timetz", NullRule::Never, 'f'),
     ("localtimestamp", &[], "timestamp", NullRule::Never, 'f'),
     ("localtime", &[], "time", NullRule::Never, 'f'),
+    ("current_role", &[], "name", NullRule::Never, 'f'),
+    ("current_catalog", &[], "name", NullRule::Never, 'f'),
+    ("user", &[], "name", NullRule::Never, 'f'),
     ("grouping", &["any..."], "int4", NullRule::Never, 'a'),
 ];
 

@@ -6,11 +6,10 @@
 use std::ops::Range;
 
 use sqlparser::ast::{Expr, WindowFrameBound, WindowFrameUnits, WindowSpec};
-use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 
 use crate::ctx::Ctx;
-use crate::expr::{Typed, expr};
+use crate::expr::{Fit, Typed, expect, expr, settle};
 use crate::scope::Scope;
 use crate::types::{base, builtin, display, implicit, written};
 use qail_schema::snapshot::TypeRef;
@@ -61,10 +60,15 @@ pub(crate) fn check(
                     // Note: an untyped offset ('1 day', $1) takes the support function's type.
                     Some(None) => continue,
                     None => {
-                        let t = expr(cx, sc, offset);
+                        let mut t = expr(cx, sc, offset);
                         match t.arg() {
                             Some(by) => (t.range.clone(), by.clone()),
-                            None => continue,
+                            None => {
+                                if let Some(step) = step_type(&sort) {
+                                    settle(cx, &mut t, &step);
+                                }
+                                continue;
+                            }
                         }
                     }
                 };
@@ -85,7 +89,34 @@ pub(crate) fn check(
                 }
             }
         }
-        _ => {}
+        // Note: a ROWS or GROUPS offset counts rows or peer groups: a bigint.
+        WindowFrameUnits::Rows | WindowFrameUnits::Groups => {
+            for offset in offsets {
+                expect(
+                    cx,
+                    sc,
+                    offset,
+                    &builtin("int8"),
+                    Fit::Implicit,
+                    "a window frame offset",
+                );
+            }
+        }
+    }
+}
+
+/// The type an untyped RANGE offset (`$1 PRECEDING`) takes for a sort key of type `sort`:
+/// the offset type of its `in_range` support (the key's own type for integers and numeric,
+/// `double precision` for floats, `interval` for dates and times).
+fn step_type(sort: &TypeRef) -> Option<TypeRef> {
+    if sort.array_dims > 0 || sort.schema != "pg_catalog" {
+        return None;
+    }
+    match sort.name.as_str() {
+        "int2" | "int4" | "int8" | "numeric" => Some(sort.clone()),
+        "float4" | "float8" => Some(builtin("float8")),
+        "date" | "time" | "timetz" | "timestamp" | "timestamptz" => Some(builtin("interval")),
+        _ => None,
     }
 }
 
@@ -109,7 +140,7 @@ fn quoted(cx: &mut Ctx, offset: &Expr) -> Option<Option<TypeRef>> {
         .filter_map(|w| upper.find(w))
         .min()
         .unwrap_or(cast.len());
-    let written = Parser::new(&PostgreSqlDialect {})
+    let written = Parser::new(&crate::dialect::Postgres::default())
         .try_with_sql(&cast[..end])
         .and_then(|mut p| p.parse_data_type())
         .ok()?;

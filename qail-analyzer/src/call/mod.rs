@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use sqlparser::ast::{
     Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentClause, FunctionArguments,
-    WindowType,
+    WindowSpec, WindowType,
 };
 
 use crate::call::builtins::{CallError, NullRule};
@@ -310,16 +310,24 @@ fn side_clauses(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) {
         condition(cx, sc, filter, "FILTER");
     }
     if let Some(WindowType::WindowSpec(spec)) = &f.over {
-        for p in &spec.partition_by {
-            expr(cx, sc, p);
-        }
-        let order: Vec<Typed> = spec
-            .order_by
-            .iter()
-            .map(|o| expr(cx, sc, &o.expr))
-            .collect();
-        frame::check(cx, sc, spec, &order, range);
+        window_spec(cx, sc, spec, range);
     }
+}
+
+/// A window's PARTITION BY and ORDER BY expressions, and its frame's offsets (`ROWS BETWEEN
+/// $1 PRECEDING …`): `bigint` for ROWS and GROUPS; for RANGE, the type the sort key's
+/// `in_range` support takes (the key's own type for integers and numeric, `double
+/// precision` for floats, `interval` for dates and times).
+pub(crate) fn window_spec(cx: &mut Ctx, sc: &Scope, spec: &WindowSpec, range: Range<usize>) {
+    for p in &spec.partition_by {
+        expr(cx, sc, p);
+    }
+    let keys: Vec<Typed> = spec
+        .order_by
+        .iter()
+        .map(|o| expr(cx, sc, &o.expr))
+        .collect();
+    frame::check(cx, sc, spec, &keys, range);
 }
 
 /// Resolves a call of `name` on typed arguments (catalog, then snapshot functions).

@@ -107,7 +107,19 @@ impl Typed {
 pub(crate) fn expr(cx: &mut Ctx, sc: &Scope, e: &Expr) -> Typed {
     let range = cx.range(e);
     match e {
+        Expr::Identifier(id) if crate::query::assign::is_default(e) => {
+            // Note: sqlparser reads DEFAULT as a name; only VALUES and SET take it.
+            cx.error(
+                cx.ident_range(id),
+                "DEFAULT is not allowed in this context",
+                Some("DEFAULT stands only for a whole value in VALUES or SET; quote a column named \"default\"".into()),
+            );
+            Typed::error(range)
+        }
         Expr::Identifier(id) => column(cx, sc, &[], id),
+        Expr::Tuple(_) => {
+            constructor::row(cx, sc, e, range.clone()).unwrap_or_else(|| Typed::error(range))
+        }
         Expr::CompoundIdentifier(ids) => match ids.split_last() {
             Some((last, qual)) => column(cx, sc, qual, last),
             None => Typed::error(range),

@@ -106,7 +106,23 @@ const TABLES: &[(&str, &[(&str, T)])] = &[
         ],
     ),
     ("fe", &[("id", T::I4), ("v", T::I4), ("w", T::Text)]),
+    (
+        "fk",
+        &[
+            ("id", T::I4),
+            ("interval", T::Text),
+            ("value", T::I4),
+            ("position", T::I4),
+            ("type", T::Text),
+            ("year", T::I8),
+            ("level", T::Num),
+            ("time", T::Date),
+        ],
+    ),
 ];
+
+/// Keywords PostgreSQL lets a table alias or a select-list label be without `AS`.
+const BARE_KEYWORD_LABELS: &[&str] = &["value", "level", "type", "position", "interval"];
 
 /// A generated query and the constructs it uses.
 pub(super) struct Query {
@@ -175,11 +191,133 @@ impl Gen {
         self.tags.clear();
         self.ctes.clear();
         self.next = 0;
-        let (sql, _) = self.statement(0, None, &[]);
+        let sql = match self.below(100) {
+            0..6 => self.keyword_statement(),
+            6..12 => self.locking_statement(),
+            _ => self.statement(0, None, &[]).0,
+        };
         Query {
             sql,
             tags: std::mem::take(&mut self.tags),
         }
+    }
+
+    /// A SELECT over the table whose columns are named by keywords, written bare: in the
+    /// select list (with and without a qualifier, with a keyword label), WHERE, GROUP BY and
+    /// ORDER BY, the table aliased by a keyword or not.
+    fn keyword_statement(&mut self) -> String {
+        self.tag("keyword-names");
+        let cols = TABLES
+            .iter()
+            .find(|(name, _)| *name == "fk")
+            .expect("the keyword table")
+            .1;
+        let alias = *self.pick(&["", "fk", "level", "value", "k"]);
+        let from = match alias {
+            "" => "fk".to_string(),
+            a if self.chance(50) => format!("fk AS {a}"),
+            a => format!("fk {a}"),
+        };
+        let qualifier = if alias.is_empty() { "fk" } else { alias };
+        let column = |g: &mut Self, c: &str| {
+            if g.chance(50) {
+                c.to_string()
+            } else {
+                format!("{qualifier}.{c}")
+            }
+        };
+        let grouped = self.chance(25);
+        let mut items = Vec::new();
+        let mut keys = Vec::new();
+        for i in 0..1 + self.below(3) {
+            let (c, _) = *self.pick(cols);
+            let e = column(self, c);
+            let label = match self.below(4) {
+                0 => String::new(),
+                1 => format!(" AS {}", self.pick(&["year", "interval", "value", "time"])),
+                2 => format!(" {}", self.pick(BARE_KEYWORD_LABELS)),
+                _ => format!(" AS c{i}"),
+            };
+            if grouped && self.chance(40) {
+                items.push(format!("count({e}){label}"));
+            } else {
+                keys.push(e.clone());
+                items.push(format!("{e}{label}"));
+            }
+        }
+        let mut sql = format!("SELECT {} FROM {from}", items.join(", "));
+        if self.chance(50) {
+            let (c, t) = *self.pick(cols);
+            let e = column(self, c);
+            let test = if self.chance(50) {
+                format!("{e} IS NOT NULL")
+            } else {
+                format!("{e} = {}", self.literal(t))
+            };
+            sql.push_str(&format!(" WHERE {test}"));
+        }
+        if grouped && !keys.is_empty() {
+            sql.push_str(&format!(" GROUP BY {}", keys.join(", ")));
+        }
+        if self.chance(40) {
+            let key = match keys.first() {
+                Some(k) => k.clone(),
+                None => "1".into(),
+            };
+            sql.push_str(&format!(" ORDER BY {key}"));
+        }
+        sql
+    }
+
+    /// A SELECT over one table with one or two locking clauses of every strength, with or
+    /// without OF, NOWAIT or SKIP LOCKED, before or after LIMIT and OFFSET.
+    fn locking_statement(&mut self) -> String {
+        self.tag("locking");
+        let (name, cols) = *self.pick(TABLES);
+        let alias = self.fresh("t");
+        let rel = Rel {
+            alias: alias.clone(),
+            cols: cols.iter().map(|(c, t)| (c.to_string(), *t)).collect(),
+            scalar: false,
+        };
+        let tys: Vec<T> = (0..1 + self.below(3)).map(|_| *self.pick(&ALL)).collect();
+        let items: Vec<String> = tys
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| {
+                format!(
+                    "{} AS c{i}",
+                    self.expr(std::slice::from_ref(&rel), t, MAX_DEPTH, 1)
+                )
+            })
+            .collect();
+        let mut sql = format!("SELECT {} FROM {name} {alias}", items.join(", "));
+        if self.chance(40) {
+            let w = self.boolean(std::slice::from_ref(&rel), MAX_DEPTH, 1);
+            sql.push_str(&format!(" WHERE {w}"));
+        }
+        if tys[0].ordered() && self.chance(40) {
+            sql.push_str(" ORDER BY 1");
+        }
+        let mut locks = String::new();
+        for _ in 0..1 + self.below(2) {
+            let strength = *self.pick(&["UPDATE", "NO KEY UPDATE", "SHARE", "KEY SHARE"]);
+            let of = if self.chance(40) {
+                format!(" OF {alias}")
+            } else {
+                String::new()
+            };
+            let wait = *self.pick(&["", " NOWAIT", " SKIP LOCKED"]);
+            locks.push_str(&format!(" FOR {strength}{of}{wait}"));
+        }
+        let limit = *self.pick(&["", " LIMIT 2", " OFFSET 1", " LIMIT 2 OFFSET 1"]);
+        if !limit.is_empty() && self.chance(50) {
+            self.tag("lock-before-limit");
+            sql.push_str(&format!("{locks}{limit}"));
+        } else {
+            sql.push_str(&format!("{limit}{locks}"));
+        }
+        sql
     }
 
     /// A SELECT, possibly with a CTE and a set operation; its column types.
@@ -331,11 +469,22 @@ impl Gen {
                 clauses.push_str(" LIMIT 2");
             }
         }
-        let list: Vec<String> = items
+        let mut list: Vec<String> = items
             .iter()
             .enumerate()
             .map(|(i, e)| format!("{e} AS c{i}"))
             .collect();
+        if depth == 0 && tail && mode >= 25 && self.chance(10) {
+            // Note: an extra record column, at the top only (no one reads it by position).
+            self.tag("row-constructor");
+            let fields: Vec<String> = (0..2 + self.below(2))
+                .map(|_| {
+                    let t = *self.pick(&ALL);
+                    self.expr(&visible, t, depth, 1)
+                })
+                .collect();
+            list.push(format!("({}) AS r", fields.join(", ")));
+        }
         let sql = format!(
             "SELECT {}{} FROM {from}{clauses}",
             if distinct { "DISTINCT " } else { "" },
@@ -502,6 +651,21 @@ impl Gen {
             cols: cols.iter().map(|(c, t)| (c.to_string(), *t)).collect(),
             scalar: false,
         };
+        if self.chance(6) {
+            // Note: 100 percent keeps every row, so the rows (and NULLs) stay the same.
+            self.tag("tablesample");
+            let method = *self.pick(&["SYSTEM", "BERNOULLI"]);
+            let seed = if self.chance(50) {
+                " REPEATABLE (7)"
+            } else {
+                ""
+            };
+            return (
+                format!("{name} {alias} TABLESAMPLE {method} (100){seed}"),
+                rel,
+                true,
+            );
+        }
         (format!("{name} {alias}"), rel, true)
     }
 

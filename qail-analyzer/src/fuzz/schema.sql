@@ -29,6 +29,21 @@ CREATE TABLE fe (
     v int4 NOT NULL,
     w text
 );
+-- Columns named by keywords, as applications name them.
+CREATE TABLE fk (
+    id int4 PRIMARY KEY,
+    "interval" text,
+    "value" int4 NOT NULL,
+    "position" int4,
+    "type" text NOT NULL,
+    "year" int8,
+    "level" numeric,
+    "time" date
+);
+INSERT INTO fk VALUES
+    (1, 'i', 1, NULL, 't', 2024, NULL, '2024-01-02'),
+    (2, NULL, 2, 3, '', NULL, 1.5, NULL),
+    (3, 'x', 3, 1, 'u', 2020, 2, '2020-05-06');
 
 INSERT INTO fa VALUES
     (1, 10, 'a1', true, 1.5, 1, 'x'),

@@ -23,6 +23,15 @@ mod field;
 pub(crate) fn set_list(cx: &mut Ctx, sc: &Scope, target: &Rel, assignments: &[Assignment]) {
     let mut whole: Vec<String> = Vec::new();
     for a in assignments {
+        let targets = match &a.target {
+            AssignmentTarget::ColumnName(name) => std::slice::from_ref(name),
+            AssignmentTarget::Tuple(names) => names.as_slice(),
+        };
+        for name in targets {
+            if let Some(column) = parts(name).first() {
+                crate::names::col_id(cx, column);
+            }
+        }
         // Note: several fields or elements of one column may be assigned, the whole column
         // once.
         let names: Vec<&Ident> = match &a.target {

@@ -286,6 +286,11 @@ fn merged_type(
 }
 
 fn factor(cx: &mut Ctx, sc: &mut Scope, tf: &TableFactor) -> Option<Vec<Star>> {
+    if let TableFactor::Table { alias: Some(a), .. } | TableFactor::Derived { alias: Some(a), .. } =
+        tf
+    {
+        crate::names::col_id(cx, &a.name);
+    }
     let rel = match tf {
         TableFactor::Table {
             name,
@@ -363,6 +368,10 @@ pub(crate) fn table(
     alias: Option<&TableAlias>,
 ) -> Option<Rel> {
     let ids = parts(name);
+    // Note: only the first part is a ColId; after a dot any keyword is a name.
+    if let Some(first) = ids.first() {
+        crate::names::col_id(cx, first);
+    }
     let names: Vec<String> = ids.iter().map(|i| norm(i)).collect();
     let (schema, tname) = match names.as_slice() {
         [t] => (None, t.clone()),

@@ -63,6 +63,21 @@ fn on_conflict(cx: &mut Ctx, target: &Rel, oc: &OnConflict, outer: Option<&Scope
                 no_such_column(cx, target, c);
             }
         }
+        // Note: the index predicate, `ON CONFLICT (cols) WHERE …`, which the pre-pass removed.
+        if let Some(range) = cx.conflict_predicates.pop_front() {
+            match cx.parse_aside(&range) {
+                Ok(w) => {
+                    let mut sc = scope_in(outer);
+                    sc.rels.push(target.clone());
+                    condition(cx, &sc, &w, "ON CONFLICT … WHERE");
+                }
+                Err(e) => cx.error(
+                    range,
+                    format!("ON CONFLICT … WHERE: {e}"),
+                    Some("write a condition on the table's columns".into()),
+                ),
+            }
+        }
     }
     if let OnConflictAction::DoUpdate(du) = &oc.action {
         let mut excluded = Rel::new(
@@ -89,6 +104,7 @@ fn target_columns(cx: &mut Ctx, target: &Rel, listed: &[Ident]) -> Option<Vec<Co
     }
     let mut out = Vec::with_capacity(listed.len());
     for id in listed {
+        crate::names::col_id(cx, id);
         match target.cols.iter().find(|c| c.name == norm(id)) {
             Some(c) => out.push(c.clone()),
             None => no_such_column(cx, target, id),

@@ -52,6 +52,7 @@ pub(crate) fn query_raw(
     };
     if let Some(w) = &q.with {
         for cte in &w.cte_tables {
+            crate::names::col_id(cx, &cte.alias.name);
             if !returns_rows(&cte.query) && super::recursive::is_read(q, cte) {
                 let name = norm(&cte.alias.name);
                 cx.error(
@@ -199,6 +200,9 @@ fn limits(cx: &mut Ctx, q: &Query, sc: &Scope) {
             check(cx, limit, "LIMIT");
         }
         None => {}
+    }
+    if let Some(qty) = q.fetch.as_ref().and_then(|f| f.quantity.as_ref()) {
+        check(cx, qty, "FETCH FIRST");
     }
 }
 
@@ -425,6 +429,14 @@ fn select(
         condition(cx, &sc, h, "HAVING");
     }
     windows(cx, &sc, &s.named_window);
+    if s.distinct.is_some() && s.projection.is_empty() {
+        // Note: PostgreSQL allows an empty select list, but not after DISTINCT.
+        cx.error(
+            cx.range(s),
+            "DISTINCT needs a select list",
+            Some("name the columns after DISTINCT".into()),
+        );
+    }
     if let Some(Distinct::On(exprs)) = &s.distinct {
         for e in exprs {
             expr(cx, &sc, e);
@@ -436,6 +448,7 @@ fn select(
     }) = order
     {
         for item in items {
+            ambiguous_output(cx, &item.expr, &cols);
             output_ref(cx, &sc, &item.expr, &cols);
         }
     }
@@ -466,15 +479,7 @@ fn windows(cx: &mut Ctx, sc: &Scope, defs: &[NamedWindowDefinition]) {
             );
         }
         if let NamedWindowExpr::WindowSpec(spec) = def {
-            for e in &spec.partition_by {
-                expr(cx, sc, e);
-            }
-            let order: Vec<_> = spec
-                .order_by
-                .iter()
-                .map(|o| expr(cx, sc, &o.expr))
-                .collect();
-            crate::call::frame::check(cx, sc, spec, &order, range);
+            crate::call::window_spec(cx, sc, spec, range);
         }
     }
 }
@@ -492,6 +497,14 @@ fn output_ref(cx: &mut Ctx, sc: &Scope, e: &Expr, cols: &[OutputColumn]) {
                     Some(format!("use a position between 1 and {}", cols.len())),
                 );
             }
+        }
+        Expr::Value(v) if !matches!(v.value, Value::Placeholder(..)) => {
+            // Note: PostgreSQL sorts or groups by a position, never by a constant.
+            cx.error(
+                cx.range(e),
+                "non-integer constant in GROUP BY or ORDER BY",
+                Some("write a column's position (1, 2, …) or an expression".into()),
+            );
         }
         Expr::Identifier(id)
             if sc.lookup(&[], &norm(id)).is_err() && cols.iter().any(|c| c.name == norm(id)) => {}
@@ -540,6 +553,29 @@ fn position_of_call(cx: &mut Ctx, e: &Expr, items: &[SelectItem]) {
     );
 }
 
+/// An ORDER BY key written as a bare name: PostgreSQL looks among the output columns first,
+/// and two of that name are ambiguous unless they are the same expression (here: the same
+/// table column, or the same type without a source).
+fn ambiguous_output(cx: &mut Ctx, e: &Expr, cols: &[OutputColumn]) {
+    let Expr::Identifier(id) = e else {
+        return;
+    };
+    let named: Vec<&OutputColumn> = cols.iter().filter(|c| c.name == norm(id)).collect();
+    let differ = named
+        .windows(2)
+        .any(|w| match (&w[0].source, &w[1].source) {
+            (None, None) => w[0].ty != w[1].ty,
+            (a, b) => a != b,
+        });
+    if differ {
+        cx.error(
+            cx.ident_range(id),
+            format!("ORDER BY \"{}\" is ambiguous", norm(id)),
+            Some("give the output columns different names, or sort by a position".into()),
+        );
+    }
+}
+
 fn order_by_outputs(cx: &mut Ctx, order: Option<&OrderBy>, cols: &[OutputColumn]) {
     if let Some(OrderBy {
         kind: OrderByKind::Expressions(items),
@@ -548,6 +584,7 @@ fn order_by_outputs(cx: &mut Ctx, order: Option<&OrderBy>, cols: &[OutputColumn]
     {
         let empty = Scope::default();
         for item in items {
+            ambiguous_output(cx, &item.expr, cols);
             output_ref(cx, &empty, &item.expr, cols);
         }
     }

@@ -64,7 +64,7 @@ const CASES: &[(&str, &str)] = &[
         "SELECT id::date FROM harbors",
         r#"error: cannot cast type uuid to date
   |  SELECT id::date FROM harbors
-  |         ^^ PostgreSQL has no such cast; convert through text (x::text::T) only if the text form parses as T, or use a conversion function"#,
+  |         ^^^^^^^^ PostgreSQL has no such cast; convert through text (x::text::T) only if the text form parses as T, or use a conversion function"#,
     ),
     (
         "SELECT (address).town FROM harbor_contacts",
@@ -224,7 +224,7 @@ error: operator does not exist: text = integer
         "INSERT INTO customers (email, full_name, loyalty_points) VALUES ($1, $2, 'many'::text)",
         r#"error: column "loyalty_points" is of type integer but expression is of type text
   |  INSERT INTO customers (email, full_name, loyalty_points) VALUES ($1, $2, 'many'::text)
-  |                                                                           ^^^^^^ add a cast: ::int4"#,
+  |                                                                           ^^^^^^^^^^^^ add a cast: ::int4"#,
     ),
     (
         "INSERT INTO customers (emial, full_name) VALUES ($1, $2)",

@@ -4,11 +4,13 @@
 //! built-in catalog, extensions and pulled snapshots typed like the server's Describe.
 
 mod catalog;
+mod clauses;
 mod corpus;
 mod coverage;
 mod diagnostics;
 mod differ;
 mod extensions;
+mod keywords;
 mod nested;
 mod nullability;
 mod pull;

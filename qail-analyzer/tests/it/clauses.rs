@@ -1,0 +1,158 @@
+//! Forms applications write that sqlparser reads differently from PostgreSQL: implicit row
+//! constructors, locking clauses (several, before or after LIMIT), TABLESAMPLE with its
+//! parameters, parameters in window frames, FETCH FIRST and INSERT … SELECT without FROM
+//! before ON CONFLICT. Each is compared with the server's Parse + Describe over the fixture
+//! schema (with `tsm_system_rows` installed); the forms the server refuses are refused too.
+
+use qail_analyzer::{Shape, analyze};
+use qail_pg::Connection;
+
+use crate::differ::{compare, drop_database, scratch_database, user_type_oids};
+
+const AGREED: &[&str] = &[
+    "SELECT (id, name, latitude) AS \"x: String\" FROM harbors",
+    "SELECT (id, name) FROM harbors WHERE (id, name) = ($1, $2)",
+    "SELECT (SELECT (1, 'a')) AS r",
+    "SELECT id FROM harbors FOR NO KEY UPDATE SKIP LOCKED",
+    "SELECT id FROM harbors FOR UPDATE SKIP LOCKED LIMIT $1",
+    "SELECT id FROM harbors ORDER BY id FOR KEY SHARE NOWAIT FOR UPDATE OF harbors OFFSET $1",
+    "SELECT h.id FROM harbors h FOR NO KEY UPDATE OF h SKIP LOCKED LIMIT $1 OFFSET $2",
+    "SELECT id FROM harbors LIMIT $1 FOR SHARE OF harbors",
+    "SELECT id FROM harbors TABLESAMPLE SYSTEM ($1)",
+    "SELECT h.id FROM harbors AS h TABLESAMPLE BERNOULLI ($1) REPEATABLE ($2) WHERE h.name = $3",
+    "SELECT id FROM harbors TABLESAMPLE system_rows ($1)",
+    "SELECT id FROM harbors TABLESAMPLE SYSTEM (10 + $1) REPEATABLE (0.5)",
+    "SELECT sum(latitude) OVER (ORDER BY id ROWS BETWEEN $1 PRECEDING AND $2 FOLLOWING) AS s \
+     FROM harbors",
+    "SELECT sum(latitude) OVER (ORDER BY latitude RANGE BETWEEN $1 PRECEDING AND CURRENT ROW) \
+     AS s FROM harbors",
+    "SELECT count(*) OVER (ORDER BY created_at RANGE $1 PRECEDING) AS n FROM harbors",
+    "SELECT count(*) OVER w AS n FROM harbors WINDOW w AS (ORDER BY id GROUPS $1 PRECEDING)",
+    "SELECT id FROM harbors ORDER BY id FETCH FIRST $1 ROWS ONLY",
+    "SELECT id FROM harbors ORDER BY id OFFSET $1 ROWS FETCH NEXT $2 ROWS WITH TIES",
+    "INSERT INTO harbors (id, name, country) SELECT $1, $2, unnest($3::text[]) \
+     ON CONFLICT (id) DO NOTHING",
+    "INSERT INTO harbors (id, name, country) SELECT $1, $2, $3 ON CONFLICT DO NOTHING",
+    "INSERT INTO harbors (id, name, country) VALUES ($1, $2, $3) \
+     ON CONFLICT (id) WHERE country = $4 AND latitude > $5 DO NOTHING",
+    "INSERT INTO harbors (id, name, country) VALUES ($1, $2, $3) \
+     ON CONFLICT (id) WHERE (country <> 'x') DO UPDATE SET name = $4 RETURNING name",
+];
+
+/// Statements the server refuses; each must be refused here too.
+const REFUSED: &[&str] = &[
+    "SELECT id FROM harbors ORDER BY id OFFSET $1 FOR UPDATE LIMIT $2",
+    "SELECT id FROM harbors TABLESAMPLE FOO (1)",
+    "SELECT id FROM harbors TABLESAMPLE SYSTEM (1, 2)",
+    "SELECT id FROM harbors TABLESAMPLE SYSTEM_TIME (1)",
+    "SELECT (id, nme) FROM harbors",
+    "INSERT INTO harbors (id, name, country) VALUES ($1, $2, $3) \
+     ON CONFLICT (id) WHERE contry = $4 DO NOTHING",
+];
+
+#[tokio::test]
+async fn clauses_applications_write_are_typed_like_the_server() {
+    let db = format!("qail_clauses_{}", std::process::id());
+    let url = scratch_database(&db).await;
+    let mut conn = Connection::connect(&url)
+        .await
+        .expect("connect to the scratch database");
+    conn.batch_execute(include_str!("../fixtures/app.sql"))
+        .await
+        .expect("the fixture schema applies");
+    conn.batch_execute("CREATE EXTENSION tsm_system_rows")
+        .await
+        .expect("tsm_system_rows installs (PostgreSQL's contrib)");
+    let snap = qail_schema::introspect::pull(&mut conn, &[])
+        .await
+        .expect("pull");
+    let users = user_type_oids(&mut conn, &snap).await;
+    let mut failures = Vec::new();
+    for sql in AGREED {
+        if let Err(e) = compare(&mut conn, &snap, &users, sql).await {
+            failures.push(format!("{sql}\n  {e}"));
+        }
+    }
+    for sql in REFUSED {
+        let server = conn.prepare(sql).await;
+        let ours = analyze(sql, &snap);
+        if server.is_ok() || ours.is_ok() {
+            failures.push(format!(
+                "{sql}\n  refused by the server: {}, by the analyzer: {}",
+                server.is_err(),
+                ours.is_err()
+            ));
+        }
+    }
+    conn.close().await;
+    drop_database(&db).await;
+    assert!(
+        failures.is_empty(),
+        "{} statements differ from the server:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+
+    // The implicit row is a record with its fields' types and nullability, like ROW(…), and
+    // its `: Type` override is kept.
+    let implicit = analyze(AGREED[0], &snap).expect("analyzed");
+    let explicit = analyze(
+        "SELECT ROW(id, name, latitude) AS \"x: String\" FROM harbors",
+        &snap,
+    )
+    .expect("analyzed");
+    let columns = |a: &qail_analyzer::Analysis| {
+        a.columns
+            .iter()
+            .map(|c| {
+                (
+                    c.name.clone(),
+                    c.ty.clone(),
+                    c.nullable,
+                    c.rust_type.clone(),
+                    c.shape.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(columns(&implicit), columns(&explicit));
+    let Some(Shape::Record(fields)) = &implicit.columns[0].shape else {
+        panic!("a record shape: {:?}", implicit.columns[0].shape);
+    };
+    let got: Vec<(&str, &str, bool)> = fields
+        .iter()
+        .map(|f| (f.name.as_str(), f.ty.name.as_str(), f.nullable))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("id", "uuid", false),
+            ("name", "text", false),
+            ("latitude", "float8", true)
+        ]
+    );
+    assert_eq!(implicit.columns[0].rust_type.as_deref(), Some("String"));
+    // The method of an extension not in the snapshot is refused with the way to get it.
+    let without = qail_schema::Snapshot::default();
+    let errors = analyze(
+        "SELECT 1 AS one FROM pg_class TABLESAMPLE SYSTEM_ROWS (3)",
+        &without,
+    )
+    .expect_err("no tsm_system_rows in an empty snapshot");
+    assert!(
+        errors[0]
+            .hint
+            .as_deref()
+            .is_some_and(|h| h.contains("CREATE EXTENSION tsm_system_rows")),
+        "{errors:?}"
+    );
+}
+
+/// A diagnostic about a row constructor covers the whole constructor, parentheses included.
+#[test]
+fn a_row_constructor_error_covers_the_row() {
+    let sql = "SELECT (id, name)::int4 AS n FROM harbors";
+    let errors = analyze(sql, crate::support::snapshot()).expect_err("no cast from record");
+    let shown = &sql[errors[0].range.clone()];
+    assert_eq!(shown, "(id, name)::int4", "{errors:?}");
+}
