@@ -4,7 +4,7 @@
 //! column the analyzer calls non-null that returns NULL.
 //!
 //! The test suite runs a short, seeded run. A long run:
-//! `QAIL_FUZZ_QUERIES=100000 QAIL_FUZZ_SEED=7 cargo test -p qail-schema --lib fuzz -- --nocapture`
+//! `QAIL_FUZZ_QUERIES=100000 QAIL_FUZZ_SEED=7 cargo test -p qail-analyzer --lib fuzz -- --nocapture`
 //! (the report, counts per construct, is printed).
 
 mod generate;
