@@ -361,3 +361,145 @@ async fn an_idle_client_notices_its_connection_ending() {
     let e = client.query("SELECT 1", &[]).await.unwrap_err();
     assert!(e.is_closed() && !e.is_outcome_unknown(), "{e}");
 }
+
+/// Whether `haystack` holds `needle`.
+fn holds(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Queries are written while the reply to an earlier one is awaited: with one query of the
+/// client blocked on the server (an advisory lock another session holds), 64 other tasks'
+/// queries reach the server (seen by a proxy in front of it) before that query has
+/// answered; once the lock is released, the blocked query and every query behind it get
+/// their own answers. Then a slow query (`pg_sleep`) is in flight while waves of queries
+/// overlap behind it, and every answer is still its caller's own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn queries_are_written_while_earlier_replies_are_awaited() {
+    use super::proxy::{Fault, Proxy};
+    use std::sync::{Arc, Mutex};
+
+    const LOCK: i64 = 0x5157_4149_4C50_4950;
+    const FIRST_KEY: i64 = 0x7170_0000_0000;
+    let proxy = Proxy::start(Proxy::test_server().await).await;
+    // Note: a matcher that never accepts relays everything; it records the keys bound.
+    let seen: Arc<Mutex<Vec<i64>>> = Arc::default();
+    let record = Arc::clone(&seen);
+    proxy.set(Fault::CutAfter(Arc::new(move |tag, body| {
+        if tag == b'B' {
+            for key in FIRST_KEY..FIRST_KEY + 64 {
+                if holds(body, &key.to_be_bytes()) {
+                    record
+                        .lock()
+                        .expect("no panic holding the record")
+                        .push(key);
+                }
+            }
+        }
+        false
+    })));
+    let client = Client::connect(&proxy.url()).await.unwrap();
+    // Prepared before: the queries behind the blocked one need no round trip of their own.
+    let lock_sql = "SELECT pg_advisory_xact_lock($1)::text AS locked";
+    client.query(lock_sql, &[&(LOCK + 1)]).await.unwrap();
+    query::<Pair>(one(), &[&0i64])
+        .fetch_one(&mut &client)
+        .await
+        .unwrap();
+
+    let mut holder = super::connect().await;
+    holder.execute("BEGIN", &[]).await.unwrap();
+    holder
+        .execute("SELECT pg_advisory_xact_lock($1)", &[&LOCK])
+        .await
+        .unwrap();
+    let blocked = tokio::spawn({
+        let client = client.clone();
+        async move { client.query_one(lock_sql, &[&LOCK]).await }
+    });
+    let pid = client.process_id();
+    timeout(Duration::from_secs(30), async {
+        loop {
+            let waiting = holder
+                .query(
+                    "SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'",
+                    &[&pid],
+                )
+                .await
+                .unwrap();
+            if !waiting.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the client's query waits for the lock");
+
+    let behind: Vec<_> = (FIRST_KEY..FIRST_KEY + 64)
+        .map(|key| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                let pair = query::<Pair>(one(), &[&key])
+                    .fetch_one(&mut &client)
+                    .await?;
+                Ok::<bool, qail_pg::Error>(is_row_of(&pair, key))
+            })
+        })
+        .collect();
+    let written = timeout(Duration::from_secs(30), async {
+        loop {
+            if seen.lock().expect("no panic holding the record").len() == 64 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(
+        !blocked.is_finished(),
+        "the blocked query is still waiting for the lock"
+    );
+    let bound = seen.lock().expect("no panic holding the record").len();
+    holder.execute("COMMIT", &[]).await.unwrap();
+    assert!(
+        written.is_ok(),
+        "the 64 queries behind a blocked one were not written while it waited ({bound} were)"
+    );
+    let locked = blocked.await.unwrap().unwrap();
+    assert_eq!(locked.get::<String>(0), "");
+    for task in behind {
+        assert!(
+            task.await.unwrap().unwrap(),
+            "an answer is its caller's own"
+        );
+    }
+
+    // A slow query in flight while waves of queries overlap behind it.
+    let slow = tokio::spawn({
+        let client = client.clone();
+        async move {
+            client
+                .query_one("SELECT pg_sleep(0.3)::text, $1::int8", &[&-7i64])
+                .await
+        }
+    });
+    let mut waves = Vec::new();
+    for wave in 0..10u64 {
+        for task in 0..64u64 {
+            let client = client.clone();
+            let key = i64::try_from(wave * 1000 + task * 10).expect("a small key");
+            waves.push(tokio::spawn(async move {
+                mixed(&client, (wave + task) % 5, key).await
+            }));
+        }
+        tokio::task::yield_now().await;
+    }
+    let slow = slow.await.unwrap().unwrap();
+    assert_eq!(slow.get::<i64>(1), -7);
+    for task in waves {
+        assert!(
+            task.await.unwrap().unwrap(),
+            "an answer is its caller's own"
+        );
+    }
+}

@@ -1,6 +1,8 @@
-//! The I/O task of a shared client: it owns the connection, takes every request queued
-//! since its last write, runs them as one per-query pipeline (one write, each query its own
-//! Sync) and routes each reply to the request it answers, in order.
+//! The I/O task of a shared client: it owns the connection and runs the requests as one
+//! continuous per-query pipeline ([`feed`]: each query its own Sync, requests written as
+//! they arrive while replies to earlier ones are read), each reply routed to the request it
+//! answers, in order. A request whose statement needs a round trip of its own first runs as
+//! a batch of its own ([`Connection::run_batch`]) once the pipeline has drained.
 //!
 //! While nothing is queued it watches the idle socket, so a connection the server ended
 //! (a terminated backend, a restart) fails the client at once, not at its next query.
@@ -10,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::mpsc;
 
+use super::feed;
 use super::reply::Reply;
 use super::wire::Wire;
 use crate::conn::pipeline::{Job, Mode, Source};
@@ -21,8 +24,8 @@ use crate::proto::message::{DataRow, TransactionStatus};
 use crate::template::Template;
 use crate::types::Oid;
 
-/// The most queries written in one batch; more wait for the next.
-const MAX_BATCH: usize = 4096;
+/// The most queries in flight (or in one batch); more wait in the queue.
+pub(super) const MAX_BATCH: usize = 4096;
 
 /// One caller's request: its queries, in order, and where their results go.
 pub(crate) struct Request {
@@ -58,7 +61,7 @@ pub(crate) async fn serve(
     mut requests: mpsc::UnboundedReceiver<Request>,
     state: Arc<State>,
 ) {
-    let mut batch: Vec<Request> = Vec::new();
+    let mut leftover: Option<Request> = None;
     let end = loop {
         let first = tokio::select! {
             biased;
@@ -68,19 +71,7 @@ pub(crate) async fn serve(
             },
             e = conn.watch_idle() => break Some(e),
         };
-        batch.push(first);
-        let mut queries = batch[0].queries.len();
-        while queries < MAX_BATCH {
-            match requests.try_recv() {
-                Ok(request) => {
-                    queries += request.queries.len();
-                    batch.push(request);
-                }
-                Err(_) => break,
-            }
-        }
-        conn.run_batch(&mut batch).await;
-        batch.clear();
+        leftover = conn.run_continuous(first, &mut requests).await;
         if conn.is_closed() {
             break Some(Error::new(
                 Kind::Closed,
@@ -99,7 +90,7 @@ pub(crate) async fn serve(
     };
     state.closed.store(true, Ordering::Release);
     requests.close();
-    while let Ok(mut request) = requests.try_recv() {
+    while let Some(mut request) = leftover.take().or_else(|| requests.try_recv().ok()) {
         let cause = end
             .as_ref()
             .map_or_else(|| "the client was closed".to_owned(), ToString::to_string);
@@ -161,6 +152,33 @@ impl RowSink for Route<'_> {
 }
 
 impl Connection {
+    /// Runs `first` and the requests that keep arriving as one continuous per-query
+    /// pipeline ([`feed`]), until every reply is read and none is queued (with a query
+    /// time-out: none is taken after half of it has passed, so the time-out bounds the
+    /// run). A request whose statement needs a round trip of its own first (run-time SQL
+    /// not prepared yet, a compiled query with a parameter of a user type on its first use)
+    /// waits for the pipeline to drain and then runs as a batch of its own. Returns a request
+    /// taken but not run because the connection failed or is inside a transaction block.
+    async fn run_continuous(
+        &mut self,
+        first: Request,
+        requests: &mut mpsc::UnboundedReceiver<Request>,
+    ) -> Option<Request> {
+        let (held, stale) = feed::run(self, first, requests).await;
+        for prepare in stale {
+            match prepare {
+                Prepare::Template(t) => self.evict_template(t.name),
+                Prepare::Sql { sql, types } => self.evict(&typed_key(&sql, &types)),
+            }
+        }
+        let held = held?;
+        if self.is_closed() || self.transaction_status() != TransactionStatus::Idle {
+            return Some(held);
+        }
+        self.run_batch(&mut vec![held]).await;
+        None
+    }
+
     /// Runs a batch of requests as one per-query pipeline; every request gets its result.
     async fn run_batch(&mut self, batch: &mut Vec<Request>) {
         // Note: a caller that stopped waiting before its query was written costs nothing.
@@ -330,7 +348,7 @@ impl Connection {
 }
 
 /// The statement cache's key for run-time SQL prepared with parameter types `types`.
-fn typed_key(sql: &str, types: &[Oid]) -> String {
+pub(super) fn typed_key(sql: &str, types: &[Oid]) -> String {
     use std::fmt::Write;
     let mut key = String::with_capacity(sql.len() + 4 + 6 * types.len());
     key.push_str(sql);

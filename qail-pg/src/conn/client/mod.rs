@@ -2,21 +2,27 @@
 //!
 //! Each handle (cheap to clone, `Send + Sync`) queues its request — its queries, their
 //! parameters already encoded, and where the result goes — on a lock-free queue; one I/O
-//! task ([`io`]) owns the connection, takes every request queued since its last write, and
-//! runs them as one per-query pipeline: one write, each query its own Bind + Execute + Sync
-//! (a compiled query's first use on the connection is described first, once, however many
-//! tasks use it at the same time), replies read in order and handed to the request each
-//! answers ([`reply`]). Rows are decoded by the I/O task as they arrive.
+//! task ([`io`]) owns the connection and runs the requests as one continuous per-query
+//! pipeline ([`feed`]): each query its own Bind + Execute + Sync (a compiled query's first
+//! use on the connection is described first, once, however many tasks use it at the same
+//! time), a request that arrives while replies to earlier ones are read written at once,
+//! replies read in order and handed to the request each answers ([`reply`]). At most 4,096
+//! queries are in flight; more wait in the queue until replies are read. Rows are decoded by
+//! the I/O task as they arrive. A request whose statement needs a round trip of its own
+//! (run-time SQL on its first use, a compiled query with a parameter of a user type on its
+//! first use) waits until the replies in flight are read, is prepared, and runs on its own.
 //!
 //! Cancel safety: a caller that stops waiting drops the receiving end of its reply; a request
 //! not yet written is skipped, and the replies of one already written are read in turn and
 //! dropped, never delivered to another caller.
 //!
-//! Failure: when the connection fails, each request of the batch in flight gets its own
-//! error — outcome unknown when its Sync was sent, closed when it was not sent — and every
-//! request still queued a closed error; the handles report [`Client::is_closed`] and a
-//! [`ClientPool`](crate::ClientPool) replaces the client.
+//! Errors: a query's error reply fails that query only (each has its own Sync). When the
+//! connection fails, each request in flight gets its own error — outcome unknown when its
+//! Sync was sent, closed when it was not sent — and every request still queued a closed
+//! error; the handles report [`Client::is_closed`] and a [`ClientPool`](crate::ClientPool)
+//! replaces the client.
 
+mod feed;
 mod guard;
 pub(crate) mod io;
 pub(crate) mod reply;
@@ -78,9 +84,11 @@ use reply::{Each, Gather, One, Reply, Rows, SqlRows};
 /// be made; use a [`Pool`](crate::Pool).
 ///
 /// Time-outs: the connection's query time-out ([`Connection::set_query_timeout`], set before
-/// [`Client::new`]) applies to each batch written; a caller waits at most twice that time-out
-/// plus 2 s (the batch before its own, then its own, each with its cancel), after which it
-/// gets a time-out error whose outcome is unknown. Without a time-out a caller waits for the
+/// [`Client::new`]) applies to each run of the pipeline, which takes no new request once half
+/// the time-out has passed (the requests then wait for the next run); when it expires, the
+/// queries in flight are cancelled and their callers get the time-out error. A caller waits
+/// at most twice that time-out plus 2 s (the run before its own, then its own, each with its
+/// cancel), after which it gets a time-out error whose outcome is unknown. Without a time-out a caller waits for the
 /// server as long as a connection's caller would.
 #[derive(Clone)]
 pub struct Client {

@@ -49,8 +49,8 @@ pub(crate) trait Job {
 /// erased values are never held across an `await`, so a run's future is `Send` whenever its
 /// jobs and sink are.
 trait Jobs {
-    /// Takes the next job in hand; false when there is none.
-    fn advance(&mut self) -> bool;
+    /// Takes the next job in hand; false when there is none (for a [`Feed`]: none yet).
+    fn advance(&mut self, conn: &mut Connection) -> bool;
     /// What the job in hand runs.
     fn source(&self) -> Source<'_>;
     /// How many parameter values the job in hand has.
@@ -79,7 +79,7 @@ struct InHand<I: Iterator> {
 }
 
 impl<I: Iterator<Item: Job>> Jobs for InHand<I> {
-    fn advance(&mut self) -> bool {
+    fn advance(&mut self, _: &mut Connection) -> bool {
         self.job = self.jobs.next();
         self.job.is_some()
     }
@@ -101,6 +101,51 @@ impl<I: Iterator<Item: Job>> Jobs for InHand<I> {
     }
     fn remaining_hint(&self) -> usize {
         self.jobs.size_hint().0
+    }
+}
+
+/// Jobs that arrive while their pipeline runs (a shared client's requests): the run takes
+/// each as it comes, writing it while the replies to earlier jobs are read, and ends when
+/// nothing is owed and no job is ready.
+pub(crate) trait Feed {
+    /// One job.
+    type Job: Job;
+    /// The next job ready to be written now, if any.
+    fn next(&mut self, conn: &mut Connection) -> Option<Self::Job>;
+    /// Waits until [`Feed::next`] may have a job; never ends while it will not (so a run
+    /// waiting on the socket is not woken for nothing). Cancel safe.
+    fn arrival(&mut self) -> impl Future<Output = ()> + Send;
+}
+
+/// The jobs of a [`Feed`], the last one taken in hand.
+struct Fed<'f, F: Feed> {
+    feed: &'f mut F,
+    job: Option<F::Job>,
+}
+
+impl<F: Feed> Jobs for Fed<'_, F> {
+    fn advance(&mut self, conn: &mut Connection) -> bool {
+        self.job = self.feed.next(conn);
+        self.job.is_some()
+    }
+    fn source(&self) -> Source<'_> {
+        self.job
+            .as_ref()
+            .expect("a job is in hand when the engine asks for it")
+            .source()
+    }
+    fn param_count(&self) -> usize {
+        self.job.as_ref().map_or(0, |job| job.params().len())
+    }
+    fn write_bind(&self, buf: &mut Vec<u8>, to: BindTo<'_>) -> Result<(), EncodeError> {
+        let params = self.job.as_ref().map_or(&[][..], Job::params);
+        match to {
+            BindTo::Prefix(prefix, types) => bind_execute(buf, prefix, params, types),
+            BindTo::Named(name, types) => bind_named(buf, name, types, params),
+        }
+    }
+    fn remaining_hint(&self) -> usize {
+        0
     }
 }
 
@@ -158,6 +203,44 @@ impl Connection {
         }
     }
 
+    /// Runs the jobs of `feed` as one per-query pipeline, handing the results to `sink`:
+    /// jobs that become ready while replies are awaited are written at once, and the run
+    /// ends when every reply is read and no job is ready. The connection's query time-out
+    /// applies to the whole run (the feed bounds how long it takes jobs).
+    pub(crate) async fn run_feed<F: Feed>(
+        &mut self,
+        feed: &mut F,
+        sink: &mut impl RowSink,
+    ) -> Result<(), Error> {
+        timed!(self, self.run_feed_untimed(feed, sink), |fut| fut)
+    }
+
+    async fn run_feed_untimed<F: Feed>(
+        &mut self,
+        feed: &mut F,
+        sink: &mut impl RowSink,
+    ) -> Result<(), Error> {
+        self.ready_without_reset().await?;
+        let mut jobs = Fed { feed, job: None };
+        let mut run = self.start_run(Mode::PerQuery, &jobs, sink);
+        loop {
+            // Note: jobs that were not ready at the last step may be now.
+            run.more = true;
+            let owed = match self.advance_run(&mut run, &mut jobs, sink) {
+                Step::Receive(owed) => owed,
+                Step::End(ended) => return self.end_run(run, ended, &mut jobs, sink),
+            };
+            let received = tokio::select! {
+                biased;
+                received = self.stream.receive_sending(owed) => received,
+                () = jobs.feed.arrival() => Ok(()),
+            };
+            if let Err(e) = received {
+                return self.end_run(run, Err(e), &mut jobs, sink);
+            }
+        }
+    }
+
     fn start_run(&mut self, mode: Mode, jobs: &dyn Jobs, sink: &mut dyn RowSink) -> Run {
         sink.reserve(jobs.remaining_hint().min(RESERVE_LIMIT));
         // Note: the queue's memory is the connection's, reused by the next pipeline.
@@ -181,7 +264,7 @@ impl Connection {
             }
             while run.more && !run.pending && run.failure.is_none() && self.stream.unsent() < CHUNK
             {
-                if !jobs.advance() {
+                if !jobs.advance(self) {
                     run.more = false;
                 } else if !self.encode_job(jobs, run) {
                     run.pending = true;
@@ -236,7 +319,8 @@ impl Connection {
         if let Err(e) = ended {
             if run.mode == Mode::PerQuery && e.is_closed() {
                 // Note: a job waiting for its template's description has its slot queued.
-                report_lost(&e, self.stream.sent_total(), &mut run, jobs, sink);
+                let sent = self.stream.sent_total();
+                report_lost(&e, sent, &mut run, jobs, sink, self);
                 return Ok(());
             }
             return Err(e);
@@ -665,6 +749,7 @@ fn report_lost(
     run: &mut Run,
     jobs: &mut dyn Jobs,
     sink: &mut dyn RowSink,
+    conn: &mut Connection,
 ) {
     let not_run = || {
         Error::new(
@@ -687,7 +772,7 @@ fn report_lost(
         sink.done(slot.index, Err(e));
     }
     let mut index = run.next_index;
-    while jobs.advance() {
+    while jobs.advance(conn) {
         sink.done(index, Err(not_run()));
         index += 1;
     }

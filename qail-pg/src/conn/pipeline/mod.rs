@@ -45,7 +45,7 @@ mod run;
 
 pub use batch::{Pipeline, SqlQueries};
 pub use builder::{Handle, PipelineBuilder, PipelineResults};
-pub(crate) use engine::{Job, Source};
+pub(crate) use engine::{Feed, Job, Source};
 pub(crate) use mode::Mode;
 pub use mode::{Atomic, PerQuery};
 pub use output::QueryOutput;
