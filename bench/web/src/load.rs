@@ -65,17 +65,21 @@ impl Proc {
 /// The client backends of the benchmark database, by `psql` on the server's maintenance
 /// database (so its own backend is not among them).
 fn backends(db: &str) -> Vec<u32> {
-    let maintenance = match db.split_once("/qail_bench_web") {
-        Some((server, _)) => format!("{server}/postgres"),
-        None => return Vec::new(),
+    let base = db.split('?').next().unwrap_or(db);
+    let Some((server, name)) = base.rsplit_once('/') else {
+        return Vec::new();
     };
+    // Note: the name is one of the runner's own (`qail_bench_web`, `qail_bench`).
+    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Vec::new();
+    }
     let out = Command::new("psql")
-        .arg(maintenance)
+        .arg(format!("{server}/postgres"))
         .arg("-Atqc")
-        .arg(
+        .arg(format!(
             "SELECT pid FROM pg_stat_activity \
-             WHERE datname = 'qail_bench_web' AND backend_type = 'client backend'",
-        )
+             WHERE datname = '{name}' AND backend_type = 'client backend'"
+        ))
         .output();
     out.ok()
         .and_then(|o| String::from_utf8(o.stdout).ok())
@@ -333,4 +337,42 @@ pub async fn check(addr: SocketAddr, db: &str) -> Result<(), Error> {
         .into());
     }
     Ok(())
+}
+
+/// The page of one ferry endpoint's answer: the list itself, or GraphQL's
+/// `data.connections`.
+fn page_of(body: &str) -> Result<serde_json::Value, Error> {
+    let mut v: serde_json::Value = serde_json::from_str(body)?;
+    if let Some(connections) = v.pointer_mut("/data/connections") {
+        v = connections.take();
+    }
+    Ok(v)
+}
+
+/// The round trips the server counted so far.
+async fn round_trips(addr: SocketAddr) -> Result<u64, Error> {
+    Ok(get(addr, "/round-trips").await?.trim().parse()?)
+}
+
+/// Checks a ferry endpoint before it is measured: its page is `reference`'s (the same 50
+/// connections in the same order, the same fields and values, nested the same way), and
+/// answers the round trips to the database it made for one page, as the server counts them.
+pub async fn check_page(addr: SocketAddr, path: &str, reference: &str) -> Result<u64, Error> {
+    let expected = page_of(&get(addr, reference).await?)?;
+    let rows = expected.as_array().map_or(0, Vec::len);
+    let complete = expected.as_array().is_some_and(|lines| {
+        lines
+            .iter()
+            .all(|l| l["origin"].is_object() && l["destination"].is_object())
+    });
+    if rows != 50 || !complete {
+        return Err(format!("{reference} answered {rows} connections: {expected}").into());
+    }
+    let before = round_trips(addr).await?;
+    let page = page_of(&get(addr, path).await?)?;
+    let after = round_trips(addr).await?;
+    if page != expected {
+        return Err(format!("{path} answered another page than {reference}: {page}").into());
+    }
+    Ok(after - before)
 }

@@ -4,8 +4,12 @@
 //! process's CPU time (user + system) and minor page faults per request, the PostgreSQL
 //! backends' CPU time per request, and qail's ratios to the best peer.
 //!
+//! With `--ferry` it loads the ferry page instead (`bench/ferry`'s `web-ferry`, database
+//! `qail_bench`): each API style's endpoint is a "driver", checked to answer the same page as
+//! `qail!` and counted for its round trips per page, and the ratios are to `qail-prepared`.
+//!
 //! ```text
-//! web-bench [--rounds 3] [--warmup 2] [--duration 10] [--concurrency 16,256]
+//! web-bench [--ferry] [--rounds 3] [--warmup 2] [--duration 10] [--concurrency 16,256]
 //!           [--tests db,queries,fortunes,updates] [--drivers NAME,…]
 //!           [--shared 4] [--exclusive 16] [--url URL] [--out FILE]
 //! ```
@@ -21,22 +25,26 @@ use std::time::{Duration, Instant};
 
 use load::{Proc, Sample};
 
-const USAGE: &str = "web-bench [--rounds 3] [--warmup 2] [--duration 10] [--concurrency 16,256]
+const USAGE: &str = "web-bench [--ferry] [--rounds 3] [--warmup 2] [--duration 10] [--concurrency 16,256]
           [--tests db,queries,fortunes,updates] [--drivers qail-pool,qail-clients,tokio-postgres,sqlx,xitca-postgres]
           [--shared 4] [--exclusive 16] [--url postgres://postgres@127.0.0.1:5432] [--out FILE]
 Seconds for --warmup and --duration; --shared and --exclusive are the connections of the
-servers on shared clients and on exclusive pools.";
+servers on shared clients and on exclusive pools. --ferry loads the ferry page's endpoints
+(drivers qail-prepared,qail-uncached,rest-expand,rest-naive,graphql-loader,graphql-naive)
+instead of the four tests; give it before --drivers.";
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
 /// A server: its column, its binary, and whether its connections are shared (a few, each
-/// serving many requests at once) or exclusive (one request at a time each).
+/// serving many requests at once) or exclusive (one request at a time each). A ferry page
+/// style has the path it is loaded on.
 #[derive(Clone, Copy)]
 struct Driver {
     name: &'static str,
     binary: &'static str,
     shared: bool,
     qail: bool,
+    page: Option<&'static str>,
 }
 
 const DRIVERS: &[Driver] = &[
@@ -45,32 +53,78 @@ const DRIVERS: &[Driver] = &[
         binary: "web-qail-pool",
         shared: false,
         qail: true,
+        page: None,
     },
     Driver {
         name: "qail-clients",
         binary: "web-qail-clients",
         shared: true,
         qail: true,
+        page: None,
     },
     Driver {
         name: "tokio-postgres",
         binary: "web-tokio-postgres",
         shared: true,
         qail: false,
+        page: None,
     },
     Driver {
         name: "sqlx",
         binary: "web-sqlx",
         shared: false,
         qail: false,
+        page: None,
     },
     Driver {
         name: "xitca-postgres",
         binary: "web-xitca-postgres",
         shared: true,
         qail: false,
+        page: None,
     },
 ];
+
+/// The ferry page's API styles, all endpoints of one server (`web-ferry`), each loaded in a
+/// process of its own; the first is the one the others are compared with.
+const FERRY: &[Driver] = &[
+    ferry("qail-prepared", "/page/qail"),
+    ferry("qail-uncached", "/page/qail-uncached"),
+    ferry(
+        "rest-expand",
+        "/page/rest?expand=origin,destination,operator",
+    ),
+    ferry("rest-naive", "/page/rest-naive"),
+    ferry(
+        "graphql-loader",
+        concat!("/graphql/loader?query=", graphql_page!()),
+    ),
+    ferry(
+        "graphql-naive",
+        concat!("/graphql/naive?query=", graphql_page!()),
+    ),
+];
+
+/// The GraphQL query of the page, URL-encoded:
+/// `{connections{id name duration_minutes origin{id name country}
+/// destination{id name country} operator{id name website}}}`.
+macro_rules! graphql_page {
+    () => {
+        "%7Bconnections%7Bid%20name%20duration_minutes%20origin%7Bid%20name%20country%7D\
+         %20destination%7Bid%20name%20country%7D%20operator%7Bid%20name%20website%7D%7D%7D"
+    };
+}
+use graphql_page;
+
+const fn ferry(name: &'static str, path: &'static str) -> Driver {
+    Driver {
+        name,
+        binary: "web-ferry",
+        shared: false,
+        qail: true,
+        page: Some(path),
+    }
+}
 
 /// The four tests and the path each loads.
 const TESTS: &[(&str, &str)] = &[
@@ -81,6 +135,7 @@ const TESTS: &[(&str, &str)] = &[
 ];
 
 struct Options {
+    ferry: bool,
     rounds: usize,
     warmup: Duration,
     duration: Duration,
@@ -93,8 +148,20 @@ struct Options {
     out: Option<PathBuf>,
 }
 
+impl Options {
+    /// The benchmark's database.
+    fn database(&self) -> &'static str {
+        if self.ferry {
+            "qail_bench"
+        } else {
+            "qail_bench_web"
+        }
+    }
+}
+
 fn options() -> Result<Options, Error> {
     let mut o = Options {
+        ferry: false,
         rounds: 3,
         warmup: Duration::from_secs(2),
         duration: Duration::from_secs(10),
@@ -112,6 +179,12 @@ fn options() -> Result<Options, Error> {
         if arg == "--help" || arg == "-h" {
             println!("{USAGE}");
             std::process::exit(0);
+        }
+        if arg == "--ferry" {
+            o.ferry = true;
+            o.drivers = FERRY.to_vec();
+            o.tests = vec![("page", "")];
+            continue;
         }
         let value = args.next().ok_or_else(|| format!("{arg} needs a value"))?;
         let list = || value.split(',').map(str::trim).filter(|s| !s.is_empty());
@@ -134,9 +207,10 @@ fn options() -> Result<Options, Error> {
                     .collect::<Result<_, _>>()?;
             }
             "--drivers" => {
+                let known = if o.ferry { FERRY } else { DRIVERS };
                 o.drivers = list()
                     .map(|d| {
-                        DRIVERS
+                        known
                             .iter()
                             .find(|x| x.name == d)
                             .copied()
@@ -157,9 +231,9 @@ fn options() -> Result<Options, Error> {
     Ok(o)
 }
 
-/// The server's URL of the benchmark database (`qail_bench_web`, plain TCP unless the URL
-/// says otherwise).
-fn database_url(url: &str) -> String {
+/// The server's URL of the benchmark database `name` (`qail_bench_web`, or `qail_bench` for
+/// the ferry page), plain TCP unless the URL says otherwise.
+fn database_url(url: &str, name: &str) -> String {
     let (base, query) = url.split_once('?').unwrap_or((url, ""));
     let rest = base.split_once("://").map_or(base, |(_, r)| r);
     let server = match rest.find('/') {
@@ -173,7 +247,7 @@ fn database_url(url: &str) -> String {
     } else {
         format!("{query}&sslmode=disable")
     };
-    format!("{server}/qail_bench_web?{query}")
+    format!("{server}/{name}?{query}")
 }
 
 /// A running server.
@@ -193,7 +267,7 @@ impl Server {
         let connections = if driver.shared { o.shared } else { o.exclusive };
         let mut child = Command::new(dir.join(driver.binary))
             .arg(addr.to_string())
-            .arg(database_url(&o.url))
+            .arg(database_url(&o.url, o.database()))
             .arg(connections.to_string())
             .stdout(Stdio::piped())
             .spawn()
@@ -240,20 +314,32 @@ fn run() -> Result<(), Error> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let db = database_url(&o.url);
+    let db = database_url(&o.url, o.database());
     let started = Instant::now();
     let load_avg = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let load_avg = load_avg.split(' ').take(3).collect::<Vec<_>>().join(" / ");
     let mut runs = Vec::new();
+    // The round trips of each ferry page style, per page.
+    let mut round_trips = Vec::new();
     for round in 0..o.rounds {
         for k in 0..o.drivers.len() {
             let driver = o.drivers[(k + round) % o.drivers.len()];
             let server = Server::start(&driver, &o)?;
             if round == 0 {
-                rt.block_on(load::check(server.addr, &db))
-                    .map_err(|e| format!("{}: {e}", driver.name))?;
+                let checked = match driver.page {
+                    Some(path) => rt
+                        .block_on(load::check_page(
+                            server.addr,
+                            path,
+                            FERRY[0].page.unwrap_or(""),
+                        ))
+                        .map(|trips| round_trips.push((driver.name, trips))),
+                    None => rt.block_on(load::check(server.addr, &db)),
+                };
+                checked.map_err(|e| format!("{}: {e}", driver.name))?;
             }
             for &(test, path) in &o.tests {
+                let path = driver.page.unwrap_or(path);
                 for &concurrency in &o.concurrency {
                     let sample = rt.block_on(load::run(
                         server.addr,
@@ -286,7 +372,10 @@ fn run() -> Result<(), Error> {
             server.stop()?;
         }
     }
-    let table = report::table(&o, &runs, started.elapsed(), load_avg.trim());
+    let mut table = report::table(&o, &runs, started.elapsed(), load_avg.trim());
+    if o.ferry {
+        table = report::page_table(&o, &runs, &round_trips) + "\n" + &table;
+    }
     print!("{table}");
     if let Some(out) = &o.out {
         std::fs::write(out, &table)?;

@@ -133,9 +133,18 @@ pub fn table(o: &Options, runs: &[Run], took: Duration, load_avg: &str) -> Strin
         o.exclusive,
         took.as_secs_f64()
     );
-    // The summary: qail against the best peer on the two figures the goal names.
+    // The summary: qail against the best peer on the two figures the goal names (the ferry
+    // page has its own, `page_table`).
+    if !o.ferry {
+        peer_summary(&mut out, o, runs, &qail, &peers);
+    }
+    every_figure(&mut out, o, runs);
+    out
+}
+
+fn peer_summary(out: &mut String, o: &Options, runs: &[Run], qail: &[&str], peers: &[&str]) {
     let _ = write!(out, "| test | concurrency |");
-    for q in &qail {
+    for q in qail {
         let _ = write!(
             out,
             " {q}: requests/s vs best peer | {q}: requests per CPU-s vs best peer |"
@@ -143,18 +152,19 @@ pub fn table(o: &Options, runs: &[Run], took: Duration, load_avg: &str) -> Strin
     }
     let _ = writeln!(out);
     let _ = write!(out, "|---|---:|");
-    for _ in &qail {
+    for _ in qail {
         let _ = write!(out, "---:|---:|");
     }
     let _ = writeln!(out);
     for &(test, _) in &o.tests {
         for &c in &o.concurrency {
             let _ = write!(out, "| {test} | {c} |");
-            for q in &qail {
+            for q in qail {
                 for metric in [&METRICS[0], &METRICS[4]] {
                     let best = peers
                         .iter()
-                        .filter_map(|p| Some((*p, figure(runs, p, test, c, metric)?)))
+                        .copied()
+                        .filter_map(|p| Some((p, figure(runs, p, test, c, metric)?)))
                         .max_by(|a, b| a.1.total_cmp(&b.1));
                     let mine = figure(runs, q, test, c, metric);
                     let cell = match (mine, best) {
@@ -168,7 +178,9 @@ pub fn table(o: &Options, runs: &[Run], took: Duration, load_avg: &str) -> Strin
         }
     }
     let _ = writeln!(out);
-    // Every figure.
+}
+
+fn every_figure(out: &mut String, o: &Options, runs: &[Run]) {
     let _ = write!(out, "| test | c | metric |");
     for d in &o.drivers {
         let _ = write!(out, " {} |", d.name);
@@ -208,6 +220,46 @@ pub fn table(o: &Options, runs: &[Run], took: Duration, load_avg: &str) -> Strin
             "\nErrors (non-200 responses or failed connections): {}",
             errors.join("; ")
         );
+    }
+}
+
+/// The ferry page's summary: each style's medians and its ratio to the first style
+/// (`qail-prepared`), and its round trips per page.
+pub fn page_table(o: &Options, runs: &[Run], round_trips: &[(&str, u64)]) -> String {
+    let mut out = String::new();
+    let Some(base) = o.drivers.first().map(|d| d.name) else {
+        return out;
+    };
+    let _ = writeln!(
+        out,
+        "| style | c | requests/s | × {base} | p50, ms | p99, ms | server CPU, µs/page | × {base} | PostgreSQL CPU, µs/page | round trips/page |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let m = |i: usize, d: &str, c: usize| figure(runs, d, "page", c, &METRICS[i]);
+    let show = |x: Option<f64>, digits: usize| x.map_or("n/a".into(), |x| number(x, digits));
+    let ratio = |x: Option<f64>, b: Option<f64>| match (x, b) {
+        (Some(x), Some(b)) if b > 0.0 => format!("{:.2}", x / b),
+        _ => "–".into(),
+    };
+    for &c in &o.concurrency {
+        for d in &o.drivers {
+            let trips = round_trips
+                .iter()
+                .find(|(name, _)| *name == d.name)
+                .map_or("n/a".into(), |(_, n)| n.to_string());
+            let _ = writeln!(
+                out,
+                "| {} | {c} | {} | {} | {} | {} | {} | {} | {} | {trips} |",
+                d.name,
+                show(m(0, d.name, c), 0),
+                ratio(m(0, d.name, c), m(0, base, c)),
+                show(m(1, d.name, c), 2),
+                show(m(2, d.name, c), 2),
+                show(m(3, d.name, c), 1),
+                ratio(m(3, d.name, c), m(3, base, c)),
+                show(m(5, d.name, c), 1),
+            );
+        }
     }
     out
 }
