@@ -138,19 +138,7 @@ impl<'a> Ctx<'a> {
     /// ranges stay true: a piece the pre-pass removed (a subscript of a SET target, a
     /// TABLESAMPLE argument, an ON CONFLICT index predicate).
     pub(crate) fn parse_aside(&self, range: &Range<usize>) -> Result<Expr, String> {
-        let padded: String = self
-            .sql
-            .char_indices()
-            .map(|(i, c)| {
-                if range.contains(&i) || c == '\n' {
-                    c
-                } else {
-                    ' '
-                }
-            })
-            .collect();
-        sqlparser::parser::Parser::new(&crate::dialect::Postgres::default())
-            .try_with_sql(&padded)
+        crate::set_aside::parser_over(self.sql, range.clone())
             .and_then(|mut p| p.parse_expr())
             .map_err(|e| e.to_string())
     }

@@ -78,6 +78,19 @@ struct InHand<I: Iterator> {
     job: Option<I::Item>,
 }
 
+/// Bind + Execute of `job` (the one in hand) to `buf`.
+fn write_bind<J: Job>(
+    job: Option<&J>,
+    buf: &mut Vec<u8>,
+    to: BindTo<'_>,
+) -> Result<(), EncodeError> {
+    let params = job.map_or(&[][..], Job::params);
+    match to {
+        BindTo::Prefix(prefix, types) => bind_execute(buf, prefix, params, types),
+        BindTo::Named(name, types) => bind_named(buf, name, types, params),
+    }
+}
+
 impl<I: Iterator<Item: Job>> Jobs for InHand<I> {
     fn advance(&mut self, _: &mut Connection) -> bool {
         self.job = self.jobs.next();
@@ -93,11 +106,7 @@ impl<I: Iterator<Item: Job>> Jobs for InHand<I> {
         self.job.as_ref().map_or(0, |job| job.params().len())
     }
     fn write_bind(&self, buf: &mut Vec<u8>, to: BindTo<'_>) -> Result<(), EncodeError> {
-        let params = self.job.as_ref().map_or(&[][..], Job::params);
-        match to {
-            BindTo::Prefix(prefix, types) => bind_execute(buf, prefix, params, types),
-            BindTo::Named(name, types) => bind_named(buf, name, types, params),
-        }
+        write_bind(self.job.as_ref(), buf, to)
     }
     fn remaining_hint(&self) -> usize {
         self.jobs.size_hint().0
@@ -138,11 +147,7 @@ impl<F: Feed> Jobs for Fed<'_, F> {
         self.job.as_ref().map_or(0, |job| job.params().len())
     }
     fn write_bind(&self, buf: &mut Vec<u8>, to: BindTo<'_>) -> Result<(), EncodeError> {
-        let params = self.job.as_ref().map_or(&[][..], Job::params);
-        match to {
-            BindTo::Prefix(prefix, types) => bind_execute(buf, prefix, params, types),
-            BindTo::Named(name, types) => bind_named(buf, name, types, params),
-        }
+        write_bind(self.job.as_ref(), buf, to)
     }
     fn remaining_hint(&self) -> usize {
         0
