@@ -27,14 +27,7 @@ impl Connection {
 
     /// Runs `sql` and returns its only row; an error when it returns none or several.
     pub async fn query_one(&mut self, sql: &str, params: &Params<'_>) -> Result<Row, Error> {
-        match self.query_opt(sql, params).await? {
-            Some(row) => Ok(row),
-            None => Err(Error::new(
-                Kind::RowCount,
-                "query_one expected exactly one row, but the query returned none; use query_opt \
-                 when the row may be missing",
-            )),
-        }
+        exactly_one(self.query(sql, params).await?)
     }
 
     /// Runs `sql` and returns its row, if any; an error when it returns several.
@@ -43,18 +36,7 @@ impl Connection {
         sql: &str,
         params: &Params<'_>,
     ) -> Result<Option<Row>, Error> {
-        let mut rows = self.query(sql, params).await?;
-        if rows.len() > 1 {
-            return Err(Error::new(
-                Kind::RowCount,
-                format!(
-                    "expected at most one row, but the query returned {}; add a WHERE or \
-                     LIMIT 1, or use query",
-                    rows.len()
-                ),
-            ));
-        }
-        Ok(rows.pop())
+        at_most_one(self.query(sql, params).await?)
     }
 
     /// Runs `sql` and returns the number of rows it affected (0 for statements without a count).
@@ -254,4 +236,30 @@ fn check_param_count(statement: &Statement, params: &Params<'_>) -> Result<(), E
             params.len()
         ),
     ))
+}
+
+/// The only row of `rows` (`query_one`); an error when there are none or several.
+pub(crate) fn exactly_one(rows: Vec<Row>) -> Result<Row, Error> {
+    at_most_one(rows)?.ok_or_else(|| {
+        Error::new(
+            Kind::RowCount,
+            "query_one expected exactly one row, but the query returned none; use query_opt \
+             when the row may be missing",
+        )
+    })
+}
+
+/// The row of `rows`, if any (`query_opt`); an error when there are several.
+pub(crate) fn at_most_one(mut rows: Vec<Row>) -> Result<Option<Row>, Error> {
+    if rows.len() > 1 {
+        return Err(Error::new(
+            Kind::RowCount,
+            format!(
+                "expected at most one row, but the query returned {}; add a WHERE or \
+                 LIMIT 1, or use query",
+                rows.len()
+            ),
+        ));
+    }
+    Ok(rows.pop())
 }

@@ -191,14 +191,7 @@ impl Client {
         sql: &str,
         params: &[&(dyn Encode + Sync)],
     ) -> Result<Row, Error> {
-        match self.query_opt(sql, params).await? {
-            Some(row) => Ok(row),
-            None => Err(Error::new(
-                Kind::RowCount,
-                "query_one expected exactly one row, but the query returned none; use query_opt \
-                 when the row may be missing",
-            )),
-        }
+        super::query::exactly_one(self.query(sql, params).await?)
     }
 
     /// Runs `sql` and returns its row, if any; an error when it returns several.
@@ -207,18 +200,7 @@ impl Client {
         sql: &str,
         params: &[&(dyn Encode + Sync)],
     ) -> Result<Option<Row>, Error> {
-        let mut rows = self.query(sql, params).await?;
-        if rows.len() > 1 {
-            return Err(Error::new(
-                Kind::RowCount,
-                format!(
-                    "expected at most one row, but the query returned {}; add a WHERE or \
-                     LIMIT 1, or use query",
-                    rows.len()
-                ),
-            ));
-        }
-        Ok(rows.pop())
+        super::query::at_most_one(self.query(sql, params).await?)
     }
 
     /// Runs `sql` and returns the number of rows it affected (0 for statements without a
