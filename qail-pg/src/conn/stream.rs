@@ -155,6 +155,17 @@ const MAX_IDLE_CAPACITY: usize = 1024 * 1024;
 /// quarter of the initial receive buffer (128 KiB) never needs either.
 const MAX_WAKE_AT: usize = 16 * 1024;
 
+/// The fewest bytes a wait asks for before it sets a mark at all: below this the wait wakes
+/// at the first byte.
+///
+/// Note: a mark saves wake-ups only when the replies owed come in several packets, and
+/// changing it costs a system call. A few queries in flight (a shared client at low
+/// concurrency: 1 to 4, owing 6 to 42 bytes) come back in one or two packets, and a mark
+/// that followed their count changed at nearly every request (0.72 `setsockopt` per
+/// request at `/db`, c=16, in `bench/web`); the tail of a long pipeline wakes at most a few
+/// times more.
+const MIN_WAKE_AT: usize = 64;
+
 /// The bytes a cycle must receive before [`Stream::end_cycle`] moves the read buffer: glibc's
 /// default trim threshold (128 KiB). Rows decoded from fewer bytes rarely leave that much to
 /// give back to the kernel.
@@ -518,20 +529,24 @@ impl Stream {
 
     /// Sets the TCP socket's receive low-water mark for a wait that wants `wants` bytes: at
     /// most that (a higher mark could outwait the bytes to come), and not lower than half of
-    /// it. A new mark is a quarter below the wish, so that the next few waits, each wanting a
+    /// it; none (the first byte) below [`MIN_WAKE_AT`]. A new mark is a quarter below the wish, so that the next few waits, each wanting a
     /// little less, keep it without a system call. Other sockets wake at the first byte.
     ///
     /// Note: every read sets the mark it needs, so a wait that was dropped leaves none behind
     /// for the next one.
     fn set_wake_at(&mut self, wants: usize) -> io::Result<()> {
-        let wants = wants.clamp(1, MAX_WAKE_AT);
+        let wants = if wants < MIN_WAKE_AT {
+            1
+        } else {
+            wants.min(MAX_WAKE_AT)
+        };
         if self.wake_at <= wants && (self.wake_at >= wants / 2 || !wake::SUPPORTED) {
             return Ok(());
         }
         let Socket::Tcp(tcp) = &self.socket else {
             return Ok(());
         };
-        let mark = if wants < 4 { 1 } else { wants - wants / 4 };
+        let mark = wants - wants / 4;
         wake::set_rcvlowat(tcp, mark)?;
         self.wake_at = mark;
         Ok(())

@@ -228,6 +228,7 @@ impl Connection {
         self.ready_without_reset().await?;
         let mut jobs = Fed { feed, job: None };
         let mut run = self.start_run(Mode::PerQuery, &jobs, sink);
+        let mut held_back = false;
         loop {
             // Note: jobs that were not ready at the last step may be now.
             run.more = true;
@@ -235,6 +236,16 @@ impl Connection {
                 Step::Receive(owed) => owed,
                 Step::End(ended) => return self.end_run(run, ended, &mut jobs, sink),
             };
+            if !held_back && self.stream.unsent() > 0 && self.stream.in_flight() {
+                // Note: the server is still busy with queries written earlier, so the new
+                // ones would wait there anyway: let the tasks ready to run queue theirs
+                // first, and write them all in one system call. Written at once, every
+                // arrival cost a write (and a wake-up of the server's backend) of its own.
+                held_back = true;
+                tokio::task::yield_now().await;
+                continue;
+            }
+            held_back = false;
             let received = tokio::select! {
                 biased;
                 received = self.stream.receive_sending(owed) => received,
