@@ -236,7 +236,7 @@ impl Connection {
                 Step::Receive(owed) => owed,
                 Step::End(ended) => return self.end_run(run, ended, &mut jobs, sink),
             };
-            if !held_back && self.stream.unsent() > 0 && self.stream.in_flight() {
+            if !held_back && self.stream.unsent() > 0 && run.busy(self.stream.sent_total()) {
                 // Note: the server is still busy with queries written earlier, so the new
                 // ones would wait there anyway: let the tasks ready to run queue theirs
                 // first, and write them all in one system call. Written at once, every

@@ -194,6 +194,11 @@ fn index_of_last(statements: &[Statement]) -> u32 {
     u32::try_from(statements.len() - 1).unwrap_or(UNRESOLVED - 1)
 }
 
+/// How many queries in the server's hand make it busy enough ([`Run::busy`]) that new ones
+/// are held back to be written together: with fewer, a held-back write often waits for a
+/// scheduler that has nothing else to run (an extra `epoll_wait`) and saves little.
+const BUSY: usize = 8;
+
 /// The fewest bytes the server answers a per-query cycle with: ReadyForQuery (6 bytes).
 const CYCLE_MIN: usize = 6;
 
@@ -226,6 +231,17 @@ impl Run {
             };
         }
         owed
+    }
+
+    /// Whether the server has at least [`BUSY`] queries of this run in hand: their Syncs
+    /// went out (`sent` bytes cover them) and they are not answered yet.
+    pub(super) fn busy(&self, sent: u64) -> bool {
+        self.queue
+            .iter()
+            .take(BUSY)
+            .take_while(|slot| slot.synced_at <= sent)
+            .count()
+            >= BUSY
     }
 
     /// The index of `statement` in `statements`, added unless it is the last one added.
