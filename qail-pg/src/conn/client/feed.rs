@@ -1,6 +1,8 @@
 //! Continuous pipelining for a shared client: the requests that arrive while replies to
-//! earlier ones are read are written at once, in the same per-query pipeline
-//! ([`Connection::run_feed`]), and each reply is routed to its request in order.
+//! earlier ones are read are written in the same per-query pipeline
+//! ([`Connection::run_feed`]) — at once, or, while the server is busy with earlier ones,
+//! together with those the other tasks queue meanwhile — and each reply is routed to its
+//! request in order.
 //!
 //! Bounded: at most [`MAX_BATCH`] queries are in flight (written, or taken to be written,
 //! and not answered yet); more wait in the client's queue until replies are read. The engine

@@ -209,7 +209,9 @@ impl Connection {
     }
 
     /// Runs the jobs of `feed` as one per-query pipeline, handing the results to `sink`:
-    /// jobs that become ready while replies are awaited are written at once, and the run
+    /// jobs that become ready while replies are awaited are written at once (while the
+    /// server has [`Run::busy`] queries in hand: after the other tasks ready to run had their
+    /// turn, with the jobs they made ready), and the run
     /// ends when every reply is read and no job is ready. The connection's query time-out
     /// applies to the whole run (the feed bounds how long it takes jobs).
     pub(crate) async fn run_feed<F: Feed>(
