@@ -161,7 +161,7 @@ const MAX_WAKE_AT: usize = 16 * 1024;
 /// Note: a mark saves wake-ups only when the replies owed come in several packets, and
 /// changing it costs a system call. A few queries in flight (a shared client at low
 /// concurrency: 1 to 4, owing 6 to 42 bytes) come back in one or two packets, and a mark
-/// that followed their count changed at nearly every request (0.72 `setsockopt` per
+/// that followed their count changed at nearly every request (0.82 `setsockopt` per
 /// request at `/db`, c=16, in `bench/web`); the tail of a long pipeline wakes at most a few
 /// times more.
 const MIN_WAKE_AT: usize = 64;
@@ -529,8 +529,9 @@ impl Stream {
 
     /// Sets the TCP socket's receive low-water mark for a wait that wants `wants` bytes: at
     /// most that (a higher mark could outwait the bytes to come), and not lower than half of
-    /// it; none (the first byte) below [`MIN_WAKE_AT`]. A new mark is a quarter below the wish, so that the next few waits, each wanting a
-    /// little less, keep it without a system call. Other sockets wake at the first byte.
+    /// it; none (the first byte) below [`MIN_WAKE_AT`]. A new mark is a quarter below the
+    /// wish, so that the next few waits, each wanting a little less, keep it without a system
+    /// call. Other sockets wake at the first byte.
     ///
     /// Note: every read sets the mark it needs, so a wait that was dropped leaves none behind
     /// for the next one.

@@ -8,9 +8,9 @@
 //! time), a request that arrives while replies to earlier ones are read written at once —
 //! or, while the server has 8 or more of the client's queries in hand, once the tasks ready
 //! to run have queued theirs, so that they all go out in one write — replies read in order
-//! and handed to the request each answers ([`reply`]). At most 4,096
-//! queries are in flight; more wait in the queue until replies are read. Rows are decoded by
-//! the I/O task as they arrive. A request whose statement needs a round trip of its own
+//! and handed to the request each answers ([`reply`]). At most 4,096 queries are in flight;
+//! more wait in the queue until replies are read. Rows are decoded by the I/O task as they
+//! arrive. A request whose statement needs a round trip of its own
 //! (run-time SQL on its first use, a compiled query with a parameter of a user type on its
 //! first use) waits until the replies in flight are read, is prepared, and runs on its own.
 //!
