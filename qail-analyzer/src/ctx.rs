@@ -44,6 +44,8 @@ pub(crate) struct Ctx<'a> {
     /// The index predicates of `ON CONFLICT (…) WHERE …` the pre-pass removed, in order; each
     /// INSERT's ON CONFLICT takes the next one.
     pub(crate) conflict_predicates: std::collections::VecDeque<Range<usize>>,
+    /// The OVERRIDING clauses the pre-pass removed from INSERTs: where, and whether SYSTEM.
+    pub(crate) overriding: Vec<(Range<usize>, bool)>,
     /// Whether a MERGE's RETURNING list is being read (`merge_action()` is valid there only).
     pub(crate) merge_returning: bool,
     /// The clauses blanked before parsing, read by the analyzer itself.
@@ -63,6 +65,7 @@ impl<'a> Ctx<'a> {
             element_targets: Vec::new(),
             json_predicates: Vec::new(),
             conflict_predicates: std::collections::VecDeque::new(),
+            overriding: Vec::new(),
             merge_returning: false,
             aside: crate::set_aside::SetAside::default(),
         }

@@ -28,7 +28,9 @@
 //! - the index predicate of `ON CONFLICT (cols) WHERE …`: removed and kept aside, to be
 //!   typed as a condition on the target table;
 //! - a window frame's exclusion (`EXCLUDE CURRENT ROW | GROUP | TIES | NO OTHERS`), and the
-//!   cast of a string offset (`'1 day'::interval PRECEDING`): neither changes a type.
+//!   cast of a string offset (`'1 day'::interval PRECEDING`): neither changes a type;
+//! - INSERT's `OVERRIDING SYSTEM VALUE` / `OVERRIDING USER VALUE`: removed and kept aside, as
+//!   they decide whether a `GENERATED ALWAYS AS IDENTITY` column may be given a value.
 
 use qail_schema::script::lex::{block_comment_end, dollar_quote_end, is_ident_start, quoted_end};
 
@@ -50,6 +52,9 @@ pub(crate) struct ParserInput {
     pub(crate) samples: Vec<Sample>,
     /// The index predicates removed from `ON CONFLICT (cols) WHERE …` (after the WHERE).
     pub(crate) conflict_predicates: Vec<std::ops::Range<usize>>,
+    /// The `OVERRIDING SYSTEM VALUE` (`true`) and `OVERRIDING USER VALUE` (`false`) clauses
+    /// removed from INSERTs.
+    pub(crate) overriding: Vec<(std::ops::Range<usize>, bool)>,
 }
 
 /// A `TABLESAMPLE method (args…) [REPEATABLE (seed)]` clause, by byte ranges into the SQL.
@@ -83,6 +88,7 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
     let mut json_predicates = Vec::new();
     let mut samples = Vec::new();
     let mut conflict_predicates = Vec::new();
+    let mut overriding = Vec::new();
     let mut prev = Prev::None;
     // The depth at which LIMIT, OFFSET or FETCH was read in the current query.
     let mut limit_at: Option<usize> = None;
@@ -177,6 +183,17 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                     i = predicate.end;
                     conflict_predicates.push(predicate);
                     prev = Prev::Punct(b')');
+                    continue;
+                }
+                if word == "OVERRIDING"
+                    && let (which_end, which) = next_word(sql, i)
+                    && matches!(which.as_str(), "SYSTEM" | "USER")
+                    && let (end, value) = next_word(sql, which_end)
+                    && value == "VALUE"
+                {
+                    out[start..end].fill(b' ');
+                    overriding.push((start..end, which == "SYSTEM"));
+                    i = end;
                     continue;
                 }
                 if word == "TABLESAMPLE"
@@ -353,6 +370,7 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
         json_predicates,
         samples,
         conflict_predicates,
+        overriding,
     }
 }
 
@@ -953,6 +971,14 @@ mod tests {
                 .ends_with(&["CONFLICT", "(a)", "DO", "NOTHING"])
         );
         assert_eq!(&sql[r.conflict_predicates[0].clone()], "(b = $2)");
+        let sql = "INSERT INTO t (a) OVERRIDING SYSTEM VALUE VALUES ($1)";
+        let r = rewrite(sql);
+        assert_eq!(r.sql, sql.replace("OVERRIDING SYSTEM VALUE", &" ".repeat(23)));
+        assert_eq!(&sql[r.overriding[0].0.clone()], "OVERRIDING SYSTEM VALUE");
+        assert!(r.overriding[0].1);
+        let r = rewrite("INSERT INTO t overriding user value SELECT 1");
+        assert_eq!(r.overriding.len(), 1);
+        assert!(!r.overriding[0].1);
     }
 
     #[test]

@@ -14,7 +14,9 @@ use crate::StatementKind;
 use crate::ctx::{Ctx, Shape};
 use crate::diag::version_gap;
 use crate::expr::{Fit, condition, expect};
-use crate::query::assign::{generated, is_default, no_such_column, refuse_generated, set_list};
+use crate::query::assign::{
+    is_default, no_such_column, refuse_computed, refused_in_insert, set_list,
+};
 use crate::query::{finish, from, scope_in};
 use crate::scope::{Rel, Scope, norm};
 
@@ -242,6 +244,22 @@ fn insert_values(
         }
         cols
     };
+    // Note: `INSERT (cols) OVERRIDING … VALUE VALUES (…)`: the clause the pre-pass removed
+    // ends right before this clause's VALUES.
+    let first = values.rows.iter().flatten().next().map(|e| cx.range(e).start);
+    let overriding = first.and_then(|at| {
+        cx.overriding
+            .iter()
+            .find(|(r, _)| {
+                cx.sql.get(r.end..at).is_some_and(|between| {
+                    let rest = between.trim_start();
+                    rest.get(..6)
+                        .is_some_and(|w| w.eq_ignore_ascii_case("values"))
+                        && rest[6..].trim().trim_start_matches('(').trim().is_empty()
+                })
+            })
+            .map(|(_, system)| *system)
+    });
     for row in &values.rows {
         if row.len() > cols.len() {
             let r = cx.range(&row[cols.len()]);
@@ -252,9 +270,12 @@ fn insert_values(
             );
         }
         for (e, c) in row.iter().zip(&cols) {
-            if !is_default(e) && generated(cx, c) {
+            let refused = refused_in_insert(cx, c, overriding);
+            if !is_default(e)
+                && let Some(what) = refused
+            {
                 let range = cx.range(e);
-                refuse_generated(cx, &c.name, range, true);
+                refuse_computed(cx, &c.name, what, range, true);
             } else if !is_default(e) {
                 let what = format!("column \"{}\"", c.name);
                 expect(cx, sc, e, &c.ty, Fit::Assign, &what);
