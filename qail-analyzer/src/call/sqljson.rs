@@ -1,8 +1,8 @@
 //! The SQL/JSON functions written with SQL syntax rather than found in `pg_proc`:
 //! the constructors `JSON_OBJECT('k': v, …)`, `JSON_ARRAY(…)` and the aggregates
 //! `JSON_OBJECTAGG(k: v)`, `JSON_ARRAYAGG(v)` (PostgreSQL 16); the query functions
-//! `JSON_VALUE`, `JSON_QUERY`, `JSON_EXISTS`, and `JSON_SCALAR`, `JSON_SERIALIZE`
-//! (PostgreSQL 17). Typed as the server's Describe reports them: the `RETURNING` type, else
+//! `JSON_VALUE`, `JSON_QUERY`, `JSON_EXISTS`, and `JSON(x … WITH UNIQUE KEYS)` (with input
+//! clauses: without, `json(x)` is a cast), `JSON_SCALAR`, `JSON_SERIALIZE` (PostgreSQL 17). Typed as the server's Describe reports them: the `RETURNING` type, else
 //! the default one (`json`, `text`, `jsonb`, `boolean`; a constructor with a `jsonb` input
 //! is `jsonb`). The query functions' clauses
 //! (`PASSING x AS name`, `RETURNING type [FORMAT JSON]`, the wrapper and quotes of
@@ -60,7 +60,14 @@ pub(crate) fn call(
             .iter()
             .any(|c| matches!(c, FunctionArgumentClause::JsonNullClause(_)))
     });
+    // Note: `JSON(x)` without input clauses is the cast to json.
+    let input = cx
+        .aside
+        .json_call(range.start)
+        .map(|c| c.input.clone())
+        .unwrap_or_default();
     let (since, result, aggregate) = match name {
+        "json" if !input.is_empty() => (17, "json", false),
         "json_object" if pairs || args.is_empty() || json_clause => (16, "json", false),
         "json_array" => (16, "json", false),
         "json_objectagg" => (16, "json", true),
@@ -79,7 +86,7 @@ pub(crate) fn call(
         return Some(Typed::error(range));
     }
     let arity = match name {
-        "json_scalar" | "json_serialize" => Some(1),
+        "json" | "json_scalar" | "json_serialize" => Some(1),
         "json_value" | "json_query" | "json_exists" => Some(2),
         _ => None,
     };
@@ -158,6 +165,12 @@ pub(crate) fn call(
     if typed.iter().any(|(t, _)| t.is_error()) {
         return Some(Typed::error(range));
     }
+    if name == "json"
+        && let [(t, _)] = typed.as_slice()
+        && !json_input(cx, t, &input)
+    {
+        return Some(Typed::error(range));
+    }
     let aside = cx.aside.json_call(range.start).cloned();
     let parsed_returning = list.and_then(|l| {
         l.clauses.iter().find_map(|c| match c {
@@ -221,7 +234,7 @@ pub(crate) fn call(
                 name.to_uppercase()
             ));
         }
-        "json_scalar" | "json_serialize" => typed.iter().for_each(|(a, _)| t.absorb(a)),
+        "json" | "json_scalar" | "json_serialize" => typed.iter().for_each(|(a, _)| t.absorb(a)),
         _ => {
             t.nullable = true;
             t.why.push(format!(
@@ -231,6 +244,50 @@ pub(crate) fn call(
         }
     }
     Some(t)
+}
+
+/// Whether the input `t` of `JSON(t …)` suits its input clauses (at `input`), as the server
+/// decides (transformJsonParseArg): `WITH UNIQUE KEYS` needs a string type or bytea, `ENCODING`
+/// bytea, and anything else but bytea a cast to json. Reports the error when not.
+fn json_input(cx: &mut Ctx, t: &Typed, input: &[Range<usize>]) -> bool {
+    let Some(have) = t.arg() else {
+        return true;
+    };
+    let said = |word: &str| {
+        input.iter().any(|r| {
+            cx.sql[r.clone()]
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| w.eq_ignore_ascii_case(word))
+        })
+    };
+    let encoding = input.iter().any(|r| {
+        cx.sql[r.clone()]
+            .split_whitespace()
+            .any(|w| w.eq_ignore_ascii_case("encoding"))
+    });
+    let b = base(have, cx.snap);
+    let bytea = b == builtin("bytea");
+    let (message, hint) = if said("with") && !(bytea || category(&b, cx.snap) == 'S') {
+        (
+            "cannot use non-string types with WITH UNIQUE KEYS clause".to_owned(),
+            "pass text (or bytea) holding the JSON, or leave out WITH UNIQUE KEYS",
+        )
+    } else if encoding && !bytea {
+        (
+            "JSON ENCODING clause is only allowed for bytea input type".to_owned(),
+            "leave out ENCODING, or pass bytea",
+        )
+    } else if !bytea && !castable(have, &builtin("json"), cx.snap) {
+        (
+            format!("cannot cast type {} to json", display(have)),
+            "pass text holding the JSON",
+        )
+    } else {
+        return true;
+    };
+    cx.error(t.range.clone(), message, Some(hint.into()));
+    false
 }
 
 /// The result type of a query function (`default` without RETURNING) after typing its clauses

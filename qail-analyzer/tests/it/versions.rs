@@ -144,6 +144,12 @@ const FEATURES: &[Feature] = &[
         since: 17,
     },
     Feature {
+        name: "JSON(… WITH UNIQUE KEYS)",
+        sql: "SELECT JSON('{\"a\": 1}' WITH UNIQUE KEYS) AS a, JSON($1 FORMAT JSON WITHOUT UNIQUE) AS b, \
+              JSON($2::bytea FORMAT JSON ENCODING UTF8 WITH UNIQUE) AS c, json($3::name WITH UNIQUE) AS d",
+        since: 17,
+    },
+    Feature {
         name: "JSON_SERIALIZE",
         sql: "SELECT JSON_SERIALIZE('{\"a\": 1}'::json) AS a",
         since: 17,
@@ -599,6 +605,18 @@ fn sql_json_clauses_returning_names_and_do_nothing_read_like_the_server() {
         (
             "SELECT JSON_SCALAR(1 RETURNING jsonb) AS a",
             "JSON_SCALAR() has no RETURNING clause",
+        ),
+        (
+            "SELECT JSON('{}'::jsonb WITH UNIQUE KEYS) AS a",
+            "cannot use non-string types with WITH UNIQUE KEYS clause",
+        ),
+        (
+            "SELECT JSON('{}'::text FORMAT JSON ENCODING UTF8) AS a",
+            "JSON ENCODING clause is only allowed for bytea input type",
+        ),
+        (
+            "SELECT JSON(1 FORMAT JSON) AS a",
+            "cannot cast type integer to json",
         ),
     ] {
         assert_eq!(
