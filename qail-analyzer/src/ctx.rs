@@ -39,6 +39,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) variadic: Vec<usize>,
     /// Byte offsets of UPDATE SET targets written with a subscript: their values are elements.
     pub(crate) element_targets: Vec<usize>,
+    /// Byte offsets of UPDATE SET targets subscripted by a string literal (a jsonb key).
+    pub(crate) keyed_targets: Vec<usize>,
     /// Byte ranges of the `IS [NOT] JSON …` predicates, parsed as null tests.
     pub(crate) json_predicates: Vec<Range<usize>>,
     /// The index predicates of `ON CONFLICT (…) WHERE …` the pre-pass removed, in order; each
@@ -63,6 +65,7 @@ impl<'a> Ctx<'a> {
             diags: Vec::new(),
             variadic: Vec::new(),
             element_targets: Vec::new(),
+            keyed_targets: Vec::new(),
             json_predicates: Vec::new(),
             conflict_predicates: std::collections::VecDeque::new(),
             overriding: Vec::new(),

@@ -6,7 +6,8 @@
 //! - `SET col[i] = v` in UPDATE (and ON CONFLICT DO UPDATE), `col[i][j]`, `col[lo:hi]`: the
 //!   subscripts go, the column's offset is kept so `v` is typed as an element (as the array
 //!   for a slice); each subscript's text is kept aside to be typed as an `integer` (it may
-//!   hold parameters, `SET scores[$1] = $2`);
+//!   hold parameters, `SET scores[$1] = $2`), but a string literal, a jsonb key
+//!   (`SET doc['a'][0] = v`), whose target is noted;
 //! - `ONLY` before a table in FROM, JOIN, UPDATE and DELETE (inheritance does not change the
 //!   columns);
 //! - `SUBSTRING(x SIMILAR p ESCAPE e)`: the keywords become commas, the call
@@ -41,8 +42,12 @@ pub(crate) struct ParserInput {
     pub(crate) variadic: Vec<usize>,
     /// Byte offsets of SET targets written with a subscript (`SET col[1] = …`), not a slice.
     pub(crate) element_targets: Vec<usize>,
-    /// Byte ranges of the subscripts (and slice bounds) removed from SET targets.
+    /// Byte ranges of the subscripts (and slice bounds) removed from SET targets, but for
+    /// string literals (keys).
     pub(crate) subscripts: Vec<std::ops::Range<usize>>,
+    /// Byte offsets of SET targets with a string literal among their subscripts
+    /// (`SET doc['key'] = …`, a jsonb key).
+    pub(crate) keyed_targets: Vec<usize>,
     /// Numeric literals in PostgreSQL 16's forms, rewritten in decimal: where, and what the
     /// form is called in a message.
     pub(crate) numbers: Vec<(std::ops::Range<usize>, &'static str)>,
@@ -84,6 +89,7 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
     let mut variadic = Vec::new();
     let mut element_targets = Vec::new();
     let mut subscripts = Vec::new();
+    let mut keyed_targets = Vec::new();
     let mut numbers = Vec::new();
     let mut json_predicates = Vec::new();
     let mut samples = Vec::new();
@@ -286,6 +292,11 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                     if !slice {
                         element_targets.push(start);
                     }
+                    let (keys, bounds): (Vec<_>, Vec<_>) =
+                        bounds.into_iter().partition(|r| is_string_literal(&sql[r.clone()]));
+                    if !keys.is_empty() {
+                        keyed_targets.push(start);
+                    }
                     subscripts.extend(bounds);
                     prev = Prev::Word(word);
                     i = end;
@@ -366,6 +377,7 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
         variadic,
         element_targets,
         subscripts,
+        keyed_targets,
         numbers,
         json_predicates,
         samples,
@@ -762,6 +774,14 @@ fn frame_exclusion_end(sql: &str, i: usize) -> Option<usize> {
     }
 }
 
+/// Whether `text` is one string literal (`'key'`), blanks aside.
+fn is_string_literal(text: &str) -> bool {
+    let t = text.trim();
+    t.len() >= 2
+        && t.starts_with('\'')
+        && quoted_end(t.as_bytes(), 0, b'\'', false) == t.len()
+}
+
 /// The subscripts directly at `i` (`[e]`, `[e][f]`, `[lo:hi]`) when an `=` (not `=>`)
 /// follows them: the index after them, the ranges of their bounds, and whether one is a slice.
 fn set_subscripts(b: &[u8], i: usize) -> Option<(usize, Vec<std::ops::Range<usize>>, bool)> {
@@ -782,8 +802,13 @@ fn set_subscripts(b: &[u8], i: usize) -> Option<(usize, Vec<std::ops::Range<usiz
                     bounds.push(from..k);
                     from = k + 1;
                 }
-                // Note: strings, comments and statement ends are not subscripts to rewrite.
-                b'\'' | b'"' | b';' => return None,
+                // Note: a string is a key (`doc['key']`), skipped whole; comments and
+                // statement ends are not subscripts to rewrite.
+                b'\'' => {
+                    k = quoted_end(b, k, b'\'', false);
+                    continue;
+                }
+                b'"' | b';' => return None,
                 b'-' if b.get(k + 1) == Some(&b'-') => return None,
                 b'/' if b.get(k + 1) == Some(&b'*') => return None,
                 _ => {}

@@ -17,7 +17,7 @@ use crate::diag::did_you_mean;
 use crate::expr::{Fit, expect};
 use crate::query::select;
 use crate::scope::{Col, Rel, Scope, norm, parts};
-use crate::types::{assignable, element_of};
+use crate::types::{assignable, base, builtin, display, element_of};
 
 mod field;
 
@@ -115,7 +115,21 @@ fn assign(cx: &mut Ctx, sc: &Scope, target: &Rel, id: &Ident, value: &Expr) {
         return;
     }
     // Note: `SET col[i] = v` assigns an element (the subscript was removed before parsing).
-    let element = cx.element_targets.contains(&cx.ident_range(id).start);
+    let at = cx.ident_range(id).start;
+    let element = cx.element_targets.contains(&at);
+    // Note: a key (`SET doc['a'] = v`) subscripts jsonb, whose element is jsonb; an array's
+    // subscript is an integer (the server reads a string as one, or fails).
+    if cx.keyed_targets.contains(&at) && base(&col.ty, cx.snap) != builtin("jsonb") {
+        cx.error(
+            cx.ident_range(id),
+            format!(
+                "a string subscript of column \"{col_name}\" (type {}) is not supported",
+                display(&col.ty)
+            ),
+            Some("string subscripts are keys of a jsonb column; write an integer subscript".into()),
+        );
+        return;
+    }
     let ty = match element_of(&col.ty) {
         Some(e) if element => e,
         _ => col.ty.clone(),

@@ -1,8 +1,9 @@
 //! Forms applications write that sqlparser reads differently from PostgreSQL: implicit row
 //! constructors, locking clauses (several, before or after LIMIT), TABLESAMPLE with its
-//! parameters, parameters in window frames, FETCH FIRST and INSERT … SELECT without FROM
-//! before ON CONFLICT. Each is compared with the server's Parse + Describe over the fixture
-//! schema (with `tsm_system_rows` installed); the forms the server refuses are refused too.
+//! parameters, parameters in window frames, FETCH FIRST, INSERT … SELECT without FROM
+//! before ON CONFLICT, and jsonb keys as SET subscripts. Each is compared with the server's
+//! Parse + Describe over the fixture schema (with `tsm_system_rows` installed); the forms the
+//! server refuses are refused too.
 
 use qail_analyzer::{Shape, analyze};
 use qail_pg::Connection;
@@ -37,6 +38,8 @@ const AGREED: &[&str] = &[
      ON CONFLICT (id) WHERE country = $4 AND latitude > $5 DO NOTHING",
     "INSERT INTO harbors (id, name, country) VALUES ($1, $2, $3) \
      ON CONFLICT (id) WHERE (country <> 'x') DO UPDATE SET name = $4 RETURNING name",
+    "UPDATE vessels SET specs['engine'] = $1 WHERE id = $2",
+    "UPDATE vessels SET specs['a'][0]['b'] = '1', name = $1 RETURNING specs",
 ];
 
 /// Statements the server refuses; each must be refused here too.
@@ -46,6 +49,7 @@ const REFUSED: &[&str] = &[
     "SELECT id FROM harbors TABLESAMPLE SYSTEM (1, 2)",
     "SELECT id FROM harbors TABLESAMPLE SYSTEM_TIME (1)",
     "SELECT (id, nme) FROM harbors",
+    "UPDATE odyssey_connections SET tags['x'] = 'a'",
     "INSERT INTO harbors (id, name, country) VALUES ($1, $2, $3) \
      ON CONFLICT (id) WHERE contry = $4 DO NOTHING",
 ];
