@@ -58,6 +58,23 @@ pub struct Snapshot {
     /// (schema, table, column), a relation before its columns.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<Source>,
+    /// The indexes of the snapshot's schemas, sorted by (schema, name), when known: a pull
+    /// records them; `None` for a snapshot built from DDL (which does not follow index names)
+    /// or written before they were recorded. With every other relation kind the snapshot
+    /// holds, they make it know every name a `'name'::regclass` literal may give.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub indexes: Option<Vec<Index>>,
+}
+
+/// An index (which a `regclass` value may name).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Index {
+    /// Schema name (its table's).
+    pub schema: String,
+    /// Index name.
+    pub name: String,
+    /// The table (or materialized view) it indexes.
+    pub table: String,
 }
 
 /// Where a relation or one of its columns is defined in a DDL file.

@@ -1,9 +1,10 @@
 //! Forms applications write that sqlparser reads differently from PostgreSQL: implicit row
 //! constructors, locking clauses (several, before or after LIMIT), TABLESAMPLE with its
 //! parameters, parameters in window frames, FETCH FIRST, INSERT … SELECT without FROM
-//! before ON CONFLICT, and jsonb keys as SET subscripts. Each is compared with the server's
-//! Parse + Describe over the fixture schema (with `tsm_system_rows` installed); the forms the
-//! server refuses are refused too.
+//! before ON CONFLICT, jsonb keys as SET subscripts, and `regclass` literals (which name a
+//! relation, index or composite type of the pulled snapshot). Each is compared with the
+//! server's Parse + Describe over the fixture schema (with `tsm_system_rows` installed); the
+//! forms the server refuses are refused too.
 
 use qail_analyzer::{Shape, analyze};
 use qail_pg::Connection;
@@ -40,6 +41,11 @@ const AGREED: &[&str] = &[
      ON CONFLICT (id) WHERE (country <> 'x') DO UPDATE SET name = $4 RETURNING name",
     "UPDATE vessels SET specs['engine'] = $1 WHERE id = $2",
     "UPDATE vessels SET specs['a'][0]['b'] = '1', name = $1 RETURNING specs",
+    "SELECT 'harbors'::regclass AS t, 'harbor_contacts_with_email'::regclass AS i, \
+     'public.harbors_code_key'::regclass AS u, 'vessels_id_seq'::regclass AS s, \
+     'enabled_connections'::regclass AS v, 'postal_address'::regclass AS c, \
+     '\"harbors\"'::regclass AS q, 'pg_class'::regclass AS p, '1259'::regclass AS o",
+    "SELECT pg_relation_size('harbors') AS n",
 ];
 
 /// Statements the server refuses; each must be refused here too.
@@ -50,6 +56,9 @@ const REFUSED: &[&str] = &[
     "SELECT id FROM harbors TABLESAMPLE SYSTEM_TIME (1)",
     "SELECT (id, nme) FROM harbors",
     "UPDATE odyssey_connections SET tags['x'] = 'a'",
+    "SELECT 'harbours'::regclass AS r",
+    "SELECT 'public.\"Harbors\"'::regclass AS r",
+    "SELECT pg_relation_size('harbors_pkey_index') AS n",
     "INSERT INTO harbors (id, name, country) VALUES ($1, $2, $3) \
      ON CONFLICT (id) WHERE contry = $4 DO NOTHING",
 ];

@@ -121,6 +121,17 @@ SELECT ((SELECT coalesce(json_agg(json_build_array(i.indrelid,
         ),
     ),
     (
+        "indexes",
+        concat!(
+            sel!(),
+            r"
+SELECT ((SELECT coalesce(json_agg(json_build_array(sel.nspname, ic.relname, tc.relname)), '[]')
+                     FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+                     JOIN pg_class tc ON tc.oid = i.indrelid
+                     JOIN sel ON sel.oid = ic.relnamespace))::text"
+        ),
+    ),
+    (
         "user_types",
         concat!(
             sel!(),

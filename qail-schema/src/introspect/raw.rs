@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer};
 
 use crate::snapshot::{
     BaseType, Cast, CastContext, Column, Extension, FORMAT_VERSION, Field, ForeignKey, Function,
-    Identity, Operator, Relation, RelationKind, Snapshot, TypeRef, UserType, UserTypeKind,
+    Identity, Index, Operator, Relation, RelationKind, Snapshot, TypeRef, UserType, UserTypeKind,
     Volatility,
 };
 
@@ -48,6 +48,8 @@ struct Catalog {
     columns: Vec<RawColumn>,
     constraints: Vec<RawConstraint>,
     unique_indexes: Vec<(Oid, Vec<String>)>,
+    /// `schema, index, table`.
+    indexes: Vec<(String, String, String)>,
     user_types: Vec<RawUserType>,
     functions: Vec<RawFunction>,
     extensions: Vec<(String, String, String)>,
@@ -187,6 +189,16 @@ pub(crate) fn build(json: &str) -> Result<Snapshot, String> {
         }
     }
     snap.relations = rels.into_values().collect();
+    snap.indexes = Some(
+        cat.indexes
+            .into_iter()
+            .map(|(schema, name, table)| Index {
+                schema,
+                name,
+                table,
+            })
+            .collect(),
+    );
     for t in cat.user_types {
         snap.types.push(user_type(&types, t)?);
     }

@@ -31,6 +31,9 @@ impl Snapshot {
         self.sources.sort_by(|a, b| {
             (&a.schema, &a.table, &a.column).cmp(&(&b.schema, &b.table, &b.column))
         });
+        if let Some(indexes) = &mut self.indexes {
+            indexes.sort_by(|a, b| (&a.schema, &a.name).cmp(&(&b.schema, &b.name)));
+        }
     }
 
     /// Where a relation (`column` `None`) or a column is defined, when the snapshot records
