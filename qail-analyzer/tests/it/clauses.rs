@@ -1,10 +1,11 @@
 //! Forms applications write that sqlparser reads differently from PostgreSQL: implicit row
-//! constructors, locking clauses (several, before or after LIMIT), TABLESAMPLE with its
-//! parameters, parameters in window frames, FETCH FIRST, INSERT … SELECT without FROM
-//! before ON CONFLICT, jsonb keys as SET subscripts, and `regclass` literals (which name a
-//! relation, index or composite type of the pulled snapshot). Each is compared with the
-//! server's Parse + Describe over the fixture schema (with `tsm_system_rows` installed); the
-//! forms the server refuses are refused too.
+//! constructors, locking clauses (several, before or after LIMIT; refused where the server
+//! allows none: set operations, VALUES, DISTINCT, GROUP BY), TABLESAMPLE with its parameters,
+//! parameters in window frames, FETCH FIRST, INSERT … SELECT without FROM before ON CONFLICT,
+//! jsonb keys as SET subscripts, and `regclass` literals (which name a relation, index or
+//! composite type of the pulled snapshot). Each is compared with the server's Parse + Describe
+//! over the fixture schema (with `tsm_system_rows` installed); the forms the server refuses are
+//! refused too.
 
 use qail_analyzer::{Shape, analyze};
 use qail_pg::Connection;
@@ -46,6 +47,8 @@ const AGREED: &[&str] = &[
      'enabled_connections'::regclass AS v, 'postal_address'::regclass AS c, \
      '\"harbors\"'::regclass AS q, 'pg_class'::regclass AS p, '1259'::regclass AS o",
     "SELECT pg_relation_size('harbors') AS n",
+    "SELECT h.id FROM harbors h, (SELECT DISTINCT country FROM harbors) d \
+     WHERE d.country = h.country FOR UPDATE OF h",
 ];
 
 /// Statements the server refuses; each must be refused here too.
@@ -57,6 +60,11 @@ const REFUSED: &[&str] = &[
     "SELECT (id, nme) FROM harbors",
     "UPDATE odyssey_connections SET tags['x'] = 'a'",
     "SELECT 'harbours'::regclass AS r",
+    "SELECT id FROM harbors UNION SELECT id FROM harbors FOR UPDATE",
+    "SELECT id FROM harbors EXCEPT ALL SELECT id FROM harbors FOR NO KEY UPDATE",
+    "SELECT DISTINCT country FROM harbors FOR SHARE",
+    "SELECT country FROM harbors GROUP BY country FOR KEY SHARE",
+    "VALUES (1) FOR UPDATE",
     "SELECT 'public.\"Harbors\"'::regclass AS r",
     "SELECT pg_relation_size('harbors_pkey_index') AS n",
     "INSERT INTO harbors (id, name, country) VALUES ($1, $2, $3) \
