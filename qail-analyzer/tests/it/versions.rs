@@ -669,6 +669,18 @@ fn sql_json_clauses_returning_names_and_do_nothing_read_like_the_server() {
         nulls("DELETE FROM accounts RETURNING WITH (NEW AS n) old.balance, n.balance"),
         Ok(vec![false, true])
     );
+    // A new name may be neither the other's nor a table's of the statement (the server's
+    // "table name … specified more than once").
+    for (sql, name) in [
+        ("INSERT INTO accounts VALUES (1, 2) RETURNING WITH (NEW AS accounts) *", "accounts"),
+        ("DELETE FROM accounts RETURNING WITH (OLD AS x, NEW AS x) *", "x"),
+    ] {
+        assert_eq!(
+            nulls(sql),
+            Err(format!("table name \"{name}\" specified more than once")),
+            "{sql}"
+        );
+    }
     assert_eq!(
         nulls("UPDATE accounts SET balance = 1 RETURNING WITH (OLD AS o) o.balance, old.balance"),
         Err("missing FROM-clause entry for table \"old\"".to_owned())
