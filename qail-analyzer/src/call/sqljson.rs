@@ -167,9 +167,23 @@ pub(crate) fn call(
     }
     if name == "json"
         && let [(t, _)] = typed.as_slice()
-        && !json_input(cx, t, &input)
+        && !json_input(cx, t, &input, false)
     {
         return Some(Typed::error(range));
+    }
+    // Note: a constructor's input clauses follow the value they qualify.
+    if name != "json" && !input.is_empty() {
+        for (k, (t, key)) in typed.iter().enumerate() {
+            let next = typed.get(k + 1).map_or(usize::MAX, |(n, _)| n.range.start);
+            let own: Vec<Range<usize>> = input
+                .iter()
+                .filter(|r| r.start >= t.range.end && r.start < next)
+                .cloned()
+                .collect();
+            if !key && !own.is_empty() && !json_input(cx, t, &own, true) {
+                return Some(Typed::error(range));
+            }
+        }
     }
     let aside = cx.aside.json_call(range.start).cloned();
     let parsed_returning = list.and_then(|l| {
@@ -246,10 +260,12 @@ pub(crate) fn call(
     Some(t)
 }
 
-/// Whether the input `t` of `JSON(t …)` suits its input clauses (at `input`), as the server
-/// decides (transformJsonParseArg): `WITH UNIQUE KEYS` needs a string type or bytea, `ENCODING`
-/// bytea, and anything else but bytea a cast to json. Reports the error when not.
-fn json_input(cx: &mut Ctx, t: &Typed, input: &[Range<usize>]) -> bool {
+/// Whether the input `t` of `JSON(t …)` (`constructor` false) or a constructor's value suits
+/// its input clauses (at `input`), as the server decides (transformJsonValueExpr,
+/// transformJsonParseArg): `WITH UNIQUE KEYS` needs a string type or bytea, `ENCODING`
+/// bytea; a constructor's `FORMAT JSON` a string type, bytea, json or jsonb; `JSON()`'s input
+/// but bytea a cast to json. Reports the error when not.
+fn json_input(cx: &mut Ctx, t: &Typed, input: &[Range<usize>], constructor: bool) -> bool {
     let Some(have) = t.arg() else {
         return true;
     };
@@ -268,7 +284,9 @@ fn json_input(cx: &mut Ctx, t: &Typed, input: &[Range<usize>]) -> bool {
     });
     let b = base(have, cx.snap);
     let bytea = b == builtin("bytea");
-    let (message, hint) = if said("with") && !(bytea || category(&b, cx.snap) == 'S') {
+    let string = b.array_dims == 0 && category(&b, cx.snap) == 'S';
+    let json = b == builtin("json") || b == builtin("jsonb");
+    let (message, hint) = if said("with") && !(bytea || string) {
         (
             "cannot use non-string types with WITH UNIQUE KEYS clause".to_owned(),
             "pass text (or bytea) holding the JSON, or leave out WITH UNIQUE KEYS",
@@ -278,10 +296,15 @@ fn json_input(cx: &mut Ctx, t: &Typed, input: &[Range<usize>]) -> bool {
             "JSON ENCODING clause is only allowed for bytea input type".to_owned(),
             "leave out ENCODING, or pass bytea",
         )
-    } else if !bytea && !castable(have, &builtin("json"), cx.snap) {
+    } else if !constructor && !bytea && !castable(have, &builtin("json"), cx.snap) {
         (
             format!("cannot cast type {} to json", display(have)),
             "pass text holding the JSON",
+        )
+    } else if constructor && said("format") && !(bytea || string || json) {
+        (
+            "cannot use non-string types with explicit FORMAT JSON clause".to_owned(),
+            "leave out FORMAT JSON: a value of another type is converted as it is",
         )
     } else {
         return true;
@@ -505,20 +528,23 @@ fn constructor_returning(cx: &mut Ctx, name: &str, clause: Range<usize>) -> Opti
             return Err(ParserError::ParserError("expected RETURNING".into()));
         }
         let dt = p.parse_data_type()?;
+        let mut encoding = None;
         if take_words(&mut p, &["FORMAT", "JSON"]) && take_word(&mut p, "ENCODING") {
-            p.parse_identifier()?;
+            encoding = Some(p.parse_identifier()?.value.to_ascii_lowercase());
         }
         match p.peek_token().token {
-            Token::EOF => Ok(dt),
+            Token::EOF => Ok((dt, encoding)),
             other => Err(ParserError::ParserError(format!(
                 "unexpected {other} after the RETURNING type"
             ))),
         }
     });
     match read {
-        Ok(dt) => {
+        Ok((dt, encoding)) => {
             let ty = written::resolve(cx, &dt)?;
-            constructor_result(cx, name, ty, clause)
+            let ty = constructor_result(cx, name, ty, clause.clone())?;
+            output_encoding(cx, &ty, encoding.as_deref(), clause)?;
+            Some(ty)
         }
         Err(e) => {
             cx.error(
@@ -529,6 +555,39 @@ fn constructor_returning(cx: &mut Ctx, name: &str, clause: Range<usize>) -> Opti
             None
         }
     }
+}
+
+/// `Some` if the output `ENCODING` (when written) suits the RETURNING type `ty`, as the server
+/// decides: bytea only, in UTF8 only (UTF16 and UTF32 are names it knows and refuses).
+fn output_encoding(
+    cx: &mut Ctx,
+    ty: &TypeRef,
+    encoding: Option<&str>,
+    at: Range<usize>,
+) -> Option<()> {
+    let Some(encoding) = encoding else {
+        return Some(());
+    };
+    let (message, hint) = if !matches!(encoding, "utf8" | "utf16" | "utf32") {
+        (
+            format!("unrecognized JSON encoding: {encoding}"),
+            "write ENCODING UTF8, or leave it out",
+        )
+    } else if base(ty, cx.snap) != builtin("bytea") {
+        (
+            "cannot set JSON encoding for non-bytea output types".to_owned(),
+            "leave out ENCODING, or return bytea",
+        )
+    } else if encoding != "utf8" {
+        (
+            "unsupported JSON encoding".to_owned(),
+            "only UTF8 JSON encoding is supported",
+        )
+    } else {
+        return Some(());
+    };
+    cx.error(at, message, Some(hint.into()));
+    None
 }
 
 /// `ty` if a constructor can return it: JSON_SERIALIZE a string type or bytea, the others a

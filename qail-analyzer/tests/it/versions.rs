@@ -144,6 +144,13 @@ const FEATURES: &[Feature] = &[
         since: 17,
     },
     Feature {
+        name: "JSON_OBJECT(… FORMAT JSON …)",
+        sql: "SELECT JSON_OBJECT('a': NULL::json FORMAT JSON, 'b': '\"x\"'::bytea FORMAT JSON \
+              ENCODING UTF8 RETURNING bytea FORMAT JSON ENCODING UTF8) AS a, \
+              JSON_ARRAY('1'::text FORMAT JSON) AS b",
+        since: 16,
+    },
+    Feature {
         name: "JSON(… WITH UNIQUE KEYS)",
         sql: "SELECT JSON('{\"a\": 1}' WITH UNIQUE KEYS) AS a, JSON($1 FORMAT JSON WITHOUT UNIQUE) AS b, \
               JSON($2::bytea FORMAT JSON ENCODING UTF8 WITH UNIQUE) AS c, json($3::name WITH UNIQUE) AS d",
@@ -617,6 +624,26 @@ fn sql_json_clauses_returning_names_and_do_nothing_read_like_the_server() {
         (
             "SELECT JSON(1 FORMAT JSON) AS a",
             "cannot cast type integer to json",
+        ),
+        (
+            "SELECT JSON_OBJECT(RETURNING text FORMAT JSON ENCODING UTF8) AS a",
+            "cannot set JSON encoding for non-bytea output types",
+        ),
+        (
+            "SELECT JSON_ARRAY(RETURNING bytea FORMAT JSON ENCODING UTF16) AS a",
+            "unsupported JSON encoding",
+        ),
+        (
+            "SELECT JSON_OBJECT(RETURNING bytea FORMAT JSON ENCODING foo) AS a",
+            "unrecognized JSON encoding: foo",
+        ),
+        (
+            "SELECT JSON_OBJECT('foo': NULL::int FORMAT JSON) AS a",
+            "cannot use non-string types with explicit FORMAT JSON clause",
+        ),
+        (
+            "SELECT JSON_ARRAY(1, NULL::text FORMAT JSON ENCODING UTF8) AS a",
+            "JSON ENCODING clause is only allowed for bytea input type",
         ),
     ] {
         assert_eq!(
