@@ -313,6 +313,92 @@ fn json_input(cx: &mut Ctx, t: &Typed, input: &[Range<usize>], constructor: bool
     false
 }
 
+/// Whether `e` may be the DEFAULT of an `ON EMPTY` / `ON ERROR` behaviour (of a query
+/// function or a JSON_TABLE column), as the server decides (transformJsonBehavior): a
+/// constant, a function or an operator at the top (no subquery, aggregate or window function
+/// there), with no column reference and no set-returning function anywhere. Reports the error
+/// when not.
+pub(crate) fn behavior_default(cx: &mut Ctx, e: &Expr) -> bool {
+    fn strip(e: &Expr) -> &Expr {
+        match e {
+            Expr::Nested(inner) | Expr::Cast { expr: inner, .. } => strip(inner),
+            other => other,
+        }
+    }
+    fn calls(f: &Function) -> Vec<&Expr> {
+        match &f.args {
+            FunctionArguments::List(l) => l
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e))
+                    | FunctionArg::Named {
+                        arg: FunctionArgExpr::Expr(e),
+                        ..
+                    }
+                    | FunctionArg::ExprNamed {
+                        arg: FunctionArgExpr::Expr(e),
+                        ..
+                    } => Some(e),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+    /// The first column reference or set-returning call, outside subqueries.
+    fn inside(cx: &Ctx, e: &Expr) -> Option<&'static str> {
+        match e {
+            Expr::Identifier(_) | Expr::CompoundIdentifier(_) => {
+                Some("DEFAULT expression must not contain column references")
+            }
+            Expr::Nested(x) | Expr::Cast { expr: x, .. } | Expr::UnaryOp { expr: x, .. } => {
+                inside(cx, x)
+            }
+            Expr::BinaryOp { left, right, .. } => inside(cx, left).or_else(|| inside(cx, right)),
+            Expr::Function(f) => {
+                let name = f.name.0.last().map(|p| p.to_string().to_lowercase());
+                let set = name.as_deref().is_some_and(|n| {
+                    super::builtins::returns_set(n)
+                        || cx.snap.functions_named(None, n).iter().any(|u| u.returns_set)
+                });
+                if set {
+                    Some("DEFAULT expression must not return a set")
+                } else {
+                    calls(f).into_iter().find_map(|a| inside(cx, a))
+                }
+            }
+            _ => None,
+        }
+    }
+    let top = strip(e);
+    let refused = match top {
+        Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. } => Some(
+            "can only specify a constant, non-aggregate function, or operator expression for DEFAULT",
+        ),
+        Expr::Function(f)
+            if f.over.is_some()
+                || f.name.0.last().is_some_and(|p| {
+                    super::builtins::is_aggregate(&p.to_string().to_lowercase())
+                }) =>
+        {
+            Some(
+                "can only specify a constant, non-aggregate function, or operator expression for DEFAULT",
+            )
+        }
+        _ => inside(cx, e),
+    };
+    let Some(message) = refused else {
+        return true;
+    };
+    cx.error(
+        cx.range(e),
+        message,
+        Some("write a constant, or an expression of constants and function calls".into()),
+    );
+    false
+}
+
 /// The result type of a query function (`default` without RETURNING) after typing its clauses
 /// at `clauses`; `None` after reporting an error.
 fn query_clauses(
@@ -452,7 +538,8 @@ fn read_clauses(
         } else if take_word(p, "DEFAULT") {
             let value = p.parse_expr()?;
             let what = format!("the DEFAULT of {upper}()");
-            failed |= expect(cx, sc, &value, &ty, Fit::Assign, &what).is_error();
+            failed |= !behavior_default(cx, &value)
+                || expect(cx, sc, &value, &ty, Fit::Assign, &what).is_error();
             "DEFAULT"
         } else {
             break;

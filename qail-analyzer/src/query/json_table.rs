@@ -116,7 +116,9 @@ fn add_columns(
                     let what = format!("the DEFAULT of JSON_TABLE column \"{}\"", norm(&n.name));
                     match parser_over(cx.sql, value.clone()).and_then(|mut p| p.parse_expr()) {
                         Ok(e) => {
-                            if expect(cx, sc, &e, &ty, Fit::Assign, &what).is_error() {
+                            if !crate::call::sqljson::behavior_default(cx, &e)
+                                || expect(cx, sc, &e, &ty, Fit::Assign, &what).is_error()
+                            {
                                 return None;
                             }
                         }

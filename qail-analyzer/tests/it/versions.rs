@@ -626,6 +626,22 @@ fn sql_json_clauses_returning_names_and_do_nothing_read_like_the_server() {
             "cannot cast type integer to json",
         ),
         (
+            "SELECT JSON_QUERY('1'::jsonb, '$' RETURNING int DEFAULT (SELECT 1)::oid::int ON ERROR) AS a",
+            "can only specify a constant, non-aggregate function, or operator expression for DEFAULT",
+        ),
+        (
+            "SELECT JSON_VALUE('1'::jsonb, '$' RETURNING int DEFAULT generate_series(1, 2) ON ERROR) AS a",
+            "DEFAULT expression must not return a set",
+        ),
+        (
+            "SELECT JSON_VALUE('1'::jsonb, '$' RETURNING int DEFAULT abs(balance) + 1 ON ERROR) AS a FROM accounts",
+            "DEFAULT expression must not contain column references",
+        ),
+        (
+            "SELECT * FROM JSON_TABLE('1'::jsonb, '$' COLUMNS (a int PATH '$' DEFAULT sum(1) OVER () ON EMPTY)) AS t",
+            "can only specify a constant, non-aggregate function, or operator expression for DEFAULT",
+        ),
+        (
             "SELECT JSON_OBJECT(RETURNING text FORMAT JSON ENCODING UTF8) AS a",
             "cannot set JSON encoding for non-bytea output types",
         ),
@@ -652,6 +668,14 @@ fn sql_json_clauses_returning_names_and_do_nothing_read_like_the_server() {
             "{sql}"
         );
     }
+    // A DEFAULT of constants and function calls is one (a subquery inside a call too).
+    assert!(
+        typed(
+            "SELECT JSON_VALUE('1'::jsonb, '$' RETURNING int DEFAULT abs((SELECT -1)) + 2 ON ERROR) AS a",
+            &v17
+        )
+        .is_ok()
+    );
     // JSON_ARRAY(query) is NULL for no rows; JSON_ARRAY((scalar subquery)) never is.
     let (_, columns) = typed(
         "SELECT JSON_ARRAY(SELECT id FROM accounts) AS a, JSON_ARRAY((SELECT 1)) AS b",
