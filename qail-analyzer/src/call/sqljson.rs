@@ -479,7 +479,13 @@ fn read_clauses(
             return Ok(None);
         };
         ty = resolved;
-        if take_words(p, &["FORMAT", "JSON"]) && take_word(p, "ENCODING") {
+        let format = take_words(p, &["FORMAT", "JSON"]);
+        if format && name == "json_value" {
+            return Err(ParserError::ParserError(
+                "cannot specify FORMAT JSON in RETURNING clause of JSON_VALUE()".into(),
+            ));
+        }
+        if format && take_word(p, "ENCODING") {
             p.parse_identifier()?;
             if ty != builtin("bytea") {
                 return Err(ParserError::ParserError(

@@ -151,6 +151,13 @@ const FEATURES: &[Feature] = &[
         since: 16,
     },
     Feature {
+        name: "JSON_TABLE path names, ordinality per path, EMPTY ARRAY ON ERROR",
+        sql: "SELECT * FROM JSON_TABLE('[{\"a\": 1, \"b\": [2]}]'::jsonb, '$[*]' AS p \
+              COLUMNS (i FOR ORDINALITY, a int PATH '$.a', NESTED PATH '$.b[*]' AS q \
+              COLUMNS (j FOR ORDINALITY, b int PATH '$')) EMPTY ARRAY ON ERROR) AS t(x, y)",
+        since: 17,
+    },
+    Feature {
         name: "JSON(… WITH UNIQUE KEYS)",
         sql: "SELECT JSON('{\"a\": 1}' WITH UNIQUE KEYS) AS a, JSON($1 FORMAT JSON WITHOUT UNIQUE) AS b, \
               JSON($2::bytea FORMAT JSON ENCODING UTF8 WITH UNIQUE) AS c, json($3::name WITH UNIQUE) AS d",
@@ -640,6 +647,35 @@ fn sql_json_clauses_returning_names_and_do_nothing_read_like_the_server() {
         (
             "SELECT * FROM JSON_TABLE('1'::jsonb, '$' COLUMNS (a int PATH '$' DEFAULT sum(1) OVER () ON EMPTY)) AS t",
             "can only specify a constant, non-aggregate function, or operator expression for DEFAULT",
+        ),
+        (
+            "SELECT JSON_VALUE('1'::jsonb, '$' RETURNING int FORMAT JSON) AS a",
+            "JSON_VALUE(): cannot specify FORMAT JSON in RETURNING clause of JSON_VALUE()",
+        ),
+        (
+            "SELECT * FROM JSON_TABLE('[]'::jsonb, '$' COLUMNS (a int PATH '$') NULL ON ERROR) AS t",
+            "invalid ON ERROR behavior",
+        ),
+        (
+            "SELECT * FROM JSON_TABLE('1'::jsonb, '$.a' AS a COLUMNS (a int PATH '$')) AS t",
+            "duplicate JSON_TABLE column or path name: a",
+        ),
+        (
+            "SELECT * FROM JSON_TABLE('[]'::jsonb, '$' COLUMNS (b int, NESTED PATH '$' AS b \
+             COLUMNS (c int))) AS t",
+            "duplicate JSON_TABLE column or path name: b",
+        ),
+        (
+            "SELECT * FROM JSON_TABLE('[]'::jsonb, '$' COLUMNS (b int, b int PATH '$.c')) AS t",
+            "duplicate JSON_TABLE column or path name: b",
+        ),
+        (
+            "SELECT * FROM JSON_TABLE('1'::jsonb, '$' COLUMNS (i FOR ORDINALITY, j FOR ORDINALITY)) AS t",
+            "only one FOR ORDINALITY column is allowed",
+        ),
+        (
+            "SELECT * FROM JSON_TABLE(NULL::jsonb, '$' COLUMNS (v1 timestamp)) AS f (v1, v2)",
+            "JSON_TABLE function has 1 columns available but 2 columns specified",
         ),
         (
             "SELECT JSON_OBJECT(RETURNING text FORMAT JSON ENCODING UTF8) AS a",
