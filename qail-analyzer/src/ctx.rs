@@ -48,6 +48,9 @@ pub(crate) struct Ctx<'a> {
     pub(crate) conflict_predicates: std::collections::VecDeque<Range<usize>>,
     /// The OVERRIDING clauses the pre-pass removed from INSERTs: where, and whether SYSTEM.
     pub(crate) overriding: Vec<(Range<usize>, bool)>,
+    /// Whether the data-modifying statement of a WITH query is being read (its rules are
+    /// checked when it finishes, which clears the flag).
+    pub(crate) in_with: bool,
     /// Whether a MERGE's RETURNING list is being read (`merge_action()` is valid there only).
     pub(crate) merge_returning: bool,
     /// The clauses blanked before parsing, read by the analyzer itself.
@@ -69,6 +72,7 @@ impl<'a> Ctx<'a> {
             json_predicates: Vec::new(),
             conflict_predicates: std::collections::VecDeque::new(),
             overriding: Vec::new(),
+            in_with: false,
             merge_returning: false,
             aside: crate::set_aside::SetAside::default(),
         }

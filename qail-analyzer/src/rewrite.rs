@@ -292,8 +292,9 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                     if !slice {
                         element_targets.push(start);
                     }
-                    let (keys, bounds): (Vec<_>, Vec<_>) =
-                        bounds.into_iter().partition(|r| is_string_literal(&sql[r.clone()]));
+                    let (keys, bounds): (Vec<_>, Vec<_>) = bounds
+                        .into_iter()
+                        .partition(|r| is_string_literal(&sql[r.clone()]));
                     if !keys.is_empty() {
                         keyed_targets.push(start);
                     }
@@ -777,9 +778,7 @@ fn frame_exclusion_end(sql: &str, i: usize) -> Option<usize> {
 /// Whether `text` is one string literal (`'key'`), blanks aside.
 fn is_string_literal(text: &str) -> bool {
     let t = text.trim();
-    t.len() >= 2
-        && t.starts_with('\'')
-        && quoted_end(t.as_bytes(), 0, b'\'', false) == t.len()
+    t.len() >= 2 && t.starts_with('\'') && quoted_end(t.as_bytes(), 0, b'\'', false) == t.len()
 }
 
 /// The subscripts directly at `i` (`[e]`, `[e][f]`, `[lo:hi]`) when an `=` (not `=>`)
@@ -998,7 +997,10 @@ mod tests {
         assert_eq!(&sql[r.conflict_predicates[0].clone()], "(b = $2)");
         let sql = "INSERT INTO t (a) OVERRIDING SYSTEM VALUE VALUES ($1)";
         let r = rewrite(sql);
-        assert_eq!(r.sql, sql.replace("OVERRIDING SYSTEM VALUE", &" ".repeat(23)));
+        assert_eq!(
+            r.sql,
+            sql.replace("OVERRIDING SYSTEM VALUE", &" ".repeat(23))
+        );
         assert_eq!(&sql[r.overriding[0].0.clone()], "OVERRIDING SYSTEM VALUE");
         assert!(r.overriding[0].1);
         let r = rewrite("INSERT INTO t overriding user value SELECT 1");

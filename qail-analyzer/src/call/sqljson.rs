@@ -360,7 +360,11 @@ pub(crate) fn behavior_default(cx: &mut Ctx, e: &Expr) -> bool {
                 let name = f.name.0.last().map(|p| p.to_string().to_lowercase());
                 let set = name.as_deref().is_some_and(|n| {
                     super::builtins::returns_set(n)
-                        || cx.snap.functions_named(None, n).iter().any(|u| u.returns_set)
+                        || cx
+                            .snap
+                            .functions_named(None, n)
+                            .iter()
+                            .any(|u| u.returns_set)
                 });
                 if set {
                     Some("DEFAULT expression must not return a set")

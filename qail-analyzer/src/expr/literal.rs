@@ -127,14 +127,14 @@ fn name_parts(text: &str) -> Option<Vec<String>> {
     loop {
         let part;
         if let Some(quoted) = rest.strip_prefix('"') {
-            let end = quoted.char_indices().try_fold(None::<usize>, |close, (i, c)| {
-                match (close, c) {
+            let end = quoted
+                .char_indices()
+                .try_fold(None::<usize>, |close, (i, c)| match (close, c) {
                     (Some(j), '"') if j + 1 == i => Ok(None),
                     (Some(j), _) => Err(j),
                     (None, '"') => Ok(Some(i)),
                     (None, _) => Ok(None),
-                }
-            });
+                });
             let end = match end {
                 Err(j) | Ok(Some(j)) => j,
                 Ok(None) => return None,

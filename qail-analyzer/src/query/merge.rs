@@ -246,7 +246,12 @@ fn insert_values(
     };
     // Note: `INSERT (cols) OVERRIDING … VALUE VALUES (…)`: the clause the pre-pass removed
     // ends right before this clause's VALUES.
-    let first = values.rows.iter().flatten().next().map(|e| cx.range(e).start);
+    let first = values
+        .rows
+        .iter()
+        .flatten()
+        .next()
+        .map(|e| cx.range(e).start);
     let overriding = first.and_then(|at| {
         cx.overriding
             .iter()

@@ -34,7 +34,10 @@ pub(super) fn old_new(
     // Note: a new name may be neither the other one nor a relation's of the statement.
     if let Some(r) = &renamed {
         let clash = [&r.old, &r.new].into_iter().flatten().find(|name| {
-            r.old.as_ref().zip(r.new.as_ref()).is_some_and(|(o, n)| o == n)
+            r.old
+                .as_ref()
+                .zip(r.new.as_ref())
+                .is_some_and(|(o, n)| o == n)
                 || sc.rels.iter().any(|rel| rel.name == **name)
         });
         if let Some(name) = clash {

@@ -62,7 +62,17 @@ pub(crate) fn query_raw(
                 );
                 return None;
             }
-            let cols = cte_columns(cx, cte, &with, w.recursive)?;
+            cx.in_with = !matches!(
+                cte.query.body.as_ref(),
+                SetExpr::Select(_)
+                    | SetExpr::Query(_)
+                    | SetExpr::SetOperation { .. }
+                    | SetExpr::Values(_)
+                    | SetExpr::Table(_)
+            );
+            let cols = cte_columns(cx, cte, &with, w.recursive);
+            cx.in_with = false;
+            let cols = cols?;
             with.ctes.push((norm(&cte.alias.name), cols));
         }
     }
@@ -89,9 +99,7 @@ fn locking_allowed(cx: &mut Ctx, q: &Query) -> bool {
         SetExpr::SetOperation { .. } => "is not allowed with UNION/INTERSECT/EXCEPT",
         SetExpr::Values(_) => "cannot be applied to VALUES",
         SetExpr::Select(s) if s.distinct.is_some() => "is not allowed with DISTINCT clause",
-        SetExpr::Select(s)
-            if !matches!(&s.group_by, GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty()) =>
-        {
+        SetExpr::Select(s) if !matches!(&s.group_by, GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty()) => {
             "is not allowed with GROUP BY clause"
         }
         SetExpr::Select(s) if s.having.is_some() => "is not allowed with HAVING clause",
@@ -100,7 +108,10 @@ fn locking_allowed(cx: &mut Ctx, q: &Query) -> bool {
     cx.error(
         cx.range(q),
         format!("FOR {} {what}", lock.lock_type),
-        Some("lock the rows of a plain query over the tables, or leave the locking clause out".into()),
+        Some(
+            "lock the rows of a plain query over the tables, or leave the locking clause out"
+                .into(),
+        ),
     );
     false
 }

@@ -2,10 +2,11 @@
 //! constructors, locking clauses (several, before or after LIMIT; refused where the server
 //! allows none: set operations, VALUES, DISTINCT, GROUP BY), TABLESAMPLE with its parameters,
 //! parameters in window frames, FETCH FIRST, INSERT … SELECT without FROM before ON CONFLICT,
-//! jsonb keys as SET subscripts, and `regclass` literals (which name a relation, index or
-//! composite type of the pulled snapshot). Each is compared with the server's Parse + Describe
-//! over the fixture schema (with `tsm_system_rows` installed); the forms the server refuses are
-//! refused too.
+//! jsonb keys as SET subscripts, `regclass` literals (which name a relation, index or
+//! composite type of the pulled snapshot), and statements rules rewrite (RETURNING, WITH, a
+//! DELETE turned into an UPDATE, which the server describes as returning nothing). Each is
+//! compared with the server's Parse + Describe over the fixture schema (with
+//! `tsm_system_rows` installed); the forms the server refuses are refused too.
 
 use qail_analyzer::{Shape, analyze};
 use qail_pg::Connection;
@@ -49,7 +50,26 @@ const AGREED: &[&str] = &[
     "SELECT pg_relation_size('harbors') AS n",
     "SELECT h.id FROM harbors h, (SELECT DISTINCT country FROM harbors) d \
      WHERE d.country = h.country FOR UPDATE OF h",
+    "DELETE FROM archive WHERE id = $1 RETURNING *",
+    "UPDATE ledger SET amount = $1 WHERE id = $2 RETURNING amount",
+    "INSERT INTO ledger_view VALUES ($1, $2)",
+    "WITH t AS (DELETE FROM ledger_log RETURNING id) SELECT id FROM t",
 ];
+
+/// Tables with rules, which rewrite the statements on them.
+const RULES: &str = "
+CREATE TABLE ledger (id int PRIMARY KEY, amount int);
+CREATE TABLE ledger_log (id int, amount int);
+CREATE TABLE archive (id int, amount int);
+CREATE RULE archive_delete AS ON DELETE TO archive
+    DO INSTEAD UPDATE ledger SET amount = 0 WHERE id = old.id RETURNING *;
+CREATE RULE ledger_log_insert AS ON INSERT TO ledger_log DO INSTEAD NOTHING;
+CREATE RULE ledger_update AS ON UPDATE TO ledger
+    DO ALSO INSERT INTO archive VALUES (new.id, new.amount);
+CREATE VIEW ledger_view AS SELECT id, amount FROM ledger;
+CREATE RULE ledger_view_insert AS ON INSERT TO ledger_view
+    DO INSTEAD INSERT INTO ledger VALUES (new.id, new.amount);
+";
 
 /// Statements the server refuses; each must be refused here too.
 const REFUSED: &[&str] = &[
@@ -67,6 +87,9 @@ const REFUSED: &[&str] = &[
     "VALUES (1) FOR UPDATE",
     "SELECT 'public.\"Harbors\"'::regclass AS r",
     "SELECT pg_relation_size('harbors_pkey_index') AS n",
+    "WITH t AS (INSERT INTO ledger_log VALUES (1, 2)) SELECT 1 AS one",
+    "WITH t AS (UPDATE ledger SET amount = 1 RETURNING id) SELECT * FROM t",
+    "INSERT INTO ledger_view VALUES (1, 2) RETURNING *",
     "INSERT INTO harbors (id, name, country) VALUES ($1, $2, $3) \
      ON CONFLICT (id) WHERE contry = $4 DO NOTHING",
 ];
@@ -84,6 +107,7 @@ async fn clauses_applications_write_are_typed_like_the_server() {
     conn.batch_execute("CREATE EXTENSION tsm_system_rows")
         .await
         .expect("tsm_system_rows installs (PostgreSQL's contrib)");
+    conn.batch_execute(RULES).await.expect("the rules apply");
     let snap = qail_schema::introspect::pull(&mut conn, &[])
         .await
         .expect("pull");

@@ -759,8 +759,14 @@ fn sql_json_clauses_returning_names_and_do_nothing_read_like_the_server() {
     // A new name may be neither the other's nor a table's of the statement (the server's
     // "table name … specified more than once").
     for (sql, name) in [
-        ("INSERT INTO accounts VALUES (1, 2) RETURNING WITH (NEW AS accounts) *", "accounts"),
-        ("DELETE FROM accounts RETURNING WITH (OLD AS x, NEW AS x) *", "x"),
+        (
+            "INSERT INTO accounts VALUES (1, 2) RETURNING WITH (NEW AS accounts) *",
+            "accounts",
+        ),
+        (
+            "DELETE FROM accounts RETURNING WITH (OLD AS x, NEW AS x) *",
+            "x",
+        ),
     ] {
         assert_eq!(
             nulls(sql),

@@ -323,12 +323,16 @@ fn postgres_18_generated_columns_temporal_keys_and_enforcement() {
         [(4, Some(18)), (13, Some(18))],
         "{w:?}"
     );
-    assert!(w[0].message.contains("write `GENERATED ALWAYS AS (…) STORED`"));
+    assert!(
+        w[0].message
+            .contains("write `GENERATED ALWAYS AS (…) STORED`")
+    );
     let range = |r: &str| qail_catalog::Versions::parse(r).unwrap();
     assert!(w.iter().all(|w| w.applies_to(range("15..=18"))));
     assert!(w.iter().all(|w| w.applies_to(range("17"))));
     assert!(!w.iter().any(|w| w.applies_to(range("18"))));
-    let (_, stored) = import("CREATE TABLE t (id int, twice int GENERATED ALWAYS AS (id * 2) STORED);");
+    let (_, stored) =
+        import("CREATE TABLE t (id int, twice int GENERATED ALWAYS AS (id * 2) STORED);");
     assert!(stored.is_empty(), "{stored:?}");
     let rooms = s.relation(None, "rooms").unwrap();
     assert_eq!(rooms.primary_key, ["id", "valid_at"]);

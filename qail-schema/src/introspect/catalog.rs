@@ -132,6 +132,18 @@ SELECT ((SELECT coalesce(json_agg(json_build_array(sel.nspname, ic.relname, tc.r
         ),
     ),
     (
+        "rules",
+        concat!(
+            sel!(),
+            r"
+SELECT ((SELECT coalesce(json_agg(json_build_array(sel.nspname, c.relname, r.rulename, r.ev_type,
+                       r.is_instead, r.ev_qual::text <> '<>', r.ev_action::text)), '[]')
+                     FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class
+                     JOIN sel ON sel.oid = c.relnamespace
+                     WHERE r.rulename <> '_RETURN'))::text"
+        ),
+    ),
+    (
         "user_types",
         concat!(
             sel!(),

@@ -31,6 +31,11 @@ impl Snapshot {
         self.sources.sort_by(|a, b| {
             (&a.schema, &a.table, &a.column).cmp(&(&b.schema, &b.table, &b.column))
         });
+        if let Some(rules) = &mut self.rules {
+            rules.sort_by(|a, b| {
+                (&a.schema, &a.table, &a.name).cmp(&(&b.schema, &b.table, &b.name))
+            });
+        }
         if let Some(indexes) = &mut self.indexes {
             indexes.sort_by(|a, b| (&a.schema, &a.name).cmp(&(&b.schema, &b.name)));
         }
