@@ -269,7 +269,7 @@ pub(crate) fn set_aside(sql: &mut String) -> SetAside {
                 }
                 out.json_calls.push(call);
             }
-        } else if call_open && t.is("JSON") && !toks[..i].last().is_some_and(|p| p.punct == b'.') {
+        } else if call_open && t.is("JSON") && toks[..i].last().is_none_or(|p| p.punct != b'.') {
             // Note: `JSON(x FORMAT JSON … WITH UNIQUE KEYS)` (PostgreSQL 17) has no RETURNING;
             // without input clauses, `json(x)` is the cast to json of every version.
             if let Some((call, input)) = constructor_clauses(&toks, i)
