@@ -39,7 +39,8 @@ fn firing<'a>(cx: &Ctx<'a>, target: &Rel, kind: StatementKind) -> Vec<&'a Rule> 
 /// WITH query (`in_with`) with any rule but one unconditional single-action DO INSTEAD, and
 /// RETURNING without an unconditional DO INSTEAD rule whose action has RETURNING. `Some(true)`
 /// when an unconditional DO INSTEAD rule runs no statement of the original's kind, so the
-/// server describes no rows; `None` after reporting an error.
+/// server describes no rows (outside WITH: a WITH query becomes the rule's one action, whose
+/// RETURNING gives the relation's row); `None` after reporting an error.
 pub(super) fn apply(
     cx: &mut Ctx,
     target: &Rel,
@@ -106,7 +107,8 @@ pub(super) fn apply(
     // server describes no rows.
     let original = event(kind);
     Some(
-        !unconditional.is_empty()
+        !in_with
+            && !unconditional.is_empty()
             && !unconditional
                 .iter()
                 .flat_map(|r| &r.actions)

@@ -51,6 +51,8 @@ const AGREED: &[&str] = &[
     "SELECT h.id FROM harbors h, (SELECT DISTINCT country FROM harbors) d \
      WHERE d.country = h.country FOR UPDATE OF h",
     "DELETE FROM archive WHERE id = $1 RETURNING *",
+    "WITH gone AS (DELETE FROM spare WHERE id = $1 RETURNING *) SELECT amount FROM gone",
+    "DELETE FROM spare WHERE id = $1 RETURNING *",
     "UPDATE ledger SET amount = $1 WHERE id = $2 RETURNING amount",
     "INSERT INTO ledger_view VALUES ($1, $2)",
     "WITH t AS (DELETE FROM ledger_log RETURNING id) SELECT id FROM t",
@@ -66,6 +68,9 @@ CREATE RULE archive_delete AS ON DELETE TO archive
 CREATE RULE ledger_log_insert AS ON INSERT TO ledger_log DO INSTEAD NOTHING;
 CREATE RULE ledger_update AS ON UPDATE TO ledger
     DO ALSO INSERT INTO archive VALUES (new.id, new.amount);
+CREATE TABLE spare (id int, amount int);
+CREATE RULE spare_delete AS ON DELETE TO spare
+    DO INSTEAD INSERT INTO spare VALUES (0, 0) RETURNING *;
 CREATE VIEW ledger_view AS SELECT id, amount FROM ledger;
 CREATE RULE ledger_view_insert AS ON INSERT TO ledger_view
     DO INSTEAD INSERT INTO ledger VALUES (new.id, new.amount);
