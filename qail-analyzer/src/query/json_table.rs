@@ -172,7 +172,12 @@ fn add_columns(
         );
         return None;
     }
-    for c in columns {
+    // Note: a path's own columns come before its NESTED paths' columns, whatever the order
+    // they are written in (the server's JSON_TABLE plan).
+    let (own, inner): (Vec<_>, Vec<_>) = columns
+        .iter()
+        .partition(|c| !matches!(c, JsonTableColumn::Nested(_)));
+    for c in own.into_iter().chain(inner) {
         match c {
             JsonTableColumn::ForOrdinality(id) => out.push(col(
                 norm(id),

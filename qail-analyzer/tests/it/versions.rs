@@ -151,10 +151,12 @@ const FEATURES: &[Feature] = &[
         since: 16,
     },
     Feature {
-        name: "JSON_TABLE path names, ordinality per path, EMPTY ARRAY ON ERROR",
+        name: "JSON_TABLE path names, ordinality per path, own columns before nested ones, \
+               EMPTY ARRAY ON ERROR",
         sql: "SELECT * FROM JSON_TABLE('[{\"a\": 1, \"b\": [2]}]'::jsonb, '$[*]' AS p \
-              COLUMNS (i FOR ORDINALITY, a int PATH '$.a', NESTED PATH '$.b[*]' AS q \
-              COLUMNS (j FOR ORDINALITY, b int PATH '$')) EMPTY ARRAY ON ERROR) AS t(x, y)",
+              COLUMNS (i FOR ORDINALITY, NESTED PATH '$.b[*]' AS q \
+              COLUMNS (j FOR ORDINALITY, b int PATH '$'), a int PATH '$.a') EMPTY ARRAY ON ERROR) \
+              AS t(x, y)",
         since: 17,
     },
     Feature {
