@@ -48,6 +48,9 @@ pub(crate) struct Ctx<'a> {
     pub(crate) conflict_predicates: std::collections::VecDeque<Range<usize>>,
     /// The OVERRIDING clauses the pre-pass removed from INSERTs: where, and whether SYSTEM.
     pub(crate) overriding: Vec<(Range<usize>, bool)>,
+    /// How many queries and statements enclose the one being read (0 at the statement's
+    /// top: only there may WITH hold a data-modifying statement).
+    pub(crate) depth: usize,
     /// Whether the data-modifying statement of a WITH query is being read (its rules are
     /// checked when it finishes, which clears the flag).
     pub(crate) in_with: bool,
@@ -72,6 +75,7 @@ impl<'a> Ctx<'a> {
             json_predicates: Vec::new(),
             conflict_predicates: std::collections::VecDeque::new(),
             overriding: Vec::new(),
+            depth: 0,
             in_with: false,
             merge_returning: false,
             aside: crate::set_aside::SetAside::default(),

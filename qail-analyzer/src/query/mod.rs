@@ -57,6 +57,15 @@ pub(crate) fn scope_in<'p>(outer: Option<&'p Scope<'p>>) -> Scope<'p> {
 
 /// Analyzes a statement that may sit in a query's WITH (`outer` holds the CTEs).
 pub(crate) fn statement_in(cx: &mut Ctx, stmt: &Statement, outer: Option<&Scope>) -> Option<Shape> {
+    // Note: the queries inside an INSERT, UPDATE, DELETE or MERGE are not its top.
+    let dml = !matches!(stmt, Statement::Query(_));
+    cx.depth += usize::from(dml);
+    let out = statement_at(cx, stmt, outer);
+    cx.depth -= usize::from(dml);
+    out
+}
+
+fn statement_at(cx: &mut Ctx, stmt: &Statement, outer: Option<&Scope>) -> Option<Shape> {
     match stmt {
         Statement::Query(q) => {
             let columns = select::query(cx, q, outer)?;

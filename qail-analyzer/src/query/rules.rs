@@ -56,7 +56,10 @@ pub(super) fn apply(
     let verb = format!("{kind:?}").to_uppercase();
     if in_with {
         let refusal = rules.iter().find_map(|r| {
-            if !r.instead {
+            // Note: the server words a rule that leaves only a utility statement (DO INSTEAD
+            // NOTIFY) as DO ALSO too.
+            let utility = r.actions.len() == 1 && r.actions[0].command == Command::Other;
+            if !r.instead || utility {
                 Some("DO ALSO")
             } else if r.actions.is_empty() {
                 Some("DO INSTEAD NOTHING")

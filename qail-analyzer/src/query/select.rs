@@ -46,6 +46,20 @@ pub(crate) fn query_raw(
     q: &Query,
     outer: Option<&Scope>,
 ) -> Option<Vec<OutputColumn>> {
+    let top = cx.depth == 0;
+    cx.depth += 1;
+    let out = query_at(cx, q, outer, top);
+    cx.depth -= 1;
+    out
+}
+
+/// [`query_raw`] of a query that is the statement itself (`top`) or inside one.
+fn query_at(
+    cx: &mut Ctx,
+    q: &Query,
+    outer: Option<&Scope>,
+    top: bool,
+) -> Option<Vec<OutputColumn>> {
     let mut with = match outer {
         Some(o) => Scope::child(o),
         None => Scope::default(),
@@ -62,7 +76,7 @@ pub(crate) fn query_raw(
                 );
                 return None;
             }
-            cx.in_with = !matches!(
+            let modifying = !matches!(
                 cte.query.body.as_ref(),
                 SetExpr::Select(_)
                     | SetExpr::Query(_)
@@ -70,6 +84,15 @@ pub(crate) fn query_raw(
                     | SetExpr::Values(_)
                     | SetExpr::Table(_)
             );
+            if modifying && !top {
+                cx.error(
+                    cx.ident_range(&cte.alias.name),
+                    "WITH clause containing a data-modifying statement must be at the top level",
+                    Some("move the WITH query to the start of the statement".into()),
+                );
+                return None;
+            }
+            cx.in_with = modifying;
             let cols = cte_columns(cx, cte, &with, w.recursive);
             cx.in_with = false;
             let cols = cols?;

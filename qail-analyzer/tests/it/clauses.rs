@@ -53,6 +53,7 @@ const AGREED: &[&str] = &[
     "DELETE FROM archive WHERE id = $1 RETURNING *",
     "WITH gone AS (DELETE FROM spare WHERE id = $1 RETURNING *) SELECT amount FROM gone",
     "DELETE FROM spare WHERE id = $1 RETURNING *",
+    "WITH t AS (DELETE FROM ledger RETURNING id) INSERT INTO ledger_view SELECT id, 0 FROM t",
     "UPDATE ledger SET amount = $1 WHERE id = $2 RETURNING amount",
     "INSERT INTO ledger_view VALUES ($1, $2)",
     "WITH t AS (DELETE FROM ledger_log RETURNING id) SELECT id FROM t",
@@ -68,6 +69,8 @@ CREATE RULE archive_delete AS ON DELETE TO archive
 CREATE RULE ledger_log_insert AS ON INSERT TO ledger_log DO INSTEAD NOTHING;
 CREATE RULE ledger_update AS ON UPDATE TO ledger
     DO ALSO INSERT INTO archive VALUES (new.id, new.amount);
+CREATE TABLE notified (id int);
+CREATE RULE notified_insert AS ON INSERT TO notified DO INSTEAD NOTIFY ledger;
 CREATE TABLE spare (id int, amount int);
 CREATE RULE spare_delete AS ON DELETE TO spare
     DO INSTEAD INSERT INTO spare VALUES (0, 0) RETURNING *;
@@ -93,6 +96,10 @@ const REFUSED: &[&str] = &[
     "SELECT 'public.\"Harbors\"'::regclass AS r",
     "SELECT pg_relation_size('harbors_pkey_index') AS n",
     "WITH t AS (INSERT INTO ledger_log VALUES (1, 2)) SELECT 1 AS one",
+    "WITH t AS (INSERT INTO notified VALUES (1)) SELECT 1 AS one",
+    "SELECT * FROM (WITH t AS (DELETE FROM ledger RETURNING id) SELECT id FROM t) AS s",
+    "INSERT INTO ledger WITH t AS (DELETE FROM ledger RETURNING *) SELECT * FROM t",
+    "(WITH t AS (DELETE FROM ledger RETURNING id) SELECT id FROM t) UNION SELECT 1",
     "WITH t AS (UPDATE ledger SET amount = 1 RETURNING id) SELECT * FROM t",
     "INSERT INTO ledger_view VALUES (1, 2) RETURNING *",
     "INSERT INTO harbors (id, name, country) VALUES ($1, $2, $3) \
