@@ -109,7 +109,20 @@ pub(crate) fn merge(cx: &mut Ctx, m: &Merge, outer: Option<&Scope>) -> Option<Sh
     for clause in nothing {
         do_nothing(cx, clause, [&both, &only_source, &only_target]);
     }
+    if !reachable(cx, m.clauses, whole.clone()) {
+        return None;
+    }
     for clause in m.clauses {
+        if let Some(p) = &clause.predicate
+            && let Some(col) = system_column(p)
+        {
+            cx.error(
+                cx.range(p),
+                format!("cannot use system column \"{col}\" in MERGE WHEN condition"),
+                Some("compare user columns in WHEN; system columns are not available there".into()),
+            );
+            return None;
+        }
         let sc = match clause.clause_kind {
             MergeClauseKind::Matched => &both,
             MergeClauseKind::NotMatched => &only_source,
@@ -221,6 +234,50 @@ fn do_nothing(cx: &mut Ctx, clause: std::ops::Range<usize>, scopes: [&Scope; 3])
     }
 }
 
+/// Whether every WHEN clause can be reached: none follows an unconditional clause of the
+/// same kind (MATCHED, NOT MATCHED [BY TARGET], NOT MATCHED BY SOURCE). Reports the error.
+fn reachable(cx: &mut Ctx, clauses: &[MergeClause], whole: std::ops::Range<usize>) -> bool {
+    let group = |k: &MergeClauseKind| match k {
+        MergeClauseKind::Matched => 0,
+        MergeClauseKind::NotMatched | MergeClauseKind::NotMatchedByTarget => 1,
+        MergeClauseKind::NotMatchedBySource => 2,
+    };
+    let mut closed = [false; 3];
+    for c in clauses {
+        let g = group(&c.clause_kind);
+        if closed[g] {
+            cx.error(
+                whole,
+                "unreachable WHEN clause specified after unconditional WHEN clause",
+                Some("give the earlier clause an AND condition, or drop the later one".into()),
+            );
+            return false;
+        }
+        closed[g] = c.predicate.is_none();
+    }
+    true
+}
+
+/// A system column (`xmin`, `ctid`, …) that `e` refers to, outside subqueries and calls.
+fn system_column(e: &Expr) -> Option<String> {
+    const SYSTEM: &[&str] = &["tableoid", "ctid", "xmin", "xmax", "cmin", "cmax"];
+    let named = |id: &sqlparser::ast::Ident| {
+        let n = norm(id);
+        SYSTEM.contains(&n.as_str()).then_some(n)
+    };
+    match e {
+        Expr::Identifier(id) => named(id),
+        Expr::CompoundIdentifier(ids) => ids.last().and_then(named),
+        Expr::BinaryOp { left, right, .. } => system_column(left).or_else(|| system_column(right)),
+        Expr::UnaryOp { expr, .. }
+        | Expr::Nested(expr)
+        | Expr::IsNull(expr)
+        | Expr::IsNotNull(expr)
+        | Expr::Cast { expr, .. } => system_column(expr),
+        _ => None,
+    }
+}
+
 /// `INSERT [(cols)] VALUES (…)` of a WHEN NOT MATCHED clause.
 fn insert_values(
     cx: &mut Ctx,
@@ -265,6 +322,15 @@ fn insert_values(
             })
             .map(|(_, system)| *system)
     });
+    if let Some(second) = values.rows.get(1).and_then(|r| r.first()) {
+        let at = cx.range(second);
+        cx.error(
+            at,
+            "syntax error at or near \",\"",
+            Some("MERGE's INSERT takes one row of VALUES".into()),
+        );
+        return;
+    }
     for row in &values.rows {
         if row.len() > cols.len() {
             let r = cx.range(&row[cols.len()]);

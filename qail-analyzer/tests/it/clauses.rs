@@ -3,8 +3,9 @@
 //! allows none: set operations, VALUES, DISTINCT, GROUP BY), TABLESAMPLE with its parameters,
 //! parameters in window frames, FETCH FIRST, INSERT … SELECT without FROM before ON CONFLICT,
 //! jsonb keys as SET subscripts, `regclass` literals (which name a relation, index or
-//! composite type of the pulled snapshot), and statements rules rewrite (RETURNING, WITH, a
-//! DELETE turned into an UPDATE, which the server describes as returning nothing). Each is
+//! composite type of the pulled snapshot), statements rules rewrite (RETURNING, WITH, a
+//! DELETE turned into an UPDATE, which the server describes as returning nothing), and MERGE's
+//! WHEN clauses (unreachable ones, system columns, several rows of VALUES). Each is
 //! compared with the server's Parse + Describe over the fixture schema (with
 //! `tsm_system_rows` installed); the forms the server refuses are refused too.
 
@@ -53,6 +54,9 @@ const AGREED: &[&str] = &[
     "DELETE FROM archive WHERE id = $1 RETURNING *",
     "WITH gone AS (DELETE FROM spare WHERE id = $1 RETURNING *) SELECT amount FROM gone",
     "DELETE FROM spare WHERE id = $1 RETURNING *",
+    "MERGE INTO harbors h USING (SELECT $1::uuid AS id) s ON h.id = s.id \
+     WHEN MATCHED AND h.name = 'x' THEN DELETE WHEN MATCHED THEN UPDATE SET name = 'y' \
+     WHEN NOT MATCHED THEN INSERT (id, name, country) VALUES (s.id, 'a', 'b')",
     "WITH t AS (DELETE FROM ledger RETURNING id) INSERT INTO ledger_view SELECT id, 0 FROM t",
     "UPDATE ledger SET amount = $1 WHERE id = $2 RETURNING amount",
     "INSERT INTO ledger_view VALUES ($1, $2)",
@@ -96,6 +100,12 @@ const REFUSED: &[&str] = &[
     "SELECT 'public.\"Harbors\"'::regclass AS r",
     "SELECT pg_relation_size('harbors_pkey_index') AS n",
     "WITH t AS (INSERT INTO ledger_log VALUES (1, 2)) SELECT 1 AS one",
+    "MERGE INTO harbors h USING (SELECT $1::uuid AS id) s ON h.id = s.id \
+     WHEN NOT MATCHED THEN INSERT (id, name, country) VALUES (s.id, 'a', 'b'), (s.id, 'c', 'd')",
+    "MERGE INTO harbors h USING (SELECT $1::uuid AS id) s ON h.id = s.id \
+     WHEN MATCHED THEN DELETE WHEN MATCHED THEN UPDATE SET name = 'x'",
+    "MERGE INTO harbors h USING (SELECT $1::uuid AS id) s ON h.id = s.id \
+     WHEN MATCHED AND h.xmin = h.xmax THEN DELETE",
     "WITH t AS (INSERT INTO notified VALUES (1)) SELECT 1 AS one",
     "SELECT * FROM (WITH t AS (DELETE FROM ledger RETURNING id) SELECT id FROM t) AS s",
     "INSERT INTO ledger WITH t AS (DELETE FROM ledger RETURNING *) SELECT * FROM t",
