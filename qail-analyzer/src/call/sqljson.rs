@@ -286,7 +286,8 @@ fn json_input(cx: &mut Ctx, t: &Typed, input: &[Range<usize>], constructor: bool
     let bytea = b == builtin("bytea");
     let string = b.array_dims == 0 && category(&b, cx.snap) == 'S';
     let json = b == builtin("json") || b == builtin("jsonb");
-    let (message, hint) = if said("with") && !(bytea || string) {
+    // Note: a constructor's `WITH UNIQUE KEYS` is about its keys, not about one value.
+    let (message, hint) = if !constructor && said("with") && !(bytea || string) {
         (
             "cannot use non-string types with WITH UNIQUE KEYS clause".to_owned(),
             "pass text (or bytea) holding the JSON, or leave out WITH UNIQUE KEYS",

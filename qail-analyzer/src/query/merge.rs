@@ -258,9 +258,10 @@ fn reachable(cx: &mut Ctx, clauses: &[MergeClause], whole: std::ops::Range<usize
     true
 }
 
-/// A system column (`xmin`, `ctid`, …) that `e` refers to, outside subqueries and calls.
+/// A system column (`xmin`, `ctid`, …; `tableoid` is allowed) that `e` refers to, outside
+/// subqueries and calls.
 fn system_column(e: &Expr) -> Option<String> {
-    const SYSTEM: &[&str] = &["tableoid", "ctid", "xmin", "xmax", "cmin", "cmax"];
+    const SYSTEM: &[&str] = &["ctid", "xmin", "xmax", "cmin", "cmax"];
     let named = |id: &sqlparser::ast::Ident| {
         let n = norm(id);
         SYSTEM.contains(&n.as_str()).then_some(n)

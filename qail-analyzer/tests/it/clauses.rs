@@ -55,7 +55,7 @@ const AGREED: &[&str] = &[
     "WITH gone AS (DELETE FROM spare WHERE id = $1 RETURNING *) SELECT amount FROM gone",
     "DELETE FROM spare WHERE id = $1 RETURNING *",
     "MERGE INTO harbors h USING (SELECT $1::uuid AS id) s ON h.id = s.id \
-     WHEN MATCHED AND h.name = 'x' THEN DELETE WHEN MATCHED THEN UPDATE SET name = 'y' \
+     WHEN MATCHED AND h.tableoid > 0 AND h.name = 'x' THEN DELETE WHEN MATCHED THEN UPDATE SET name = 'y' \
      WHEN NOT MATCHED THEN INSERT (id, name, country) VALUES (s.id, 'a', 'b')",
     "WITH t AS (DELETE FROM ledger RETURNING id) INSERT INTO ledger_view SELECT id, 0 FROM t",
     "UPDATE ledger SET amount = $1 WHERE id = $2 RETURNING amount",

@@ -147,7 +147,8 @@ const FEATURES: &[Feature] = &[
         name: "JSON_OBJECT(… FORMAT JSON …)",
         sql: "SELECT JSON_OBJECT('a': NULL::json FORMAT JSON, 'b': '\"x\"'::bytea FORMAT JSON \
               ENCODING UTF8 RETURNING bytea FORMAT JSON ENCODING UTF8) AS a, \
-              JSON_ARRAY('1'::text FORMAT JSON) AS b",
+              JSON_ARRAY('1'::text FORMAT JSON) AS b, \
+              JSON_OBJECT('a': 1, 'b': 2 WITH UNIQUE KEYS) AS c",
         since: 16,
     },
     Feature {
