@@ -532,8 +532,26 @@ fn run(command: Command) -> Result<ExitCode, Failure> {
 }
 
 /// The `postgres` range declared in the snapshot `out` replaces, kept across a rewrite.
-fn declared_target(out: &PathBuf) -> Option<String> {
+fn declared_target(out: &Path) -> Option<String> {
     Snapshot::load(out).ok().and_then(|s| s.postgres)
+}
+
+/// The DDL importer's warnings that matter to the versions the snapshot `out` targets (its
+/// declared range, else the default one), printed on standard error; returns how many.
+fn print_warnings(warnings: &[qail_schema::ddl::DdlWarning], out: &Path) -> usize {
+    let declared = Snapshot {
+        postgres: declared_target(out),
+        ..Snapshot::new()
+    };
+    let target = declared
+        .target()
+        .unwrap_or(qail_schema::snapshot::DEFAULT_TARGET);
+    let mut n = 0;
+    for w in warnings.iter().filter(|w| w.applies_to(target)) {
+        eprintln!("warning: {w}");
+        n += 1;
+    }
+    n
 }
 
 fn pull(db: &DbArgs, out: &PathBuf) -> Result<ExitCode, Failure> {
@@ -555,9 +573,7 @@ fn pull(db: &DbArgs, out: &PathBuf) -> Result<ExitCode, Failure> {
 /// warnings on standard error.
 fn write_build(dir: &Path, out: &Path) -> Result<(), Failure> {
     let (snap, warnings) = cargo_qail::schema::build(dir, out)?;
-    for w in &warnings {
-        eprintln!("warning: {w}");
-    }
+    let warned = print_warnings(&warnings, out);
     snap.save(out)?;
     println!(
         "wrote {} from {}: {} relations, {} types, {} functions ({} warning{})",
@@ -566,8 +582,8 @@ fn write_build(dir: &Path, out: &Path) -> Result<(), Failure> {
         snap.relations.len(),
         snap.types.len(),
         snap.functions.len(),
-        warnings.len(),
-        if warnings.len() == 1 { "" } else { "s" }
+        warned,
+        if warned == 1 { "" } else { "s" }
     );
     Ok(())
 }
@@ -581,9 +597,7 @@ fn check_migrations(
     let path = snapshot.unwrap_or_else(|| config.snapshot.clone());
     let file = Snapshot::load(&path)?;
     let (built, warnings) = cargo_qail::schema::build(&config.migrations, &path)?;
-    for w in &warnings {
-        eprintln!("warning: {w}");
-    }
+    print_warnings(&warnings, &path);
     let dir = config.migrations.display();
     let title = format!(
         "{} differs from the snapshot the migrations in {dir} build",
@@ -662,9 +676,7 @@ fn from_sql(paths: &[PathBuf], out: &PathBuf) -> Result<ExitCode, Failure> {
     let (mut snap, warnings) = qail_analyzer::import_ddl(&qail_schema::ddl::read_paths(paths)?);
     let dir = out.parent().filter(|d| !d.as_os_str().is_empty());
     qail_schema::ddl::relative_to(&mut snap, dir.unwrap_or(std::path::Path::new(".")));
-    for w in &warnings {
-        eprintln!("warning: {w}");
-    }
+    let warned = print_warnings(&warnings, out);
     snap.postgres = declared_target(out);
     snap.save(out)?;
     println!(
@@ -673,8 +685,8 @@ fn from_sql(paths: &[PathBuf], out: &PathBuf) -> Result<ExitCode, Failure> {
         snap.relations.len(),
         snap.types.len(),
         snap.functions.len(),
-        warnings.len(),
-        if warnings.len() == 1 { "" } else { "s" }
+        warned,
+        if warned == 1 { "" } else { "s" }
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -39,11 +39,21 @@ pub(crate) struct Ctx<'a> {
     pub(crate) variadic: Vec<usize>,
     /// Byte offsets of UPDATE SET targets written with a subscript: their values are elements.
     pub(crate) element_targets: Vec<usize>,
+    /// Byte offsets of UPDATE SET targets subscripted by a string literal (a jsonb key).
+    pub(crate) keyed_targets: Vec<usize>,
     /// Byte ranges of the `IS [NOT] JSON …` predicates, parsed as null tests.
     pub(crate) json_predicates: Vec<Range<usize>>,
     /// The index predicates of `ON CONFLICT (…) WHERE …` the pre-pass removed, in order; each
     /// INSERT's ON CONFLICT takes the next one.
     pub(crate) conflict_predicates: std::collections::VecDeque<Range<usize>>,
+    /// The OVERRIDING clauses the pre-pass removed from INSERTs: where, and whether SYSTEM.
+    pub(crate) overriding: Vec<(Range<usize>, bool)>,
+    /// How many queries and statements enclose the one being read (0 at the statement's
+    /// top: only there may WITH hold a data-modifying statement).
+    pub(crate) depth: usize,
+    /// Whether the data-modifying statement of a WITH query is being read (its rules are
+    /// checked when it finishes, which clears the flag).
+    pub(crate) in_with: bool,
     /// Whether a MERGE's RETURNING list is being read (`merge_action()` is valid there only).
     pub(crate) merge_returning: bool,
     /// The clauses blanked before parsing, read by the analyzer itself.
@@ -61,8 +71,12 @@ impl<'a> Ctx<'a> {
             diags: Vec::new(),
             variadic: Vec::new(),
             element_targets: Vec::new(),
+            keyed_targets: Vec::new(),
             json_predicates: Vec::new(),
             conflict_predicates: std::collections::VecDeque::new(),
+            overriding: Vec::new(),
+            depth: 0,
+            in_with: false,
             merge_returning: false,
             aside: crate::set_aside::SetAside::default(),
         }

@@ -194,6 +194,8 @@ pub fn analyze(sql: &str, snapshot: &Snapshot) -> Result<Analysis, Vec<Diagnosti
     cx.json_predicates = rewritten.json_predicates.clone();
     cx.conflict_predicates = rewritten.conflict_predicates.iter().cloned().collect();
     cx.element_targets = rewritten.element_targets.clone();
+    cx.keyed_targets = rewritten.keyed_targets.clone();
+    cx.overriding = rewritten.overriding.clone();
     cx.aside = aside;
     let out = query::statement(&mut cx, statement);
     for bound in &rewritten.subscripts {

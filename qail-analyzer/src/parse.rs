@@ -25,6 +25,24 @@ pub(crate) struct JsonTableAside {
     pub(crate) passing: Vec<Range<usize>>,
     /// Each column `DEFAULT value`: where the column's name starts, and the value.
     pub(crate) defaults: Vec<(usize, Range<usize>)>,
+    /// Each path name (`path AS name`, of the table's path or a NESTED PATH): where it is,
+    /// and the name (unquoted names in lower case).
+    pub(crate) path_names: Vec<(Range<usize>, String)>,
+    /// Each table's `… ON ERROR` behaviour.
+    pub(crate) behaviors: Vec<Range<usize>>,
+}
+
+/// The name a word token gives (unquoted names in lower case), with its byte range.
+fn named(tokens: &[TokenWithSpan], at: usize, lines: &LineIndex) -> Option<(Range<usize>, String)> {
+    let t = tokens.get(at)?;
+    let Token::Word(w) = &t.token else {
+        return None;
+    };
+    let name = match w.quote_style {
+        Some(_) => w.value.clone(),
+        None => w.value.to_lowercase(),
+    };
+    Some((lines.range(t.span)?, name))
 }
 
 /// Parses `sql` (the pre-passes' output), taking JSON_TABLE's clauses out first.
@@ -200,6 +218,9 @@ fn table(
     };
     let mut k = comma + 2;
     if word(k, "AS") {
+        if let Some(&at) = view.at.get(k + 1) {
+            aside.path_names.extend(named(tokens, at, lines));
+        }
         drop(view, edits, k, k + 2);
         k += 2;
     }
@@ -217,6 +238,11 @@ fn table(
     };
     column_list(tokens, view, columns + 1, list_close, lines, aside, edits);
     // The table's `… ON ERROR` behaviour.
+    if list_close + 1 < close
+        && let Some(range) = bytes(tokens, view, lines, list_close + 1, close)
+    {
+        aside.behaviors.push(range);
+    }
     drop(view, edits, list_close + 1, close);
 }
 
@@ -240,6 +266,9 @@ fn column_list(
                 start + 1
             };
             if word(path + 1, "AS") {
+                if let Some(&at) = view.at.get(path + 2) {
+                    aside.path_names.extend(named(tokens, at, lines));
+                }
                 drop(view, edits, path + 1, path + 3);
             }
             if let Some(c) = (path + 1..item.end).find(|&c| word(c, "COLUMNS"))

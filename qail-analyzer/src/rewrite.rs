@@ -6,7 +6,8 @@
 //! - `SET col[i] = v` in UPDATE (and ON CONFLICT DO UPDATE), `col[i][j]`, `col[lo:hi]`: the
 //!   subscripts go, the column's offset is kept so `v` is typed as an element (as the array
 //!   for a slice); each subscript's text is kept aside to be typed as an `integer` (it may
-//!   hold parameters, `SET scores[$1] = $2`);
+//!   hold parameters, `SET scores[$1] = $2`), but a string literal, a jsonb key
+//!   (`SET doc['a'][0] = v`), whose target is noted;
 //! - `ONLY` before a table in FROM, JOIN, UPDATE and DELETE (inheritance does not change the
 //!   columns);
 //! - `SUBSTRING(x SIMILAR p ESCAPE e)`: the keywords become commas, the call
@@ -28,7 +29,9 @@
 //! - the index predicate of `ON CONFLICT (cols) WHERE …`: removed and kept aside, to be
 //!   typed as a condition on the target table;
 //! - a window frame's exclusion (`EXCLUDE CURRENT ROW | GROUP | TIES | NO OTHERS`), and the
-//!   cast of a string offset (`'1 day'::interval PRECEDING`): neither changes a type.
+//!   cast of a string offset (`'1 day'::interval PRECEDING`): neither changes a type;
+//! - INSERT's `OVERRIDING SYSTEM VALUE` / `OVERRIDING USER VALUE`: removed and kept aside, as
+//!   they decide whether a `GENERATED ALWAYS AS IDENTITY` column may be given a value.
 
 use qail_schema::script::lex::{block_comment_end, dollar_quote_end, is_ident_start, quoted_end};
 
@@ -39,8 +42,12 @@ pub(crate) struct ParserInput {
     pub(crate) variadic: Vec<usize>,
     /// Byte offsets of SET targets written with a subscript (`SET col[1] = …`), not a slice.
     pub(crate) element_targets: Vec<usize>,
-    /// Byte ranges of the subscripts (and slice bounds) removed from SET targets.
+    /// Byte ranges of the subscripts (and slice bounds) removed from SET targets, but for
+    /// string literals (keys).
     pub(crate) subscripts: Vec<std::ops::Range<usize>>,
+    /// Byte offsets of SET targets with a string literal among their subscripts
+    /// (`SET doc['key'] = …`, a jsonb key).
+    pub(crate) keyed_targets: Vec<usize>,
     /// Numeric literals in PostgreSQL 16's forms, rewritten in decimal: where, and what the
     /// form is called in a message.
     pub(crate) numbers: Vec<(std::ops::Range<usize>, &'static str)>,
@@ -50,6 +57,9 @@ pub(crate) struct ParserInput {
     pub(crate) samples: Vec<Sample>,
     /// The index predicates removed from `ON CONFLICT (cols) WHERE …` (after the WHERE).
     pub(crate) conflict_predicates: Vec<std::ops::Range<usize>>,
+    /// The `OVERRIDING SYSTEM VALUE` (`true`) and `OVERRIDING USER VALUE` (`false`) clauses
+    /// removed from INSERTs.
+    pub(crate) overriding: Vec<(std::ops::Range<usize>, bool)>,
 }
 
 /// A `TABLESAMPLE method (args…) [REPEATABLE (seed)]` clause, by byte ranges into the SQL.
@@ -79,10 +89,12 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
     let mut variadic = Vec::new();
     let mut element_targets = Vec::new();
     let mut subscripts = Vec::new();
+    let mut keyed_targets = Vec::new();
     let mut numbers = Vec::new();
     let mut json_predicates = Vec::new();
     let mut samples = Vec::new();
     let mut conflict_predicates = Vec::new();
+    let mut overriding = Vec::new();
     let mut prev = Prev::None;
     // The depth at which LIMIT, OFFSET or FETCH was read in the current query.
     let mut limit_at: Option<usize> = None;
@@ -179,6 +191,17 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                     prev = Prev::Punct(b')');
                     continue;
                 }
+                if word == "OVERRIDING"
+                    && let (which_end, which) = next_word(sql, i)
+                    && matches!(which.as_str(), "SYSTEM" | "USER")
+                    && let (end, value) = next_word(sql, which_end)
+                    && value == "VALUE"
+                {
+                    out[start..end].fill(b' ');
+                    overriding.push((start..end, which == "SYSTEM"));
+                    i = end;
+                    continue;
+                }
                 if word == "TABLESAMPLE"
                     && let Some(sample) = sample_clause(sql, start, i)
                 {
@@ -269,6 +292,12 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
                     if !slice {
                         element_targets.push(start);
                     }
+                    let (keys, bounds): (Vec<_>, Vec<_>) = bounds
+                        .into_iter()
+                        .partition(|r| is_string_literal(&sql[r.clone()]));
+                    if !keys.is_empty() {
+                        keyed_targets.push(start);
+                    }
                     subscripts.extend(bounds);
                     prev = Prev::Word(word);
                     i = end;
@@ -349,10 +378,12 @@ pub(crate) fn rewrite(sql: &str) -> ParserInput {
         variadic,
         element_targets,
         subscripts,
+        keyed_targets,
         numbers,
         json_predicates,
         samples,
         conflict_predicates,
+        overriding,
     }
 }
 
@@ -744,6 +775,12 @@ fn frame_exclusion_end(sql: &str, i: usize) -> Option<usize> {
     }
 }
 
+/// Whether `text` is one string literal (`'key'`), blanks aside.
+fn is_string_literal(text: &str) -> bool {
+    let t = text.trim();
+    t.len() >= 2 && t.starts_with('\'') && quoted_end(t.as_bytes(), 0, b'\'', false) == t.len()
+}
+
 /// The subscripts directly at `i` (`[e]`, `[e][f]`, `[lo:hi]`) when an `=` (not `=>`)
 /// follows them: the index after them, the ranges of their bounds, and whether one is a slice.
 fn set_subscripts(b: &[u8], i: usize) -> Option<(usize, Vec<std::ops::Range<usize>>, bool)> {
@@ -764,8 +801,13 @@ fn set_subscripts(b: &[u8], i: usize) -> Option<(usize, Vec<std::ops::Range<usiz
                     bounds.push(from..k);
                     from = k + 1;
                 }
-                // Note: strings, comments and statement ends are not subscripts to rewrite.
-                b'\'' | b'"' | b';' => return None,
+                // Note: a string is a key (`doc['key']`), skipped whole; comments and
+                // statement ends are not subscripts to rewrite.
+                b'\'' => {
+                    k = quoted_end(b, k, b'\'', false);
+                    continue;
+                }
+                b'"' | b';' => return None,
                 b'-' if b.get(k + 1) == Some(&b'-') => return None,
                 b'/' if b.get(k + 1) == Some(&b'*') => return None,
                 _ => {}
@@ -953,6 +995,17 @@ mod tests {
                 .ends_with(&["CONFLICT", "(a)", "DO", "NOTHING"])
         );
         assert_eq!(&sql[r.conflict_predicates[0].clone()], "(b = $2)");
+        let sql = "INSERT INTO t (a) OVERRIDING SYSTEM VALUE VALUES ($1)";
+        let r = rewrite(sql);
+        assert_eq!(
+            r.sql,
+            sql.replace("OVERRIDING SYSTEM VALUE", &" ".repeat(23))
+        );
+        assert_eq!(&sql[r.overriding[0].0.clone()], "OVERRIDING SYSTEM VALUE");
+        assert!(r.overriding[0].1);
+        let r = rewrite("INSERT INTO t overriding user value SELECT 1");
+        assert_eq!(r.overriding.len(), 1);
+        assert!(!r.overriding[0].1);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //!   `JSON_EXISTS`), read by `call::sqljson`;
 //! - `RETURNING type [FORMAT JSON …]` of the SQL/JSON constructors (`JSON_OBJECT`,
 //!   `JSON_ARRAY`, their aggregates, `JSON_SERIALIZE`), and their input's `FORMAT JSON` and
-//!   `WITH | WITHOUT UNIQUE [KEYS]` (neither changes a type);
+//!   `WITH | WITHOUT UNIQUE [KEYS]` (neither changes a type), also of `JSON(…)`;
 //! - `RETURNING WITH (OLD AS o, NEW AS n)` (PostgreSQL 18): the names `old` and `new` take;
 //! - a MERGE's `WHEN … THEN DO NOTHING` clause, whose condition `query::merge` types.
 //!
@@ -37,6 +37,9 @@ pub(crate) struct JsonCall {
     pub(crate) clauses: Range<usize>,
     /// A constructor's `RETURNING …` clause, up to its `)`.
     pub(crate) returning: Option<Range<usize>>,
+    /// A constructor's input clauses (`FORMAT JSON [ENCODING e]`, `WITH | WITHOUT UNIQUE
+    /// [KEYS]`).
+    pub(crate) input: Vec<Range<usize>>,
 }
 
 /// The names `RETURNING WITH (OLD AS o, NEW AS n)` gives to the row before and after.
@@ -266,6 +269,16 @@ pub(crate) fn set_aside(sql: &mut String) -> SetAside {
                 }
                 out.json_calls.push(call);
             }
+        } else if call_open && t.is("JSON") && toks[..i].last().is_none_or(|p| p.punct != b'.') {
+            // Note: `JSON(x FORMAT JSON … WITH UNIQUE KEYS)` (PostgreSQL 17) has no RETURNING;
+            // without input clauses, `json(x)` is the cast to json of every version.
+            if let Some((call, input)) = constructor_clauses(&toks, i)
+                && call.returning.is_none()
+                && !input.is_empty()
+            {
+                blank.extend(input);
+                out.json_calls.push(call);
+            }
         } else if call_open && CONSTRUCTORS.iter().any(|f| t.is(f)) {
             if let Some((call, input)) = constructor_clauses(&toks, i) {
                 blank.extend(input);
@@ -348,6 +361,7 @@ fn query_clauses(toks: &[Tok], name: usize) -> Option<JsonCall> {
         name_at: toks[name].range.start,
         clauses: first.map_or(end..end, |k| toks[k].range.start..end),
         returning: None,
+        input: Vec::new(),
     })
 }
 
@@ -391,6 +405,7 @@ fn constructor_clauses(toks: &[Tok], name: usize) -> Option<(JsonCall, Vec<Range
         name_at: toks[name].range.start,
         clauses: 0..0,
         returning: returning.map(|k| toks[k].range.start..toks[close].range.start),
+        input: input.clone(),
     };
     Some((call, input))
 }

@@ -58,6 +58,74 @@ pub struct Snapshot {
     /// (schema, table, column), a relation before its columns.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<Source>,
+    /// The indexes of the snapshot's schemas, sorted by (schema, name), when known: a pull
+    /// records them; `None` for a snapshot built from DDL (which does not follow index names)
+    /// or written before they were recorded. With every other relation kind the snapshot
+    /// holds, they make it know every name a `'name'::regclass` literal may give.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub indexes: Option<Vec<Index>>,
+    /// The rules (`CREATE RULE`) on the snapshot's relations, sorted by (schema, table, name),
+    /// when known: a pull records them; `None` for a snapshot built from DDL or written before
+    /// they were recorded. A rule can turn a statement into others, which changes what the
+    /// server accepts and what it describes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<Vec<Rule>>,
+}
+
+/// A rule on a relation (the `_RETURN` rules of views aside).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rule {
+    /// The relation's schema.
+    pub schema: String,
+    /// The relation the rule is on.
+    pub table: String,
+    /// The rule's name.
+    pub name: String,
+    /// The statement it fires on.
+    pub event: Command,
+    /// `DO INSTEAD` (else `DO ALSO`).
+    pub instead: bool,
+    /// It has a `WHERE` condition.
+    pub conditional: bool,
+    /// Its actions, in order (none for `DO INSTEAD NOTHING`).
+    pub actions: Vec<RuleAction>,
+}
+
+/// An action of a rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleAction {
+    /// The statement it runs.
+    pub command: Command,
+    /// It has a RETURNING list.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub returning: bool,
+}
+
+/// A statement kind a rule fires on or runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Command {
+    /// SELECT.
+    Select,
+    /// INSERT.
+    Insert,
+    /// UPDATE.
+    Update,
+    /// DELETE.
+    Delete,
+    /// Anything else (NOTIFY, …).
+    Other,
+}
+
+/// An index (which a `regclass` value may name).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Index {
+    /// Schema name (its table's).
+    pub schema: String,
+    /// Index name.
+    pub name: String,
+    /// The table (or materialized view) it indexes.
+    pub table: String,
 }
 
 /// Where a relation or one of its columns is defined in a DDL file.

@@ -210,6 +210,11 @@ pub(crate) fn is_aggregate(name: &str) -> bool {
         || rows(name).is_some_and(|rows| rows.iter().any(|r| r.kind == 'a'))
 }
 
+/// Whether every built-in function of this name returns a set (`generate_series`, `unnest`).
+pub(crate) fn returns_set(name: &str) -> bool {
+    rows(name).is_some_and(|rows| rows.iter().all(|r| r.kind == 's'))
+}
+
 /// Whether `name` may be called with OVER: a window function or an aggregate.
 pub(crate) fn takes_over(name: &str) -> bool {
     is_aggregate(name) || rows(name).is_some_and(|rows| rows.iter().any(|r| r.kind == 'w'))

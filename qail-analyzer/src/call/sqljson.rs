@@ -1,8 +1,8 @@
 //! The SQL/JSON functions written with SQL syntax rather than found in `pg_proc`:
 //! the constructors `JSON_OBJECT('k': v, …)`, `JSON_ARRAY(…)` and the aggregates
 //! `JSON_OBJECTAGG(k: v)`, `JSON_ARRAYAGG(v)` (PostgreSQL 16); the query functions
-//! `JSON_VALUE`, `JSON_QUERY`, `JSON_EXISTS`, and `JSON_SCALAR`, `JSON_SERIALIZE`
-//! (PostgreSQL 17). Typed as the server's Describe reports them: the `RETURNING` type, else
+//! `JSON_VALUE`, `JSON_QUERY`, `JSON_EXISTS`, and `JSON(x … WITH UNIQUE KEYS)` (with input
+//! clauses: without, `json(x)` is a cast), `JSON_SCALAR`, `JSON_SERIALIZE` (PostgreSQL 17). Typed as the server's Describe reports them: the `RETURNING` type, else
 //! the default one (`json`, `text`, `jsonb`, `boolean`; a constructor with a `jsonb` input
 //! is `jsonb`). The query functions' clauses
 //! (`PASSING x AS name`, `RETURNING type [FORMAT JSON]`, the wrapper and quotes of
@@ -60,7 +60,14 @@ pub(crate) fn call(
             .iter()
             .any(|c| matches!(c, FunctionArgumentClause::JsonNullClause(_)))
     });
+    // Note: `JSON(x)` without input clauses is the cast to json.
+    let input = cx
+        .aside
+        .json_call(range.start)
+        .map(|c| c.input.clone())
+        .unwrap_or_default();
     let (since, result, aggregate) = match name {
+        "json" if !input.is_empty() => (17, "json", false),
         "json_object" if pairs || args.is_empty() || json_clause => (16, "json", false),
         "json_array" => (16, "json", false),
         "json_objectagg" => (16, "json", true),
@@ -79,7 +86,7 @@ pub(crate) fn call(
         return Some(Typed::error(range));
     }
     let arity = match name {
-        "json_scalar" | "json_serialize" => Some(1),
+        "json" | "json_scalar" | "json_serialize" => Some(1),
         "json_value" | "json_query" | "json_exists" => Some(2),
         _ => None,
     };
@@ -158,6 +165,26 @@ pub(crate) fn call(
     if typed.iter().any(|(t, _)| t.is_error()) {
         return Some(Typed::error(range));
     }
+    if name == "json"
+        && let [(t, _)] = typed.as_slice()
+        && !json_input(cx, t, &input, false)
+    {
+        return Some(Typed::error(range));
+    }
+    // Note: a constructor's input clauses follow the value they qualify.
+    if name != "json" && !input.is_empty() {
+        for (k, (t, key)) in typed.iter().enumerate() {
+            let next = typed.get(k + 1).map_or(usize::MAX, |(n, _)| n.range.start);
+            let own: Vec<Range<usize>> = input
+                .iter()
+                .filter(|r| r.start >= t.range.end && r.start < next)
+                .cloned()
+                .collect();
+            if !key && !own.is_empty() && !json_input(cx, t, &own, true) {
+                return Some(Typed::error(range));
+            }
+        }
+    }
     let aside = cx.aside.json_call(range.start).cloned();
     let parsed_returning = list.and_then(|l| {
         l.clauses.iter().find_map(|c| match c {
@@ -221,7 +248,7 @@ pub(crate) fn call(
                 name.to_uppercase()
             ));
         }
-        "json_scalar" | "json_serialize" => typed.iter().for_each(|(a, _)| t.absorb(a)),
+        "json" | "json_scalar" | "json_serialize" => typed.iter().for_each(|(a, _)| t.absorb(a)),
         _ => {
             t.nullable = true;
             t.why.push(format!(
@@ -231,6 +258,150 @@ pub(crate) fn call(
         }
     }
     Some(t)
+}
+
+/// Whether the input `t` of `JSON(t …)` (`constructor` false) or a constructor's value suits
+/// its input clauses (at `input`), as the server decides (transformJsonValueExpr,
+/// transformJsonParseArg): `WITH UNIQUE KEYS` needs a string type or bytea, `ENCODING`
+/// bytea; a constructor's `FORMAT JSON` a string type, bytea, json or jsonb; `JSON()`'s input
+/// but bytea a cast to json. Reports the error when not.
+fn json_input(cx: &mut Ctx, t: &Typed, input: &[Range<usize>], constructor: bool) -> bool {
+    let Some(have) = t.arg() else {
+        return true;
+    };
+    let said = |word: &str| {
+        input.iter().any(|r| {
+            cx.sql[r.clone()]
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| w.eq_ignore_ascii_case(word))
+        })
+    };
+    let encoding = input.iter().any(|r| {
+        cx.sql[r.clone()]
+            .split_whitespace()
+            .any(|w| w.eq_ignore_ascii_case("encoding"))
+    });
+    let b = base(have, cx.snap);
+    let bytea = b == builtin("bytea");
+    let string = b.array_dims == 0 && category(&b, cx.snap) == 'S';
+    let json = b == builtin("json") || b == builtin("jsonb");
+    // Note: a constructor's `WITH UNIQUE KEYS` is about its keys, not about one value.
+    let (message, hint) = if !constructor && said("with") && !(bytea || string) {
+        (
+            "cannot use non-string types with WITH UNIQUE KEYS clause".to_owned(),
+            "pass text (or bytea) holding the JSON, or leave out WITH UNIQUE KEYS",
+        )
+    } else if encoding && !bytea {
+        (
+            "JSON ENCODING clause is only allowed for bytea input type".to_owned(),
+            "leave out ENCODING, or pass bytea",
+        )
+    } else if !constructor && !bytea && !castable(have, &builtin("json"), cx.snap) {
+        (
+            format!("cannot cast type {} to json", display(have)),
+            "pass text holding the JSON",
+        )
+    } else if constructor && said("format") && !(bytea || string || json) {
+        (
+            "cannot use non-string types with explicit FORMAT JSON clause".to_owned(),
+            "leave out FORMAT JSON: a value of another type is converted as it is",
+        )
+    } else {
+        return true;
+    };
+    cx.error(t.range.clone(), message, Some(hint.into()));
+    false
+}
+
+/// Whether `e` may be the DEFAULT of an `ON EMPTY` / `ON ERROR` behaviour (of a query
+/// function or a JSON_TABLE column), as the server decides (transformJsonBehavior): a
+/// constant, a function or an operator at the top (no subquery, aggregate or window function
+/// there), with no column reference and no set-returning function anywhere. Reports the error
+/// when not.
+pub(crate) fn behavior_default(cx: &mut Ctx, e: &Expr) -> bool {
+    fn strip(e: &Expr) -> &Expr {
+        match e {
+            Expr::Nested(inner) | Expr::Cast { expr: inner, .. } => strip(inner),
+            other => other,
+        }
+    }
+    fn calls(f: &Function) -> Vec<&Expr> {
+        match &f.args {
+            FunctionArguments::List(l) => l
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e))
+                    | FunctionArg::Named {
+                        arg: FunctionArgExpr::Expr(e),
+                        ..
+                    }
+                    | FunctionArg::ExprNamed {
+                        arg: FunctionArgExpr::Expr(e),
+                        ..
+                    } => Some(e),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+    /// The first column reference or set-returning call, outside subqueries.
+    fn inside(cx: &Ctx, e: &Expr) -> Option<&'static str> {
+        match e {
+            Expr::Identifier(_) | Expr::CompoundIdentifier(_) => {
+                Some("DEFAULT expression must not contain column references")
+            }
+            Expr::Nested(x) | Expr::Cast { expr: x, .. } | Expr::UnaryOp { expr: x, .. } => {
+                inside(cx, x)
+            }
+            Expr::BinaryOp { left, right, .. } => inside(cx, left).or_else(|| inside(cx, right)),
+            Expr::Function(f) => {
+                let name = f.name.0.last().map(|p| p.to_string().to_lowercase());
+                let set = name.as_deref().is_some_and(|n| {
+                    super::builtins::returns_set(n)
+                        || cx
+                            .snap
+                            .functions_named(None, n)
+                            .iter()
+                            .any(|u| u.returns_set)
+                });
+                if set {
+                    Some("DEFAULT expression must not return a set")
+                } else {
+                    calls(f).into_iter().find_map(|a| inside(cx, a))
+                }
+            }
+            _ => None,
+        }
+    }
+    let top = strip(e);
+    let refused = match top {
+        Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. } => Some(
+            "can only specify a constant, non-aggregate function, or operator expression for DEFAULT",
+        ),
+        Expr::Function(f)
+            if f.over.is_some()
+                || f.name.0.last().is_some_and(|p| {
+                    super::builtins::is_aggregate(&p.to_string().to_lowercase())
+                }) =>
+        {
+            Some(
+                "can only specify a constant, non-aggregate function, or operator expression for DEFAULT",
+            )
+        }
+        _ => inside(cx, e),
+    };
+    let Some(message) = refused else {
+        return true;
+    };
+    cx.error(
+        cx.range(e),
+        message,
+        Some("write a constant, or an expression of constants and function calls".into()),
+    );
+    false
 }
 
 /// The result type of a query function (`default` without RETURNING) after typing its clauses
@@ -313,7 +484,13 @@ fn read_clauses(
             return Ok(None);
         };
         ty = resolved;
-        if take_words(p, &["FORMAT", "JSON"]) && take_word(p, "ENCODING") {
+        let format = take_words(p, &["FORMAT", "JSON"]);
+        if format && name == "json_value" {
+            return Err(ParserError::ParserError(
+                "cannot specify FORMAT JSON in RETURNING clause of JSON_VALUE()".into(),
+            ));
+        }
+        if format && take_word(p, "ENCODING") {
             p.parse_identifier()?;
             if ty != builtin("bytea") {
                 return Err(ParserError::ParserError(
@@ -372,7 +549,8 @@ fn read_clauses(
         } else if take_word(p, "DEFAULT") {
             let value = p.parse_expr()?;
             let what = format!("the DEFAULT of {upper}()");
-            failed |= expect(cx, sc, &value, &ty, Fit::Assign, &what).is_error();
+            failed |= !behavior_default(cx, &value)
+                || expect(cx, sc, &value, &ty, Fit::Assign, &what).is_error();
             "DEFAULT"
         } else {
             break;
@@ -448,20 +626,23 @@ fn constructor_returning(cx: &mut Ctx, name: &str, clause: Range<usize>) -> Opti
             return Err(ParserError::ParserError("expected RETURNING".into()));
         }
         let dt = p.parse_data_type()?;
+        let mut encoding = None;
         if take_words(&mut p, &["FORMAT", "JSON"]) && take_word(&mut p, "ENCODING") {
-            p.parse_identifier()?;
+            encoding = Some(p.parse_identifier()?.value.to_ascii_lowercase());
         }
         match p.peek_token().token {
-            Token::EOF => Ok(dt),
+            Token::EOF => Ok((dt, encoding)),
             other => Err(ParserError::ParserError(format!(
                 "unexpected {other} after the RETURNING type"
             ))),
         }
     });
     match read {
-        Ok(dt) => {
+        Ok((dt, encoding)) => {
             let ty = written::resolve(cx, &dt)?;
-            constructor_result(cx, name, ty, clause)
+            let ty = constructor_result(cx, name, ty, clause.clone())?;
+            output_encoding(cx, &ty, encoding.as_deref(), clause)?;
+            Some(ty)
         }
         Err(e) => {
             cx.error(
@@ -472,6 +653,39 @@ fn constructor_returning(cx: &mut Ctx, name: &str, clause: Range<usize>) -> Opti
             None
         }
     }
+}
+
+/// `Some` if the output `ENCODING` (when written) suits the RETURNING type `ty`, as the server
+/// decides: bytea only, in UTF8 only (UTF16 and UTF32 are names it knows and refuses).
+fn output_encoding(
+    cx: &mut Ctx,
+    ty: &TypeRef,
+    encoding: Option<&str>,
+    at: Range<usize>,
+) -> Option<()> {
+    let Some(encoding) = encoding else {
+        return Some(());
+    };
+    let (message, hint) = if !matches!(encoding, "utf8" | "utf16" | "utf32") {
+        (
+            format!("unrecognized JSON encoding: {encoding}"),
+            "write ENCODING UTF8, or leave it out",
+        )
+    } else if base(ty, cx.snap) != builtin("bytea") {
+        (
+            "cannot set JSON encoding for non-bytea output types".to_owned(),
+            "leave out ENCODING, or return bytea",
+        )
+    } else if encoding != "utf8" {
+        (
+            "unsupported JSON encoding".to_owned(),
+            "only UTF8 JSON encoding is supported",
+        )
+    } else {
+        return Some(());
+    };
+    cx.error(at, message, Some(hint.into()));
+    None
 }
 
 /// `ty` if a constructor can return it: JSON_SERIALIZE a string type or bytea, the others a

@@ -49,6 +49,7 @@ pub(crate) fn invalid(
         ));
     }
     let ok = match scalar_name(ty)? {
+        "regclass" => return regclass(text, snap),
         "int2" => text.trim().parse::<i16>().is_ok(),
         "int4" => text.trim().parse::<i32>().is_ok(),
         "int8" => text.trim().parse::<i64>().is_ok(),
@@ -69,6 +70,98 @@ pub(crate) fn invalid(
             format!("write a valid {name} literal, or pass it as a parameter"),
         )
     })
+}
+
+/// Why `text` names no relation for `regclass` (which looks it up as it parses), when the
+/// snapshot can tell: it knows the indexes (a pull records them) besides its tables, views,
+/// materialized views, sequences and composite types, and every schema searched is one it
+/// covers. Names of the system (`pg_…`), OIDs and other forms are left to the server.
+fn regclass(text: &str, snap: &Snapshot) -> Option<(String, String)> {
+    let indexes = snap.indexes.as_ref()?;
+    let parts = name_parts(text)?;
+    let (schema, name) = match parts.as_slice() {
+        [name] => (None, name.as_str()),
+        [schema, name] => (Some(schema.as_str()), name.as_str()),
+        _ => return None,
+    };
+    if name.starts_with("pg_")
+        || schema.is_some_and(|s| s.starts_with("pg_") || s == "information_schema")
+    {
+        return None;
+    }
+    let searched: Vec<&str> = match schema {
+        Some(s) => vec![s],
+        None => snap
+            .effective_search_path()
+            .filter(|s| *s != "pg_catalog")
+            .collect(),
+    };
+    if searched.iter().any(|s| !snap.has_schema(s)) {
+        return None;
+    }
+    let found = searched.iter().any(|&s| {
+        snap.relations
+            .iter()
+            .any(|r| r.schema == s && r.name == name)
+            || indexes.iter().any(|i| i.schema == s && i.name == name)
+            || snap.types.iter().any(|t| {
+                t.schema == s && t.name == name && matches!(t.kind, UserTypeKind::Composite { .. })
+            })
+    });
+    (!found).then(|| {
+        (
+            format!("relation \"{text}\" does not exist"),
+            "check the name (a table, view, sequence or index), or run `cargo qail schema pull` \
+             if the relation is new"
+                .to_owned(),
+        )
+    })
+}
+
+/// The parts of a possibly qualified name as PostgreSQL reads it (`a.b`, `"A".b`): unquoted
+/// parts in lower case. `None` for anything else (an OID, an empty part, a name longer than
+/// PostgreSQL keeps).
+fn name_parts(text: &str) -> Option<Vec<String>> {
+    let mut parts = Vec::new();
+    let mut rest = text.trim();
+    loop {
+        let part;
+        if let Some(quoted) = rest.strip_prefix('"') {
+            let end = quoted
+                .char_indices()
+                .try_fold(None::<usize>, |close, (i, c)| match (close, c) {
+                    (Some(j), '"') if j + 1 == i => Ok(None),
+                    (Some(j), _) => Err(j),
+                    (None, '"') => Ok(Some(i)),
+                    (None, _) => Ok(None),
+                });
+            let end = match end {
+                Err(j) | Ok(Some(j)) => j,
+                Ok(None) => return None,
+            };
+            part = quoted[..end].replace("\"\"", "\"");
+            rest = quoted[end + 1..].trim_start();
+        } else {
+            let len = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                .unwrap_or(rest.len());
+            let word = &rest[..len];
+            if word.is_empty() || word.starts_with(|c: char| c.is_ascii_digit() || c == '$') {
+                return None;
+            }
+            part = word.to_ascii_lowercase();
+            rest = rest[len..].trim_start();
+        }
+        if part.is_empty() || part.len() > 63 {
+            return None;
+        }
+        parts.push(part);
+        match rest.strip_prefix('.') {
+            Some(r) => rest = r.trim_start(),
+            None if rest.is_empty() => return Some(parts),
+            None => return None,
+        }
+    }
 }
 
 fn numeric(s: &str) -> bool {
@@ -182,6 +275,19 @@ mod tests {
             "a\\b",
         ] {
             assert!(invalid(bad, &builtin("bytea"), &s).is_some(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn names_read_as_postgres_reads_them() {
+        let parts = |t: &str| name_parts(t);
+        assert_eq!(parts("Foo"), Some(vec!["foo".to_owned()]));
+        assert_eq!(
+            parts(" app . \"My\"\"T\" "),
+            Some(vec!["app".to_owned(), "My\"T".to_owned()])
+        );
+        for other in ["1234", "-", "", "a.", "\"a", "a b", "\"\"", "a(b)"] {
+            assert_eq!(parts(other), None, "{other}");
         }
     }
 

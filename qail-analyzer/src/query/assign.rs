@@ -1,10 +1,12 @@
 //! Assignments to a target table's columns, shared by UPDATE's SET list and INSERT's
 //! `ON CONFLICT DO UPDATE SET`: columns, tuples, fields and subscripts of a column, DEFAULT,
-//! and the errors for a target column that does not exist or is generated (a generated
-//! column takes only DEFAULT, in INSERT, UPDATE and MERGE alike).
+//! and the errors for a target column that does not exist or is computed (a generated column
+//! takes only DEFAULT, in INSERT, UPDATE and MERGE alike; a `GENERATED ALWAYS AS IDENTITY`
+//! column too, unless an INSERT says `OVERRIDING SYSTEM VALUE` or `OVERRIDING USER VALUE`).
 
 use std::ops::Range;
 
+use qail_schema::snapshot::Identity;
 use sqlparser::ast::{
     Assignment, AssignmentTarget, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident,
     ObjectName,
@@ -15,7 +17,7 @@ use crate::diag::did_you_mean;
 use crate::expr::{Fit, expect};
 use crate::query::select;
 use crate::scope::{Col, Rel, Scope, norm, parts};
-use crate::types::{assignable, element_of};
+use crate::types::{assignable, base, builtin, display, element_of};
 
 mod field;
 
@@ -107,13 +109,27 @@ fn assign(cx: &mut Ctx, sc: &Scope, target: &Rel, id: &Ident, value: &Expr) {
     if is_default(value) {
         return;
     }
-    if generated(cx, col) {
+    if let Some(what) = computed(cx, col) {
         let range = cx.ident_range(id);
-        refuse_generated(cx, &col_name, range, false);
+        refuse_computed(cx, &col_name, what, range, false);
         return;
     }
     // Note: `SET col[i] = v` assigns an element (the subscript was removed before parsing).
-    let element = cx.element_targets.contains(&cx.ident_range(id).start);
+    let at = cx.ident_range(id).start;
+    let element = cx.element_targets.contains(&at);
+    // Note: a key (`SET doc['a'] = v`) subscripts jsonb, whose element is jsonb; an array's
+    // subscript is an integer (the server reads a string as one, or fails).
+    if cx.keyed_targets.contains(&at) && base(&col.ty, cx.snap) != builtin("jsonb") {
+        cx.error(
+            cx.ident_range(id),
+            format!(
+                "a string subscript of column \"{col_name}\" (type {}) is not supported",
+                display(&col.ty)
+            ),
+            Some("string subscripts are keys of a jsonb column; write an integer subscript".into()),
+        );
+        return;
+    }
     let ty = match element_of(&col.ty) {
         Some(e) if element => e,
         _ => col.ty.clone(),
@@ -179,19 +195,19 @@ fn set_tuple(cx: &mut Ctx, sc: &Scope, target: &Rel, names: &[ObjectName], value
     }
     for (id, c) in ids.into_iter().zip(cols) {
         match target.cols.iter().find(|t| t.name == norm(id)) {
-            Some(t) if generated(cx, t) => {
-                let range = cx.ident_range(id);
-                refuse_generated(cx, &t.name, range, false);
+            Some(t) => {
+                if let Some(what) = computed(cx, t) {
+                    let range = cx.ident_range(id);
+                    refuse_computed(cx, &t.name, what, range, false);
+                } else if !assignable(&c.ty, &t.ty, cx.snap) {
+                    cx.mismatch(
+                        cx.range(value),
+                        &format!("column \"{}\"", t.name),
+                        &t.ty,
+                        &c.ty,
+                    );
+                }
             }
-            Some(t) if !assignable(&c.ty, &t.ty, cx.snap) => {
-                cx.mismatch(
-                    cx.range(value),
-                    &format!("column \"{}\"", t.name),
-                    &t.ty,
-                    &c.ty,
-                );
-            }
-            Some(_) => {}
             None => no_such_column(cx, target, id),
         }
     }
@@ -205,28 +221,64 @@ fn tuple_mismatch(cx: &mut Ctx, value: &Expr, want: usize, got: usize) {
     );
 }
 
-/// Whether the target column `col` is a generated column of its table (`GENERATED ALWAYS AS
-/// (…) STORED` or `VIRTUAL`), which takes no value but DEFAULT.
-pub(crate) fn generated(cx: &Ctx, col: &Col) -> bool {
-    col.source.as_ref().is_some_and(|s| {
-        cx.snap
-            .relation(Some(&s.schema), &s.table)
-            .and_then(|r| r.column(&s.column))
-            .is_some_and(|c| c.generated.is_some())
-    })
+/// What PostgreSQL computes for a target column, which then takes no value but DEFAULT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Computed {
+    /// `GENERATED ALWAYS AS (…) STORED` or `VIRTUAL`: never a value.
+    Generated,
+    /// `GENERATED ALWAYS AS IDENTITY`: an INSERT may give it one with `OVERRIDING SYSTEM
+    /// VALUE` (`OVERRIDING USER VALUE` makes the server ignore it); UPDATE never.
+    Identity,
 }
 
-/// PostgreSQL's refusal of a value for the generated column `name` (in INSERT when
+/// Whether the target column `col` is computed by its table, and how.
+pub(crate) fn computed(cx: &Ctx, col: &Col) -> Option<Computed> {
+    let s = col.source.as_ref()?;
+    let c = cx
+        .snap
+        .relation(Some(&s.schema), &s.table)
+        .and_then(|r| r.column(&s.column))?;
+    if c.generated.is_some() {
+        Some(Computed::Generated)
+    } else if c.identity == Some(Identity::Always) {
+        Some(Computed::Identity)
+    } else {
+        None
+    }
+}
+
+/// The computed column an INSERT may not give a value, given its OVERRIDING clause
+/// (`Some(true)` for `OVERRIDING SYSTEM VALUE`, `Some(false)` for `… USER VALUE`).
+pub(crate) fn refused_in_insert(cx: &Ctx, col: &Col, overriding: Option<bool>) -> Option<Computed> {
+    computed(cx, col).filter(|c| *c == Computed::Generated || overriding.is_none())
+}
+
+/// PostgreSQL's refusal of a value for the computed column `name` (in INSERT when
 /// `insert`, else in UPDATE's or MERGE's SET).
-pub(crate) fn refuse_generated(cx: &mut Ctx, name: &str, range: Range<usize>, insert: bool) {
+pub(crate) fn refuse_computed(
+    cx: &mut Ctx,
+    name: &str,
+    what: Computed,
+    range: Range<usize>,
+    insert: bool,
+) {
     let message = if insert {
         format!("cannot insert a non-DEFAULT value into column \"{name}\"")
     } else {
         format!("column \"{name}\" can only be updated to DEFAULT")
     };
-    let hint = format!(
-        "\"{name}\" is a generated column: PostgreSQL computes it; leave it out, or write DEFAULT"
-    );
+    let hint = match (what, insert) {
+        (Computed::Generated, _) => format!(
+            "\"{name}\" is a generated column: PostgreSQL computes it; leave it out, or write DEFAULT"
+        ),
+        (Computed::Identity, true) => format!(
+            "\"{name}\" is an identity column defined as GENERATED ALWAYS: add OVERRIDING SYSTEM \
+             VALUE before VALUES or the query to give it a value, or leave it out (or write DEFAULT)"
+        ),
+        (Computed::Identity, false) => format!(
+            "\"{name}\" is an identity column defined as GENERATED ALWAYS: leave it out, or write DEFAULT"
+        ),
+    };
     cx.error(range, message, Some(hint));
 }
 

@@ -8,7 +8,9 @@ use sqlparser::ast::{
 use crate::StatementKind;
 use crate::ctx::{Ctx, Shape};
 use crate::expr::{Fit, Typed, condition, conform, constructor, expr};
-use crate::query::assign::{generated, is_default, no_such_column, refuse_generated, set_list};
+use crate::query::assign::{
+    is_default, no_such_column, refuse_computed, refused_in_insert, set_list,
+};
 use crate::query::{finish, from, scope_in, select};
 use crate::scope::{Col, Rel, Scope, Star, norm};
 use crate::types::{assignable, display, sql_name};
@@ -29,7 +31,11 @@ pub(crate) fn insert(cx: &mut Ctx, ins: &Insert, outer: Option<&Scope>) -> Optio
     }
     let targets = target_columns(cx, &target, &ins.columns)?;
     match &ins.source {
-        Some(q) => source(cx, q, &targets, ins.columns.is_empty(), outer)?,
+        Some(q) => {
+            let between = cx.range(name).end..cx.range(q.as_ref()).start;
+            let overriding = overriding(cx, between);
+            source(cx, q, &targets, ins.columns.is_empty(), overriding, outer)?;
+        }
         None if ins.columns.is_empty() => {}
         None => {
             cx.error(
@@ -97,6 +103,16 @@ fn on_conflict(cx: &mut Ctx, target: &Rel, oc: &OnConflict, outer: Option<&Scope
     }
 }
 
+/// The INSERT's `OVERRIDING SYSTEM VALUE` (`Some(true)`) or `OVERRIDING USER VALUE`
+/// (`Some(false)`), which the pre-pass removed from `between` (the table's name to VALUES or
+/// the query).
+pub(crate) fn overriding(cx: &Ctx, between: std::ops::Range<usize>) -> Option<bool> {
+    cx.overriding
+        .iter()
+        .find(|(r, _)| between.contains(&r.start))
+        .map(|(_, system)| *system)
+}
+
 /// The target columns: the listed ones, else all of them in order.
 fn target_columns(cx: &mut Ctx, target: &Rel, listed: &[Ident]) -> Option<Vec<Col>> {
     if listed.is_empty() {
@@ -114,12 +130,14 @@ fn target_columns(cx: &mut Ctx, target: &Rel, listed: &[Ident]) -> Option<Vec<Co
 }
 
 /// The VALUES rows or query of an INSERT. Without a column list (`implicit`), fewer values
-/// than columns fill the leading columns and the rest take their defaults.
+/// than columns fill the leading columns and the rest take their defaults. `overriding` is
+/// the INSERT's OVERRIDING clause ([`overriding`]).
 fn source(
     cx: &mut Ctx,
     q: &Query,
     targets: &[Col],
     implicit: bool,
+    overriding: Option<bool>,
     outer: Option<&Scope>,
 ) -> Option<()> {
     let empty = scope_in(outer);
@@ -131,10 +149,13 @@ fn source(
         } else {
             targets
         };
-        // Note: a query gives every target a value, so a generated target is refused.
-        if let Some(col) = targets.iter().find(|c| generated(cx, c)) {
+        // Note: a query gives every target a value, so a computed target is refused.
+        if let Some((col, what)) = targets
+            .iter()
+            .find_map(|c| refused_in_insert(cx, c, overriding).map(|w| (c, w)))
+        {
             let range = cx.range(q);
-            refuse_generated(cx, &col.name, range, true);
+            refuse_computed(cx, &col.name, what, range, true);
             return None;
         }
         return select_source(cx, q, &cols, targets);
@@ -181,8 +202,8 @@ fn source(
             .collect();
         for (t, col) in typed.into_iter().zip(targets) {
             let Some(mut t) = t else { continue };
-            if generated(cx, col) {
-                refuse_generated(cx, &col.name, t.range.clone(), true);
+            if let Some(what) = refused_in_insert(cx, col, overriding) {
+                refuse_computed(cx, &col.name, what, t.range.clone(), true);
                 continue;
             }
             conform(

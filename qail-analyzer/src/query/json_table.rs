@@ -74,8 +74,72 @@ pub(crate) fn json_table(
             }
         }
     }
+    let behaviors: Vec<_> = cx
+        .aside
+        .json_table
+        .behaviors
+        .iter()
+        .filter(|r| inside(r))
+        .cloned()
+        .collect();
+    for b in behaviors {
+        let words: Vec<String> = cx.sql[b.clone()]
+            .split_whitespace()
+            .map(str::to_ascii_uppercase)
+            .collect();
+        if !matches!(
+            words.join(" ").as_str(),
+            "ERROR ON ERROR" | "EMPTY ON ERROR" | "EMPTY ARRAY ON ERROR"
+        ) {
+            cx.error(
+                b,
+                "invalid ON ERROR behavior",
+                Some("JSON_TABLE takes ERROR ON ERROR or EMPTY [ARRAY] ON ERROR".into()),
+            );
+            return None;
+        }
+    }
     let mut cols = Vec::new();
     add_columns(cx, sc, columns, false, &mut cols)?;
+    // Note: column and path names share one namespace.
+    let paths: Vec<_> = cx
+        .aside
+        .json_table
+        .path_names
+        .iter()
+        .filter(|(r, _)| inside(r))
+        .cloned()
+        .collect();
+    let mut seen: Vec<&str> = Vec::new();
+    let names = cols
+        .iter()
+        .map(|c| (range.clone(), c.name.as_str()))
+        .chain(paths.iter().map(|(r, n)| (r.clone(), n.as_str())));
+    for (at, n) in names {
+        if seen.contains(&n) {
+            cx.error(
+                at,
+                format!("duplicate JSON_TABLE column or path name: {n}"),
+                Some("give every column and path its own name".into()),
+            );
+            return None;
+        }
+        seen.push(n);
+    }
+    if let Some(a) = alias
+        && a.columns.len() > cols.len()
+    {
+        cx.error(
+            range,
+            format!(
+                "JSON_TABLE function has {} columns available but {} columns specified",
+                cols.len(),
+                a.columns.len()
+            ),
+            Some("name at most as many columns as the JSON_TABLE has".into()),
+        );
+        return None;
+    }
     let name = alias.map_or_else(|| "json_table".to_owned(), |a| norm(&a.name));
     if let Some(a) = alias {
         for (c, new) in cols.iter_mut().zip(&a.columns) {
@@ -93,7 +157,27 @@ fn add_columns(
     nested: bool,
     out: &mut Vec<Col>,
 ) -> Option<()> {
-    for c in columns {
+    let ordinality: Vec<_> = columns
+        .iter()
+        .filter_map(|c| match c {
+            JsonTableColumn::ForOrdinality(id) => Some(id),
+            _ => None,
+        })
+        .collect();
+    if let [_, second, ..] = ordinality.as_slice() {
+        cx.error(
+            cx.ident_range(second),
+            "only one FOR ORDINALITY column is allowed",
+            Some("keep one FOR ORDINALITY column per path".into()),
+        );
+        return None;
+    }
+    // Note: a path's own columns come before its NESTED paths' columns, whatever the order
+    // they are written in (the server's JSON_TABLE plan).
+    let (own, inner): (Vec<_>, Vec<_>) = columns
+        .iter()
+        .partition(|c| !matches!(c, JsonTableColumn::Nested(_)));
+    for c in own.into_iter().chain(inner) {
         match c {
             JsonTableColumn::ForOrdinality(id) => out.push(col(
                 norm(id),
@@ -116,7 +200,9 @@ fn add_columns(
                     let what = format!("the DEFAULT of JSON_TABLE column \"{}\"", norm(&n.name));
                     match parser_over(cx.sql, value.clone()).and_then(|mut p| p.parse_expr()) {
                         Ok(e) => {
-                            if expect(cx, sc, &e, &ty, Fit::Assign, &what).is_error() {
+                            if !crate::call::sqljson::behavior_default(cx, &e)
+                                || expect(cx, sc, &e, &ty, Fit::Assign, &what).is_error()
+                            {
                                 return None;
                             }
                         }

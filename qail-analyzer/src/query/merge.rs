@@ -14,7 +14,9 @@ use crate::StatementKind;
 use crate::ctx::{Ctx, Shape};
 use crate::diag::version_gap;
 use crate::expr::{Fit, condition, expect};
-use crate::query::assign::{generated, is_default, no_such_column, refuse_generated, set_list};
+use crate::query::assign::{
+    is_default, no_such_column, refuse_computed, refused_in_insert, set_list,
+};
 use crate::query::{finish, from, scope_in};
 use crate::scope::{Rel, Scope, norm};
 
@@ -107,7 +109,20 @@ pub(crate) fn merge(cx: &mut Ctx, m: &Merge, outer: Option<&Scope>) -> Option<Sh
     for clause in nothing {
         do_nothing(cx, clause, [&both, &only_source, &only_target]);
     }
+    if !reachable(cx, m.clauses, whole.clone()) {
+        return None;
+    }
     for clause in m.clauses {
+        if let Some(p) = &clause.predicate
+            && let Some(col) = system_column(p)
+        {
+            cx.error(
+                cx.range(p),
+                format!("cannot use system column \"{col}\" in MERGE WHEN condition"),
+                Some("compare user columns in WHEN; system columns are not available there".into()),
+            );
+            return None;
+        }
         let sc = match clause.clause_kind {
             MergeClauseKind::Matched => &both,
             MergeClauseKind::NotMatched => &only_source,
@@ -219,6 +234,51 @@ fn do_nothing(cx: &mut Ctx, clause: std::ops::Range<usize>, scopes: [&Scope; 3])
     }
 }
 
+/// Whether every WHEN clause can be reached: none follows an unconditional clause of the
+/// same kind (MATCHED, NOT MATCHED [BY TARGET], NOT MATCHED BY SOURCE). Reports the error.
+fn reachable(cx: &mut Ctx, clauses: &[MergeClause], whole: std::ops::Range<usize>) -> bool {
+    let group = |k: &MergeClauseKind| match k {
+        MergeClauseKind::Matched => 0,
+        MergeClauseKind::NotMatched | MergeClauseKind::NotMatchedByTarget => 1,
+        MergeClauseKind::NotMatchedBySource => 2,
+    };
+    let mut closed = [false; 3];
+    for c in clauses {
+        let g = group(&c.clause_kind);
+        if closed[g] {
+            cx.error(
+                whole,
+                "unreachable WHEN clause specified after unconditional WHEN clause",
+                Some("give the earlier clause an AND condition, or drop the later one".into()),
+            );
+            return false;
+        }
+        closed[g] = c.predicate.is_none();
+    }
+    true
+}
+
+/// A system column (`xmin`, `ctid`, …; `tableoid` is allowed) that `e` refers to, outside
+/// subqueries and calls.
+fn system_column(e: &Expr) -> Option<String> {
+    const SYSTEM: &[&str] = &["ctid", "xmin", "xmax", "cmin", "cmax"];
+    let named = |id: &sqlparser::ast::Ident| {
+        let n = norm(id);
+        SYSTEM.contains(&n.as_str()).then_some(n)
+    };
+    match e {
+        Expr::Identifier(id) => named(id),
+        Expr::CompoundIdentifier(ids) => ids.last().and_then(named),
+        Expr::BinaryOp { left, right, .. } => system_column(left).or_else(|| system_column(right)),
+        Expr::UnaryOp { expr, .. }
+        | Expr::Nested(expr)
+        | Expr::IsNull(expr)
+        | Expr::IsNotNull(expr)
+        | Expr::Cast { expr, .. } => system_column(expr),
+        _ => None,
+    }
+}
+
 /// `INSERT [(cols)] VALUES (…)` of a WHEN NOT MATCHED clause.
 fn insert_values(
     cx: &mut Ctx,
@@ -242,6 +302,36 @@ fn insert_values(
         }
         cols
     };
+    // Note: `INSERT (cols) OVERRIDING … VALUE VALUES (…)`: the clause the pre-pass removed
+    // ends right before this clause's VALUES.
+    let first = values
+        .rows
+        .iter()
+        .flatten()
+        .next()
+        .map(|e| cx.range(e).start);
+    let overriding = first.and_then(|at| {
+        cx.overriding
+            .iter()
+            .find(|(r, _)| {
+                cx.sql.get(r.end..at).is_some_and(|between| {
+                    let rest = between.trim_start();
+                    rest.get(..6)
+                        .is_some_and(|w| w.eq_ignore_ascii_case("values"))
+                        && rest[6..].trim().trim_start_matches('(').trim().is_empty()
+                })
+            })
+            .map(|(_, system)| *system)
+    });
+    if let Some(second) = values.rows.get(1).and_then(|r| r.first()) {
+        let at = cx.range(second);
+        cx.error(
+            at,
+            "syntax error at or near \",\"",
+            Some("MERGE's INSERT takes one row of VALUES".into()),
+        );
+        return;
+    }
     for row in &values.rows {
         if row.len() > cols.len() {
             let r = cx.range(&row[cols.len()]);
@@ -252,9 +342,12 @@ fn insert_values(
             );
         }
         for (e, c) in row.iter().zip(&cols) {
-            if !is_default(e) && generated(cx, c) {
+            let refused = refused_in_insert(cx, c, overriding);
+            if !is_default(e)
+                && let Some(what) = refused
+            {
                 let range = cx.range(e);
-                refuse_generated(cx, &c.name, range, true);
+                refuse_computed(cx, &c.name, what, range, true);
             } else if !is_default(e) {
                 let what = format!("column \"{}\"", c.name);
                 expect(cx, sc, e, &c.ty, Fit::Assign, &what);

@@ -10,6 +10,7 @@ mod json_table;
 mod merge;
 mod recursive;
 mod returning;
+mod rules;
 pub(crate) mod select;
 pub(crate) mod update;
 
@@ -56,6 +57,15 @@ pub(crate) fn scope_in<'p>(outer: Option<&'p Scope<'p>>) -> Scope<'p> {
 
 /// Analyzes a statement that may sit in a query's WITH (`outer` holds the CTEs).
 pub(crate) fn statement_in(cx: &mut Ctx, stmt: &Statement, outer: Option<&Scope>) -> Option<Shape> {
+    // Note: the queries inside an INSERT, UPDATE, DELETE or MERGE are not its top.
+    let dml = !matches!(stmt, Statement::Query(_));
+    cx.depth += usize::from(dml);
+    let out = statement_at(cx, stmt, outer);
+    cx.depth -= usize::from(dml);
+    out
+}
+
+fn statement_at(cx: &mut Ctx, stmt: &Statement, outer: Option<&Scope>) -> Option<Shape> {
     match stmt {
         Statement::Query(q) => {
             let columns = select::query(cx, q, outer)?;
@@ -147,6 +157,22 @@ pub(crate) fn finish(
                 "return the rows from a WITH query and compute the {what} function over them"
             )),
         );
+    }
+    let in_with = std::mem::take(&mut cx.in_with);
+    let at = returning
+        .and_then(|items| items.first())
+        .map_or(0..cx.sql.len(), |i| cx.range(i));
+    let replaced = match sc.rels.first().cloned() {
+        Some(target) => rules::apply(cx, &target, kind, returning.is_some(), in_with, at),
+        None => Some(false),
+    };
+    if replaced == Some(true) {
+        // Note: what the server describes; running it returns the rows of the rule's action.
+        return Shape {
+            kind,
+            returns_rows: false,
+            columns: Vec::new(),
+        };
     }
     let added = returning.map_or(0, |items| returning::old_new(cx, sc, items, kind));
     let mut columns: Vec<OutputColumn> = returning

@@ -31,6 +31,24 @@ pub(super) fn old_new(
         let (message, hint) = version_gap("RETURNING WITH (OLD AS …, NEW AS …)", have, cx.target);
         cx.error(r.range.clone(), message, Some(hint));
     }
+    // Note: a new name may be neither the other one nor a relation's of the statement.
+    if let Some(r) = &renamed {
+        let clash = [&r.old, &r.new].into_iter().flatten().find(|name| {
+            r.old
+                .as_ref()
+                .zip(r.new.as_ref())
+                .is_some_and(|(o, n)| o == n)
+                || sc.rels.iter().any(|rel| rel.name == **name)
+        });
+        if let Some(name) = clash {
+            cx.error(
+                r.range.clone(),
+                format!("table name \"{name}\" specified more than once"),
+                Some("give old and new names that no table of the statement has".into()),
+            );
+            return 0;
+        }
+    }
     let old = renamed.as_ref().and_then(|r| r.old.clone());
     let new = renamed.as_ref().and_then(|r| r.new.clone());
     let (old, new) = (

@@ -46,6 +46,20 @@ pub(crate) fn query_raw(
     q: &Query,
     outer: Option<&Scope>,
 ) -> Option<Vec<OutputColumn>> {
+    let top = cx.depth == 0;
+    cx.depth += 1;
+    let out = query_at(cx, q, outer, top);
+    cx.depth -= 1;
+    out
+}
+
+/// [`query_raw`] of a query that is the statement itself (`top`) or inside one.
+fn query_at(
+    cx: &mut Ctx,
+    q: &Query,
+    outer: Option<&Scope>,
+    top: bool,
+) -> Option<Vec<OutputColumn>> {
     let mut with = match outer {
         Some(o) => Scope::child(o),
         None => Scope::default(),
@@ -62,13 +76,67 @@ pub(crate) fn query_raw(
                 );
                 return None;
             }
-            let cols = cte_columns(cx, cte, &with, w.recursive)?;
+            let modifying = !matches!(
+                cte.query.body.as_ref(),
+                SetExpr::Select(_)
+                    | SetExpr::Query(_)
+                    | SetExpr::SetOperation { .. }
+                    | SetExpr::Values(_)
+                    | SetExpr::Table(_)
+            );
+            if modifying && !top {
+                cx.error(
+                    cx.ident_range(&cte.alias.name),
+                    "WITH clause containing a data-modifying statement must be at the top level",
+                    Some("move the WITH query to the start of the statement".into()),
+                );
+                return None;
+            }
+            cx.in_with = modifying;
+            let cols = cte_columns(cx, cte, &with, w.recursive);
+            cx.in_with = false;
+            let cols = cols?;
             with.ctes.push((norm(&cte.alias.name), cols));
         }
+    }
+    if !locking_allowed(cx, q) {
+        return None;
     }
     let cols = body(cx, &q.body, &with, q.order_by.as_ref())?;
     limits(cx, q, &with);
     Some(cols)
+}
+
+/// A locking clause (`FOR UPDATE`, `FOR SHARE`, …) on a query whose rows are not rows of
+/// tables, refused as the server refuses it (CheckSelectLocking): over a set operation,
+/// VALUES, DISTINCT, GROUP BY or HAVING. Reports the error and returns `false`.
+fn locking_allowed(cx: &mut Ctx, q: &Query) -> bool {
+    let Some(lock) = q.locks.first() else {
+        return true;
+    };
+    let mut b = q.body.as_ref();
+    while let SetExpr::Query(inner) = b {
+        b = inner.body.as_ref();
+    }
+    let what = match b {
+        SetExpr::SetOperation { .. } => "is not allowed with UNION/INTERSECT/EXCEPT",
+        SetExpr::Values(_) => "cannot be applied to VALUES",
+        SetExpr::Select(s) if s.distinct.is_some() => "is not allowed with DISTINCT clause",
+        SetExpr::Select(s) if !matches!(&s.group_by, GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty()) => {
+            "is not allowed with GROUP BY clause"
+        }
+        SetExpr::Select(s) if s.having.is_some() => "is not allowed with HAVING clause",
+        _ => return true,
+    };
+    cx.error(
+        cx.range(q),
+        format!("FOR {} {what}", lock.lock_type),
+        Some(
+            "lock the rows of a plain query over the tables, or leave the locking clause out"
+                .into(),
+        ),
+    );
+    false
 }
 
 /// Whether a WITH query yields rows: a query, or a data-modifying statement with RETURNING.

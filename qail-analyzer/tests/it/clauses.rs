@@ -1,8 +1,13 @@
 //! Forms applications write that sqlparser reads differently from PostgreSQL: implicit row
-//! constructors, locking clauses (several, before or after LIMIT), TABLESAMPLE with its
-//! parameters, parameters in window frames, FETCH FIRST and INSERT … SELECT without FROM
-//! before ON CONFLICT. Each is compared with the server's Parse + Describe over the fixture
-//! schema (with `tsm_system_rows` installed); the forms the server refuses are refused too.
+//! constructors, locking clauses (several, before or after LIMIT; refused where the server
+//! allows none: set operations, VALUES, DISTINCT, GROUP BY), TABLESAMPLE with its parameters,
+//! parameters in window frames, FETCH FIRST, INSERT … SELECT without FROM before ON CONFLICT,
+//! jsonb keys as SET subscripts, `regclass` literals (which name a relation, index or
+//! composite type of the pulled snapshot), statements rules rewrite (RETURNING, WITH, a
+//! DELETE turned into an UPDATE, which the server describes as returning nothing), and MERGE's
+//! WHEN clauses (unreachable ones, system columns, several rows of VALUES). Each is
+//! compared with the server's Parse + Describe over the fixture schema (with
+//! `tsm_system_rows` installed); the forms the server refuses are refused too.
 
 use qail_analyzer::{Shape, analyze};
 use qail_pg::Connection;
@@ -37,7 +42,46 @@ const AGREED: &[&str] = &[
      ON CONFLICT (id) WHERE country = $4 AND latitude > $5 DO NOTHING",
     "INSERT INTO harbors (id, name, country) VALUES ($1, $2, $3) \
      ON CONFLICT (id) WHERE (country <> 'x') DO UPDATE SET name = $4 RETURNING name",
+    "UPDATE vessels SET specs['engine'] = $1 WHERE id = $2",
+    "UPDATE vessels SET specs['a'][0]['b'] = '1', name = $1 RETURNING specs",
+    "SELECT 'harbors'::regclass AS t, 'harbor_contacts_with_email'::regclass AS i, \
+     'public.harbors_code_key'::regclass AS u, 'vessels_id_seq'::regclass AS s, \
+     'enabled_connections'::regclass AS v, 'postal_address'::regclass AS c, \
+     '\"harbors\"'::regclass AS q, 'pg_class'::regclass AS p, '1259'::regclass AS o",
+    "SELECT pg_relation_size('harbors') AS n",
+    "SELECT h.id FROM harbors h, (SELECT DISTINCT country FROM harbors) d \
+     WHERE d.country = h.country FOR UPDATE OF h",
+    "DELETE FROM archive WHERE id = $1 RETURNING *",
+    "WITH gone AS (DELETE FROM spare WHERE id = $1 RETURNING *) SELECT amount FROM gone",
+    "DELETE FROM spare WHERE id = $1 RETURNING *",
+    "MERGE INTO harbors h USING (SELECT $1::uuid AS id) s ON h.id = s.id \
+     WHEN MATCHED AND h.tableoid > 0 AND h.name = 'x' THEN DELETE WHEN MATCHED THEN UPDATE SET name = 'y' \
+     WHEN NOT MATCHED THEN INSERT (id, name, country) VALUES (s.id, 'a', 'b')",
+    "WITH t AS (DELETE FROM ledger RETURNING id) INSERT INTO ledger_view SELECT id, 0 FROM t",
+    "UPDATE ledger SET amount = $1 WHERE id = $2 RETURNING amount",
+    "INSERT INTO ledger_view VALUES ($1, $2)",
+    "WITH t AS (DELETE FROM ledger_log RETURNING id) SELECT id FROM t",
 ];
+
+/// Tables with rules, which rewrite the statements on them.
+const RULES: &str = "
+CREATE TABLE ledger (id int PRIMARY KEY, amount int);
+CREATE TABLE ledger_log (id int, amount int);
+CREATE TABLE archive (id int, amount int);
+CREATE RULE archive_delete AS ON DELETE TO archive
+    DO INSTEAD UPDATE ledger SET amount = 0 WHERE id = old.id RETURNING *;
+CREATE RULE ledger_log_insert AS ON INSERT TO ledger_log DO INSTEAD NOTHING;
+CREATE RULE ledger_update AS ON UPDATE TO ledger
+    DO ALSO INSERT INTO archive VALUES (new.id, new.amount);
+CREATE TABLE notified (id int);
+CREATE RULE notified_insert AS ON INSERT TO notified DO INSTEAD NOTIFY ledger;
+CREATE TABLE spare (id int, amount int);
+CREATE RULE spare_delete AS ON DELETE TO spare
+    DO INSTEAD INSERT INTO spare VALUES (0, 0) RETURNING *;
+CREATE VIEW ledger_view AS SELECT id, amount FROM ledger;
+CREATE RULE ledger_view_insert AS ON INSERT TO ledger_view
+    DO INSTEAD INSERT INTO ledger VALUES (new.id, new.amount);
+";
 
 /// Statements the server refuses; each must be refused here too.
 const REFUSED: &[&str] = &[
@@ -46,6 +90,28 @@ const REFUSED: &[&str] = &[
     "SELECT id FROM harbors TABLESAMPLE SYSTEM (1, 2)",
     "SELECT id FROM harbors TABLESAMPLE SYSTEM_TIME (1)",
     "SELECT (id, nme) FROM harbors",
+    "UPDATE odyssey_connections SET tags['x'] = 'a'",
+    "SELECT 'harbours'::regclass AS r",
+    "SELECT id FROM harbors UNION SELECT id FROM harbors FOR UPDATE",
+    "SELECT id FROM harbors EXCEPT ALL SELECT id FROM harbors FOR NO KEY UPDATE",
+    "SELECT DISTINCT country FROM harbors FOR SHARE",
+    "SELECT country FROM harbors GROUP BY country FOR KEY SHARE",
+    "VALUES (1) FOR UPDATE",
+    "SELECT 'public.\"Harbors\"'::regclass AS r",
+    "SELECT pg_relation_size('harbors_pkey_index') AS n",
+    "WITH t AS (INSERT INTO ledger_log VALUES (1, 2)) SELECT 1 AS one",
+    "MERGE INTO harbors h USING (SELECT $1::uuid AS id) s ON h.id = s.id \
+     WHEN NOT MATCHED THEN INSERT (id, name, country) VALUES (s.id, 'a', 'b'), (s.id, 'c', 'd')",
+    "MERGE INTO harbors h USING (SELECT $1::uuid AS id) s ON h.id = s.id \
+     WHEN MATCHED THEN DELETE WHEN MATCHED THEN UPDATE SET name = 'x'",
+    "MERGE INTO harbors h USING (SELECT $1::uuid AS id) s ON h.id = s.id \
+     WHEN MATCHED AND h.xmin = h.xmax THEN DELETE",
+    "WITH t AS (INSERT INTO notified VALUES (1)) SELECT 1 AS one",
+    "SELECT * FROM (WITH t AS (DELETE FROM ledger RETURNING id) SELECT id FROM t) AS s",
+    "INSERT INTO ledger WITH t AS (DELETE FROM ledger RETURNING *) SELECT * FROM t",
+    "(WITH t AS (DELETE FROM ledger RETURNING id) SELECT id FROM t) UNION SELECT 1",
+    "WITH t AS (UPDATE ledger SET amount = 1 RETURNING id) SELECT * FROM t",
+    "INSERT INTO ledger_view VALUES (1, 2) RETURNING *",
     "INSERT INTO harbors (id, name, country) VALUES ($1, $2, $3) \
      ON CONFLICT (id) WHERE contry = $4 DO NOTHING",
 ];
@@ -63,6 +129,7 @@ async fn clauses_applications_write_are_typed_like_the_server() {
     conn.batch_execute("CREATE EXTENSION tsm_system_rows")
         .await
         .expect("tsm_system_rows installs (PostgreSQL's contrib)");
+    conn.batch_execute(RULES).await.expect("the rules apply");
     let snap = qail_schema::introspect::pull(&mut conn, &[])
         .await
         .expect("pull");

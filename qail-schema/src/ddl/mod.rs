@@ -87,6 +87,20 @@ pub struct DdlWarning {
     pub line: u64,
     /// What happened, and what to do about it.
     pub message: String,
+    /// The PostgreSQL major version that added the form warned about, when the warning is
+    /// about that: it matters only to a target range that includes older versions
+    /// ([`DdlWarning::applies_to`]).
+    pub since: Option<u8>,
+}
+
+impl DdlWarning {
+    /// Whether the warning matters to a project targeting `target` (from
+    /// [`Snapshot::target`]): always, unless it is about a form newer than every version of
+    /// the range.
+    pub fn applies_to(&self, target: qail_catalog::Versions) -> bool {
+        self.since
+            .is_none_or(|since| target.first().is_some_and(|first| first < since))
+    }
 }
 
 impl fmt::Display for DdlWarning {
@@ -214,6 +228,7 @@ impl Importer {
             file: self.file.clone(),
             line: self.line,
             message: message.into(),
+            since: None,
         });
     }
 
@@ -292,6 +307,19 @@ impl Importer {
     }
 
     fn apply_sql(&mut self, stmt: &Statement, flags: Flags) -> Result<(), String> {
+        if flags.virtual_column {
+            self.warnings.push(DdlWarning {
+                file: self.file.clone(),
+                line: self.line,
+                message: "a virtual generated column (`GENERATED ALWAYS AS (…) VIRTUAL`, or \
+                          without STORED) exists from PostgreSQL 18, and the target range \
+                          includes older versions, which refuse this statement: write \
+                          `GENERATED ALWAYS AS (…) STORED`, or target PostgreSQL 18 alone \
+                          (\"postgres\": \"18\" in the snapshot)"
+                    .to_owned(),
+                since: Some(18),
+            });
+        }
         match stmt {
             Statement::CreateTable(ct) => self.create_table(ct),
             Statement::AlterTable {

@@ -3,7 +3,8 @@
 //! parse with the same effect on a snapshot:
 //! - `GENERATED ALWAYS AS (expr) VIRTUAL`, and `GENERATED ALWAYS AS (expr)` alone (virtual
 //!   from 18): read as `… STORED`. A snapshot records the generation expression either way,
-//!   as `schema pull` does;
+//!   as `schema pull` does; the statement is flagged, for a warning where the target range
+//!   includes versions before 18 (which refuse it);
 //! - `WITHOUT OVERLAPS` after a key's last column: the key's columns are the same;
 //! - `PERIOD` before a foreign key's last column, on either side: the same columns;
 //! - `ENFORCED` (the default) goes; `NOT ENFORCED` goes from a foreign key (which PostgreSQL
@@ -59,9 +60,10 @@ fn open_of(tokens: &[TokenWithSpan], close: usize) -> Option<usize> {
     None
 }
 
-/// Rewrites the forms above in `tokens` (whitespace already removed).
-pub(crate) fn rewrite(tokens: &mut Vec<TokenWithSpan>) -> Result<(), ParserError> {
-    generated(tokens);
+/// Rewrites the forms above in `tokens` (whitespace already removed); whether the statement
+/// declares a virtual generated column (a form PostgreSQL 18 added).
+pub(crate) fn rewrite(tokens: &mut Vec<TokenWithSpan>) -> Result<bool, ParserError> {
+    let virtual_column = generated(tokens);
     let mut i = 0;
     while i < tokens.len() {
         let key_end = is(tokens.get(i + 2), &Token::RParen);
@@ -82,7 +84,8 @@ pub(crate) fn rewrite(tokens: &mut Vec<TokenWithSpan>) -> Result<(), ParserError
         }
         i += 1;
     }
-    enforced(tokens)
+    enforced(tokens)?;
+    Ok(virtual_column)
 }
 
 /// Whether the list closed at `close` is a foreign key's: after `FOREIGN KEY` or after the
@@ -103,8 +106,10 @@ fn foreign_key_list(tokens: &[TokenWithSpan], close: usize) -> bool {
         })
 }
 
-/// `GENERATED ALWAYS AS (…)` followed by `VIRTUAL` or by neither `STORED` nor `VIRTUAL`.
-fn generated(tokens: &mut Vec<TokenWithSpan>) {
+/// `GENERATED ALWAYS AS (…)` followed by `VIRTUAL` or by neither `STORED` nor `VIRTUAL`;
+/// whether there was one.
+fn generated(tokens: &mut Vec<TokenWithSpan>) -> bool {
+    let mut seen = false;
     let mut i = 0;
     while i + 3 < tokens.len() {
         let expression = word(tokens.get(i), "GENERATED")
@@ -119,14 +124,17 @@ fn generated(tokens: &mut Vec<TokenWithSpan>) {
             };
             if word(tokens.get(close + 1), "VIRTUAL") {
                 tokens[close + 1] = stored;
+                seen = true;
             } else if !word(tokens.get(close + 1), "STORED") {
                 tokens.insert(close + 1, stored);
+                seen = true;
             }
             i = close + 1;
         } else {
             i += 1;
         }
     }
+    seen
 }
 
 /// `[NOT] ENFORCED` after a constraint.

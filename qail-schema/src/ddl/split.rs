@@ -52,6 +52,8 @@ pub(crate) struct Flags {
     pub(crate) not_null: bool,
     /// `VARIADIC` before a function argument.
     pub(crate) variadic: bool,
+    /// A virtual generated column (PostgreSQL 18).
+    pub(crate) virtual_column: bool,
 }
 
 /// Cuts `text` into statements ([`crate::script::split`], the one statement splitter: `;`
@@ -263,12 +265,13 @@ fn parse(mut tokens: Vec<TokenWithSpan>) -> Result<Parsed, ParserError> {
             return Ok(parsed);
         }
     }
-    super::pg18::rewrite(&mut tokens)?;
+    let virtual_column = super::pg18::rewrite(&mut tokens)?;
     take_materialized_data(&mut tokens);
     let flags = Flags {
         setof: take_setof(&mut tokens),
         not_null: take_domain_not_null(&mut tokens),
         variadic: take_variadic(&mut tokens),
+        virtual_column,
     };
     take_function_estimates(&mut tokens);
     let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);

@@ -121,6 +121,29 @@ SELECT ((SELECT coalesce(json_agg(json_build_array(i.indrelid,
         ),
     ),
     (
+        "indexes",
+        concat!(
+            sel!(),
+            r"
+SELECT ((SELECT coalesce(json_agg(json_build_array(sel.nspname, ic.relname, tc.relname)), '[]')
+                     FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+                     JOIN pg_class tc ON tc.oid = i.indrelid
+                     JOIN sel ON sel.oid = ic.relnamespace))::text"
+        ),
+    ),
+    (
+        "rules",
+        concat!(
+            sel!(),
+            r"
+SELECT ((SELECT coalesce(json_agg(json_build_array(sel.nspname, c.relname, r.rulename, r.ev_type,
+                       r.is_instead, r.ev_qual::text <> '<>', r.ev_action::text)), '[]')
+                     FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class
+                     JOIN sel ON sel.oid = c.relnamespace
+                     WHERE r.rulename <> '_RETURN'))::text"
+        ),
+    ),
+    (
         "user_types",
         concat!(
             sel!(),

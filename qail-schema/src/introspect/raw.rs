@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use serde::{Deserialize, Deserializer};
 
 use crate::snapshot::{
-    BaseType, Cast, CastContext, Column, Extension, FORMAT_VERSION, Field, ForeignKey, Function,
-    Identity, Operator, Relation, RelationKind, Snapshot, TypeRef, UserType, UserTypeKind,
-    Volatility,
+    BaseType, Cast, CastContext, Column, Command, Extension, FORMAT_VERSION, Field, ForeignKey,
+    Function, Identity, Index, Operator, Relation, RelationKind, Rule, RuleAction, Snapshot,
+    TypeRef, UserType, UserTypeKind, Volatility,
 };
 
 /// An OID, from a JSON string or number.
@@ -48,6 +48,10 @@ struct Catalog {
     columns: Vec<RawColumn>,
     constraints: Vec<RawConstraint>,
     unique_indexes: Vec<(Oid, Vec<String>)>,
+    /// `schema, index, table`.
+    indexes: Vec<(String, String, String)>,
+    /// `schema, table, rule, ev_type, is_instead, conditional, ev_action`.
+    rules: Vec<(String, String, String, String, bool, bool, String)>,
     user_types: Vec<RawUserType>,
     functions: Vec<RawFunction>,
     extensions: Vec<(String, String, String)>,
@@ -187,6 +191,40 @@ pub(crate) fn build(json: &str) -> Result<Snapshot, String> {
         }
     }
     snap.relations = rels.into_values().collect();
+    // Note: PostgreSQL 15 added CMD_MERGE before CMD_UTILITY and CMD_NOTHING.
+    let major: u32 = snap
+        .server_version
+        .as_deref()
+        .and_then(|v| v.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(15);
+    let nothing = if major >= 15 { 7 } else { 6 };
+    snap.rules = Some(
+        cat.rules
+            .into_iter()
+            .map(
+                |(schema, table, name, event, instead, conditional, action)| Rule {
+                    schema,
+                    table,
+                    name,
+                    event: command(event.parse().unwrap_or(0)),
+                    instead,
+                    conditional,
+                    actions: rule_actions(&action, nothing),
+                },
+            )
+            .collect(),
+    );
+    snap.indexes = Some(
+        cat.indexes
+            .into_iter()
+            .map(|(schema, name, table)| Index {
+                schema,
+                name,
+                table,
+            })
+            .collect(),
+    );
     for t in cat.user_types {
         snap.types.push(user_type(&types, t)?);
     }
@@ -418,4 +456,87 @@ fn function(types: &Types, f: RawFunction) -> Result<Function, String> {
         extension,
         aggregate,
     })
+}
+
+/// A command type as PostgreSQL numbers it (`ev_type`, `commandType`).
+fn command(n: u32) -> Command {
+    match n {
+        1 => Command::Select,
+        2 => Command::Update,
+        3 => Command::Insert,
+        4 => Command::Delete,
+        _ => Command::Other,
+    }
+}
+
+/// The actions of a rule from its `ev_action` (a node tree: a list of `{QUERY …}`, one of
+/// command type `nothing` for NOTHING): each top-level query's `commandType` and whether its
+/// `returningList` has items; none for NOTHING.
+fn rule_actions(tree: &str, nothing: u32) -> Vec<RuleAction> {
+    let mut nothings = Vec::new();
+    let b = tree.as_bytes();
+    let mut out = Vec::new();
+    let (mut depth, mut i) = (0_usize, 0);
+    let field = |at: usize, name: &str| tree.get(at..).is_some_and(|t| t.starts_with(name));
+    while i < b.len() {
+        match b[i] {
+            // Note: a backslash escapes the next character of a token.
+            b'\\' => i += 1,
+            b'{' => {
+                depth += 1;
+                if depth == 1 && field(i, "{QUERY ") {
+                    out.push(RuleAction {
+                        command: Command::Other,
+                        returning: false,
+                    });
+                }
+            }
+            b'}' => depth = depth.saturating_sub(1),
+            b':' if depth == 1 => {
+                if let Some(action) = out.last_mut() {
+                    if field(i, ":commandType ") {
+                        let digits: String = tree[i + 13..]
+                            .chars()
+                            .take_while(char::is_ascii_digit)
+                            .collect();
+                        let n = digits.parse().unwrap_or(0);
+                        action.command = command(n);
+                        if n == nothing {
+                            nothings.push(out.len() - 1);
+                        }
+                    } else if field(i, ":returningList ") {
+                        action.returning = !field(i + 15, "<>");
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    for k in nothings.into_iter().rev() {
+        out.remove(k);
+    }
+    out
+}
+
+#[cfg(test)]
+mod rule_tests {
+    use super::{Command, rule_actions};
+
+    #[test]
+    fn rule_actions_are_read_from_the_node_tree() {
+        assert!(rule_actions("<>", 7).is_empty());
+        assert!(rule_actions("({QUERY :commandType 7 :returningList <>})", 7).is_empty());
+        let tree = "({QUERY :commandType 2 :rtable ({RANGETBLENTRY :subquery {QUERY \
+                    :commandType 1 :returningList ({TARGETENTRY})}}) :returningList <>} \
+                    {QUERY :commandType 3 :returningList ({TARGETENTRY :resname a\\{})})";
+        let actions = rule_actions(tree, 7);
+        assert_eq!(
+            actions
+                .iter()
+                .map(|a| (a.command, a.returning))
+                .collect::<Vec<_>>(),
+            [(Command::Update, false), (Command::Insert, true)]
+        );
+    }
 }

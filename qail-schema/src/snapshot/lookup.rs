@@ -31,6 +31,14 @@ impl Snapshot {
         self.sources.sort_by(|a, b| {
             (&a.schema, &a.table, &a.column).cmp(&(&b.schema, &b.table, &b.column))
         });
+        if let Some(rules) = &mut self.rules {
+            rules.sort_by(|a, b| {
+                (&a.schema, &a.table, &a.name).cmp(&(&b.schema, &b.table, &b.name))
+            });
+        }
+        if let Some(indexes) = &mut self.indexes {
+            indexes.sort_by(|a, b| (&a.schema, &a.name).cmp(&(&b.schema, &b.name)));
+        }
     }
 
     /// Where a relation (`column` `None`) or a column is defined, when the snapshot records

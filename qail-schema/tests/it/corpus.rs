@@ -24,6 +24,9 @@ fn normalize(mut s: Snapshot) -> Snapshot {
     s.server_version = None;
     // A pulled snapshot records no sources (`check_script` checks the import's).
     s.sources.clear();
+    // A snapshot built from DDL does not know index names or rules (a pull does).
+    s.indexes = None;
+    s.rules = None;
     for r in &mut s.relations {
         if r.kind != RelationKind::Table {
             r.columns.clear();
