@@ -1,13 +1,14 @@
 //! Dropping the databases of passed tests off the tests' critical path.
 //!
 //! A test that passes marks its database passed (`COMMENT ON DATABASE … IS 'qail-test:
-//! passed'`, one small catalog write), gives its slot back and returns; the database is
-//! dropped by the process's *dropper*, a thread that takes a slot of its own (so that its
-//! connections count towards the bound like a test's) while it has databases to drop, drops
-//! them on as many connections as a slot allows, and gives the slot back when it has none.
-//! The process waits for its dropper when it exits (`atexit`: after cargo test's last test,
-//! after cargo-nextest's one test), so that no drop is left running on the server outside
-//! the bound, nor a passed database left behind by a process that exits normally.
+//! passed'`, one small catalog write) and returns; its slot — its admin connection and the
+//! lock that counts it towards the bound — goes to the process's *dropper*, a thread that
+//! drops the database on that connection and then gives the slot back. The drops of tests
+//! that passed together run together, as they did when each test dropped its own, but the
+//! test's thread is free for the next test. The process waits for its dropper when it exits
+//! (`atexit`: after cargo test's last test, after cargo-nextest's one test), so that no drop
+//! is left running on the server outside the bound, nor a passed database left behind by a
+//! process that exits normally.
 //!
 //! A process that does not exit normally (killed, or its dropper's drop failed) leaves
 //! marked databases behind, so the first test of every process also *sweeps*: it lists the
@@ -18,20 +19,24 @@
 //! process died while it ran. Two droppers (of two processes) never drop the same database:
 //! each claims a database with an advisory lock on its oid before dropping it.
 //!
-//! Why drops are worth taking off the path, and done several at once: on PostgreSQL 15,
-//! `DROP DATABASE` requests an immediate checkpoint and waits for it (`checkpoints_req` went
-//! up by one per drop when measured), and that checkpoint writes and syncs every file the
-//! other tests' clones dirtied (a clone of a 100-table template is ~900 files). Drops
-//! waiting together share a checkpoint. Passed databases must not pile up either: every
-//! clone still there when a checkpoint runs adds its files to that checkpoint's syncs.
+//! What a drop costs: on PostgreSQL 15, `DROP DATABASE` requests an immediate checkpoint
+//! and waits for it (`checkpoints_req` went up by one per drop when measured; eight drops at
+//! once made five), and that checkpoint writes and syncs every file the other tests' clones
+//! dirtied (a clone of a 100-table template is ~900 files). So passed databases must not
+//! pile up: every clone still there when a checkpoint runs adds its files to that
+//! checkpoint's syncs. (A dropper of one slot, dropping the queue a few at a time, fell
+//! behind the tests that way: 200 databases waited, and each checkpoint took seconds.)
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 
 use qail_pg::Connection;
+use tokio::sync::Notify;
+use tokio::task::JoinSet;
 
-use super::{at_exit, config, ident, slots, trace};
+use super::slots::{self, Slot};
+use super::{at_exit, ident, trace};
 
 /// The comment (`COMMENT ON DATABASE`) a passed test's database carries until a dropper
 /// drops it: what makes it droppable by any process.
@@ -43,9 +48,16 @@ const DROP_KEY: i32 = 0x7161_0064;
 /// The names a passed test's database and only those have: `qail_t_…`, as a `LIKE` pattern.
 const TEST_DBS: &str = "qail\\_t\\_%";
 
+/// A database to drop: a passed test's, with the slot the test held (its connection drops
+/// it, and the slot is given back after), or a swept one.
+struct Job {
+    name: String,
+    slot: Option<Slot>,
+}
+
 /// The databases waiting for the dropper, and whether its thread runs.
 struct Queue {
-    pending: VecDeque<String>,
+    pending: VecDeque<Job>,
     running: bool,
 }
 
@@ -55,6 +67,8 @@ static QUEUE: Mutex<Queue> = Mutex::new(Queue {
 });
 /// Signalled when the dropper's thread ends (its queue empty).
 static IDLE: Condvar = Condvar::new();
+/// Wakes the dropper's thread when a job is queued.
+static WAKE: Notify = Notify::const_new();
 /// Whether this process swept the server already.
 static SWEPT: AtomicBool = AtomicBool::new(false);
 
@@ -69,7 +83,7 @@ pub(crate) async fn mark_passed(admin: &mut Connection, name: &str) -> Result<()
 }
 
 /// On the first test of the process: lists the passed databases on the server (those of
-/// processes that exited before their dropper was done) and hands them to the dropper.
+/// processes that did not finish their drops) and hands them to the dropper.
 pub(crate) async fn sweep(admin: &mut Connection, server: &str) {
     if SWEPT.swap(true, Ordering::AcqRel) {
         return;
@@ -84,17 +98,34 @@ pub(crate) async fn sweep(admin: &mut Connection, server: &str) {
     match rows {
         Ok(rows) if !rows.is_empty() => {
             trace(format_args!("sweeping {} passed databases", rows.len()));
-            enqueue(server, rows.iter().map(|r| r.get::<String>(0)));
+            let jobs = rows.iter().map(|r| Job {
+                name: r.get(0),
+                slot: None,
+            });
+            enqueue(server, jobs);
         }
         Ok(_) => {}
         Err(e) => trace(format_args!("could not list passed databases: {e}")),
     }
 }
 
-/// Hands databases to the dropper, starting its thread if it does not run.
-pub(crate) fn enqueue(server: &str, names: impl IntoIterator<Item = String>) {
+/// Hands a passed test's database to the dropper, with the test's slot: the test returns,
+/// and the slot is given back once the database is dropped.
+pub(crate) fn hand_over(server: &str, name: String, slot: Slot) {
+    enqueue(
+        server,
+        [Job {
+            name,
+            slot: Some(slot),
+        }],
+    );
+}
+
+/// Queues jobs, starting the dropper's thread if it does not run.
+fn enqueue(server: &str, jobs: impl IntoIterator<Item = Job>) {
     let mut queue = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
-    queue.pending.extend(names);
+    queue.pending.extend(jobs);
+    WAKE.notify_one();
     if queue.running || queue.pending.is_empty() {
         return;
     }
@@ -123,8 +154,8 @@ pub fn wait_for_drops() {
     }
 }
 
-/// The next database to drop, if any.
-fn pop() -> Option<String> {
+/// The next job, if any.
+fn pop() -> Option<Job> {
     QUEUE
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -144,8 +175,7 @@ fn done() -> bool {
     false
 }
 
-/// The dropper's thread: takes a slot and drops what is queued on as many connections as a
-/// slot allows, gives the slot back when the queue is empty and ends.
+/// The dropper's thread: runs the jobs until none is queued or running, and ends.
 fn work(server: &str) {
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -159,51 +189,48 @@ fn work(server: &str) {
             return;
         }
     };
-    while !done() {
-        rt.block_on(drain(server));
-    }
-}
-
-/// Drops the queued databases until the queue is empty, on the connections of one slot.
-///
-/// Several at once, because each `DROP DATABASE` waits for a checkpoint of its own request
-/// (PostgreSQL 15 requests one in every drop): drops that wait together share checkpoints.
-async fn drain(server: &str) {
-    let slot = slots::take(server).await;
-    let mut workers = tokio::task::JoinSet::new();
-    let mut first = Some(slot);
-    for _ in 0..slots::per_test() {
-        let server = server.to_owned();
-        let slot = first.take();
-        workers.spawn(async move {
-            let (mut conn, slot) = match slot {
-                Some(slot) => {
-                    let slot = slot.into_parts();
-                    (slot.0, Some(slot.1))
-                }
-                None => match Connection::connect_with(&config(&server, None)).await {
-                    Ok(conn) => (conn, None),
-                    Err(e) => {
-                        trace(format_args!("a dropper's connection: {e}"));
-                        return None;
+    rt.block_on(async {
+        let mut drops = JoinSet::new();
+        let mut swept = Vec::new();
+        loop {
+            while let Some(job) = pop() {
+                match job.slot {
+                    // Note: each on its own connection, all at once: the drops of the tests
+                    // that passed together wait together, sharing checkpoints, as they did
+                    // when each test dropped its own.
+                    Some(mut slot) => {
+                        drops.spawn(async move {
+                            drop_one(&mut slot.conn, &job.name).await;
+                            slot.release().await;
+                        });
                     }
-                },
-            };
-            while let Some(db) = pop() {
-                drop_one(&mut conn, &db).await;
+                    None => swept.push(job.name),
+                }
             }
-            conn.close().await;
-            slot
-        });
-    }
-    // Note: the slot's lock is released after every connection of the slot closed.
-    let mut lock = None;
-    while let Some(done) = workers.join_next().await {
-        if let Ok(Some(held)) = done {
-            lock = Some(held);
+            if !swept.is_empty() {
+                let names = std::mem::take(&mut swept);
+                let server = server.to_owned();
+                drops.spawn(async move {
+                    // Note: a slot of its own, as a test's, so that the bound holds.
+                    let mut slot = slots::take(&server).await;
+                    for name in names {
+                        drop_one(&mut slot.conn, &name).await;
+                    }
+                    slot.release().await;
+                });
+            }
+            if drops.is_empty() {
+                if done() {
+                    return;
+                }
+                continue;
+            }
+            tokio::select! {
+                _ = drops.join_next() => {}
+                () = WAKE.notified() => {}
+            }
         }
-    }
-    drop(lock);
+    });
 }
 
 /// Drops database `name` if it is still there, still marked passed, and no other dropper

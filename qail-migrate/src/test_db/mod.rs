@@ -178,14 +178,13 @@ where
     }));
     match outcome {
         Ok(Ok(())) => {
-            let marked = rt.block_on(async {
-                let marked = dropper::mark_passed(&mut admin.conn, &name).await;
-                admin.release().await;
-                marked
-            });
+            let marked = rt.block_on(dropper::mark_passed(&mut admin.conn, &name));
             match marked {
-                Ok(()) => dropper::enqueue(&server, [name]),
-                Err(e) => eprintln!("qail::test: could not mark {name} passed, so it is kept: {e}"),
+                Ok(()) => dropper::hand_over(&server, name, admin),
+                Err(e) => {
+                    eprintln!("qail::test: could not mark {name} passed, so it is kept: {e}");
+                    rt.block_on(admin.release());
+                }
             }
         }
         Ok(Err(message)) => {

@@ -23,18 +23,13 @@ use super::{config, env_number, flock, trace};
 pub(crate) struct Slot {
     // Note: fields drop in order, so the connection closes before the lock is released.
     pub(crate) conn: Connection,
-    lock: File,
+    _lock: File,
 }
 
 impl Slot {
     /// Gives the slot back: closes the connection, then releases the lock.
     pub(crate) async fn release(self) {
         self.conn.close().await;
-    }
-
-    /// The connection, and the lock to hold until the connections of the slot are closed.
-    pub(crate) fn into_parts(self) -> (Connection, File) {
-        (self.conn, self.lock)
     }
 }
 
@@ -94,7 +89,7 @@ pub(crate) async fn take(server: &str) -> Slot {
     if bound.is_none() {
         remember_max_connections(&mut conn, &known).await;
     }
-    Slot { conn, lock }
+    Slot { conn, _lock: lock }
 }
 
 /// Writes the server's `max_connections` where the next tests read it.
