@@ -1,9 +1,9 @@
 //! Dropping the databases of passed tests off the tests' critical path.
 //!
 //! A test that passes marks its database passed (`COMMENT ON DATABASE … IS 'qail-test:
-//! passed'`, one small catalog write) and returns; its slot — its admin connection and the
-//! lock that counts it towards the bound — goes to the process's *dropper*, a thread that
-//! drops the database on that connection and then gives the slot back. The drops of tests
+//! passed'`, one small catalog write) and returns; its slot — the lock that counts it
+//! towards the bound — goes to the process's *dropper*, a thread that connects in that slot,
+//! drops the database and then gives the slot back. The drops of tests
 //! that passed together run together, as they did when each test dropped its own, but the
 //! test's thread is free for the next test. The process waits for its dropper when it exits
 //! (`atexit`: after cargo test's last test, after cargo-nextest's one test), so that no drop
@@ -35,7 +35,7 @@ use qail_pg::Connection;
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
-use super::slots::{self, Slot};
+use super::slots::{self, Lock};
 use super::{at_exit, ident, trace};
 
 /// The comment (`COMMENT ON DATABASE`) a passed test's database carries until a dropper
@@ -52,7 +52,7 @@ const TEST_DBS: &str = "qail\\_t\\_%";
 /// it, and the slot is given back after), or a swept one.
 struct Job {
     name: String,
-    slot: Option<Slot>,
+    slot: Option<Lock>,
 }
 
 /// The databases waiting for the dropper, and whether its thread runs.
@@ -111,7 +111,7 @@ pub(crate) async fn sweep(admin: &mut Connection, server: &str) {
 
 /// Hands a passed test's database to the dropper, with the test's slot: the test returns,
 /// and the slot is given back once the database is dropped.
-pub(crate) fn hand_over(server: &str, name: String, slot: Slot) {
+pub(crate) fn hand_over(server: &str, name: String, slot: Lock) {
     enqueue(
         server,
         [Job {
@@ -198,10 +198,17 @@ fn work(server: &str) {
                     // Note: each on its own connection, all at once: the drops of the tests
                     // that passed together wait together, sharing checkpoints, as they did
                     // when each test dropped its own.
-                    Some(mut slot) => {
+                    Some(lock) => {
+                        let server = server.to_owned();
                         drops.spawn(async move {
-                            drop_one(&mut slot.conn, &job.name).await;
-                            slot.release().await;
+                            match lock.connect(&server).await {
+                                Ok(mut slot) => {
+                                    drop_one(&mut slot.conn, &job.name).await;
+                                    slot.release().await;
+                                }
+                                // Note: left marked, for the next sweep.
+                                Err(e) => trace(format_args!("dropping {}: {e}", job.name)),
+                            }
                         });
                     }
                     None => swept.push(job.name),

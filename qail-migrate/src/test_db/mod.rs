@@ -180,7 +180,7 @@ where
         Ok(Ok(())) => {
             let marked = rt.block_on(dropper::mark_passed(&mut admin.conn, &name));
             match marked {
-                Ok(()) => dropper::hand_over(&server, name, admin),
+                Ok(()) => dropper::hand_over(&server, name, rt.block_on(admin.into_lock())),
                 Err(e) => {
                     eprintln!("qail::test: could not mark {name} passed, so it is kept: {e}");
                     rt.block_on(admin.release());
