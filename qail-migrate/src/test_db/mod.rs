@@ -10,8 +10,9 @@
 //!    renamed), so that other processes either see it complete or not at all;
 //! 3. clones it (`CREATE DATABASE … TEMPLATE`), applies its fixtures and runs;
 //! 4. when it passes, marks its database passed and returns: the process's dropper drops
-//!    it in the background (or, if the process exits first, the next process's sweep does;
-//!    see [`dropper`]); when it fails, keeps it and prints its URL.
+//!    it in the background, in the test's slot, and the process waits for its drops at
+//!    exit (what a killed process left, the next process's first test sweeps; see
+//!    `dropper.rs`); when it fails, keeps it and prints its URL.
 //!
 //! Environment: `DATABASE_URL` (the server, default `postgres://postgres@127.0.0.1:5432/postgres`),
 //! `QAIL_TEST_MAX_CONNECTIONS` (the bound, default half the server's `max_connections`),
