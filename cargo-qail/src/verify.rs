@@ -84,15 +84,37 @@ impl Statement {
     }
 }
 
-/// A `qail!` that was not checked, and why (it does not build either).
+/// A `qail!` that was not checked, and why.
 #[derive(Debug, Clone)]
 pub struct Skipped {
     /// The file, as in [`Statement::file`].
     pub file: String,
     /// The line of its `qail!`.
     pub line: usize,
+    /// What kind of reason.
+    pub cause: Cause,
     /// Why.
     pub reason: String,
+}
+
+/// Why a `qail!` was not checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// It does not analyze against its snapshot (so it does not build either).
+    DoesNotBuild,
+    /// It analyzes, but its SQL cannot be sent to a server (a NUL byte in it, too many
+    /// parameters): the driver refuses it before sending, so it fails where it runs.
+    CannotBeSent,
+}
+
+impl Cause {
+    /// The words of the report: `not checked, <words>: <reason>`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Cause::DoesNotBuild => "it does not build",
+            Cause::CannotBeSent => "it cannot be sent",
+        }
+    }
 }
 
 /// The workspace's statements.
@@ -158,6 +180,7 @@ pub fn find(root: &Path, snapshot: Option<&Path>) -> Result<Found, Failure> {
                             found.skipped.push(Skipped {
                                 file: file.clone(),
                                 line: s.line,
+                                cause: Cause::DoesNotBuild,
                                 reason: reason.clone(),
                             });
                         }
@@ -168,24 +191,49 @@ pub fn find(root: &Path, snapshot: Option<&Path>) -> Result<Found, Failure> {
         };
         for s in crate::lsp::statements(&text, &snapshot) {
             match s.analyzed {
-                Ok((scanned, analysis)) => found.statements.push(Statement {
-                    source: format!("{file}:{}", s.line),
-                    file: file.clone(),
-                    line: s.line,
-                    dynamic: scanned.is_dynamic(),
-                    params: wire::param_oids(&analysis),
-                    columns: wire::columns(&analysis, &snapshot),
-                    sql: scanned.sql,
-                }),
+                Ok((scanned, analysis)) => {
+                    let statement = Statement {
+                        source: format!("{file}:{}", s.line),
+                        file: file.clone(),
+                        line: s.line,
+                        dynamic: scanned.is_dynamic(),
+                        params: wire::param_oids(&analysis),
+                        columns: wire::columns(&analysis, &snapshot),
+                        sql: scanned.sql,
+                    };
+                    match unsendable(&statement) {
+                        None => found.statements.push(statement),
+                        Some(reason) => found.skipped.push(Skipped {
+                            file: file.clone(),
+                            line: s.line,
+                            cause: Cause::CannotBeSent,
+                            reason,
+                        }),
+                    }
+                }
                 Err(reason) => found.skipped.push(Skipped {
                     file: file.clone(),
                     line: s.line,
+                    cause: Cause::DoesNotBuild,
                     reason,
                 }),
             }
         }
     }
     Ok(found)
+}
+
+/// Why the driver would refuse to send `statement` (the Parse message the check sends does
+/// not encode), or `None`: such a statement is reported rather than failing the whole check.
+fn unsendable(statement: &Statement) -> Option<String> {
+    qail_pg::proto::message::Parse {
+        name: "",
+        query: &statement.sql,
+        param_types: &statement.params,
+    }
+    .encode(&mut Vec::new())
+    .err()
+    .map(|e| e.to_string())
 }
 
 /// Snapshots loaded once each.
@@ -241,13 +289,17 @@ pub fn workspace_root(start: &Path) -> PathBuf {
         .map_or_else(|| start.to_owned(), |d| d.to_path_buf())
 }
 
-/// Describes `statements` on the server at `url` and compares them.
+/// Describes `statements` on the server at `url` and compares them; with no statements,
+/// connects to nothing.
 ///
 /// # Errors
 ///
 /// The server cannot be reached ([`Failure::Unreachable`]) or the connection fails while
 /// checking ([`Failure::Server`]).
 pub fn check(statements: &[Statement], url: &str) -> Result<Vec<Drift>, Failure> {
+    if statements.is_empty() {
+        return Ok(Vec::new());
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -287,7 +339,14 @@ pub fn render(found: &Found, drifts: &[Drift], format: Format) -> String {
             let skipped: Vec<_> = found
                 .skipped
                 .iter()
-                .map(|s| json!({ "file": s.file, "line": s.line, "reason": s.reason }))
+                .map(|s| {
+                    json!({
+                        "file": s.file,
+                        "line": s.line,
+                        "cause": s.cause.words(),
+                        "reason": s.reason,
+                    })
+                })
                 .collect();
             let doc = json!({
                 "statements": found.statements.len(),
@@ -308,14 +367,19 @@ fn text(found: &Found, drifts: &[Drift]) -> String {
     let mut out = report(&expected, drifts);
     for s in &found.skipped {
         out.push_str(&format!(
-            "{}:{}: not checked, it does not build: {}\n",
-            s.file, s.line, s.reason
+            "{}:{}: not checked, {}: {}\n",
+            s.file,
+            s.line,
+            s.cause.words(),
+            s.reason
         ));
     }
     let n = found.statements.len();
     let dynamic = found.statements.iter().filter(|s| s.dynamic).count();
     let plural = |n: usize| if n == 1 { "" } else { "s" };
-    let mut summary = if drifts.is_empty() {
+    let mut summary = if n == 0 {
+        "verify: no statements to check".to_owned()
+    } else if drifts.is_empty() {
         format!(
             "verify: the {n} statement{} of {} file{} match the database",
             plural(n),

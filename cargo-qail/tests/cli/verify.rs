@@ -286,13 +286,71 @@ async fn a_statement_that_does_not_build_is_named_and_not_checked() {
     assert!(stdout.contains("; 1 not checked"), "{stdout}");
 }
 
+#[tokio::test]
+async fn a_statement_that_cannot_be_sent_is_named_and_the_rest_checked() {
+    let (dir, url) = workspace("unsendable").await;
+    std::fs::write(
+        dir.join("src/nul.rs"),
+        "fn f() {\n    let q = qail::qail!(\"SELECT email FROM users WHERE nick = 'a\\0b'\");\n}\n",
+    )
+    .expect("written");
+    let out = run(&dir, &url, &["qail", "verify"]);
+    let json = run(&dir, &url, &["qail", "verify", "--format", "json"]);
+    util::drop_db(&format!("qail_verify_unsendable_{}", std::process::id())).await;
+    let _ = std::fs::remove_dir_all(&dir);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("src/nul.rs:2: not checked, it cannot be sent: "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("the 6 statements of 5 files match the database"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("; 1 not checked"), "{stdout}");
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(doc["statements"], 6);
+    assert_eq!(doc["skipped"][0]["file"], "src/nul.rs");
+    assert_eq!(doc["skipped"][0]["cause"], "it cannot be sent");
+}
+
 #[test]
-fn an_unreachable_server_exits_3() {
-    let dir = std::env::temp_dir().join(format!("qail-verify-unreachable-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+fn nothing_to_check_exits_0_without_connecting() {
+    let dir = std::env::temp_dir().join(format!("qail-verify-nothing-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src")).expect("dir");
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"empty\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[workspace]\n",
+    )
+    .expect("written");
+    std::fs::write(dir.join("src/lib.rs"), "pub fn f() {}\n").expect("written");
+    // A server that cannot be reached: connecting would exit 3.
     let out = run(
         &dir,
-        "postgres://postgres@127.0.0.1:5432/postgres",
+        "postgres://postgres@127.0.0.1:1/x",
+        &["qail", "verify"],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert_eq!(stdout, "verify: no statements to check\n");
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-qail"))
+        .args(["qail", "verify"])
+        .current_dir(&dir)
+        .env_remove("DATABASE_URL")
+        .output()
+        .expect("run cargo-qail");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+}
+
+#[tokio::test]
+async fn an_unreachable_server_exits_3() {
+    let (dir, url) = workspace("unreachable").await;
+    let out = run(
+        &dir,
+        &url,
         &[
             "qail",
             "verify",
@@ -312,6 +370,8 @@ fn an_unreachable_server_exits_3() {
         .env_remove("DATABASE_URL")
         .output()
         .expect("run cargo-qail");
+    util::drop_db(&format!("qail_verify_unreachable_{}", std::process::id())).await;
+    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out)

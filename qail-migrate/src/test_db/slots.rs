@@ -31,6 +31,27 @@ impl Slot {
     pub(crate) async fn release(self) {
         self.conn.close().await;
     }
+
+    /// Closes the connection and keeps the lock: for a connection of another runtime (a
+    /// connection belongs to the runtime it was opened on).
+    pub(crate) async fn into_lock(self) -> Lock {
+        self.conn.close().await;
+        Lock(self._lock)
+    }
+}
+
+/// A slot held without a connection.
+pub(crate) struct Lock(File);
+
+impl Lock {
+    /// Connects to the maintenance database in the slot.
+    pub(crate) async fn connect(self, server: &str) -> Result<Slot, qail_pg::Error> {
+        let conn = Connection::connect_with(&config(server, None)).await?;
+        Ok(Slot {
+            conn,
+            _lock: self.0,
+        })
+    }
 }
 
 /// Connections of a test at most: its admin connection and its pool.

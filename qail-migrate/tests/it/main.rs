@@ -9,6 +9,7 @@ mod concurrent;
 mod no_transaction;
 mod run;
 mod sqlx;
+mod test_db;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
