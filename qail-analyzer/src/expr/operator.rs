@@ -22,9 +22,6 @@ use crate::types::{
 };
 use qail_schema::snapshot::{Snapshot, TypeRef};
 
-/// One `pg_operator` row: name, left type, right type, result type (`text[]` for an array).
-type Row = (&'static str, String, String, String);
-
 const COMPARE: &[&str] = &["=", "<>", "<", ">", "<=", ">="];
 
 const INTS: &[&str] = &["int2", "int4", "int8"];
@@ -46,36 +43,55 @@ struct Candidates {
 fn by_op(op: &str) -> Option<&'static Candidates> {
     static INDEX: OnceLock<HashMap<&'static str, Candidates>> = OnceLock::new();
     let index = INDEX.get_or_init(|| {
+        let mut types = CatalogTypes::default();
         let mut map: HashMap<&'static str, Candidates> = HashMap::new();
-        for row in rows() {
-            let entry = map.entry(row.0).or_insert_with(|| Candidates {
+        // Note: the binary operators whose operand and result types are concrete; the
+        // polymorphic ones (arrays, enums, ranges, records) are [`polymorphic`].
+        for o in qail_catalog::OPERATORS
+            .iter()
+            .filter(|o| !o.left.is_empty())
+        {
+            let mut concrete = |t| types.concrete(t);
+            let (Some(left), Some(right), Some(result)) =
+                (concrete(o.left), concrete(o.right), concrete(o.result))
+            else {
+                continue;
+            };
+            let entry = map.entry(o.name).or_insert_with(|| Candidates {
                 operands: Vec::new(),
                 results: Vec::new(),
             });
-            entry.operands.push(vec![named(&row.1), named(&row.2)]);
-            entry.results.push(named(&row.3));
+            entry.operands.push(vec![left, right]);
+            entry.results.push(result);
         }
         map
     });
     index.get(op)
 }
 
-/// The binary operators of qail-catalog's `pg_operator` table whose operand and result types
-/// are concrete; the polymorphic ones (arrays, enums, ranges, records) are [`polymorphic`].
-fn rows() -> Vec<Row> {
-    qail_catalog::OPERATORS
-        .iter()
-        .filter(|o| !o.left.is_empty())
-        .filter_map(|o| {
-            let concrete = |t: &str| spelled(t).filter(|s| !is_pseudo(s));
-            Some((
-                o.name,
-                concrete(o.left)?,
-                concrete(o.right)?,
-                concrete(o.result)?,
-            ))
-        })
-        .collect()
+/// The analyzer's types of the catalog's type names, each spelled once: the operator table
+/// names a few dozen types over hundreds of rows.
+#[derive(Default)]
+struct CatalogTypes(HashMap<&'static str, Option<(TypeRef, bool)>>);
+
+impl CatalogTypes {
+    /// The type a catalog `typname` spells (pseudo-types included), if the analyzer has it.
+    fn any(&mut self, typname: &'static str) -> Option<TypeRef> {
+        self.spelled(typname).map(|(t, _)| t)
+    }
+
+    /// The type a catalog `typname` spells, unless it is a pseudo-type.
+    fn concrete(&mut self, typname: &'static str) -> Option<TypeRef> {
+        self.spelled(typname)
+            .and_then(|(t, pseudo)| (!pseudo).then_some(t))
+    }
+
+    fn spelled(&mut self, typname: &'static str) -> Option<(TypeRef, bool)> {
+        self.0
+            .entry(typname)
+            .or_insert_with(|| spelled(typname).map(|s| (named(&s), is_pseudo(&s))))
+            .clone()
+    }
 }
 
 /// The snapshot's binary operators spelled `op` (an extension's: citext's `=` and `~~`,
@@ -372,12 +388,33 @@ pub(crate) fn apply(
 /// The versions that have the built-in binary operator `op` with the operands of `sig`
 /// (`None` when it is polymorphic or not built in: those follow their types' versions).
 fn builtin_versions(op: &str, sig: &OpSig) -> Option<qail_catalog::Versions> {
-    let is = |catalog: &str, t: &TypeRef| spelled(catalog).is_some_and(|s| named(&s) == *t);
-    qail_catalog::operators(op)
+    versions_index()
+        .get(op)?
         .iter()
-        .filter(|o| is(o.left, &sig.left) && is(o.right, &sig.right))
-        .map(|o| o.versions)
+        .filter(|(left, right, _)| *left == sig.left && *right == sig.right)
+        .map(|(_, _, versions)| *versions)
         .reduce(|a, b| a.or(b))
+}
+
+/// Per operator name, the operand types of each `pg_operator` row with both operands spelled
+/// as the analyzer types them, and the versions that have it: built once, as every resolved
+/// operator asks (spelling the catalog's names per call was most of an analysis' time).
+fn versions_index()
+-> &'static HashMap<&'static str, Vec<(TypeRef, TypeRef, qail_catalog::Versions)>> {
+    static INDEX: OnceLock<HashMap<&'static str, Vec<(TypeRef, TypeRef, qail_catalog::Versions)>>> =
+        OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut types = CatalogTypes::default();
+        let mut map: HashMap<&'static str, Vec<_>> = HashMap::new();
+        for o in qail_catalog::OPERATORS {
+            if let (Some(left), Some(right)) = (types.any(o.left), types.any(o.right)) {
+                map.entry(o.name)
+                    .or_default()
+                    .push((left, right, o.versions));
+            }
+        }
+        map
+    })
 }
 
 fn operator_error(
