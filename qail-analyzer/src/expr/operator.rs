@@ -396,13 +396,14 @@ fn builtin_versions(op: &str, sig: &OpSig) -> Option<qail_catalog::Versions> {
         .reduce(|a, b| a.or(b))
 }
 
+/// Per operator name, its rows' operand types and versions ([`versions_index`]).
+type VersionsIndex = HashMap<&'static str, Vec<(TypeRef, TypeRef, qail_catalog::Versions)>>;
+
 /// Per operator name, the operand types of each `pg_operator` row with both operands spelled
 /// as the analyzer types them, and the versions that have it: built once, as every resolved
 /// operator asks (spelling the catalog's names per call was most of an analysis' time).
-fn versions_index()
--> &'static HashMap<&'static str, Vec<(TypeRef, TypeRef, qail_catalog::Versions)>> {
-    static INDEX: OnceLock<HashMap<&'static str, Vec<(TypeRef, TypeRef, qail_catalog::Versions)>>> =
-        OnceLock::new();
+fn versions_index() -> &'static VersionsIndex {
+    static INDEX: OnceLock<VersionsIndex> = OnceLock::new();
     INDEX.get_or_init(|| {
         let mut types = CatalogTypes::default();
         let mut map: HashMap<&'static str, Vec<_>> = HashMap::new();
