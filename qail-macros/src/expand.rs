@@ -632,9 +632,11 @@ fn template(
 /// record of the template's parts and the NOT NULL-ness of its columns
 /// ([`qail_pg::template::registry_record`]), placed in the registry's link section (qail-pg's
 /// `template/registry.rs`), which the linker gathers from every crate: no build script, no
-/// code run at start-up. A `#[used]` static with the section per object format, not a
-/// second macro: the output holds no `unsafe` block, and an attribute macro run for every
-/// `qail!` would cost the compiler as much again as the static. Plain bytes, not a struct
+/// code run at start-up. A `#[used]` static whose section qail-pg's `__registry_section!`
+/// picks for the target (one attribute, where a `cfg_attr` per object format cost the
+/// compiler a third of the registration), not an attribute macro: the output holds no
+/// `unsafe` block, and an attribute macro run for every `qail!` would cost the compiler as
+/// much again as the static. Plain bytes, not a struct
 /// of references: the compiler borrow-checks and evaluates every static's initializer, and
 /// a byte string is the cheapest for it (qail-pg decodes the records when they are read).
 fn register(
@@ -660,17 +662,15 @@ fn register(
     )
     .ok_or("the statement is too long to register: more than 65,535 parameters, columns or bytes of `file:line`")?;
     let sections = &qail_pg::template::SECTIONS;
-    let [elf, mach_o, windows, apple] =
-        [sections.elf, sections.mach_o, sections.windows, "apple"].map(Literal::string);
+    let [elf, mach_o, windows] =
+        [sections.elf, sections.mach_o, sections.windows].map(Literal::string);
     let len = Literal::usize_unsuffixed(record.len());
     let bytes = Literal::byte_string(&record);
     // Note: string literals are interpolated, not written in `quote!`, which would parse
     // each from text at every expansion.
     Ok(quote! {
         #[used]
-        #[cfg_attr(all(unix, not(target_vendor = #apple)), unsafe(link_section = #elf))]
-        #[cfg_attr(target_vendor = #apple, unsafe(link_section = #mach_o))]
-        #[cfg_attr(windows, unsafe(link_section = #windows))]
+        #[unsafe(link_section = ::qail::__private::registry_section!(#elf, #mach_o, #windows))]
         static REGISTERED: [u8; #len] = *#bytes;
     })
 }
@@ -769,10 +769,11 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("# [used]"), "{out}");
+        let sections = &qail_pg::template::SECTIONS;
         assert!(
             out.contains(&format!(
-                "unsafe (link_section = {:?})",
-                qail_pg::template::SECTIONS.elf
+                "unsafe (link_section = :: qail :: __private :: registry_section ! ({:?} , {:?} , {:?}))",
+                sections.elf, sections.mach_o, sections.windows
             )),
             "{out}"
         );

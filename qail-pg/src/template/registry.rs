@@ -10,7 +10,8 @@
 //! evaluates every static's initializer: a byte string costs it next to nothing, where a
 //! struct of references to a template cost as much again as the rest of the query.
 //!
-//! The section, per object format (what `qail!` writes in its `cfg_attr`s, [`SECTIONS`]):
+//! The section, per object format ([`SECTIONS`]; `qail!` names it through
+//! `__registry_section!`, which picks the target's):
 //!
 //! - ELF (every Unix but Apple's): `set_qail_statements_M_N` (`M.N` this crate's version), a
 //!   C identifier, so the linker defines `__start_…` and `__stop_…` at its ends and keeps it
@@ -197,7 +198,7 @@ fn decode_one(body: &'static [u8]) -> Option<Compiled> {
 }
 
 /// The section names `qail!` places its records in, per object format: what it
-/// writes in `#[cfg_attr(…, unsafe(link_section = …))]`. Not a public API.
+/// passes to `__registry_section!`, which picks the target's. Not a public API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct Sections {
@@ -240,6 +241,42 @@ macro_rules! section {
             "$",
             $part
         )
+    };
+}
+
+/// The one of [`SECTIONS`]' names (passed in their order: ELF, Mach-O, Windows) that the
+/// target this crate is built for uses: `qail!` names the section with one attribute,
+/// `#[unsafe(link_section = ::qail::__private::registry_section!(…))]`, where a `cfg_attr`
+/// per object format cost the compiler as much again as the rest of the registration. Not a
+/// public API.
+#[cfg(all(unix, not(target_vendor = "apple")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __registry_section {
+    ($elf:literal, $mach_o:literal, $windows:literal) => {
+        $elf
+    };
+}
+
+/// The one of [`SECTIONS`]' names (passed in their order: ELF, Mach-O, Windows) that the
+/// target this crate is built for uses. Not a public API.
+#[cfg(target_vendor = "apple")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __registry_section {
+    ($elf:literal, $mach_o:literal, $windows:literal) => {
+        $mach_o
+    };
+}
+
+/// The one of [`SECTIONS`]' names (passed in their order: ELF, Mach-O, Windows) that the
+/// target this crate is built for uses. Not a public API.
+#[cfg(windows)]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __registry_section {
+    ($elf:literal, $mach_o:literal, $windows:literal) => {
+        $windows
     };
 }
 
@@ -354,6 +391,19 @@ mod tests {
     #[cfg_attr(target_vendor = "apple", unsafe(link_section = section!(mach_o)))]
     #[cfg_attr(windows, unsafe(link_section = section!(windows "b")))]
     static REGISTERED: [u8; 45] = RECORD;
+
+    #[test]
+    fn the_macro_names_this_target_s_section() {
+        let chosen = crate::__registry_section!("elf", "mach_o", "windows");
+        let expected = if cfg!(windows) {
+            "windows"
+        } else if cfg!(target_vendor = "apple") {
+            "mach_o"
+        } else {
+            "elf"
+        };
+        assert_eq!(chosen, expected);
+    }
 
     #[test]
     fn a_record_is_what_the_macro_writes() {
