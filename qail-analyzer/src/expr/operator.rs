@@ -41,32 +41,56 @@ struct Candidates {
 }
 
 fn by_op(op: &str) -> Option<&'static Candidates> {
-    static INDEX: OnceLock<HashMap<&'static str, Candidates>> = OnceLock::new();
-    let index = INDEX.get_or_init(|| {
+    index().candidates.get(op)
+}
+
+/// The built-in operators, indexed once per process.
+struct Index {
+    /// The binary operators whose operand and result types are concrete; the polymorphic
+    /// ones (arrays, enums, ranges, records) are [`polymorphic`].
+    candidates: HashMap<&'static str, Candidates>,
+    /// Per operator name, the operand types of each row with both operands spelled as the
+    /// analyzer types them (pseudo-types included), and the versions that have it.
+    versions: HashMap<&'static str, Vec<(TypeRef, TypeRef, qail_catalog::Versions)>>,
+}
+
+/// Both indexes of the `pg_operator` table, built in one pass: every resolved operator asks
+/// them (spelling the catalog's names per call was most of an analysis' time).
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
         let mut types = CatalogTypes::default();
-        let mut map: HashMap<&'static str, Candidates> = HashMap::new();
-        // Note: the binary operators whose operand and result types are concrete; the
-        // polymorphic ones (arrays, enums, ranges, records) are [`polymorphic`].
-        for o in qail_catalog::OPERATORS
-            .iter()
-            .filter(|o| !o.left.is_empty())
-        {
-            let mut concrete = |t| types.concrete(t);
-            let (Some(left), Some(right), Some(result)) =
-                (concrete(o.left), concrete(o.right), concrete(o.result))
+        let mut index = Index {
+            candidates: HashMap::new(),
+            versions: HashMap::new(),
+        };
+        for o in qail_catalog::OPERATORS {
+            let (Some((left, left_pseudo)), Some((right, right_pseudo))) =
+                (types.spelled(o.left), types.spelled(o.right))
             else {
                 continue;
             };
-            let entry = map.entry(o.name).or_insert_with(|| Candidates {
-                operands: Vec::new(),
-                results: Vec::new(),
-            });
-            entry.operands.push(vec![left, right]);
-            entry.results.push(result);
+            if !(left_pseudo || right_pseudo)
+                && let Some((result, false)) = types.spelled(o.result)
+            {
+                let entry = index
+                    .candidates
+                    .entry(o.name)
+                    .or_insert_with(|| Candidates {
+                        operands: Vec::new(),
+                        results: Vec::new(),
+                    });
+                entry.operands.push(vec![left.clone(), right.clone()]);
+                entry.results.push(result);
+            }
+            index
+                .versions
+                .entry(o.name)
+                .or_default()
+                .push((left, right, o.versions));
         }
-        map
-    });
-    index.get(op)
+        index
+    })
 }
 
 /// The analyzer's types of the catalog's type names, each spelled once: the operator table
@@ -75,17 +99,8 @@ fn by_op(op: &str) -> Option<&'static Candidates> {
 struct CatalogTypes(HashMap<&'static str, Option<(TypeRef, bool)>>);
 
 impl CatalogTypes {
-    /// The type a catalog `typname` spells (pseudo-types included), if the analyzer has it.
-    fn any(&mut self, typname: &'static str) -> Option<TypeRef> {
-        self.spelled(typname).map(|(t, _)| t)
-    }
-
-    /// The type a catalog `typname` spells, unless it is a pseudo-type.
-    fn concrete(&mut self, typname: &'static str) -> Option<TypeRef> {
-        self.spelled(typname)
-            .and_then(|(t, pseudo)| (!pseudo).then_some(t))
-    }
-
+    /// The type a catalog `typname` spells and whether it is a pseudo-type, if the analyzer
+    /// has it.
     fn spelled(&mut self, typname: &'static str) -> Option<(TypeRef, bool)> {
         self.0
             .entry(typname)
@@ -388,34 +403,13 @@ pub(crate) fn apply(
 /// The versions that have the built-in binary operator `op` with the operands of `sig`
 /// (`None` when it is polymorphic or not built in: those follow their types' versions).
 fn builtin_versions(op: &str, sig: &OpSig) -> Option<qail_catalog::Versions> {
-    versions_index()
+    index()
+        .versions
         .get(op)?
         .iter()
         .filter(|(left, right, _)| *left == sig.left && *right == sig.right)
         .map(|(_, _, versions)| *versions)
         .reduce(|a, b| a.or(b))
-}
-
-/// Per operator name, its rows' operand types and versions ([`versions_index`]).
-type VersionsIndex = HashMap<&'static str, Vec<(TypeRef, TypeRef, qail_catalog::Versions)>>;
-
-/// Per operator name, the operand types of each `pg_operator` row with both operands spelled
-/// as the analyzer types them, and the versions that have it: built once, as every resolved
-/// operator asks (spelling the catalog's names per call was most of an analysis' time).
-fn versions_index() -> &'static VersionsIndex {
-    static INDEX: OnceLock<VersionsIndex> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        let mut types = CatalogTypes::default();
-        let mut map: HashMap<&'static str, Vec<_>> = HashMap::new();
-        for o in qail_catalog::OPERATORS {
-            if let (Some(left), Some(right)) = (types.any(o.left), types.any(o.right)) {
-                map.entry(o.name)
-                    .or_default()
-                    .push((left, right, o.versions));
-            }
-        }
-        map
-    })
 }
 
 fn operator_error(
