@@ -129,6 +129,8 @@ pub mod __private {
     #[cfg(feature = "migrate")]
     pub use qail_migrate::test_db;
 
+    /// The registry section's name for the target (`qail!` passes the three).
+    pub use qail_pg::__registry_section as registry_section;
     pub use qail_pg::template::{
         Arg, Cache, Columns, Compiled, CopyRows, CopyStatement, Decoder, ExpectedColumn,
         FromColumns, FromRow, NoRows, NotNull, Params, Piece, Query, RawRow, Template, Variants,

@@ -4,6 +4,7 @@
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use qail_analyzer::wire::{self, WireColumn};
 use qail_analyzer::{Analysis, OutputColumn, type_oid};
+use qail_pg::template::NotNull;
 use qail_schema::Snapshot;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -561,12 +562,13 @@ fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
     }
 }
 
-/// The statement's items and the expression choosing its template: a Template with bytes
-/// from qail-pg's encoder, registered for `Pool::verify` ([`register`]); for a dynamic query
-/// also `static VARIANTS: Variants = …` with its pieces, which chooses the template at run
-/// time. The registered Template of a dynamic query is its full form (every optional clause
-/// present, each sort choice's first alternative): Parse and Describe of it check every
-/// table, column and parameter the query can use.
+/// The statement's items and the expression choosing its template: `&Template { … }` with
+/// bytes from qail-pg's encoder, a constant the compiler promotes to `'static` (no item of
+/// its own); for a dynamic query `static VARIANTS: Variants = …` with its pieces, which
+/// chooses the template at run time. Either way the statement is registered for
+/// `Pool::verify` ([`register`]); a dynamic query's registered statement is its full form
+/// (every optional clause present, each sort choice's first alternative): Parse and Describe
+/// of it check every table, column and parameter the query can use.
 fn template(
     input: &QueryInput,
     checked: &Checked,
@@ -584,22 +586,20 @@ fn template(
     let encoded = qail_pg::Template::encode(sql, &oids, &expected).map_err(|e| {
         format!("the statement cannot be encoded: {e}; remove NUL characters from the SQL")
     })?;
-    let name = &encoded.name;
-    let bytes = Literal::byte_string(&encoded.bytes);
-    let source = Literal::string(source);
-    let full = register(
-        &wire,
-        quote! {
-            ::qail::__private::Template {
+    let registered = register(&encoded, &oids, &wire, source)?;
+    if !checked.rewritten.is_dynamic() {
+        let name = &encoded.name;
+        let bytes = Literal::byte_string(&encoded.bytes);
+        let source = Literal::string(source);
+        let template = quote! {
+            &::qail::__private::Template {
                 name: #name,
                 param_oids: &[#(#oids),*],
                 encoded: #bytes,
                 source: #source,
             }
-        },
-    );
-    if !checked.rewritten.is_dynamic() {
-        return Ok((full, quote!(REGISTERED.template)));
+        };
+        return Ok((registered, template));
     }
     if input
         .choices
@@ -614,8 +614,9 @@ fn template(
     let expected = expected
         .iter()
         .map(|(name, oid, wire)| quote!((#name, #oid, #wire)));
+    let source = Literal::string(source);
     let items = quote! {
-        #full
+        #registered
         static VARIANTS: ::qail::__private::Variants = ::qail::__private::Variants {
             pieces: &[#(#pieces),*],
             param_oids: &[#(#oids),*],
@@ -627,35 +628,51 @@ fn template(
     Ok((items, quote!(VARIANTS.template(#key))))
 }
 
-/// The statement registered for `Pool::verify`, `static REGISTERED`: a `Compiled` holding
-/// `template` (a `Template` literal), placed in the registry's link section (qail-pg's
+/// The statement registered for `Pool::verify`: `static REGISTERED: [u8; N]`, qail-pg's
+/// record of the template's parts and the NOT NULL-ness of its columns
+/// ([`qail_pg::template::registry_record`]), placed in the registry's link section (qail-pg's
 /// `template/registry.rs`), which the linker gathers from every crate: no build script, no
-/// code run at start-up. A `#[used]` static with the section per object format, not a
-/// second macro: the output holds no `unsafe` block, and an attribute macro run for every
-/// `qail!` would cost the compiler as much again as the static. The template is a
-/// constant inside it, not a `static` of its own, which the compiler would check and
-/// evaluate apart; a static query runs `REGISTERED.template`.
-fn register(columns: &[WireColumn], template: TokenStream) -> TokenStream {
+/// code run at start-up. A `#[used]` static whose section qail-pg's `__registry_section!`
+/// picks for the target (one attribute, where a `cfg_attr` per object format cost the
+/// compiler a third of the registration), not an attribute macro: the output holds no
+/// `unsafe` block, and an attribute macro run for every `qail!` would cost the compiler as
+/// much again as the static. Plain bytes, not a struct
+/// of references: the compiler borrow-checks and evaluates every static's initializer, and
+/// a byte string is the cheapest for it (qail-pg decodes the records when they are read).
+fn register(
+    encoded: &qail_pg::template::Encoded,
+    oids: &[u32],
+    columns: &[WireColumn],
+    source: &str,
+) -> Result<TokenStream, String> {
+    let not_null: Vec<NotNull> = columns
+        .iter()
+        .map(|c| match c.not_null {
+            Some(true) => NotNull::Yes,
+            Some(false) => NotNull::No,
+            None => NotNull::Unknown,
+        })
+        .collect();
+    let record = qail_pg::template::registry_record(
+        &encoded.name,
+        oids,
+        source,
+        &encoded.bytes,
+        &not_null,
+    )
+    .ok_or("the statement is too long to register: more than 65,535 parameters, columns or bytes of `file:line`")?;
     let sections = &qail_pg::template::SECTIONS;
-    let [elf, mach_o, windows, apple] =
-        [sections.elf, sections.mach_o, sections.windows, "apple"].map(Literal::string);
-    let not_null = columns.iter().map(|c| match c.not_null {
-        Some(true) => quote!(::qail::__private::NotNull::Yes),
-        Some(false) => quote!(::qail::__private::NotNull::No),
-        None => quote!(::qail::__private::NotNull::Unknown),
-    });
+    let [elf, mach_o, windows] =
+        [sections.elf, sections.mach_o, sections.windows].map(Literal::string);
+    let len = Literal::usize_unsuffixed(record.len());
+    let bytes = Literal::byte_string(&record);
     // Note: string literals are interpolated, not written in `quote!`, which would parse
     // each from text at every expansion.
-    quote! {
+    Ok(quote! {
         #[used]
-        #[cfg_attr(all(unix, not(target_vendor = #apple)), unsafe(link_section = #elf))]
-        #[cfg_attr(target_vendor = #apple, unsafe(link_section = #mach_o))]
-        #[cfg_attr(windows, unsafe(link_section = #windows))]
-        static REGISTERED: ::qail::__private::Compiled = ::qail::__private::Compiled {
-            template: &#template,
-            not_null: &[#(#not_null),*],
-        };
-    }
+        #[unsafe(link_section = ::qail::__private::registry_section!(#elf, #mach_o, #windows))]
+        static REGISTERED: [u8; #len] = *#bytes;
+    })
 }
 
 /// The pieces of a dynamic query, as `::qail::__private::Piece`s.
@@ -746,24 +763,26 @@ mod tests {
             "SELECT id, code FROM harbors WHERE country = $1",
             country
         ));
+        assert!(out.contains("static REGISTERED : [u8 ;"), "{out}");
         assert!(
-            out.contains("static REGISTERED : :: qail :: __private :: Compiled"),
-            "{out}"
-        );
-        assert!(
-            out.contains("template : & :: qail :: __private :: Template"),
+            out.contains("& :: qail :: __private :: Template {"),
             "{out}"
         );
         assert!(out.contains("# [used]"), "{out}");
+        let sections = &qail_pg::template::SECTIONS;
         assert!(
             out.contains(&format!(
-                "unsafe (link_section = {:?})",
-                qail_pg::template::SECTIONS.elf
+                "unsafe (link_section = :: qail :: __private :: registry_section ! ({:?} , {:?} , {:?}))",
+                sections.elf, sections.mach_o, sections.windows
             )),
             "{out}"
         );
         assert!(out.contains("source : \"src/lib.rs:1\""), "{out}");
-        assert!(out.contains("NotNull :: Yes"), "{out}");
+        // The record ends with the columns' NOT NULL-ness: id NOT NULL, code nullable.
+        let registered = &out[out.find("static REGISTERED").unwrap()..];
+        let record = &registered[..registered.find("\" ;").unwrap()];
+        assert!(record.ends_with("\\0\\x02\\x01\\x02"), "{record}");
+        assert!(record.contains("src/lib.rs:1"), "{record}");
         assert!(
             out.contains("pub id : :: qail :: __private :: types :: Uuid"),
             "{out}"
@@ -859,10 +878,7 @@ mod tests {
         assert!(out.contains("check :: clause_arg"), "{out}");
         assert!(out.contains("present (& country)"), "{out}");
         // The full form is registered: every clause present.
-        assert!(
-            out.contains("static REGISTERED : :: qail :: __private :: Compiled"),
-            "{out}"
-        );
+        assert!(out.contains("static REGISTERED : [u8 ;"), "{out}");
         let registered = &out[out.find("static REGISTERED").unwrap()..];
         assert!(
             registered.contains("WHERE true  AND country = $1   AND code = $2 \\0"),

@@ -31,7 +31,17 @@ fn every_qail_of_the_binary_is_registered_once() {
     let query = qail!("SELECT name, code FROM harbors WHERE id = $1", id);
     let found = registered_at(line);
     assert_eq!(found.len(), 1, "{:?}", &*STATEMENTS);
-    assert!(std::ptr::eq(found[0].template, query.template()));
+    // The statement the query runs, as the registry holds it (decoded from its record).
+    let (registered, runs) = (found[0].template, query.template());
+    assert_eq!(
+        (registered.name, registered.sql(), registered.param_oids),
+        (runs.name, runs.sql(), runs.param_oids)
+    );
+    assert_eq!(registered.parse(), runs.parse());
+    assert_eq!(
+        registered.columns().collect::<Vec<_>>(),
+        runs.columns().collect::<Vec<_>>()
+    );
     // name is NOT NULL, code nullable.
     assert_eq!(found[0].not_null, &[NotNull::Yes, NotNull::No]);
     // Each statement once, however many queries the binary holds.

@@ -22,9 +22,6 @@ use crate::types::{
 };
 use qail_schema::snapshot::{Snapshot, TypeRef};
 
-/// One `pg_operator` row: name, left type, right type, result type (`text[]` for an array).
-type Row = (&'static str, String, String, String);
-
 const COMPARE: &[&str] = &["=", "<>", "<", ">", "<=", ">="];
 
 const INTS: &[&str] = &["int2", "int4", "int8"];
@@ -44,38 +41,72 @@ struct Candidates {
 }
 
 fn by_op(op: &str) -> Option<&'static Candidates> {
-    static INDEX: OnceLock<HashMap<&'static str, Candidates>> = OnceLock::new();
-    let index = INDEX.get_or_init(|| {
-        let mut map: HashMap<&'static str, Candidates> = HashMap::new();
-        for row in rows() {
-            let entry = map.entry(row.0).or_insert_with(|| Candidates {
-                operands: Vec::new(),
-                results: Vec::new(),
-            });
-            entry.operands.push(vec![named(&row.1), named(&row.2)]);
-            entry.results.push(named(&row.3));
-        }
-        map
-    });
-    index.get(op)
+    index().candidates.get(op)
 }
 
-/// The binary operators of qail-catalog's `pg_operator` table whose operand and result types
-/// are concrete; the polymorphic ones (arrays, enums, ranges, records) are [`polymorphic`].
-fn rows() -> Vec<Row> {
-    qail_catalog::OPERATORS
-        .iter()
-        .filter(|o| !o.left.is_empty())
-        .filter_map(|o| {
-            let concrete = |t: &str| spelled(t).filter(|s| !is_pseudo(s));
-            Some((
-                o.name,
-                concrete(o.left)?,
-                concrete(o.right)?,
-                concrete(o.result)?,
-            ))
-        })
-        .collect()
+/// The built-in operators, indexed once per process.
+struct Index {
+    /// The binary operators whose operand and result types are concrete; the polymorphic
+    /// ones (arrays, enums, ranges, records) are [`polymorphic`].
+    candidates: HashMap<&'static str, Candidates>,
+    /// Per operator name, the operand types of each row with both operands spelled as the
+    /// analyzer types them (pseudo-types included), and the versions that have it.
+    versions: HashMap<&'static str, Vec<(TypeRef, TypeRef, qail_catalog::Versions)>>,
+}
+
+/// Both indexes of the `pg_operator` table, built in one pass: every resolved operator asks
+/// them (spelling the catalog's names per call was most of an analysis' time).
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut types = CatalogTypes::default();
+        let mut index = Index {
+            candidates: HashMap::new(),
+            versions: HashMap::new(),
+        };
+        for o in qail_catalog::OPERATORS {
+            let (Some((left, left_pseudo)), Some((right, right_pseudo))) =
+                (types.spelled(o.left), types.spelled(o.right))
+            else {
+                continue;
+            };
+            if !(left_pseudo || right_pseudo)
+                && let Some((result, false)) = types.spelled(o.result)
+            {
+                let entry = index
+                    .candidates
+                    .entry(o.name)
+                    .or_insert_with(|| Candidates {
+                        operands: Vec::new(),
+                        results: Vec::new(),
+                    });
+                entry.operands.push(vec![left.clone(), right.clone()]);
+                entry.results.push(result);
+            }
+            index
+                .versions
+                .entry(o.name)
+                .or_default()
+                .push((left, right, o.versions));
+        }
+        index
+    })
+}
+
+/// The analyzer's types of the catalog's type names, each spelled once: the operator table
+/// names a few dozen types over hundreds of rows.
+#[derive(Default)]
+struct CatalogTypes(HashMap<&'static str, Option<(TypeRef, bool)>>);
+
+impl CatalogTypes {
+    /// The type a catalog `typname` spells and whether it is a pseudo-type, if the analyzer
+    /// has it.
+    fn spelled(&mut self, typname: &'static str) -> Option<(TypeRef, bool)> {
+        self.0
+            .entry(typname)
+            .or_insert_with(|| spelled(typname).map(|s| (named(&s), is_pseudo(&s))))
+            .clone()
+    }
 }
 
 /// The snapshot's binary operators spelled `op` (an extension's: citext's `=` and `~~`,
@@ -372,11 +403,12 @@ pub(crate) fn apply(
 /// The versions that have the built-in binary operator `op` with the operands of `sig`
 /// (`None` when it is polymorphic or not built in: those follow their types' versions).
 fn builtin_versions(op: &str, sig: &OpSig) -> Option<qail_catalog::Versions> {
-    let is = |catalog: &str, t: &TypeRef| spelled(catalog).is_some_and(|s| named(&s) == *t);
-    qail_catalog::operators(op)
+    index()
+        .versions
+        .get(op)?
         .iter()
-        .filter(|o| is(o.left, &sig.left) && is(o.right, &sig.right))
-        .map(|o| o.versions)
+        .filter(|(left, right, _)| *left == sig.left && *right == sig.right)
+        .map(|(_, _, versions)| *versions)
         .reduce(|a, b| a.or(b))
 }
 

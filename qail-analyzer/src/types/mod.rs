@@ -23,11 +23,12 @@ fn cast_context(from: &str, to: &str) -> Option<CastContext> {
 
 /// A built-in type by `typname`; panics in debug builds on a name missing from the table.
 pub(crate) fn builtin(name: &str) -> TypeRef {
-    debug_assert!(builtin_row(name).is_some(), "unknown builtin {name}");
+    let row = builtin_row(name);
+    debug_assert!(row.is_some(), "unknown builtin {name}");
     TypeRef {
         schema: "pg_catalog".into(),
         name: name.into(),
-        oid: builtin_row(name).map(|b| b.oid),
+        oid: row.map(|b| b.oid),
         array_dims: 0,
     }
 }

@@ -38,7 +38,9 @@ pub use copy_rows::{
 };
 pub use encoding::{Encoded, ExpectedColumn, ExpectedColumns, Template, statement_name};
 pub use query::{NoRows, Params, Query, ReturnsRows};
-pub use registry::{Compiled, NotNull, SECTIONS, STATEMENTS, Sections, Statements};
+pub use registry::{
+    Compiled, NotNull, SECTIONS, STATEMENTS, Sections, Statements, record as registry_record,
+};
 pub use row::{Columns, Decoder, FromColumns, FromRow, RawRow};
 pub use variants::{Cache, Piece, Variants};
 pub use verify::{Drift, Expectation, ExpectedResult, report};

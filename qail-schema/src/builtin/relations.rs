@@ -64,11 +64,19 @@ fn relation(r: &qail_catalog::Relation, target: Versions) -> Relation {
 /// `information_schema.columns`) as every PostgreSQL major version of `target` has it: only
 /// the columns they all have.
 pub fn system_relation(schema: &str, name: &str, target: Versions) -> Option<&'static Relation> {
-    let all = relations(target);
-    let i = all
-        .binary_search_by(|r| (r.schema.as_str(), r.name.as_str()).cmp(&(schema, name)))
-        .ok()?;
-    all.get(i)
+    // Note: only the relation asked for is built (a query names a few; building every one
+    // for the target took as long as analyzing a hundred queries), once per target.
+    type Built = HashMap<(Versions, &'static str, &'static str), &'static Relation>;
+    static CACHE: OnceLock<Mutex<Built>> = OnceLock::new();
+    let row = qail_catalog::relation(schema, name).filter(|r| r.versions.covers(target))?;
+    let cache = CACHE.get_or_init(Mutex::default);
+    // Note: entries are inserted whole, so a panic elsewhere leaves the map consistent.
+    let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
+    Some(
+        cache
+            .entry((target, row.schema, row.name))
+            .or_insert_with(|| Box::leak(Box::new(relation(row, target)))),
+    )
 }
 
 /// Every built-in relation every version of `target` has, sorted by schema and name.
