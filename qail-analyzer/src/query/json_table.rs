@@ -42,15 +42,8 @@ pub(crate) fn json_table(
     if t.is_error() {
         return None;
     }
-    let inside = |r: &Range<usize>| r.start >= range.start && r.end <= range.end;
-    let passing: Vec<_> = cx
-        .aside
-        .json_table
-        .passing
-        .iter()
-        .filter(|r| inside(r))
-        .cloned()
-        .collect();
+    let inside = |r: &Range<usize>| encloses(&range, r);
+    let passing = within(&cx.aside.json_table.passing, &range);
     for list in passing {
         let read = parser_over(cx.sql, list.clone()).and_then(|mut p| {
             let failed = sqljson::passing(cx, sc, &mut p)?;
@@ -74,14 +67,7 @@ pub(crate) fn json_table(
             }
         }
     }
-    let behaviors: Vec<_> = cx
-        .aside
-        .json_table
-        .behaviors
-        .iter()
-        .filter(|r| inside(r))
-        .cloned()
-        .collect();
+    let behaviors = within(&cx.aside.json_table.behaviors, &range);
     for b in behaviors {
         let words: Vec<String> = cx.sql[b.clone()]
             .split_whitespace()
@@ -148,6 +134,20 @@ pub(crate) fn json_table(
     }
     let label = format!("JSON_TABLE AS {name}");
     Some(Rel::new(name, None, label, cols))
+}
+
+/// The pieces set aside in `pieces` that lie within `range`.
+fn within(pieces: &[Range<usize>], range: &Range<usize>) -> Vec<Range<usize>> {
+    pieces
+        .iter()
+        .filter(|r| encloses(range, r))
+        .cloned()
+        .collect()
+}
+
+/// Whether `inner` lies within `outer`.
+fn encloses(outer: &Range<usize>, inner: &Range<usize>) -> bool {
+    inner.start >= outer.start && inner.end <= outer.end
 }
 
 fn add_columns(
