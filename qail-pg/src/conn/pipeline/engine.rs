@@ -78,6 +78,17 @@ struct InHand<I: Iterator> {
     job: Option<I::Item>,
 }
 
+/// The source of the job in hand (the engine asks only while one is).
+fn source<J: Job>(job: Option<&J>) -> Source<'_> {
+    job.expect("a job is in hand when the engine asks for it")
+        .source()
+}
+
+/// How many parameters the job in hand has (none without one).
+fn param_count<J: Job>(job: Option<&J>) -> usize {
+    job.map_or(0, |job| job.params().len())
+}
+
 /// Bind + Execute of `job` (the one in hand) to `buf`.
 fn write_bind<J: Job>(
     job: Option<&J>,
@@ -97,13 +108,10 @@ impl<I: Iterator<Item: Job>> Jobs for InHand<I> {
         self.job.is_some()
     }
     fn source(&self) -> Source<'_> {
-        self.job
-            .as_ref()
-            .expect("a job is in hand when the engine asks for it")
-            .source()
+        source(self.job.as_ref())
     }
     fn param_count(&self) -> usize {
-        self.job.as_ref().map_or(0, |job| job.params().len())
+        param_count(self.job.as_ref())
     }
     fn write_bind(&self, buf: &mut Vec<u8>, to: BindTo<'_>) -> Result<(), EncodeError> {
         write_bind(self.job.as_ref(), buf, to)
@@ -138,13 +146,10 @@ impl<F: Feed> Jobs for Fed<'_, F> {
         self.job.is_some()
     }
     fn source(&self) -> Source<'_> {
-        self.job
-            .as_ref()
-            .expect("a job is in hand when the engine asks for it")
-            .source()
+        source(self.job.as_ref())
     }
     fn param_count(&self) -> usize {
-        self.job.as_ref().map_or(0, |job| job.params().len())
+        param_count(self.job.as_ref())
     }
     fn write_bind(&self, buf: &mut Vec<u8>, to: BindTo<'_>) -> Result<(), EncodeError> {
         write_bind(self.job.as_ref(), buf, to)
