@@ -6,6 +6,7 @@
 //! (`ColId`, `ColLabel`, `BareColLabel` over the categories of [`crate::keywords`]).
 
 use std::any::TypeId;
+use std::borrow::Cow;
 
 use sqlparser::ast::{Expr, Function, FunctionArguments, ObjectName};
 use sqlparser::dialect::{Dialect, PostgreSqlDialect};
@@ -27,6 +28,25 @@ pub(crate) fn category(word: &str) -> Option<u8> {
 /// Whether PostgreSQL takes the unquoted word as a column, table or alias name (`ColId`).
 pub(crate) fn is_col_id(word: &str) -> bool {
     matches!(category(word), None | Some(b'U' | b'C'))
+}
+
+/// An identifier as PostgreSQL's `quote_ident` writes it: bare when it is lower-case letters,
+/// digits and `_` (not starting with a digit) and no keyword other than an unreserved one;
+/// otherwise in double quotes with `"` doubled.
+pub fn quote_ident(ident: &str) -> Cow<'_, str> {
+    let bare = ident
+        .bytes()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == b'_')
+        && ident
+            .bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+        && matches!(category(ident), None | Some(b'U'));
+    if bare {
+        Cow::Borrowed(ident)
+    } else {
+        Cow::Owned(format!("\"{}\"", ident.replace('"', "\"\"")))
+    }
 }
 
 /// Whether the word may follow a select-list item as its alias without `AS` (`BareColLabel`).

@@ -61,6 +61,7 @@ pub mod wire;
 use std::ops::Range;
 
 pub use diag::{Diagnostic, render};
+pub use dialect::quote_ident;
 pub use types::shape::{Shape, ShapeField, is_json};
 pub use types::type_oid;
 pub use views::{import_ddl, view_columns};

@@ -10,9 +10,9 @@
 //! `tsm_system_rows` installed); the forms the server refuses are refused too.
 
 use qail_analyzer::{Shape, analyze};
-use qail_pg::Connection;
 
-use crate::differ::{compare, drop_database, scratch_database, user_type_oids};
+use crate::differ::{compare, drop_database, user_type_oids};
+use crate::fixture_database;
 
 const AGREED: &[&str] = &[
     "SELECT (id, name, latitude) AS \"x: String\" FROM harbors",
@@ -119,13 +119,7 @@ const REFUSED: &[&str] = &[
 #[tokio::test]
 async fn clauses_applications_write_are_typed_like_the_server() {
     let db = format!("qail_clauses_{}", std::process::id());
-    let url = scratch_database(&db).await;
-    let mut conn = Connection::connect(&url)
-        .await
-        .expect("connect to the scratch database");
-    conn.batch_execute(include_str!("../fixtures/app.sql"))
-        .await
-        .expect("the fixture schema applies");
+    let mut conn = fixture_database(&db).await;
     conn.batch_execute("CREATE EXTENSION tsm_system_rows")
         .await
         .expect("tsm_system_rows installs (PostgreSQL's contrib)");

@@ -216,3 +216,33 @@ async fn keywords_as_names_are_read_as_the_server_reads_them() {
         failures.join("\n")
     );
 }
+
+/// `quote_ident` (used where a report or a completion writes a name) quotes exactly what the
+/// server's `quote_ident()` quotes: every keyword, and names that are not plain lower case.
+#[tokio::test]
+async fn names_are_quoted_as_the_server_quotes_them() {
+    let mut conn = Connection::connect(&crate::differ::base_url())
+        .await
+        .expect("connect to the server");
+    let mut words: Vec<String> = conn
+        .query("SELECT word FROM pg_get_keywords()", &[])
+        .await
+        .expect("pg_get_keywords answers")
+        .iter()
+        .map(|r| r.get::<String>(0))
+        .collect();
+    words.extend(
+        [
+            "abc_1", "_x", "1abc", "a\"b", "Mixed", "name", "é", "a b", "x$",
+        ]
+        .map(String::from),
+    );
+    for word in &words {
+        let server: String = conn
+            .query("SELECT quote_ident($1)", &[word])
+            .await
+            .expect("quote_ident answers")[0]
+            .get(0);
+        assert_eq!(qail_analyzer::quote_ident(word), server, "for {word:?}");
+    }
+}

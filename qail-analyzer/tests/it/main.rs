@@ -20,3 +20,15 @@ mod system;
 #[path = "../../../qail-schema/tests/it/util.rs"]
 mod util;
 mod versions;
+
+/// A connection to a fresh database `db` holding the fixture schema (`fixtures/app.sql`).
+pub(crate) async fn fixture_database(db: &str) -> qail_pg::Connection {
+    let url = differ::scratch_database(db).await;
+    let mut conn = qail_pg::Connection::connect(&url)
+        .await
+        .expect("connect to the scratch database");
+    conn.batch_execute(include_str!("../fixtures/app.sql"))
+        .await
+        .expect("the fixture schema applies");
+    conn
+}

@@ -2,21 +2,14 @@
 //! scratch database holding the fixture schema; the analyzer's parameter types, column names
 //! and column types must equal the server's.
 
-use qail_pg::Connection;
-
-use crate::differ::{compare, drop_database, scratch_database, user_type_oids};
+use crate::differ::{compare, drop_database, user_type_oids};
+use crate::fixture_database;
 use crate::support::{corpus, snapshot};
 
 #[tokio::test]
 async fn corpus_types_match_the_server() {
     let db = format!("qail_analyzer_{}", std::process::id());
-    let url = scratch_database(&db).await;
-    let mut conn = Connection::connect(&url)
-        .await
-        .expect("connect to the scratch database");
-    conn.batch_execute(include_str!("../fixtures/app.sql"))
-        .await
-        .expect("the fixture schema applies");
+    let mut conn = fixture_database(&db).await;
     let users = user_type_oids(&mut conn, snapshot()).await;
     let cases = corpus();
     let mut failures = Vec::new();

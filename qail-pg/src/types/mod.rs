@@ -459,6 +459,7 @@ pub(crate) mod tests {
 
     /// A fixed xorshift sequence from `seed`: each call gives a number below `bound`, the same
     /// ones on every run.
+    #[cfg(any(feature = "json", feature = "decimal"))]
     pub(crate) fn xorshift(mut state: u64) -> impl FnMut(u64) -> u64 {
         move |bound| {
             state ^= state << 13;
