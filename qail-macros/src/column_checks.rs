@@ -49,22 +49,23 @@ pub(crate) fn not_null_argument(
          or return early), or {leave_out}"
     ));
     let n = proc_macro2::Literal::usize_unsuffixed(n);
+    // Note: the function is generic over the argument's type alone (the parameter's type and
+    // number are written into its bound) and called without a turbofish: a function declared
+    // here costs the compiler more than anything else in the check (its signature's checks,
+    // its body's type and borrow checks), and the fewer its generics and tokens, the less.
     quote_spanned! {span=>
         {
             #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
             trait NotNullColumn {}
             impl NotNullColumn for ::qail::__private::NotOption {}
-            #[inline(always)]
-            fn not_null_column<'a, 'b, T, P, const N: usize>(
-                value: &'a T,
-            ) -> ::qail::__private::Arg<'b>
+            fn not_null_column<'a, 'b, T>(value: &'a T) -> ::qail::__private::Arg<'b>
             where
-                T: ::qail::__private::ToPg<P, N, Null: NotNullColumn>
+                T: ::qail::__private::ToPg<#marker, #n, Null: NotNullColumn>
                     + ::qail::__private::ToArg<'a, 'b>,
             {
-                <T as ::qail::__private::ToArg<'a, 'b>>::to_arg(value)
+                T::to_arg(value)
             }
-            not_null_column::<_, #marker, #n>(&(#expr))
+            not_null_column(&(#expr))
         }
     }
 }
