@@ -13,7 +13,7 @@ use crate::analyze::{Checked, analyze, column_error};
 use crate::ast::{CopyForm, Piece, QueryInput, copy_form};
 use crate::attr::Errors;
 use crate::types::{self, Mapped};
-use crate::{column_checks, naming, nested, snapshot};
+use crate::{column_checks, compiler, naming, nested, snapshot};
 
 /// Expands `qail!(…)` written at `source` (`file:line`).
 pub(crate) fn query(input: &QueryInput, source: &str) -> syn::Result<TokenStream> {
@@ -564,7 +564,8 @@ fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
 
 /// The statement's items and the expression choosing its template: `&Template { … }` with
 /// bytes from qail-pg's encoder, a constant the compiler promotes to `'static` (no item of
-/// its own); for a dynamic query `static VARIANTS: Variants = …` with its pieces, which
+/// its own), or `Template::NOT_BUILT` when the compiler produces no code (`cargo check`,
+/// [`compiler::emits_code`]: the statement is encoded all the same, so that it fails alike); for a dynamic query `static VARIANTS: Variants = …` with its pieces, which
 /// chooses the template at run time. Either way the statement is registered for
 /// `Pool::verify` ([`register`]); a dynamic query's registered statement is its full form
 /// (every optional clause present, each sort choice's first alternative): Parse and Describe
@@ -587,6 +588,9 @@ fn template(
         format!("the statement cannot be encoded: {e}; remove NUL characters from the SQL")
     })?;
     let registered = register(&encoded, &oids, &wire, source)?;
+    if !checked.rewritten.is_dynamic() && !compiler::emits_code() {
+        return Ok((registered, quote!(::qail::__private::Template::NOT_BUILT)));
+    }
     if !checked.rewritten.is_dynamic() {
         let name = &encoded.name;
         let bytes = Literal::byte_string(&encoded.bytes);
@@ -639,6 +643,11 @@ fn template(
 /// much again as the static. Plain bytes, not a struct
 /// of references: the compiler borrow-checks and evaluates every static's initializer, and
 /// a byte string is the cheapest for it (qail-pg decodes the records when they are read).
+///
+/// Nothing is emitted when the compiler produces no code (`cargo check`, see
+/// [`compiler::emits_code`]): only a linked program reads the section, and the statics were
+/// a fifth of what the queries cost such a check beyond the analysis. The record is built
+/// either way, so that a statement too long to register fails both.
 fn register(
     encoded: &qail_pg::template::Encoded,
     oids: &[u32],
@@ -661,6 +670,9 @@ fn register(
         &not_null,
     )
     .ok_or("the statement is too long to register: more than 65,535 parameters, columns or bytes of `file:line`")?;
+    if !compiler::emits_code() {
+        return Ok(TokenStream::new());
+    }
     let sections = &qail_pg::template::SECTIONS;
     let [elf, mach_o, windows] =
         [sections.elf, sections.mach_o, sections.windows].map(Literal::string);
