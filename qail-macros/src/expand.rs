@@ -342,11 +342,23 @@ fn record(
         reads.push(read);
         patterns.push(pattern);
     }
-    // Note: one `quote!` with repetitions, and string literals built as literals (a doc
-    // comment or a string in `quote!` is parsed from text at every expansion): the macro runs
-    // unoptimised in a default build, and every token stream it builds costs.
-    let derive = all_debug.then(|| quote!(#[derive(Debug)]));
-    let doc = Literal::string(" A row of this query: one field per result column.");
+    // Note: one `quote!` with repetitions (an optional attribute too: splicing a token
+    // stream of its own costs a round trip through the proc-macro bridge), and string
+    // literals built as literals (a doc comment or a string in `quote!` is parsed from text
+    // at every expansion): the macro runs unoptimised in a default build, and every token
+    // stream it builds costs.
+    let debug = all_debug
+        .then(|| Ident::new("Debug", Span::call_site()))
+        .into_iter();
+    // Note: what only the code or the documentation uses is left out when the compiler
+    // produces neither (`cargo check`).
+    let built = compiler::emits_code();
+    let doc = built
+        .then(|| Literal::string(" A row of this query: one field per result column."))
+        .into_iter();
+    let inline = built
+        .then(|| Ident::new("inline", Span::call_site()))
+        .into_iter();
     let reason = Literal::string("a query may select columns the code does not read");
     let impl_ = if (1..=MAX_TUPLE).contains(&idents.len()) {
         // Note: only a constructor from the tuple of the columns' values; the tuple is decoded
@@ -358,7 +370,7 @@ fn record(
         quote! {
             impl ::qail::__private::FromColumns for Record {
                 type Columns = (#(#reads,)*);
-                #[inline]
+                #(#[#inline])*
                 fn from_columns((#(#patterns,)*): Self::Columns) -> Self {
                     Record { #(#idents,)* }
                 }
@@ -380,8 +392,8 @@ fn record(
     quote! {
         #(#nested_items)*
 
-        #[doc = #doc]
-        #derive
+        #(#[doc = #doc])*
+        #(#[derive(#debug)])*
         #[allow(dead_code, reason = #reason)]
         struct Record { #(pub #idents: #types,)* }
 
