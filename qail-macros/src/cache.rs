@@ -12,7 +12,6 @@
 //! unexpected (no such file, another build's file, a damaged record) reads as a miss.
 
 use std::collections::HashMap;
-use std::ffi::OsString;
 use std::fs::OpenOptions;
 use std::hash::Hasher;
 use std::io::Write;
@@ -143,20 +142,11 @@ fn file() -> Option<&'static PathBuf> {
 fn file_path() -> Option<PathBuf> {
     let mut incremental = None;
     let mut metadata = String::new();
-    let mut args = std::env::args_os();
-    while let Some(arg) = args.next() {
-        let option = match arg.to_str() {
-            Some("-C" | "--codegen") => args.next(),
-            Some(a) if a.starts_with("-C") => Some(OsString::from(&a[2..])),
-            _ => None,
-        };
-        let Some(option) = option.as_ref().and_then(|o| o.to_str()) else {
-            continue;
-        };
-        if let Some(dir) = option.strip_prefix("incremental=") {
-            incremental = Some(PathBuf::from(dir));
-        } else if let Some(m) = option.strip_prefix("metadata=") {
-            metadata = m.to_owned();
+    for (name, value) in crate::compiler::codegen_options() {
+        match name.as_str() {
+            "incremental" => incremental = Some(PathBuf::from(value)),
+            "metadata" => metadata = value,
+            _ => {}
         }
     }
     let krate = std::env::var("CARGO_CRATE_NAME").unwrap_or_default();

@@ -3,8 +3,8 @@
 //!
 //! `#[diagnostic::on_unimplemented]` can only put type parameters into its text, so each
 //! check declares a trait of its own at the call site, with the column's name written into
-//! the message, and a function or method whose bound is that trait: the error reads as the
-//! message, spanned where the check is emitted.
+//! the message, and a method or a bound naming that trait: the error reads as the message,
+//! spanned where the check is emitted.
 
 use proc_macro2::{Span, TokenStream};
 use qail_analyzer::StatementKind;
@@ -49,23 +49,20 @@ pub(crate) fn not_null_argument(
          or return early), or {leave_out}"
     ));
     let n = proc_macro2::Literal::usize_unsuffixed(n);
+    // Note: the trait's method, named by a path whose `Self` rustc infers from the argument's
+    // `ToPg::Null` (`check::not_null` takes it as `fn(&T::Null)`), is what fails for an
+    // `Option`: no function is declared here, where a function (its signature's checks, its
+    // body's type and borrow checks) cost the compiler more than the rest of the check. The
+    // argument stays outside the block, so a temporary lives to the end of the statement.
     quote_spanned! {span=>
-        {
+        ::qail::__private::check::not_null::<_, #marker, #n>(&(#expr), {
             #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-            trait NotNullColumn {}
-            impl NotNullColumn for ::qail::__private::NotOption {}
-            #[inline(always)]
-            fn not_null_column<'a, 'b, T, P, const N: usize>(
-                value: &'a T,
-            ) -> ::qail::__private::Arg<'b>
-            where
-                T: ::qail::__private::ToPg<P, N, Null: NotNullColumn>
-                    + ::qail::__private::ToArg<'a, 'b>,
-            {
-                <T as ::qail::__private::ToArg<'a, 'b>>::to_arg(value)
+            trait NotNullColumn {
+                fn column(&self) {}
             }
-            not_null_column::<_, #marker, #n>(&(#expr))
-        }
+            impl NotNullColumn for ::qail::__private::NotOption {}
+            NotNullColumn::column
+        })
     }
 }
 

@@ -13,7 +13,7 @@ use crate::analyze::{Checked, analyze, column_error};
 use crate::ast::{CopyForm, Piece, QueryInput, copy_form};
 use crate::attr::Errors;
 use crate::types::{self, Mapped};
-use crate::{column_checks, naming, nested, snapshot};
+use crate::{column_checks, compiler, naming, nested, snapshot};
 
 /// Expands `qail!(…)` written at `source` (`file:line`).
 pub(crate) fn query(input: &QueryInput, source: &str) -> syn::Result<TokenStream> {
@@ -342,11 +342,23 @@ fn record(
         reads.push(read);
         patterns.push(pattern);
     }
-    // Note: one `quote!` with repetitions, and string literals built as literals (a doc
-    // comment or a string in `quote!` is parsed from text at every expansion): the macro runs
-    // unoptimised in a default build, and every token stream it builds costs.
-    let derive = all_debug.then(|| quote!(#[derive(Debug)]));
-    let doc = Literal::string(" A row of this query: one field per result column.");
+    // Note: one `quote!` with repetitions (an optional attribute too: splicing a token
+    // stream of its own costs a round trip through the proc-macro bridge), and string
+    // literals built as literals (a doc comment or a string in `quote!` is parsed from text
+    // at every expansion): the macro runs unoptimised in a default build, and every token
+    // stream it builds costs.
+    let debug = all_debug
+        .then(|| Ident::new("Debug", Span::call_site()))
+        .into_iter();
+    // Note: what only the code or the documentation uses is left out when the compiler
+    // produces neither (`cargo check`).
+    let built = compiler::emits_code();
+    let doc = built
+        .then(|| Literal::string(" A row of this query: one field per result column."))
+        .into_iter();
+    let inline = built
+        .then(|| Ident::new("inline", Span::call_site()))
+        .into_iter();
     let reason = Literal::string("a query may select columns the code does not read");
     let impl_ = if (1..=MAX_TUPLE).contains(&idents.len()) {
         // Note: only a constructor from the tuple of the columns' values; the tuple is decoded
@@ -358,7 +370,7 @@ fn record(
         quote! {
             impl ::qail::__private::FromColumns for Record {
                 type Columns = (#(#reads,)*);
-                #[inline]
+                #(#[#inline])*
                 fn from_columns((#(#patterns,)*): Self::Columns) -> Self {
                     Record { #(#idents,)* }
                 }
@@ -380,8 +392,8 @@ fn record(
     quote! {
         #(#nested_items)*
 
-        #[doc = #doc]
-        #derive
+        #(#[doc = #doc])*
+        #(#[derive(#debug)])*
         #[allow(dead_code, reason = #reason)]
         struct Record { #(pub #idents: #types,)* }
 
@@ -564,7 +576,8 @@ fn typed_decoder(target: &syn::Type, columns: &[Column<'_>]) -> TokenStream {
 
 /// The statement's items and the expression choosing its template: `&Template { … }` with
 /// bytes from qail-pg's encoder, a constant the compiler promotes to `'static` (no item of
-/// its own); for a dynamic query `static VARIANTS: Variants = …` with its pieces, which
+/// its own), or `Template::NOT_BUILT` when the compiler produces no code (`cargo check`,
+/// [`compiler::emits_code`]: the statement is encoded all the same, so that it fails alike); for a dynamic query `static VARIANTS: Variants = …` with its pieces, which
 /// chooses the template at run time. Either way the statement is registered for
 /// `Pool::verify` ([`register`]); a dynamic query's registered statement is its full form
 /// (every optional clause present, each sort choice's first alternative): Parse and Describe
@@ -587,6 +600,9 @@ fn template(
         format!("the statement cannot be encoded: {e}; remove NUL characters from the SQL")
     })?;
     let registered = register(&encoded, &oids, &wire, source)?;
+    if !checked.rewritten.is_dynamic() && !compiler::emits_code() {
+        return Ok((registered, quote!(::qail::__private::Template::NOT_BUILT)));
+    }
     if !checked.rewritten.is_dynamic() {
         let name = &encoded.name;
         let bytes = Literal::byte_string(&encoded.bytes);
@@ -639,6 +655,11 @@ fn template(
 /// much again as the static. Plain bytes, not a struct
 /// of references: the compiler borrow-checks and evaluates every static's initializer, and
 /// a byte string is the cheapest for it (qail-pg decodes the records when they are read).
+///
+/// Nothing is emitted when the compiler produces no code (`cargo check`, see
+/// [`compiler::emits_code`]): only a linked program reads the section, and the statics were
+/// a fifth of what the queries cost such a check beyond the analysis. The record is built
+/// either way, so that a statement too long to register fails both.
 fn register(
     encoded: &qail_pg::template::Encoded,
     oids: &[u32],
@@ -661,6 +682,9 @@ fn register(
         &not_null,
     )
     .ok_or("the statement is too long to register: more than 65,535 parameters, columns or bytes of `file:line`")?;
+    if !compiler::emits_code() {
+        return Ok(TokenStream::new());
+    }
     let sections = &qail_pg::template::SECTIONS;
     let [elf, mach_o, windows] =
         [sections.elf, sections.mach_o, sections.windows].map(Literal::string);

@@ -2,16 +2,17 @@
 //!
 //! Use them through the `qail` crate; this crate's output refers to `::qail::__private`.
 //! The entry points only parse and hand over: the model (`ast`, `attr`), the checks
-//! (`check`, `snapshot`, `types`, `naming`) and code generation (`expand`, `nested` for the
-//! structs of record-valued columns, `json` for those of JSON documents, `derive_row`,
-//! `derive_type`) are plain functions over
-//! `proc_macro2` types.
+//! (`check`, `snapshot`, `types`, `naming`), what the compiler was asked to produce
+//! (`compiler`) and code generation (`expand`, `nested` for the structs of record-valued
+//! columns, `json` for those of JSON documents, `derive_row`, `derive_type`) are plain
+//! functions over `proc_macro2` types.
 
 mod analyze;
 mod ast;
 mod attr;
 mod cache;
 mod column_checks;
+mod compiler;
 mod derive_row;
 mod derive_type;
 mod expand;

@@ -465,6 +465,20 @@ pub mod assertions {
         T::to_arg(value)
     }
 
+    /// Checks argument `$N` for a NOT NULL column of an INSERT or UPDATE against PostgreSQL
+    /// type `P`. `column` is the method of a trait `qail!` declares at the call site,
+    /// implemented for [`NotOption`](super::NotOption) alone, with a message that names the
+    /// column: as it takes the argument's [`ToPg::Null`], an `Option` fails with that
+    /// message, spanned at the argument.
+    #[inline]
+    pub fn not_null<'a, 'b, T, P, const N: usize>(value: &'a T, column: fn(&T::Null)) -> Arg<'b>
+    where
+        T: ToPg<P, N> + ToArg<'a, 'b>,
+    {
+        let _ = column;
+        T::to_arg(value)
+    }
+
     /// Whether an optional clause's argument is `Some`.
     pub fn present<T: Present + ?Sized>(value: &T) -> bool {
         value.present()
@@ -546,6 +560,19 @@ mod tests {
         buf.clear();
         owned.as_encode().encode(20, &mut buf).unwrap();
         assert_eq!(buf, 42_i64.to_be_bytes());
+    }
+
+    #[test]
+    fn a_not_null_column_check_takes_the_arguments_null_kind() {
+        fn column(_: &NotOption) {}
+        assert!(matches!(
+            assertions::not_null::<_, pg::int4, 1>(&7_i32, column),
+            Arg::I32(7)
+        ));
+        assert!(matches!(
+            assertions::not_null::<_, pg::text, 2>(&"harbor", column),
+            Arg::Str("harbor")
+        ));
     }
 
     fn not_null<T: ToPg<P, 1, Null: NullNotAllowed<1>> + ?Sized, P>() {}

@@ -53,6 +53,17 @@ pub struct Encoded {
 const HEADER: usize = 6;
 
 impl Template {
+    /// What `qail!` emits in place of a query's template when the compiler produces no code
+    /// (`cargo check`): an empty statement. Nothing runs such a build, and the query's type
+    /// is all its check needs. Not a public API.
+    #[doc(hidden)]
+    pub const NOT_BUILT: &'static Template = &Template {
+        name: "",
+        param_oids: &[],
+        encoded: &[],
+        source: "",
+    };
+
     /// Encodes a statement: its name, and the bytes of [`Template::encoded`] for `sql` with
     /// parameter types `param_oids` and the expected result `columns` (name, type OID, type
     /// name). An error for a NUL in the SQL or a name, or parts too long for the protocol.

@@ -8,7 +8,9 @@
 //!
 //! A record is bytes, not a `Compiled` with references, because the compiler checks and
 //! evaluates every static's initializer: a byte string costs it next to nothing, where a
-//! struct of references to a template cost as much again as the rest of the query.
+//! struct of references to a template cost as much again as the rest of the query. When the
+//! compiler produces no code (`cargo check`), `qail!` registers nothing: no program is
+//! linked from such a build.
 //!
 //! The section, per object format ([`SECTIONS`]; `qail!` names it through
 //! `__registry_section!`, which picks the target's):
