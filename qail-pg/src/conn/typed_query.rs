@@ -40,7 +40,7 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
             }
             RunTarget::Client(client) => {
                 let (template, params) = (self.template, self.params.as_slice());
-                return Box::pin(client.run_template(template, params, Rows::of::<D>())).await;
+                return client.run_template(template, params, Rows::of::<D>()).await;
             }
         };
         let mut rows = Collect::<D>(conn.spare_rows.take());
@@ -79,7 +79,7 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
             RunTarget::Client(client) => {
                 let (template, params) = (self.template, self.params.as_slice());
                 let gather = OneAtMost::of::<D>();
-                let row = Box::pin(client.run_template(template, params, gather)).await?;
+                let row = client.run_template(template, params, gather).await?;
                 return row.ok_or_else(no_row);
             }
         };
@@ -113,7 +113,7 @@ impl<D: Decoder<Row: Send>> Query<'_, D> {
             RunTarget::Client(client) => {
                 let (template, params) = (self.template, self.params.as_slice());
                 let gather = OneAtMost::of::<D>();
-                return Box::pin(client.run_template(template, params, gather)).await;
+                return client.run_template(template, params, gather).await;
             }
         };
         let mut first = AtMostOne::<D>(None);
@@ -172,7 +172,7 @@ impl<D> Query<'_, D> {
             }
             RunTarget::Client(client) => {
                 let (template, params) = (self.template, self.params.as_slice());
-                return Box::pin(client.run_template(template, params, Affected)).await;
+                return client.run_template(template, params, Affected).await;
             }
         };
         let mut sink = |_: DataRow<'_>, _: &Statement| Ok(());

@@ -14,9 +14,9 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use super::io::{MAX_BATCH, Prepare, Query, Request, typed_key};
-use super::reply::Reply;
-use super::wire::Wire;
+use super::io::{MAX_BATCH, Prepare, QueriesIter, Request, typed_key};
+use super::reply::ReplyTo;
+use super::wire::{Wire, Wires};
 use crate::conn::pipeline::{Feed, Job, Source};
 use crate::conn::row_sink::RowSink;
 use crate::conn::{Connection, Statement};
@@ -46,11 +46,11 @@ pub(super) async fn run(
         .run_feed(&mut feeder, &mut Routed { routes: &routes })
         .await;
     let held = feeder.held.take();
-    let mut routes = routes.into_inner().unwrap_or_else(|e| e.into_inner());
+    let routes = routes.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Err(e) = ran {
         // Note: the run timed out (its queries were cancelled) or the connection failed;
         // every request started and not answered fails.
-        for reply in &mut routes.replies {
+        for reply in &routes.replies {
             reply.fail(e.for_another_caller());
         }
     }
@@ -66,7 +66,7 @@ enum Owned {
 /// One query handed to the engine.
 struct Sent {
     source: Owned,
-    params: Vec<Wire>,
+    params: Wires,
 }
 
 impl Job for Sent {
@@ -78,7 +78,7 @@ impl Job for Sent {
         }
     }
     fn params(&self) -> &[Wire] {
-        &self.params
+        self.params.as_slice()
     }
 }
 
@@ -89,7 +89,7 @@ struct Routes {
     queries: VecDeque<Route>,
     base: usize,
     /// The requests started and not answered yet, in order; the front is request `reply_base`.
-    replies: VecDeque<Box<dyn Reply>>,
+    replies: VecDeque<ReplyTo>,
     reply_base: usize,
     /// How many requests were started.
     started: usize,
@@ -108,17 +108,22 @@ struct Route {
     prepare: Prepare,
 }
 
-/// The queries of a request not handed out yet.
-type Current = std::iter::Zip<std::vec::IntoIter<Query>, std::vec::IntoIter<Owned>>;
+/// The queries of a request not handed out yet, with the statements prepared for its
+/// run-time SQL (found when the request was started: one may be evicted from the cache
+/// while the request is handed out), and the index of the next query within the request.
+struct Current {
+    queries: QueriesIter,
+    statements: std::vec::IntoIter<Statement>,
+    within: usize,
+}
 
 /// The requests of a client's queue as the engine takes them.
 struct Feeder<'a> {
     requests: &'a mut mpsc::UnboundedReceiver<Request>,
     /// A request received and not started.
     held: Option<Request>,
-    /// The queries of the request being handed out, with what each runs, and the index of
-    /// the next within the request.
-    current: Option<(Current, usize)>,
+    /// The queries of the request being handed out.
+    current: Option<Current>,
     /// Every handle is dropped.
     ended: bool,
     /// With a query time-out: no request is started after this instant.
@@ -151,31 +156,30 @@ impl Feeder<'_> {
                 },
             };
             // Note: a caller that stopped waiting before its query was written costs nothing.
-            if request.reply.is_abandoned() || request.queries.is_empty() {
+            if request.reply.is_abandoned() || request.queries.as_slice().is_empty() {
                 continue;
             }
-            let mut sources = Vec::with_capacity(request.queries.len());
-            for query in &request.queries {
-                let source = match &query.statement {
-                    Prepare::Template(t)
-                        if t.param_oids.contains(&0)
-                            && conn.cache.get_template(t.name).is_none() =>
-                    {
-                        None
+            // Note: a compiled query's source is its template; only run-time SQL needs its
+            // statement kept, so a request of compiled queries allocates nothing here.
+            let mut statements = Vec::new();
+            for query in request.queries.as_slice() {
+                let ready = match &query.statement {
+                    Prepare::Template(t) => {
+                        !t.param_oids.contains(&0) || conn.cache.get_template(t.name).is_some()
                     }
-                    Prepare::Template(t) => Some(Owned::Template(t)),
-                    Prepare::Sql { sql, types } => {
-                        conn.cache.get(&typed_key(sql, types)).map(Owned::Statement)
-                    }
+                    Prepare::Sql { sql, types } => match conn.cache.get(&typed_key(sql, types)) {
+                        Some(statement) => {
+                            statements.push(statement);
+                            true
+                        }
+                        None => false,
+                    },
                 };
-                match source {
-                    Some(source) => sources.push(source),
-                    None => {
-                        // Note: it needs a round trip of its own; it runs once the pipeline
-                        // has drained.
-                        self.held = Some(request);
-                        return false;
-                    }
+                if !ready {
+                    // Note: it needs a round trip of its own; it runs once the pipeline has
+                    // drained.
+                    self.held = Some(request);
+                    return false;
                 }
             }
             let Request { queries, reply } = request;
@@ -183,7 +187,11 @@ impl Feeder<'_> {
             routes.replies.push_back(reply);
             routes.started += 1;
             drop(routes);
-            self.current = Some((queries.into_iter().zip(sources), 0));
+            self.current = Some(Current {
+                queries: queries.into_iter(),
+                statements: statements.into_iter(),
+                within: 0,
+            });
             return true;
         }
     }
@@ -194,18 +202,25 @@ impl Feed for Feeder<'_> {
 
     fn next(&mut self, conn: &mut Connection) -> Option<Sent> {
         loop {
-            if let Some((current, within)) = &mut self.current {
-                if let Some((query, source)) = current.next() {
-                    let last = current.len() == 0;
+            if let Some(current) = &mut self.current {
+                if let Some(query) = current.queries.next() {
+                    let source = match &query.statement {
+                        Prepare::Template(t) => Owned::Template(t),
+                        Prepare::Sql { .. } => Owned::Statement(current.statements.next().expect(
+                            "the request's start kept a statement for each of its run-time SQL \
+                             queries, in order",
+                        )),
+                    };
+                    let last = current.queries.len() == 0;
                     let mut routes = lock(self.routes);
                     let request = routes.started - 1;
                     routes.queries.push_back(Route {
                         request,
-                        query: *within,
+                        query: current.within,
                         last,
                         prepare: query.statement,
                     });
-                    *within += 1;
+                    current.within += 1;
                     return Some(Sent {
                         source,
                         params: query.params,
@@ -269,7 +284,7 @@ impl RowSink for Routed<'_> {
         {
             routes.stale.push(route.prepare);
         }
-        if let Some(reply) = routes.replies.front_mut() {
+        if let Some(reply) = routes.replies.front() {
             reply.done(route.query, result);
         }
         if route.last {

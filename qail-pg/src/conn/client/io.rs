@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::mpsc;
 
 use super::feed;
-use super::reply::Reply;
-use super::wire::Wire;
+use super::reply::ReplyTo;
+use super::wire::{Wire, Wires};
 use crate::conn::pipeline::{Job, Mode, Source};
 use crate::conn::row_sink::RowSink;
 use crate::conn::timeout::timed;
@@ -29,14 +29,66 @@ pub(super) const MAX_BATCH: usize = 4096;
 
 /// One caller's request: its queries, in order, and where their results go.
 pub(crate) struct Request {
-    pub(crate) queries: Vec<Query>,
-    pub(crate) reply: Box<dyn Reply>,
+    pub(crate) queries: Queries,
+    pub(crate) reply: ReplyTo,
 }
+
+/// The queries of a request: most requests have one, kept in place.
+pub(crate) enum Queries {
+    One(Query),
+    Many(Vec<Query>),
+}
+
+impl Queries {
+    /// The queries, in order.
+    pub(crate) fn as_slice(&self) -> &[Query] {
+        match self {
+            Queries::One(query) => std::slice::from_ref(query),
+            Queries::Many(queries) => queries,
+        }
+    }
+}
+
+impl IntoIterator for Queries {
+    type Item = Query;
+    type IntoIter = QueriesIter;
+    fn into_iter(self) -> QueriesIter {
+        match self {
+            Queries::One(query) => QueriesIter::One(Some(query)),
+            Queries::Many(queries) => QueriesIter::Many(queries.into_iter()),
+        }
+    }
+}
+
+/// The queries of a request, by value.
+pub(crate) enum QueriesIter {
+    One(Option<Query>),
+    Many(std::vec::IntoIter<Query>),
+}
+
+impl Iterator for QueriesIter {
+    type Item = Query;
+    fn next(&mut self) -> Option<Query> {
+        match self {
+            QueriesIter::One(query) => query.take(),
+            QueriesIter::Many(queries) => queries.next(),
+        }
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = match self {
+            QueriesIter::One(query) => usize::from(query.is_some()),
+            QueriesIter::Many(queries) => queries.len(),
+        };
+        (len, Some(len))
+    }
+}
+
+impl ExactSizeIterator for QueriesIter {}
 
 /// One query of a request, its parameters encoded by the caller.
 pub(crate) struct Query {
     pub(crate) statement: Prepare,
-    pub(crate) params: Vec<Wire>,
+    pub(crate) params: Wires,
 }
 
 /// What a query runs.
@@ -90,7 +142,7 @@ pub(crate) async fn serve(
     };
     state.closed.store(true, Ordering::Release);
     requests.close();
-    while let Some(mut request) = leftover.take().or_else(|| requests.try_recv().ok()) {
+    while let Some(request) = leftover.take().or_else(|| requests.try_recv().ok()) {
         let cause = end
             .as_ref()
             .map_or_else(|| "the client was closed".to_owned(), ToString::to_string);
@@ -123,7 +175,7 @@ impl Job for Ready<'_> {
 
 /// Hands each reply of a batch to the request it answers.
 struct Route<'b> {
-    replies: &'b mut [Box<dyn Reply>],
+    replies: &'b [ReplyTo],
     /// For each query of the batch (by its index in the pipeline): its request, and its
     /// index within that request.
     map: &'b [(usize, usize)],
@@ -182,13 +234,14 @@ impl Connection {
     /// Runs a batch of requests as one per-query pipeline; every request gets its result.
     async fn run_batch(&mut self, batch: &mut Vec<Request>) {
         // Note: a caller that stopped waiting before its query was written costs nothing.
-        let (queries, mut replies): (Vec<_>, Vec<_>) = batch
+        let (queries, replies): (Vec<_>, Vec<_>) = batch
             .drain(..)
             .filter(|request| !request.reply.is_abandoned())
             .map(|request| (request.queries, request.reply))
             .unzip();
         let mut statements: Vec<Vec<Option<Statement>>> = Vec::with_capacity(queries.len());
-        for (request, reply) in queries.iter().zip(&mut replies) {
+        for (request, reply) in queries.iter().zip(&replies) {
+            let request = request.as_slice();
             let mut prepared = Vec::with_capacity(request.len());
             for query in request {
                 let described = match &query.statement {
@@ -206,7 +259,7 @@ impl Connection {
             }
             if self.is_closed() {
                 fail_all(
-                    &mut replies,
+                    &replies,
                     "the connection failed while preparing a statement",
                 );
                 return;
@@ -216,6 +269,7 @@ impl Connection {
         let mut jobs = Vec::new();
         let mut map = Vec::new();
         for (r, (request, prepared)) in queries.iter().zip(&statements).enumerate() {
+            let request = request.as_slice();
             if prepared.len() != request.len() {
                 // Note: a statement of this request could not be prepared; it has failed.
                 continue;
@@ -228,20 +282,20 @@ impl Connection {
                 };
                 jobs.push(Ready {
                     source,
-                    params: &query.params,
+                    params: query.params.as_slice(),
                 });
                 map.push((r, q));
             }
         }
         let mut route = Route {
-            replies: &mut replies,
+            replies: &replies,
             map: &map,
             stale: Vec::new(),
         };
         let ran = self.run_pipeline(jobs, &mut route, Mode::PerQuery).await;
         let stale = route.stale;
         if let Err(e) = ran {
-            for reply in &mut replies {
+            for reply in &replies {
                 reply.fail(e.for_another_caller());
             }
         }
@@ -249,7 +303,7 @@ impl Connection {
             let Some(&(r, q)) = map.get(query) else {
                 continue;
             };
-            match queries.get(r).and_then(|request| request.get(q)) {
+            match queries.get(r).and_then(|request| request.as_slice().get(q)) {
                 Some(Query {
                     statement: Prepare::Template(t),
                     ..
@@ -360,7 +414,7 @@ pub(super) fn typed_key(sql: &str, types: &[Oid]) -> String {
 }
 
 /// Fails every request of `batch` not answered yet.
-fn fail_all(replies: &mut [Box<dyn Reply>], why: &str) {
+fn fail_all(replies: &[ReplyTo], why: &str) {
     for reply in replies {
         reply.fail(Error::new(
             Kind::Closed,

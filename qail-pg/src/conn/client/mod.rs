@@ -14,8 +14,11 @@
 //! (run-time SQL on its first use, a compiled query with a parameter of a user type on its
 //! first use) waits until the replies in flight are read, is prepared, and runs on its own.
 //!
-//! Cancel safety: a caller that stops waiting drops the receiving end of its reply; a request
-//! not yet written is skipped, and the replies of one already written are read in turn and
+//! A request costs the caller one allocation, its reply's slot ([`reply`]), shared with the I/O
+//! task; its queries and up to two small parameters each travel in place.
+//!
+//! Cancel safety: a caller that stops waiting marks its reply's slot abandoned; a request not
+//! yet written is skipped, and the replies of one already written are read in turn and
 //! dropped, never delivered to another caller.
 //!
 //! Errors: a query's error reply fails that query only (each has its own Sync). When the
@@ -35,7 +38,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use super::Connection;
 use crate::config::Config;
@@ -44,8 +47,8 @@ use crate::proto::message::TransactionStatus;
 use crate::row::Row;
 use crate::template::{Arg, Decoder, Query, Template};
 use crate::types::Encode;
-use io::{Prepare, Request, State};
-use reply::{Each, Gather, One, Reply, Rows, SqlRows};
+use io::{Prepare, Queries, Request, State};
+use reply::{Collect, Each, Gather, One, Rows, Slot, SqlRows};
 
 /// One connection shared by any number of tasks: their queries are written together and
 /// each gets its own replies back, in order.
@@ -235,10 +238,8 @@ impl Client {
         if encoded.is_empty() {
             return Ok(Vec::new());
         }
-        let gathers = encoded.iter().map(|_| Rows::of::<D>()).collect();
-        let (reply, from) = Each::new(gathers);
-        self.send(encoded, Box::new(reply)).await?;
-        self.wait(from).await
+        let each = Each::new(encoded.len(), Rows::of::<D>);
+        self.request(Queries::Many(encoded), each).await
     }
 
     /// Runs a compiled query, its rows gathered by `gather`.
@@ -249,9 +250,7 @@ impl Client {
         gather: G,
     ) -> Result<G::Output, Error> {
         let query = compiled(template, params)?;
-        let (reply, from) = One::new(gather);
-        self.send(vec![query], Box::new(reply)).await?;
-        self.wait(from).await
+        self.request(Queries::One(query), One::new(gather)).await
     }
 
     async fn sql<G: Gather>(
@@ -269,40 +268,35 @@ impl Client {
             },
             params,
         };
-        let (reply, from) = One::new(gather);
-        self.send(vec![query], Box::new(reply)).await?;
-        self.wait(from).await
+        self.request(Queries::One(query), One::new(gather)).await
     }
 
-    /// Queues a request for the I/O task.
-    async fn send(&self, queries: Vec<io::Query>, reply: Box<dyn Reply>) -> Result<(), Error> {
+    /// Queues a request for the I/O task and waits for its result, within the client's
+    /// limit. Dropping this future abandons the request: the I/O task then drops its reply.
+    async fn request<C, T>(&self, queries: Queries, collect: C) -> Result<T, Error>
+    where
+        C: Collect<Output = Result<T, Error>>,
+    {
+        let (reply, waiting) = Slot::open(collect);
         self.shared
             .requests
             .send(Request { queries, reply })
-            .map_err(|_| closed())
-    }
-
-    /// Waits for a reply, within the client's limit. Dropping this future drops the
-    /// receiving end: the I/O task then drops the reply.
-    async fn wait<T>(&self, from: oneshot::Receiver<Result<T, Error>>) -> Result<T, Error> {
-        let received = match self.shared.wait_limit {
-            None => from.await,
-            Some(limit) => match tokio::time::timeout(limit, from).await {
+            .map_err(|_| closed())?;
+        match self.shared.wait_limit {
+            None => waiting.await,
+            Some(limit) => match tokio::time::timeout(limit, waiting).await {
                 Ok(received) => received,
-                Err(_) => {
-                    return Err(Error::new(
-                        Kind::Timeout,
-                        format!(
-                            "no reply within {limit:?} (twice the connection's query time-out \
-                             and 2 s) on the shared client; the server or the network may be \
-                             down"
-                        ),
-                    )
-                    .outcome_unknown());
-                }
+                Err(_) => Err(Error::new(
+                    Kind::Timeout,
+                    format!(
+                        "no reply within {limit:?} (twice the connection's query time-out \
+                         and 2 s) on the shared client; the server or the network may be \
+                         down"
+                    ),
+                )
+                .outcome_unknown()),
             },
-        };
-        received.unwrap_or_else(|_| Err(closed()))
+        }
     }
 }
 
@@ -317,7 +311,7 @@ fn compiled(template: &'static Template, params: &[Arg<'_>]) -> Result<io::Query
 
 /// The error for a client whose connection is gone.
 #[cold]
-fn closed() -> Error {
+pub(super) fn closed() -> Error {
     Error::new(
         Kind::Closed,
         "the shared client's connection is closed; take a new client (ClientPool::client \

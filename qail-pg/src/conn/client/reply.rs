@@ -1,9 +1,15 @@
-//! Where a shared client's replies go: each request carries a [`Reply`], fed by the I/O task
-//! as the request's rows arrive, which sends the result to the waiting caller once the
-//! request's last query has ended. A caller that stopped waiting (its future was dropped)
-//! has dropped the receiving end: its rows are still read, in turn, and then dropped.
+//! Where a shared client's replies go: each request has a [`Slot`], one allocation shared by
+//! the waiting caller ([`Waiting`]) and the I/O task ([`ReplyTo`]). The I/O task gathers the
+//! request's rows into it as they arrive ([`Collect`]), leaves the result there once the
+//! request's last query has ended, and wakes the caller. A caller that stopped waiting (its
+//! future was dropped) marks the slot abandoned: its rows are still read, in turn, and
+//! dropped, and its result is dropped where it would have been left.
 
-use tokio::sync::oneshot;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
 
 use crate::conn::Statement;
 use crate::error::{Error, Kind};
@@ -12,16 +18,29 @@ use crate::row::Row;
 use crate::template::{Decoder, RawRow};
 use crate::types::Oid;
 
-/// The I/O task's view of a request's reply.
-pub(crate) trait Reply: Send {
+/// The I/O task's view of a request's slot.
+pub(crate) trait Reply: Send + Sync {
     /// A row of query `query` of the request (counted from 0).
-    fn row(&mut self, query: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error>;
+    fn row(&self, query: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error>;
     /// The end of query `query`: the rows affected or returned, or its error.
-    fn done(&mut self, query: usize, result: Result<u64, Error>);
+    fn done(&self, query: usize, result: Result<u64, Error>);
     /// The request failed as a whole before all its queries ended.
-    fn fail(&mut self, e: Error);
+    fn fail(&self, e: Error);
     /// Whether the caller stopped waiting (nothing needs to be sent for it any more).
     fn is_abandoned(&self) -> bool;
+    /// Whether the result was left, or the caller has gone: nothing more is owed to it.
+    fn is_settled(&self) -> bool;
+}
+
+/// A request's rows, gathered into what its caller gets back.
+pub(crate) trait Collect: Send + 'static {
+    /// What the caller gets.
+    type Output: Send + 'static;
+    fn row(&mut self, query: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error>;
+    /// The end of query `query`; the request's result once its last query has ended.
+    fn done(&mut self, query: usize, result: Result<u64, Error>) -> Option<Self::Output>;
+    /// The result of a request that failed as a whole.
+    fn failed(e: Error) -> Self::Output;
 }
 
 /// Gathers the rows of one query into what its caller gets back.
@@ -33,122 +52,263 @@ pub(crate) trait Gather: Send + 'static {
     fn finish(self, count: u64) -> Result<Self::Output, Error>;
 }
 
-/// The reply of a request of one query.
-pub(crate) struct One<G: Gather> {
-    gather: Option<G>,
-    to: Option<oneshot::Sender<Result<G::Output, Error>>>,
+/// Where one request's result is gathered and left for its caller.
+pub(crate) struct Slot<C: Collect> {
+    state: Mutex<State<C>>,
+    /// Set once the result was left or the caller has gone; read without the lock when the
+    /// I/O task lets go of the slot.
+    settled: AtomicBool,
 }
 
-impl<G: Gather> One<G> {
-    pub(crate) fn new(gather: G) -> (One<G>, oneshot::Receiver<Result<G::Output, Error>>) {
-        let (to, from) = oneshot::channel();
-        let one = One {
-            gather: Some(gather),
-            to: Some(to),
+struct State<C: Collect> {
+    collect: C,
+    /// The result, left for the caller.
+    result: Option<C::Output>,
+    /// The caller to wake when the result is left.
+    waker: Option<Waker>,
+    /// The caller stopped waiting.
+    abandoned: bool,
+}
+
+impl<C: Collect> Slot<C> {
+    /// A slot gathering with `collect`: the I/O task's end and the caller's.
+    pub(crate) fn open(collect: C) -> (ReplyTo, Waiting<C>) {
+        let slot = Arc::new(Slot {
+            state: Mutex::new(State {
+                collect,
+                result: None,
+                waker: None,
+                abandoned: false,
+            }),
+            settled: AtomicBool::new(false),
+        });
+        let waiting = Waiting {
+            slot: Arc::clone(&slot),
+            finished: false,
         };
-        (one, from)
+        (ReplyTo(slot), waiting)
     }
 
-    fn send(&mut self, result: Result<G::Output, Error>) {
-        if let Some(to) = self.to.take() {
-            // Note: an error means the caller stopped waiting; the result is dropped.
-            let _ = to.send(result);
+    fn lock(&self) -> MutexGuard<'_, State<C>> {
+        // Note: every change to the state is complete before any call that could panic (a
+        // row's decoder runs on `collect` alone), so a poisoned lock's data is consistent.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Leaves `result` for the caller (or drops it when the caller has gone) and wakes it.
+    fn settle(&self, mut state: MutexGuard<'_, State<C>>, result: C::Output) {
+        self.settled.store(true, Ordering::Release);
+        if state.abandoned {
+            drop(state);
+            drop(result);
+            return;
+        }
+        state.result = Some(result);
+        let waker = state.waker.take();
+        drop(state);
+        if let Some(waker) = waker {
+            waker.wake();
         }
     }
 }
 
-impl<G: Gather> Reply for One<G> {
-    fn row(&mut self, _: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
-        match &mut self.gather {
-            Some(gather) if self.to.is_some() => gather.row(data, statement),
-            _ => Ok(()),
+impl<C: Collect> Reply for Slot<C> {
+    fn row(&self, query: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+        let mut state = self.lock();
+        if state.abandoned {
+            return Ok(());
+        }
+        state.collect.row(query, data, statement)
+    }
+
+    fn done(&self, query: usize, result: Result<u64, Error>) {
+        let mut state = self.lock();
+        if let Some(result) = state.collect.done(query, result) {
+            self.settle(state, result);
         }
     }
 
-    fn done(&mut self, _: usize, result: Result<u64, Error>) {
-        let result = match (result, self.gather.take()) {
-            (Ok(count), Some(gather)) => gather.finish(count),
-            (Err(e), _) => Err(e),
-            (Ok(_), None) => return,
-        };
-        self.send(result);
-    }
-
-    fn fail(&mut self, e: Error) {
-        self.send(Err(e));
+    fn fail(&self, e: Error) {
+        if self.is_settled() {
+            return;
+        }
+        let state = self.lock();
+        self.settle(state, C::failed(e));
     }
 
     fn is_abandoned(&self) -> bool {
-        self.to.as_ref().is_none_or(oneshot::Sender::is_closed)
+        self.lock().abandoned
+    }
+
+    fn is_settled(&self) -> bool {
+        self.settled.load(Ordering::Acquire)
     }
 }
 
-/// The reply of a pipeline: each query's result, sent once the last one ended.
+/// The I/O task's end of a request's slot. Dropped before the result was left (the request
+/// was never run: the client closed), it leaves the caller the error of a closed client, so
+/// no caller waits for a reply that will not come.
+pub(crate) struct ReplyTo(Arc<dyn Reply>);
+
+impl std::ops::Deref for ReplyTo {
+    type Target = dyn Reply;
+    fn deref(&self) -> &(dyn Reply + 'static) {
+        &*self.0
+    }
+}
+
+impl Drop for ReplyTo {
+    fn drop(&mut self) {
+        if !self.0.is_settled() {
+            self.0.fail(super::closed());
+        }
+    }
+}
+
+/// The caller's end of a request's slot: a future of the request's result. Dropping it
+/// abandons the request (see the module's docs).
+pub(crate) struct Waiting<C: Collect> {
+    slot: Arc<Slot<C>>,
+    /// The result was taken: nothing is left to abandon.
+    finished: bool,
+}
+
+impl<C: Collect> Future for Waiting<C> {
+    type Output = C::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<C::Output> {
+        let this = self.get_mut();
+        let mut state = this.slot.lock();
+        if let Some(result) = state.result.take() {
+            drop(state);
+            this.finished = true;
+            return Poll::Ready(result);
+        }
+        match &state.waker {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            _ => state.waker = Some(cx.waker().clone()),
+        }
+        Poll::Pending
+    }
+}
+
+impl<C: Collect> Drop for Waiting<C> {
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        let mut state = self.slot.lock();
+        state.abandoned = true;
+        let waker = state.waker.take();
+        let result = state.result.take();
+        drop(state);
+        drop((waker, result));
+    }
+}
+
+/// The rows of a request of one query.
+pub(crate) struct One<G: Gather> {
+    gather: Option<G>,
+}
+
+impl<G: Gather> One<G> {
+    pub(crate) fn new(gather: G) -> One<G> {
+        One {
+            gather: Some(gather),
+        }
+    }
+}
+
+impl<G: Gather> Collect for One<G> {
+    type Output = Result<G::Output, Error>;
+
+    fn row(&mut self, _: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
+        match &mut self.gather {
+            Some(gather) => gather.row(data, statement),
+            None => Ok(()),
+        }
+    }
+
+    fn done(&mut self, _: usize, result: Result<u64, Error>) -> Option<Self::Output> {
+        match (result, self.gather.take()) {
+            (Ok(count), Some(gather)) => Some(gather.finish(count)),
+            (Err(e), _) => Some(Err(e)),
+            (Ok(_), None) => None,
+        }
+    }
+
+    fn failed(e: Error) -> Self::Output {
+        Err(e)
+    }
+}
+
+/// The rows of a pipeline: each query's result, left once the last one ended.
 pub(crate) struct Each<G: Gather> {
-    gathers: Vec<Option<G>>,
-    results: Vec<Option<Result<G::Output, Error>>>,
+    parts: Vec<Part<G>>,
     left: usize,
-    to: Option<oneshot::Sender<EachResult<G::Output>>>,
+}
+
+/// One query of a pipeline: gathering its rows, or ended.
+enum Part<G: Gather> {
+    Gathering(G),
+    Ended(Result<G::Output, Error>),
+    /// Its gatherer taken, its result being made.
+    Finishing,
 }
 
 /// A pipeline's result: each query's, or the error that failed them all.
 pub(crate) type EachResult<O> = Result<Vec<Result<O, Error>>, Error>;
 
-/// The receiving end of a pipeline's reply.
-pub(crate) type EachReceiver<O> = oneshot::Receiver<EachResult<O>>;
-
 impl<G: Gather> Each<G> {
-    pub(crate) fn new(gathers: Vec<G>) -> (Each<G>, EachReceiver<G::Output>) {
-        let (to, from) = oneshot::channel();
-        let left = gathers.len();
-        let each = Each {
-            results: gathers.iter().map(|_| None).collect(),
-            gathers: gathers.into_iter().map(Some).collect(),
-            left,
-            to: Some(to),
-        };
-        (each, from)
+    /// The rows of `count` queries, each gathered by a gatherer `gather` makes.
+    pub(crate) fn new(count: usize, gather: impl Fn() -> G) -> Each<G> {
+        Each {
+            parts: (0..count).map(|_| Part::Gathering(gather())).collect(),
+            left: count,
+        }
     }
 }
 
-impl<G: Gather> Reply for Each<G> {
+impl<G: Gather> Collect for Each<G> {
+    type Output = EachResult<G::Output>;
+
     fn row(&mut self, query: usize, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
-        match self.gathers.get_mut(query) {
-            Some(Some(gather)) if self.to.is_some() => gather.row(data, statement),
+        match self.parts.get_mut(query) {
+            Some(Part::Gathering(gather)) => gather.row(data, statement),
             _ => Ok(()),
         }
     }
 
-    fn done(&mut self, query: usize, result: Result<u64, Error>) {
-        let gather = self.gathers.get_mut(query).and_then(Option::take);
-        let result = match (result, gather) {
-            (Ok(count), Some(gather)) => gather.finish(count),
-            (Err(e), _) => Err(e),
-            (Ok(_), None) => return,
+    fn done(&mut self, query: usize, result: Result<u64, Error>) -> Option<Self::Output> {
+        let part = self.parts.get_mut(query)?;
+        let ended = match (result, std::mem::replace(part, Part::Finishing)) {
+            (Ok(count), Part::Gathering(gather)) => gather.finish(count),
+            (Err(e), Part::Gathering(_)) => Err(e),
+            (_, ended) => {
+                // Note: the query had ended already; its result stays.
+                *part = ended;
+                return None;
+            }
         };
-        if let Some(slot) = self.results.get_mut(query) {
-            *slot = Some(result);
-            self.left = self.left.saturating_sub(1);
+        *part = Part::Ended(ended);
+        self.left = self.left.saturating_sub(1);
+        if self.left > 0 {
+            return None;
         }
-        if self.left == 0
-            && let Some(to) = self.to.take()
-        {
-            let results = std::mem::take(&mut self.results)
-                .into_iter()
-                .map(|r| r.unwrap_or_else(|| Err(lost())))
-                .collect();
-            let _ = to.send(Ok(results));
-        }
+        let results = std::mem::take(&mut self.parts)
+            .into_iter()
+            .map(|part| match part {
+                Part::Ended(result) => result,
+                Part::Gathering(_) | Part::Finishing => Err(lost()),
+            })
+            .collect();
+        Some(Ok(results))
     }
 
-    fn fail(&mut self, e: Error) {
-        if let Some(to) = self.to.take() {
-            let _ = to.send(Err(e));
-        }
-    }
-
-    fn is_abandoned(&self) -> bool {
-        self.to.as_ref().is_none_or(oneshot::Sender::is_closed)
+    fn failed(e: Error) -> Self::Output {
+        Err(e)
     }
 }
 

@@ -1,6 +1,9 @@
 //! Parameters encoded by the calling task ([`Wire`]): a shared client's I/O task binds them
 //! long after the caller's borrowed values are gone, so each value travels as the bytes a
-//! Bind carries for it (its length, then its binary form).
+//! Bind carries for it (its length, then its binary form). A query's values travel together
+//! ([`Wires`]); a few small ones take no allocation.
+
+use std::cell::RefCell;
 
 use crate::error::{Error, Kind};
 use crate::proto::message::EncodeError;
@@ -17,6 +20,12 @@ pub(crate) enum Wire {
 }
 
 impl Wire {
+    /// A placeholder for the unused places of [`Wires::Few`].
+    const EMPTY: Wire = Wire::Inline {
+        len: 0,
+        bytes: [0; INLINE],
+    };
+
     fn new(bytes: &[u8]) -> Wire {
         match u8::try_from(bytes.len()) {
             Ok(len) if bytes.len() <= INLINE => {
@@ -71,40 +80,115 @@ impl Param for Wire {
     }
 }
 
-/// Encodes a compiled query's parameters for its template's types.
-pub(crate) fn template_params(template: &Template, params: &[Arg<'_>]) -> Result<Vec<Wire>, Error> {
-    crate::template::conformance::check_count(template, params.len())?;
-    let mut scratch = Vec::with_capacity(64);
-    let mut wires = Vec::with_capacity(params.len());
-    for (index, (param, ty)) in params.iter().zip(template.param_oids).enumerate() {
-        scratch.clear();
-        if !param.put_fixed(*ty, &mut scratch) {
-            encode(&mut scratch, index, param.as_encode(), *ty, true)?;
+/// How many values [`Wires`] holds without allocating.
+const FEW: usize = 2;
+
+/// The parameters of one query, in order: up to [`FEW`] in place.
+pub(crate) enum Wires {
+    Few { len: u8, wires: [Wire; FEW] },
+    Many(Vec<Wire>),
+}
+
+impl Wires {
+    fn with_capacity(count: usize) -> Wires {
+        if count <= FEW {
+            Wires::Few {
+                len: 0,
+                wires: [Wire::EMPTY; FEW],
+            }
+        } else {
+            Wires::Many(Vec::with_capacity(count))
         }
-        wires.push(Wire::new(&scratch));
     }
+
+    fn push(&mut self, wire: Wire) {
+        match self {
+            Wires::Few { len, wires } => match wires.get_mut(usize::from(*len)) {
+                Some(place) => {
+                    *place = wire;
+                    *len += 1;
+                }
+                None => {
+                    let mut many = Vec::with_capacity(2 * FEW);
+                    many.extend(std::mem::replace(wires, [Wire::EMPTY; FEW]));
+                    many.push(wire);
+                    *self = Wires::Many(many);
+                }
+            },
+            Wires::Many(wires) => wires.push(wire),
+        }
+    }
+
+    /// The values, in order.
+    pub(crate) fn as_slice(&self) -> &[Wire] {
+        match self {
+            Wires::Few { len, wires } => &wires[..usize::from(*len)],
+            Wires::Many(wires) => wires,
+        }
+    }
+}
+
+thread_local! {
+    /// Where a value is encoded before it is kept as a [`Wire`]: one buffer per thread,
+    /// reused by every query.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Calls `f` with an empty scratch buffer: the thread's, or a new one if the thread's is in
+/// use (an `Encode` implementation that encodes a query of its own).
+fn with_scratch<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut buf) => {
+            buf.clear();
+            let out = f(&mut buf);
+            // Note: a long value's memory is not kept for every later query.
+            if buf.capacity() > 4096 {
+                *buf = Vec::new();
+            }
+            out
+        }
+        Err(_) => f(&mut Vec::new()),
+    })
+}
+
+/// Encodes a compiled query's parameters for its template's types.
+pub(crate) fn template_params(template: &Template, params: &[Arg<'_>]) -> Result<Wires, Error> {
+    crate::template::conformance::check_count(template, params.len())?;
+    let mut wires = Wires::with_capacity(params.len());
+    with_scratch(|scratch| {
+        for (index, (param, ty)) in params.iter().zip(template.param_oids).enumerate() {
+            scratch.clear();
+            if !param.put_fixed(*ty, scratch) {
+                encode(scratch, index, param.as_encode(), *ty, true)?;
+            }
+            wires.push(Wire::new(scratch));
+        }
+        Ok::<_, Error>(())
+    })?;
     Ok(wires)
 }
 
 /// Encodes run-time SQL parameters, each as its own type ([`Encode::type_oid`]); returns
 /// them with those types, which the statement is prepared with.
-pub(crate) fn sql_params(params: &[&(dyn Encode + Sync)]) -> Result<(Vec<Wire>, Vec<Oid>), Error> {
+pub(crate) fn sql_params(params: &[&(dyn Encode + Sync)]) -> Result<(Wires, Vec<Oid>), Error> {
     if params.len() > usize::from(u16::MAX) {
         return Err(crate::conn::prepare::encode_error(EncodeError::TooMany {
             field: "parameters",
             count: params.len(),
         }));
     }
-    let mut scratch = Vec::with_capacity(64);
-    let mut wires = Vec::with_capacity(params.len());
+    let mut wires = Wires::with_capacity(params.len());
     let mut types = Vec::with_capacity(params.len());
-    for (index, param) in params.iter().enumerate() {
-        let ty = param.type_oid();
-        scratch.clear();
-        encode(&mut scratch, index, *param, ty, false)?;
-        wires.push(Wire::new(&scratch));
-        types.push(ty);
-    }
+    with_scratch(|scratch| {
+        for (index, param) in params.iter().enumerate() {
+            let ty = param.type_oid();
+            scratch.clear();
+            encode(scratch, index, *param, ty, false)?;
+            wires.push(Wire::new(scratch));
+            types.push(ty);
+        }
+        Ok::<_, Error>(())
+    })?;
     Ok((wires, types))
 }
 
@@ -153,7 +237,7 @@ mod tests {
         let (wires, types) = sql_params(&[&7i32, &text.as_str(), &none]).unwrap();
         assert_eq!(types, [23, 25, 0]);
         let mut buf = Vec::new();
-        for wire in &wires {
+        for wire in wires.as_slice() {
             assert!(wire.put_fixed(0, &mut buf));
         }
         let mut expected = vec![0, 0, 0, 4, 0, 0, 0, 7, 0, 0, 0, 40];
@@ -161,6 +245,7 @@ mod tests {
         expected.extend_from_slice(&(-1i32).to_be_bytes());
         assert_eq!(buf, expected);
         let mut value = Vec::new();
+        let wires = wires.as_slice();
         assert_eq!(wires[2].encode(0, &mut value).unwrap(), IsNull::Yes);
         assert_eq!(wires[0].encode(0, &mut value).unwrap(), IsNull::No);
         assert_eq!(value, [0, 0, 0, 7]);
