@@ -201,6 +201,7 @@ impl<C: Collect> Drop for Waiting<C> {
         }
         let mut state = self.slot.lock();
         state.abandoned = true;
+        self.slot.settled.store(true, Ordering::Release);
         let waker = state.waker.take();
         let result = state.result.take();
         drop(state);
