@@ -11,16 +11,7 @@
 # again: cargo qail schema pull --database-url "$server/qail_bench" --out bench/qail.schema.json
 set -euo pipefail
 
-url="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432}"
-# Strip a trailing /dbname (and ?options) to reach the server's maintenance database.
-server="${url%%\?*}"
-rest="${server#*://}"
-if [[ "$rest" == */* ]]; then server="${server%/*}"; fi
-
-if ! command -v psql >/dev/null; then
-    echo "psql not found: install the PostgreSQL client (apt-get install -y postgresql-client)" >&2
-    exit 1
-fi
+source "$(dirname "$0")/database.sh"
 if ! command -v pg_config >/dev/null || [[ ! -f "$(pg_config --includedir)/libpq-fe.h" ]]; then
     echo "libpq headers missing; installing libpq-dev for the C peer" >&2
     apt-get install -y libpq-dev >/dev/null || {
@@ -29,14 +20,7 @@ if ! command -v pg_config >/dev/null || [[ ! -f "$(pg_config --includedir)/libpq
     }
 fi
 
-if ! psql "$server/postgres" -Atqc 'SELECT 1' >/dev/null; then
-    echo "cannot reach PostgreSQL at $server: start the server or set DATABASE_URL" >&2
-    exit 1
-fi
-exists=$(psql "$server/postgres" -Atqc "SELECT 1 FROM pg_database WHERE datname = 'qail_bench'")
-if [[ "$exists" != "1" ]]; then
-    psql "$server/postgres" -qc 'CREATE DATABASE qail_bench'
-fi
+bench_database qail_bench
 
 psql "$server/qail_bench" -v ON_ERROR_STOP=1 -q <<'SQL'
 SET client_min_messages = warning;

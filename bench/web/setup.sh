@@ -11,23 +11,8 @@
 # cargo qail schema pull --database-url "$server/qail_bench_web" --out bench/web/qail.schema.json
 set -euo pipefail
 
-url="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432}"
-server="${url%%\?*}"
-rest="${server#*://}"
-if [[ "$rest" == */* ]]; then server="${server%/*}"; fi
-
-if ! command -v psql >/dev/null; then
-    echo "psql not found: install the PostgreSQL client (apt-get install -y postgresql-client)" >&2
-    exit 1
-fi
-if ! psql "$server/postgres" -Atqc 'SELECT 1' >/dev/null; then
-    echo "cannot reach PostgreSQL at $server: start the server or set DATABASE_URL" >&2
-    exit 1
-fi
-exists=$(psql "$server/postgres" -Atqc "SELECT 1 FROM pg_database WHERE datname = 'qail_bench_web'")
-if [[ "$exists" != "1" ]]; then
-    psql "$server/postgres" -qc 'CREATE DATABASE qail_bench_web'
-fi
+source "$(dirname "$0")/../database.sh"
+bench_database qail_bench_web
 
 psql "$server/qail_bench_web" -v ON_ERROR_STOP=1 -q <<'SQL'
 SET client_min_messages = warning;
