@@ -361,13 +361,18 @@ impl<R: Send + 'static> Gather for Rows<R> {
             Err(e) => Err(e),
         }
     }
-    fn finish(self, _: u64) -> Result<Vec<R>, Error> {
+    fn finish(mut self, _: u64) -> Result<Vec<R>, Error> {
         // Note: stored only when it changed, so requests of the same statement on other
         // threads do not write its cache line each time.
         if let Some(statement) = &self.statement
             && statement.rows_hint() != self.rows.len()
         {
             statement.set_rows_hint(u64::try_from(self.rows.len()).unwrap_or(u64::MAX));
+        }
+        // Note: room was reserved for as many rows as the statement's last result had (as
+        // a connection's `fetch_all` does, a much smaller result gives the room back).
+        if self.rows.capacity() > 2 * self.rows.len().max(16) {
+            self.rows.shrink_to_fit();
         }
         Ok(self.rows)
     }
