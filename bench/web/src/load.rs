@@ -23,6 +23,8 @@ use crate::Error;
 struct Stat {
     /// User + system time, clock ticks.
     ticks: u64,
+    /// User time alone, clock ticks.
+    user: u64,
     /// Minor page faults.
     minflt: u64,
 }
@@ -36,6 +38,7 @@ fn stat(pid: u32) -> Option<Stat> {
     Some(Stat {
         minflt: field(7)?,
         ticks: field(11)? + field(12)?,
+        user: field(11)?,
     })
 }
 
@@ -100,6 +103,8 @@ pub struct Sample {
     pub latencies: Vec<u32>,
     /// The server's CPU time, seconds.
     pub cpu: f64,
+    /// The server's user-space CPU time (the rest of `cpu` is the kernel's), seconds.
+    pub cpu_user: f64,
     /// The server's minor page faults.
     pub faults: u64,
     /// The PostgreSQL backends' CPU time, seconds (`None` when `/proc` or `psql` could not say).
@@ -196,6 +201,7 @@ pub async fn run(
     sample.latencies.sort_unstable();
     let hz = ticks_per_second();
     sample.cpu = (after.ticks - before.ticks) as f64 / hz;
+    sample.cpu_user = after.user.saturating_sub(before.user) as f64 / hz;
     sample.faults = after.minflt - before.minflt;
     sample.client_cpu = me_after.ticks.saturating_sub(me_before.ticks) as f64 / hz;
     sample.peak_rss_kib = peak_rss_kib;
@@ -292,9 +298,14 @@ fn worlds(body: &str) -> Vec<(i32, i32)> {
         .collect()
 }
 
-/// Checks the server's four answers before it is measured: one world, 20 worlds, the 13
-/// fortunes sorted and escaped, and 20 updated worlds whose new numbers are in the table.
+/// Checks the server's answers before it is measured: the JSON message, one world, 20
+/// worlds, the 13 fortunes sorted and escaped, and 20 updated worlds whose new numbers are in
+/// the table.
 pub async fn check(addr: SocketAddr, db: &str) -> Result<(), Error> {
+    let message = get(addr, "/json").await?;
+    if message != r#"{"message":"Hello, World!"}"# {
+        return Err(format!("/json answered {message}").into());
+    }
     let one = worlds(&get(addr, "/db").await?);
     if one.len() != 1 || !(1..=10_000).contains(&one[0].0) {
         return Err(format!("/db answered {one:?}").into());

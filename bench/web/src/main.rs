@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! web-bench [--ferry] [--rounds 3] [--warmup 2] [--duration 10] [--concurrency 16,256]
-//!           [--tests db,queries,fortunes,updates] [--drivers NAME,…]
+//!           [--tests json,db,queries,fortunes,updates] [--drivers NAME,…]
 //!           [--shared 4] [--exclusive 16] [--url URL] [--out FILE]
 //! ```
 
@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use load::{Proc, Sample};
 
 const USAGE: &str = "web-bench [--ferry] [--rounds 3] [--warmup 2] [--duration 10] [--concurrency 16,256]
-          [--tests db,queries,fortunes,updates] [--drivers qail-pool,qail-clients,tokio-postgres,sqlx,xitca-postgres]
+          [--tests json,db,queries,fortunes,updates] [--drivers qail-pool,qail-clients,tokio-postgres,sqlx,xitca-postgres]
           [--shared 4] [--exclusive 16] [--url postgres://postgres@127.0.0.1:5432] [--out FILE]
 Seconds for --warmup and --duration; --shared and --exclusive are the connections of the
 servers on shared clients and on exclusive pools. --ferry loads the ferry page's endpoints
@@ -126,8 +126,10 @@ const fn ferry(name: &'static str, path: &'static str) -> Driver {
     }
 }
 
-/// The four tests and the path each loads.
+/// The tests and the path each loads: TechEmpower's four database tests, and `json`, the
+/// same server answering without the database (the floor every driver's server shares).
 const TESTS: &[(&str, &str)] = &[
+    ("json", "/json"),
     ("db", "/db"),
     ("queries", "/queries?q=20"),
     ("fortunes", "/fortunes"),
@@ -202,7 +204,9 @@ fn options() -> Result<Options, Error> {
                             .iter()
                             .find(|(name, _)| *name == t)
                             .copied()
-                            .ok_or_else(|| format!("no test {t:?}: db, queries, fortunes, updates"))
+                            .ok_or_else(|| {
+                                format!("no test {t:?}: json, db, queries, fortunes, updates")
+                            })
                     })
                     .collect::<Result<_, _>>()?;
             }

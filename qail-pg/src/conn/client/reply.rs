@@ -329,6 +329,10 @@ pub(crate) type DecodeRow<R> = fn(&mut RawRow<'_>, &[Oid]) -> Result<R, Error>;
 pub(crate) struct Rows<R> {
     rows: Vec<R>,
     decode: DecodeRow<R>,
+    /// The statement of the rows, kept from the first row: the count of a result that ends
+    /// well becomes its rows hint, so the next result reserves room for as many rows at once
+    /// (as a connection's `fetch_all` does) instead of growing its `Vec` row by row.
+    statement: Option<Statement>,
 }
 
 impl<R> Rows<R> {
@@ -337,6 +341,7 @@ impl<R> Rows<R> {
         Rows {
             rows: Vec::new(),
             decode: D::decode,
+            statement: None,
         }
     }
 }
@@ -344,8 +349,9 @@ impl<R> Rows<R> {
 impl<R: Send + 'static> Gather for Rows<R> {
     type Output = Vec<R>;
     fn row(&mut self, data: DataRow<'_>, statement: &Statement) -> Result<(), Error> {
-        if self.rows.is_empty() {
+        if self.statement.is_none() {
             self.rows.reserve(statement.rows_hint());
+            self.statement = Some(statement.clone());
         }
         match (self.decode)(&mut RawRow::new(data), statement.column_oids()) {
             Ok(row) => {
@@ -355,7 +361,19 @@ impl<R: Send + 'static> Gather for Rows<R> {
             Err(e) => Err(e),
         }
     }
-    fn finish(self, _: u64) -> Result<Vec<R>, Error> {
+    fn finish(mut self, _: u64) -> Result<Vec<R>, Error> {
+        // Note: stored only when it changed, so requests of the same statement on other
+        // threads do not write its cache line each time.
+        if let Some(statement) = &self.statement
+            && statement.rows_hint() != self.rows.len()
+        {
+            statement.set_rows_hint(u64::try_from(self.rows.len()).unwrap_or(u64::MAX));
+        }
+        // Note: room was reserved for as many rows as the statement's last result had (as
+        // a connection's `fetch_all` does, a much smaller result gives the room back).
+        if self.rows.capacity() > 2 * self.rows.len().max(16) {
+            self.rows.shrink_to_fit();
+        }
         Ok(self.rows)
     }
 }
