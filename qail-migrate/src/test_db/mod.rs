@@ -22,6 +22,8 @@
 mod at_exit;
 mod dropper;
 mod flock;
+mod pristine;
+mod recycle;
 mod slots;
 mod template;
 
@@ -165,12 +167,12 @@ where
         .expect("a current-thread runtime builds");
     let server = server_url();
     let dir = Path::new(args.manifest_dir);
-    let (mut admin, db) = rt.block_on(async {
+    let (mut admin, db, tpl) = rt.block_on(async {
         let mut admin = slots::take(&server).await;
         let tpl = template::ensure(&mut admin.conn, &server, dir).await;
-        let db = clone(&mut admin.conn, &server, &tpl, args).await;
+        let db = create(&mut admin.conn, &server, &tpl, args).await;
         dropper::sweep(&mut admin.conn, &server).await;
-        (admin, db)
+        (admin, db, tpl)
     });
     let name = db.name.clone();
     let url = db.url.clone();
@@ -181,7 +183,10 @@ where
         Ok(Ok(())) => {
             let marked = rt.block_on(dropper::mark_passed(&mut admin.conn, &name));
             match marked {
-                Ok(()) => dropper::hand_over(&server, name, rt.block_on(admin.into_lock())),
+                Ok(()) => {
+                    let slot = rt.block_on(admin.into_lock());
+                    dropper::hand_over(&server, name, tpl, slot);
+                }
                 Err(e) => {
                     eprintln!("qail::test: could not mark {name} passed, so it is kept: {e}");
                     rt.block_on(admin.release());
@@ -200,8 +205,9 @@ where
     }
 }
 
-/// Creates the test's database from the template and applies its fixtures.
-async fn clone(admin: &mut Connection, server: &str, tpl: &str, args: Args) -> TestDb {
+/// Creates the test's database (claims a free one of the template, else clones the template)
+/// and applies its fixtures.
+async fn create(admin: &mut Connection, server: &str, tpl: &str, args: Args) -> TestDb {
     let started = Instant::now();
     let short: String = args
         .name
@@ -224,11 +230,14 @@ async fn clone(admin: &mut Connection, server: &str, tpl: &str, args: Args) -> T
     // FILE_COPY took 1.9–3.1 s a clone alone and 0.7–1.0 s each with 8 in parallel, against
     // 80–280 ms and 190–390 ms for WAL_LOG: FILE_COPY checkpoints before and after its copy,
     // and that checkpoint writes every buffer the other tests dirtied.
-    let create = format!("CREATE DATABASE {} TEMPLATE {}", ident(&name), ident(tpl));
-    admin
-        .batch_execute(&create)
-        .await
-        .unwrap_or_else(|e| panic!("qail::test: creating {name} from template {tpl}: {e}"));
+    let claimed = recycle::enabled() && recycle::claim(admin, tpl, &name).await;
+    if !claimed {
+        let create = format!("CREATE DATABASE {} TEMPLATE {}", ident(&name), ident(tpl));
+        admin
+            .batch_execute(&create)
+            .await
+            .unwrap_or_else(|e| panic!("qail::test: creating {name} from template {tpl}: {e}"));
+    }
     let db = TestDb {
         url: with_dbname(server, &name),
         name,
@@ -253,7 +262,8 @@ async fn clone(admin: &mut Connection, server: &str, tpl: &str, args: Args) -> T
         conn.close().await;
     }
     trace(format_args!(
-        "cloned {} in {:?}",
+        "{} {} in {:?}",
+        if claimed { "took" } else { "cloned" },
         db.name,
         started.elapsed()
     ));
@@ -261,7 +271,7 @@ async fn clone(admin: &mut Connection, server: &str, tpl: &str, args: Args) -> T
 }
 
 /// A name part no other test of any process takes: the process id, a counter and the time.
-fn unique() -> String {
+pub(crate) fn unique() -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static NEXT: AtomicU32 = AtomicU32::new(0);
     let nanos = std::time::SystemTime::now()
