@@ -1,9 +1,10 @@
-//! Dropping the databases of passed tests off the tests' critical path.
+//! Recycling or dropping the databases of passed tests off the tests' critical path.
 //!
 //! A test that passes marks its database passed (`COMMENT ON DATABASE … IS 'qail-test:
 //! passed'`, one small catalog write) and returns; its slot — the lock that counts it
 //! towards the bound — goes to the process's *dropper*, a thread that connects in that slot,
-//! drops the database and then gives the slot back. The drops of tests
+//! recycles the database for a later test (`recycle.rs`) or, when it cannot, drops it, and
+//! then gives the slot back. Swept databases are dropped, not recycled. The drops of tests
 //! that passed together run together, as they did when each test dropped its own, but the
 //! test's thread is free for the next test. The process waits for its dropper when it exits
 //! (`atexit`: after cargo test's last test, after cargo-nextest's one test), so that no drop

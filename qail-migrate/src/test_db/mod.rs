@@ -8,16 +8,26 @@
 //! 2. makes sure the template exists: `qail_tpl_<crate>_<hash>`, named by a
 //!    hash of the migrations' content, built once (under a lock, under a private name, then
 //!    renamed), so that other processes either see it complete or not at all;
-//! 3. clones it (`CREATE DATABASE … TEMPLATE`), applies its fixtures and runs;
-//! 4. when it passes, marks its database passed and returns: the process's dropper drops
-//!    it in the background, in the test's slot, and the process waits for its drops at
-//!    exit (what a killed process left, the next process's first test sweeps; see
-//!    `dropper.rs`); when it fails, keeps it and prints its URL.
+//! 3. claims a *free* database of the template (a passed test's, emptied back to what a
+//!    fresh clone is: `qail_free_<crate>_<hash>_<id>`) by renaming it to its own name, or
+//!    else clones the template (`CREATE DATABASE … TEMPLATE`); applies its fixtures and runs;
+//! 4. when it passes, marks its database passed and returns: the process's dropper, in the
+//!    background and in the test's slot, recycles it into a free database when its catalogs
+//!    are the template's and the rows of the tables the template seeded are unchanged, and
+//!    drops it otherwise (see `recycle.rs`); the process waits for its dropper at exit (what
+//!    a killed process left, the next process's first test sweeps; see `dropper.rs`); when
+//!    it fails, keeps it and prints its URL.
+//!
+//! Up to N free databases per template (N the slot count) stay on the server between runs,
+//! for the next run's tests; the template's next build (a migration changed) drops them with
+//! the older template.
 //!
 //! Environment: `DATABASE_URL` (the server, default `postgres://postgres@127.0.0.1:5432/postgres`),
 //! `QAIL_TEST_MAX_CONNECTIONS` (the bound, default half the server's `max_connections`),
-//! `QAIL_TEST_POOL_SIZE` (connections of a test's pool, default 2), `QAIL_TEST_BUILD_LOG`
-//! (a file that gets a line per template build).
+//! `QAIL_TEST_POOL_SIZE` (connections of a test's pool, default 2), `QAIL_TEST_RECYCLE`
+//! (`0`: passed tests' databases are dropped, none recycled or claimed), `QAIL_TEST_BUILD_LOG`
+//! (a file that gets a line per template build), `QAIL_TEST_TRACE` (a line on stderr per
+//! step).
 
 mod at_exit;
 mod dropper;
@@ -151,9 +161,9 @@ impl<E: std::fmt::Debug> Outcome for Result<(), E> {
     }
 }
 
-/// Runs one test: takes a slot, makes sure the template exists, clones it, applies the
-/// fixtures, runs `body` on the clone, and, if `body` passed, marks the clone passed and hands
-/// it to the dropper (or keeps it and prints its URL). Panics, failing the test, when any step
+/// Runs one test: takes a slot, makes sure the template exists, claims a free database of
+/// it or clones it, applies the fixtures, runs `body` on the database, and, if `body` passed,
+/// marks the database passed and hands it to the dropper (or keeps it and prints its URL). Panics, failing the test, when any step
 /// fails.
 pub fn run<F, Fut>(args: Args, body: F)
 where

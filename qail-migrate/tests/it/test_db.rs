@@ -260,6 +260,7 @@ const STATE: &str = "SELECT concat_ws(' ', (SELECT count(*) FROM t), \
     (SELECT last_value || ':' || is_called FROM t_id_seq), \
     (SELECT last_value || ':' || is_called FROM s), \
     (SELECT last_value || ':' || is_called FROM seeded_n_seq), \
+    (SELECT count(*) FROM audited), (SELECT last_value || ':' || is_called FROM audited_id_seq), \
     (SELECT count(*) FROM pg_class), (SELECT count(*) FROM pg_attribute))";
 
 const SCHEMA: &str = "CREATE TABLE t (id bigserial PRIMARY KEY, name text NOT NULL);
@@ -267,6 +268,9 @@ CREATE TABLE child (id bigserial PRIMARY KEY, t bigint REFERENCES t (id));
 CREATE SEQUENCE s;
 CREATE TABLE seeded (n serial, k text PRIMARY KEY);
 INSERT INTO seeded (k) VALUES ('a'), ('b');
+CREATE TABLE audited (id serial, a int);
+CREATE FUNCTION audit() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
+CREATE TRIGGER audited BEFORE INSERT ON audited FOR EACH ROW EXECUTE FUNCTION audit();
 ";
 
 fn a_passed_database_is_recycled_and_the_next_test_sees_a_fresh_one() {
@@ -307,6 +311,12 @@ fn a_passed_database_is_recycled_and_the_next_test_sees_a_fresh_one() {
                 )
                 .await
                 .expect("the test's statements");
+                // Note: a table with a trigger is truncated, the others deleted from.
+                if name == "passes_second" {
+                    conn.batch_execute("INSERT INTO audited (a) VALUES (1), (2)")
+                        .await
+                        .expect("audited");
+                }
                 conn.close().await;
             },
         );
@@ -339,7 +349,7 @@ fn a_passed_database_is_recycled_and_the_next_test_sees_a_fresh_one() {
             "every test sees what a fresh clone holds: {state:?}"
         );
         assert!(
-            state[0].starts_with("0 a,b 1:false 1:false 2:true "),
+            state[0].starts_with("0 a,b 1:false 1:false 2:true 0 1:false "),
             "{}",
             state[0]
         );
