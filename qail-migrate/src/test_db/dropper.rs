@@ -53,7 +53,7 @@ use super::slots::{self, Lock};
 use super::{at_exit, ident, trace};
 
 /// The comment (`COMMENT ON DATABASE`) a passed test's database carries until a dropper
-/// drops it: what makes it droppable by any process.
+/// recycles or drops it: what makes it droppable by any process.
 pub const PASSED: &str = "qail-test: passed";
 
 /// The advisory-lock key space of the droppers' claims (first key of the two-key form).
@@ -89,7 +89,8 @@ static WAKE: Notify = Notify::const_new();
 /// Whether this process swept the server already.
 static SWEPT: AtomicBool = AtomicBool::new(false);
 
-/// Marks database `name` passed, so that a dropper (this process's or a later one's) drops it.
+/// Marks database `name` passed, so that a dropper (this process's or a later one's) recycles
+/// or drops it.
 pub(crate) async fn mark_passed(admin: &mut Connection, name: &str) -> Result<(), qail_pg::Error> {
     admin
         .batch_execute(&format!(
@@ -163,10 +164,10 @@ fn enqueue(server: &str, jobs: impl IntoIterator<Item = Job>) {
     }
 }
 
-/// Blocks until this process's dropper has dropped every database handed to it (or left the
-/// ones it could not drop for a later sweep). The process calls it when it exits (so a test
-/// process ends after its drops, none of them left running on the server), and a test may
-/// call it.
+/// Blocks until this process's dropper has recycled or dropped every database handed to it
+/// (or left the ones it could not drop for a later sweep). The process calls it when it exits
+/// (so a test process ends after its drops, none of them left running on the server), and a
+/// test may call it.
 pub fn wait_for_drops() {
     let mut queue = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
     while queue.running {
