@@ -10,13 +10,15 @@
 //! 1. the test's other connections are ended and the database is renamed `qail_r_<id>`, so
 //!    that nothing that still knows its name reconnects (it keeps its passed mark, so a sweep
 //!    drops it if the process dies now; the dropper's claim keeps other sweeps off);
-//! 2. in one transaction on it: its catalog and database fingerprints must equal the
-//!    template's record ([`super::pristine`]), no prepared transaction or replication slot
-//!    may hold it; the tables the template holds no rows in and that hold rows now (one query
-//!    of `EXISTS` probes) are emptied (`DELETE`, or `TRUNCATE … CASCADE` where a trigger or
-//!    rule would see the `DELETE`; see [`empty_tables`]), every sequence whose state differs
-//!    is set back with `setval`, and the tables the template holds rows in must hash as they did.
-//!    Any difference rolls the transaction back, and the database is dropped as before;
+//! 2. in one transaction on it: its catalogs must be the template's (no catalog row newer
+//!    than the template and the same row counts, else the same catalog fingerprint), its
+//!    database fingerprint the template's record ([`super::pristine`]), and no prepared
+//!    transaction or replication slot may hold it; the tables the template holds no rows in
+//!    and that hold rows now (one query of `EXISTS` probes) are emptied (`DELETE`, or
+//!    `TRUNCATE … CASCADE` where a trigger or rule would see the `DELETE`; see
+//!    [`empty_tables`]), every sequence whose state differs is set back with `setval`, and the
+//!    tables the template holds rows in must hash as they did. Any difference rolls the
+//!    transaction back, and the database is dropped as before;
 //! 3. under a lock per template, if fewer than N (the slot count) free databases of the
 //!    template exist, its mark is removed and it is renamed `qail_free_…`; else it is dropped.
 //!
@@ -256,7 +258,9 @@ async fn reset_in(
     if database != record.database {
         return Ok(Some("its database settings changed".into()));
     }
-    if pristine::catalogs(conn).await? != record.catalogs {
+    let (counts, newer) = pristine::untouched(conn, &record.xid).await?;
+    let quick = counts == record.counts && !newer;
+    if !quick && pristine::catalogs(conn).await? != record.catalogs {
         return Ok(Some(
             "its catalogs changed (DDL, privileges or comments)".into(),
         ));
@@ -315,7 +319,12 @@ async fn reset_in(
         ));
     }
     trace(format_args!(
-        "reset: {} tables emptied{how}, {} sequences set",
+        "reset: catalogs {}, {} tables emptied{how}, {} sequences set",
+        if quick {
+            "untouched"
+        } else {
+            "as the template's"
+        },
         dirty.len(),
         moved.len()
     ));

@@ -375,6 +375,7 @@ fn a_database_whose_schema_or_seed_changed_is_dropped_not_recycled() {
     let krate = Crate::new("changed", SCHEMA);
     let changes = [
         ("passes_creating_a_table", "CREATE TABLE other (a int)"),
+        ("passes_dropping_a_table", "DROP TABLE child"),
         (
             "passes_altering_a_column",
             "ALTER TABLE t ALTER COLUMN name DROP NOT NULL",
