@@ -32,8 +32,9 @@ use std::sync::Mutex;
 
 use qail_pg::{Connection, Error};
 
-/// The first line of a record; another first line is not a record this code reads.
-const HEADER: &str = "qail-test pristine v2";
+/// The first line of a record; another first line is not a record this code reads. Part of
+/// the template's hash.
+pub(crate) const HEADER: &str = "qail-test pristine v2";
 
 /// A query whose text values are the catalog fingerprint query of this server and its quick
 /// check (see [`untouched`]).
