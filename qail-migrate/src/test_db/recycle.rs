@@ -130,6 +130,7 @@ pub(crate) async fn recycle(
         trace(format_args!("not recycling {name}: {e}"));
         return Outcome::Drop(name.to_owned());
     }
+    let aside = started.elapsed();
     match reset(server, &work, &record).await {
         Ok(None) => {}
         Ok(Some(reason)) => {
@@ -141,12 +142,14 @@ pub(crate) async fn recycle(
             return Outcome::Drop(work);
         }
     }
+    let reset_at = started.elapsed();
     end_sessions(admin, &work).await;
     let free = format!("{}{}", free_prefix(tpl), unique());
     match release(admin, tpl, &work, &free, bound).await {
         Ok(true) => {
             trace(format_args!(
-                "recycled {name} as {free} in {:?}",
+                "recycled {name} as {free} in {:?} (renamed aside after {aside:?}, reset \
+                 after {reset_at:?})",
                 started.elapsed()
             ));
             Outcome::Free
@@ -228,15 +231,23 @@ async fn reset(
     db: &str,
     record: &Pristine,
 ) -> Result<Option<String>, qail_pg::Error> {
+    let started = Instant::now();
     let mut conn = Connection::connect_with(&config(server, Some(db))).await?;
+    let connected = started.elapsed();
     conn.batch_execute("BEGIN; SET LOCAL lock_timeout = '5s'; SET LOCAL statement_timeout = '60s'")
         .await?;
     let outcome = reset_in(&mut conn, record).await;
+    let checked = started.elapsed();
     let end = match outcome {
         Ok(None) => "COMMIT",
         _ => "ROLLBACK",
     };
     let ended = conn.batch_execute(end).await;
+    trace(format_args!(
+        "{db}: connected in {connected:?}, checked and emptied after {checked:?}, committed \
+         after {:?}",
+        started.elapsed()
+    ));
     conn.close().await;
     match (outcome, ended) {
         (Ok(None), Err(e)) => Err(e),
