@@ -34,7 +34,7 @@ use qail_pg::{Connection, Error};
 
 /// The first line of a record; another first line is not a record this code reads. Part of
 /// the template's hash.
-pub(crate) const HEADER: &str = "qail-test pristine v2";
+pub(crate) const HEADER: &str = "qail-test pristine v3";
 
 /// A query whose text values are the catalog fingerprint query of this server and its quick
 /// check (see [`untouched`]).
@@ -43,8 +43,11 @@ SELECT 'SELECT md5(concat_ws(''|'', ' || string_agg(part, ', ' ORDER BY relname)
   'SELECT md5(concat_ws('','', '
     || string_agg(format('(SELECT count(*) FROM pg_catalog.%I)', relname), ', ' ORDER BY relname)
     || ')), '
-    || string_agg(format('EXISTS (SELECT FROM pg_catalog.%I WHERE age(xmin) < age($1::text::xid))',
-                         relname), ' OR ' ORDER BY relname)
+    || string_agg(format('EXISTS (SELECT FROM pg_catalog.%I WHERE age(xmin) < age(%s))',
+                         relname, '($1::text::bigint % 4294967296)::text::xid'),
+                  ' OR ' ORDER BY relname)
+    || ' OR pg_snapshot_xmax(pg_current_snapshot())::text::bigint - $1::text::bigint'
+    || ' > 1000000000'
 FROM (
   SELECT c.relname,
     format('(SELECT md5(coalesce(string_agg(x, E''\n'' ORDER BY x COLLATE "C"), '''')) '
@@ -102,8 +105,8 @@ SELECT EXISTS (SELECT FROM pg_catalog.pg_trigger WHERE NOT tgisinternal AND tgty
 /// catalogs' columns are the server's).
 static FINGERPRINT: Mutex<Option<(String, String)>> = Mutex::new(None);
 
-/// The newest transaction id of the database, as a 32-bit `xid` (what a row's `xmin` is).
-const XID: &str = "SELECT (pg_current_xact_id()::text::bigint % 4294967296)::text";
+/// The newest transaction id of the database (64 bits, with the epoch).
+const XID: &str = "SELECT pg_current_xact_id()::text";
 
 /// What a fresh clone looks like; see the module docs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -272,11 +275,12 @@ pub(crate) async fn catalogs(conn: &mut Connection) -> Result<String, Error> {
 
 /// The quick check of the catalogs, a few milliseconds where the fingerprint takes 100–300
 /// (on the 100-table template, the machine loaded): an md5 of the catalogs' row counts, and
-/// whether a catalog row is newer than transaction `xid`. A row a test inserted or updated is
-/// newer than the template's last transaction (an update writes a new row version; the
-/// in-place updates of `VACUUM` and `ANALYZE` touch only columns the fingerprint leaves
-/// out), and one it deleted changes a count; so equal counts and no newer row mean the
-/// catalogs are the template's. The converse does not hold (a temporary table leaves a
+/// whether a catalog row is newer than transaction `xid` (compared as 32-bit ids, so the
+/// check counts as failed once a billion transactions have passed). A row a test inserted or
+/// updated is newer than the template's last transaction (an update writes a new row
+/// version; the in-place updates of `VACUUM` and `ANALYZE` touch only columns the
+/// fingerprint leaves out), and one it deleted changes a count; so equal counts and no newer
+/// row mean the catalogs are the template's. The converse does not hold (a temporary table leaves a
 /// namespace row, `TRUNCATE` updates `pg_class`): then the fingerprint decides.
 pub(crate) async fn untouched(conn: &mut Connection, xid: &str) -> Result<(String, bool), Error> {
     let (_, sql) = queries(conn).await?;
