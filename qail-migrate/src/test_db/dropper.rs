@@ -1,9 +1,10 @@
-//! Dropping the databases of passed tests off the tests' critical path.
+//! Recycling or dropping the databases of passed tests off the tests' critical path.
 //!
 //! A test that passes marks its database passed (`COMMENT ON DATABASE … IS 'qail-test:
 //! passed'`, one small catalog write) and returns; its slot — the lock that counts it
 //! towards the bound — goes to the process's *dropper*, a thread that connects in that slot,
-//! drops the database and then gives the slot back. The drops of tests
+//! recycles the database for a later test (`recycle.rs`) or, when it cannot, drops it, and
+//! then gives the slot back. Swept databases are dropped, not recycled. The drops of tests
 //! that passed together run together, as they did when each test dropped its own, but the
 //! test's thread is free for the next test. The process waits for its dropper when it exits
 //! (`atexit`: after cargo test's last test, after cargo-nextest's one test), so that no drop
@@ -47,24 +48,28 @@ use qail_pg::Connection;
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
+use super::recycle::{self, Outcome};
 use super::slots::{self, Lock};
 use super::{at_exit, ident, trace};
 
 /// The comment (`COMMENT ON DATABASE`) a passed test's database carries until a dropper
-/// drops it: what makes it droppable by any process.
+/// recycles or drops it: what makes it droppable by any process.
 pub const PASSED: &str = "qail-test: passed";
 
 /// The advisory-lock key space of the droppers' claims (first key of the two-key form).
 const DROP_KEY: i32 = 0x7161_0064;
 
-/// The names a passed test's database and only those have: `qail_t_…`, as a `LIKE` pattern.
-const TEST_DBS: &str = "qail\\_t\\_%";
+/// The names a passed test's database and only those have: `qail_t_…` (and `qail_r_…`
+/// while it is being recycled), as a regular expression.
+const TEST_DBS: &str = "^qail_[tr]_";
 
 /// A database to drop: a passed test's, with the slot the test held (its connection drops
 /// it, and the slot is given back after), or a swept one.
 struct Job {
     name: String,
     slot: Option<Lock>,
+    /// The template it was cloned from, for a passed test's: its database may be recycled.
+    template: Option<String>,
 }
 
 /// The databases waiting for the dropper, and whether its thread runs.
@@ -84,7 +89,8 @@ static WAKE: Notify = Notify::const_new();
 /// Whether this process swept the server already.
 static SWEPT: AtomicBool = AtomicBool::new(false);
 
-/// Marks database `name` passed, so that a dropper (this process's or a later one's) drops it.
+/// Marks database `name` passed, so that a dropper (this process's or a later one's) recycles
+/// or drops it.
 pub(crate) async fn mark_passed(admin: &mut Connection, name: &str) -> Result<(), qail_pg::Error> {
     admin
         .batch_execute(&format!(
@@ -103,7 +109,7 @@ pub(crate) async fn sweep(admin: &mut Connection, server: &str) {
     let rows = admin
         .query(
             "SELECT datname::text FROM pg_database \
-             WHERE datname LIKE $1 AND shobj_description(oid, 'pg_database') = $2",
+             WHERE datname ~ $1 AND shobj_description(oid, 'pg_database') = $2",
             &[&TEST_DBS, &PASSED],
         )
         .await;
@@ -113,6 +119,7 @@ pub(crate) async fn sweep(admin: &mut Connection, server: &str) {
             let jobs = rows.iter().map(|r| Job {
                 name: r.get(0),
                 slot: None,
+                template: None,
             });
             enqueue(server, jobs);
         }
@@ -121,14 +128,16 @@ pub(crate) async fn sweep(admin: &mut Connection, server: &str) {
     }
 }
 
-/// Hands a passed test's database to the dropper, with the test's slot: the test returns,
-/// and the slot is given back once the database is dropped.
-pub(crate) fn hand_over(server: &str, name: String, slot: Lock) {
+/// Hands a passed test's database (a clone of template `template`) to the dropper, with the
+/// test's slot: the test returns, and the slot is given back once the database is recycled
+/// or dropped.
+pub(crate) fn hand_over(server: &str, name: String, template: String, slot: Lock) {
     enqueue(
         server,
         [Job {
             name,
             slot: Some(slot),
+            template: Some(template),
         }],
     );
 }
@@ -155,10 +164,10 @@ fn enqueue(server: &str, jobs: impl IntoIterator<Item = Job>) {
     }
 }
 
-/// Blocks until this process's dropper has dropped every database handed to it (or left the
-/// ones it could not drop for a later sweep). The process calls it when it exits (so a test
-/// process ends after its drops, none of them left running on the server), and a test may
-/// call it.
+/// Blocks until this process's dropper has recycled or dropped every database handed to it
+/// (or left the ones it could not drop for a later sweep). The process calls it when it exits
+/// (so a test process ends after its drops, none of them left running on the server), and a
+/// test may call it.
 pub fn wait_for_drops() {
     let mut queue = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
     while queue.running {
@@ -215,7 +224,13 @@ fn work(server: &str) {
                         drops.spawn(async move {
                             match lock.connect(&server).await {
                                 Ok(mut slot) => {
-                                    drop_one(&mut slot.conn, &job.name).await;
+                                    finish(
+                                        &mut slot.conn,
+                                        &server,
+                                        &job.name,
+                                        job.template.as_deref(),
+                                    )
+                                    .await;
                                     slot.release().await;
                                 }
                                 // Note: left marked, for the next sweep.
@@ -252,9 +267,35 @@ fn work(server: &str) {
     });
 }
 
+/// Recycles or drops a passed test's database, if it is still there, still marked passed,
+/// and no other dropper claimed it.
+async fn finish(admin: &mut Connection, server: &str, name: &str, template: Option<&str>) {
+    let Some(template) = template.filter(|_| recycle::enabled()) else {
+        drop_one(admin, name).await;
+        return;
+    };
+    if !claim(admin, name).await {
+        return;
+    }
+    let bound = slots::count(server);
+    if let Outcome::Drop(now) = recycle::recycle(admin, server, name, template, bound).await {
+        drop_claimed(admin, &now).await;
+    }
+    unclaim(admin, name).await;
+}
+
 /// Drops database `name` if it is still there, still marked passed, and no other dropper
 /// claimed it.
 async fn drop_one(admin: &mut Connection, name: &str) {
+    if claim(admin, name).await {
+        drop_claimed(admin, name).await;
+        unclaim(admin, name).await;
+    }
+}
+
+/// Claims database `name` for this dropper: whether it is there, marked passed, and no other
+/// dropper's.
+async fn claim(admin: &mut Connection, name: &str) -> bool {
     let claimed = admin
         .query_opt(
             "SELECT pg_try_advisory_lock($1, (oid::bigint - 2147483648)::int) FROM pg_database \
@@ -263,18 +304,26 @@ async fn drop_one(admin: &mut Connection, name: &str) {
         )
         .await;
     match claimed {
-        Ok(Some(row)) if row.get::<bool>(0) => {}
-        Ok(_) => return,
+        Ok(Some(row)) => row.get::<bool>(0),
+        Ok(None) => false,
         Err(e) => {
             trace(format_args!("could not claim {name}: {e}"));
-            return;
+            false
         }
     }
+}
+
+/// Drops claimed database `name`.
+async fn drop_claimed(admin: &mut Connection, name: &str) {
     let drop = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", ident(name));
     match admin.batch_execute(&drop).await {
         Ok(()) => trace(format_args!("dropped {name}")),
         Err(e) => eprintln!("qail::test: could not drop {name}: {e}"),
     }
+}
+
+/// Releases this dropper's claims.
+async fn unclaim(admin: &mut Connection, name: &str) {
     // Note: all of the session's claims at once; it holds no other advisory lock.
     if let Err(e) = admin.batch_execute("SELECT pg_advisory_unlock_all()").await {
         trace(format_args!("releasing the claim on {name}: {e}"));

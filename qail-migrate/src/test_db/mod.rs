@@ -8,20 +8,32 @@
 //! 2. makes sure the template exists: `qail_tpl_<crate>_<hash>`, named by a
 //!    hash of the migrations' content, built once (under a lock, under a private name, then
 //!    renamed), so that other processes either see it complete or not at all;
-//! 3. clones it (`CREATE DATABASE … TEMPLATE`), applies its fixtures and runs;
-//! 4. when it passes, marks its database passed and returns: the process's dropper drops
-//!    it in the background, in the test's slot, and the process waits for its drops at
-//!    exit (what a killed process left, the next process's first test sweeps; see
-//!    `dropper.rs`); when it fails, keeps it and prints its URL.
+//! 3. claims a *free* database of the template (a passed test's, emptied back to what a
+//!    fresh clone is: `qail_free_<crate>_<hash>_<id>`) by renaming it to its own name, or
+//!    else clones the template (`CREATE DATABASE … TEMPLATE`); applies its fixtures and runs;
+//! 4. when it passes, marks its database passed and returns: the process's dropper, in the
+//!    background and in the test's slot, recycles it into a free database when its catalogs
+//!    are the template's and the rows of the tables the template seeded are unchanged, and
+//!    drops it otherwise (see `recycle.rs`); the process waits for its dropper at exit (what
+//!    a killed process left, the next process's first test sweeps; see `dropper.rs`); when
+//!    it fails, keeps it and prints its URL.
+//!
+//! Up to N free databases per template (N the slot count) stay on the server between runs,
+//! for the next run's tests; the template's next build (a migration changed) drops them with
+//! the older template.
 //!
 //! Environment: `DATABASE_URL` (the server, default `postgres://postgres@127.0.0.1:5432/postgres`),
 //! `QAIL_TEST_MAX_CONNECTIONS` (the bound, default half the server's `max_connections`),
-//! `QAIL_TEST_POOL_SIZE` (connections of a test's pool, default 2), `QAIL_TEST_BUILD_LOG`
-//! (a file that gets a line per template build).
+//! `QAIL_TEST_POOL_SIZE` (connections of a test's pool, default 2), `QAIL_TEST_RECYCLE`
+//! (`0`: passed tests' databases are dropped, none recycled or claimed), `QAIL_TEST_BUILD_LOG`
+//! (a file that gets a line per template build), `QAIL_TEST_TRACE` (a line on stderr per
+//! step).
 
 mod at_exit;
 mod dropper;
 mod flock;
+mod pristine;
+mod recycle;
 mod slots;
 mod template;
 
@@ -149,9 +161,9 @@ impl<E: std::fmt::Debug> Outcome for Result<(), E> {
     }
 }
 
-/// Runs one test: takes a slot, makes sure the template exists, clones it, applies the
-/// fixtures, runs `body` on the clone, and, if `body` passed, marks the clone passed and hands
-/// it to the dropper (or keeps it and prints its URL). Panics, failing the test, when any step
+/// Runs one test: takes a slot, makes sure the template exists, claims a free database of
+/// it or clones it, applies the fixtures, runs `body` on the database, and, if `body` passed,
+/// marks the database passed and hands it to the dropper (or keeps it and prints its URL). Panics, failing the test, when any step
 /// fails.
 pub fn run<F, Fut>(args: Args, body: F)
 where
@@ -165,12 +177,12 @@ where
         .expect("a current-thread runtime builds");
     let server = server_url();
     let dir = Path::new(args.manifest_dir);
-    let (mut admin, db) = rt.block_on(async {
+    let (mut admin, db, tpl) = rt.block_on(async {
         let mut admin = slots::take(&server).await;
         let tpl = template::ensure(&mut admin.conn, &server, dir).await;
-        let db = clone(&mut admin.conn, &server, &tpl, args).await;
+        let db = create(&mut admin.conn, &server, &tpl, args).await;
         dropper::sweep(&mut admin.conn, &server).await;
-        (admin, db)
+        (admin, db, tpl)
     });
     let name = db.name.clone();
     let url = db.url.clone();
@@ -181,7 +193,10 @@ where
         Ok(Ok(())) => {
             let marked = rt.block_on(dropper::mark_passed(&mut admin.conn, &name));
             match marked {
-                Ok(()) => dropper::hand_over(&server, name, rt.block_on(admin.into_lock())),
+                Ok(()) => {
+                    let slot = rt.block_on(admin.into_lock());
+                    dropper::hand_over(&server, name, tpl, slot);
+                }
                 Err(e) => {
                     eprintln!("qail::test: could not mark {name} passed, so it is kept: {e}");
                     rt.block_on(admin.release());
@@ -200,8 +215,9 @@ where
     }
 }
 
-/// Creates the test's database from the template and applies its fixtures.
-async fn clone(admin: &mut Connection, server: &str, tpl: &str, args: Args) -> TestDb {
+/// Creates the test's database (claims a free one of the template, else clones the template)
+/// and applies its fixtures.
+async fn create(admin: &mut Connection, server: &str, tpl: &str, args: Args) -> TestDb {
     let started = Instant::now();
     let short: String = args
         .name
@@ -224,11 +240,14 @@ async fn clone(admin: &mut Connection, server: &str, tpl: &str, args: Args) -> T
     // FILE_COPY took 1.9–3.1 s a clone alone and 0.7–1.0 s each with 8 in parallel, against
     // 80–280 ms and 190–390 ms for WAL_LOG: FILE_COPY checkpoints before and after its copy,
     // and that checkpoint writes every buffer the other tests dirtied.
-    let create = format!("CREATE DATABASE {} TEMPLATE {}", ident(&name), ident(tpl));
-    admin
-        .batch_execute(&create)
-        .await
-        .unwrap_or_else(|e| panic!("qail::test: creating {name} from template {tpl}: {e}"));
+    let claimed = recycle::enabled() && recycle::claim(admin, tpl, &name).await;
+    if !claimed {
+        let create = format!("CREATE DATABASE {} TEMPLATE {}", ident(&name), ident(tpl));
+        admin
+            .batch_execute(&create)
+            .await
+            .unwrap_or_else(|e| panic!("qail::test: creating {name} from template {tpl}: {e}"));
+    }
     let db = TestDb {
         url: with_dbname(server, &name),
         name,
@@ -253,7 +272,8 @@ async fn clone(admin: &mut Connection, server: &str, tpl: &str, args: Args) -> T
         conn.close().await;
     }
     trace(format_args!(
-        "cloned {} in {:?}",
+        "{} {} in {:?}",
+        if claimed { "took" } else { "cloned" },
         db.name,
         started.elapsed()
     ));
@@ -261,7 +281,7 @@ async fn clone(admin: &mut Connection, server: &str, tpl: &str, args: Args) -> T
 }
 
 /// A name part no other test of any process takes: the process id, a counter and the time.
-fn unique() -> String {
+pub(crate) fn unique() -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static NEXT: AtomicU32 = AtomicU32::new(0);
     let nanos = std::time::SystemTime::now()

@@ -59,6 +59,20 @@ pub(crate) fn per_test() -> usize {
     1 + env_number("QAIL_TEST_POOL_SIZE").unwrap_or(2).max(1)
 }
 
+/// The connection bound: `QAIL_TEST_MAX_CONNECTIONS`, else half the server's
+/// `max_connections` as the file `known` holds it, if a test wrote it already.
+fn bound(known: &Path) -> Option<usize> {
+    env_number("QAIL_TEST_MAX_CONNECTIONS").or_else(|| {
+        let max: usize = std::fs::read_to_string(known).ok()?.trim().parse().ok()?;
+        Some(max / 2)
+    })
+}
+
+/// How many slots the server's tests have (1 while the bound is not known).
+pub(crate) fn count(server: &str) -> usize {
+    bound(&slots_dir(server).join("max_connections")).map_or(1, |b| (b / per_test()).max(1))
+}
+
 /// Takes a free slot, waiting for one, and connects to the maintenance database; panics if
 /// the server cannot be reached.
 pub(crate) async fn take(server: &str) -> Slot {
@@ -67,10 +81,7 @@ pub(crate) async fn take(server: &str) -> Slot {
     std::fs::create_dir_all(&dir)
         .unwrap_or_else(|e| panic!("qail::test: creating {}: {e}", dir.display()));
     let known = dir.join("max_connections");
-    let bound = env_number("QAIL_TEST_MAX_CONNECTIONS").or_else(|| {
-        let max: usize = std::fs::read_to_string(&known).ok()?.trim().parse().ok()?;
-        Some(max / 2)
-    });
+    let bound = bound(&known);
     // Note: before the server's max_connections is known, slot 0 alone, which is a slot
     // whatever the bound turns out to be.
     let slots = bound.map_or(1, |b| (b / per_test()).max(1));

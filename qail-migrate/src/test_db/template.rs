@@ -11,7 +11,8 @@ use std::time::Instant;
 use qail_pg::{Connection, Pool};
 use sha2::{Digest, Sha256};
 
-use super::{config, ident, trace, with_dbname};
+use super::pristine::{self, Pristine};
+use super::{config, ident, recycle, trace, with_dbname};
 use crate::Migrator;
 
 /// The advisory-lock key space of template builds (first key of the two-key form).
@@ -47,6 +48,10 @@ impl Source {
     fn hash(&self) -> String {
         let mut hash = Sha256::new();
         hash.update(b"qail-test-template v1\0");
+        // Note: a template whose record an older format holds is not recyclable; another
+        // format gives another template.
+        hash.update(pristine::HEADER.as_bytes());
+        hash.update([0]);
         let files = match self {
             Source::Migrations(dir) => crate::files(dir)
                 .unwrap_or_else(|e| panic!("qail::test: reading {}: {e}", dir.display())),
@@ -159,12 +164,14 @@ async fn build(admin: &mut Connection, server: &str, source: &Source, krate: &st
             .await
             .unwrap_or_else(|e| fail(name, &e));
         source.apply(&with_dbname(server, &private)).await;
+        let pristine = observe(server, &private).await;
         admin
             .batch_execute(&format!(
-                "ALTER DATABASE {0} RENAME TO {1}; ALTER DATABASE {1} WITH IS_TEMPLATE true \
-                 ALLOW_CONNECTIONS false",
+                "COMMENT ON DATABASE {0} IS {2}; ALTER DATABASE {0} RENAME TO {1}; \
+                 ALTER DATABASE {1} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false",
                 ident(&private),
-                ident(name)
+                ident(name),
+                literal(&pristine.encode())
             ))
             .await
             .unwrap_or_else(|e| fail(name, &e));
@@ -172,6 +179,12 @@ async fn build(admin: &mut Connection, server: &str, source: &Source, krate: &st
         trace(format_args!("built template {name} in {took:?}"));
         log_build(name, took);
         drop_like(admin, &format!("qail_tpl_{krate}_%"), Some(name)).await;
+        drop_like(
+            admin,
+            &format!("qail_free_{krate}_%"),
+            Some(&recycle::free_prefix(name)),
+        )
+        .await;
     }
     admin
         .execute("SELECT pg_advisory_unlock($1, $2)", &[&BUILD_KEY, &key])
@@ -196,7 +209,26 @@ fn log_build(name: &str, took: std::time::Duration) {
     }
 }
 
-/// Drops the databases whose name is `LIKE pattern`, but `keep`; a database still in use
+/// What a fresh clone of the template built in database `db` looks like (see `pristine`).
+async fn observe(server: &str, db: &str) -> Pristine {
+    let url = with_dbname(server, db);
+    let mut conn = Connection::connect_with(&config(&url, None))
+        .await
+        .unwrap_or_else(|e| panic!("qail::test: connecting to {url}: {e}"));
+    let pristine = Pristine::observe(&mut conn)
+        .await
+        .unwrap_or_else(|e| panic!("qail::test: recording the template's state: {e}"));
+    conn.close().await;
+    pristine
+}
+
+/// `text` as a SQL string literal.
+fn literal(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+/// Drops the databases whose name is `LIKE pattern`, but those whose name starts with
+/// `keep`; a database still in use
 /// (a test of an older build cloning it) is left for a later build to drop.
 async fn drop_like(admin: &mut Connection, pattern: &str, keep: Option<&str>) {
     let rows = admin
@@ -208,7 +240,7 @@ async fn drop_like(admin: &mut Connection, pattern: &str, keep: Option<&str>) {
         .unwrap_or_default();
     for row in rows {
         let db: String = row.get(0);
-        if Some(db.as_str()) == keep {
+        if keep.is_some_and(|k| db.starts_with(k)) {
             continue;
         }
         // Note: two queries, as DROP DATABASE cannot run in the implicit transaction of a
