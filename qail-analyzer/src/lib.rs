@@ -101,7 +101,8 @@ pub struct Analysis {
     /// snapshot does not list, run any function), a call of a built-in with session effects
     /// (`set_config`, the session advisory lock functions, `nextval`, `setval`…) and a call
     /// of any function that is not built in (its body is not known). Not seen: functions a
-    /// view's definition, a row-level security policy or a domain's CHECK calls.
+    /// view's definition, a row-level security policy or a domain's CHECK calls, and those
+    /// behind an operator or a cast the snapshot's schema or extensions define.
     pub changes_session: bool,
 }
 
