@@ -58,6 +58,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) merge_returning: bool,
     /// The clauses blanked before parsing, read by the analyzer itself.
     pub(crate) aside: crate::set_aside::SetAside,
+    /// Whether the statement may change session state ([`Analysis::changes_session`]).
+    pub(crate) changes_session: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -79,6 +81,7 @@ impl<'a> Ctx<'a> {
             in_with: false,
             merge_returning: false,
             aside: crate::set_aside::SetAside::default(),
+            changes_session: false,
         }
     }
 
@@ -293,6 +296,7 @@ impl<'a> Ctx<'a> {
                 columns: shape.columns,
                 returns_rows: shape.returns_rows,
                 kind: shape.kind,
+                changes_session: self.changes_session,
             }),
             _ if self.diags.is_empty() => Err(vec![Diagnostic {
                 message: "statement could not be analyzed".into(),

@@ -94,6 +94,16 @@ pub struct Analysis {
     pub returns_rows: bool,
     /// The statement's kind.
     pub kind: StatementKind,
+    /// Whether running the statement may change session state that outlives its
+    /// transaction, which a pool's session reset must undo before the connection's next
+    /// user: true for a write (INSERT, UPDATE, DELETE, MERGE, also in a WITH: a column
+    /// default's `nextval` sets `currval` and `lastval`, and triggers and rules, which the
+    /// snapshot does not list, run any function), a call of a built-in with session effects
+    /// (`set_config`, the session advisory lock functions, `nextval`, `setval`…) and a call
+    /// of any function that is not built in (its body is not known). Not seen: functions a
+    /// view's definition, a row-level security policy or a domain's CHECK calls, and those
+    /// behind an operator or a cast the snapshot's schema or extensions define.
+    pub changes_session: bool,
 }
 
 /// A parameter `$n`.

@@ -178,6 +178,9 @@ fn check_variants(
                 }
             }
             Ok(other) => {
+                // Note: every sort choice's alternatives are analyzed here, the full query
+                // holding only the first.
+                analysis.changes_session |= other.changes_session;
                 let same = other.columns.len() == analysis.columns.len()
                     && other
                         .columns

@@ -286,6 +286,7 @@ fn encode(analysis: &Analysis) -> Vec<u8> {
         columns,
         returns_rows,
         kind,
+        changes_session,
     } = analysis;
     let mut out = Vec::new();
     put_len(&mut out, params.len());
@@ -342,6 +343,7 @@ fn encode(analysis: &Analysis) -> Vec<u8> {
         StatementKind::Delete => 3,
         StatementKind::Merge => 4,
     });
+    put_bool(&mut out, *changes_session);
     out
 }
 
@@ -442,11 +444,13 @@ fn decode(bytes: &[u8]) -> Option<Analysis> {
         4 => StatementKind::Merge,
         _ => return None,
     };
+    let changes_session = r.bool()?;
     r.0.is_empty().then_some(Analysis {
         params,
         columns,
         returns_rows,
         kind,
+        changes_session,
     })
 }
 

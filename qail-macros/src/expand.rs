@@ -603,6 +603,7 @@ fn template(
     if !checked.rewritten.is_dynamic() && !compiler::emits_code() {
         return Ok((registered, quote!(::qail::__private::Template::NOT_BUILT)));
     }
+    let changes_session = checked.analysis.changes_session;
     if !checked.rewritten.is_dynamic() {
         let name = &encoded.name;
         let bytes = Literal::byte_string(&encoded.bytes);
@@ -613,6 +614,7 @@ fn template(
                 param_oids: &[#(#oids),*],
                 encoded: #bytes,
                 source: #source,
+                changes_session: #changes_session,
             }
         };
         return Ok((registered, template));
@@ -639,6 +641,7 @@ fn template(
             columns: &[#(#expected),*],
             cache: ::qail::__private::Cache::new(),
             source: #source,
+            changes_session: #changes_session,
         };
     };
     Ok((items, quote!(VARIANTS.template(#key))))

@@ -73,3 +73,55 @@ async fn queries_run_on_a_pool() {
     let stats = pool.stats();
     assert_eq!((stats.created, stats.in_use), (1, 0), "{stats:?}");
 }
+
+/// How many advisory locks backend `pid` holds, and the last statement it ran.
+async fn backend(monitor: &mut qail::Connection, pid: i32) -> (i64, String) {
+    let row = monitor
+        .query_one(
+            "SELECT (SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = $1),
+                    query
+               FROM pg_stat_activity WHERE pid = $1 AND state = 'idle'",
+            &[&pid],
+        )
+        .await
+        .unwrap();
+    (row.get(0), row.get(1))
+}
+
+/// The analyzer marks a compiled call of a session advisory lock function as changing the
+/// session, so the pool resets the connection and the lock is released; a connection that
+/// ran only plain compiled SELECTs goes back with nothing sent (its backend's last statement
+/// stays the SELECT).
+#[tokio::test]
+async fn a_compiled_session_lock_is_released_and_a_plain_select_costs_no_reset() {
+    let pool = Pool::builder().max_size(1).connect(&url()).await.unwrap();
+    let mut monitor = qail::Connection::connect(&url()).await.unwrap();
+    let mut conn = pool.acquire().await.unwrap();
+    let pid = conn.process_id();
+    let locked = qail!("SELECT pg_try_advisory_lock(4716) AS locked")
+        .fetch_one(&mut *conn)
+        .await
+        .unwrap();
+    assert!(locked.locked);
+    assert_eq!(backend(&mut monitor, pid).await.0, 1);
+    drop(conn);
+
+    let mut conn = pool.acquire().await.unwrap();
+    assert_eq!(conn.process_id(), pid, "the same connection is reused");
+    let held = qail!(
+        "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()"
+    )
+    .fetch_one(&mut *conn)
+    .await
+    .unwrap();
+    assert_eq!(held.n, 0, "the session lock was released by the reset");
+    drop(conn);
+    // Note: a reset sent now would reach this idle backend within milliseconds.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let (locks, last) = backend(&mut monitor, pid).await;
+    assert_eq!(locks, 0);
+    assert!(
+        last.starts_with("SELECT count(*) AS n FROM pg_locks"),
+        "{last}"
+    );
+}

@@ -7,6 +7,7 @@ pub(crate) mod builtins;
 pub(crate) mod frame;
 pub(crate) mod named;
 pub(crate) mod ordered_set;
+pub(crate) mod session;
 pub(crate) mod sqljson;
 pub(crate) mod srf;
 pub(crate) mod syntax;
@@ -58,6 +59,7 @@ fn function(cx: &mut Ctx, sc: &Scope, f: &Function, range: Range<usize>) -> Type
     let ids = parts(&f.name);
     let name = ids.last().map(|i| norm(i)).unwrap_or_default();
     let schema = (ids.len() == 2).then(|| norm(ids[0]));
+    session::builtin_call(cx, schema.as_deref(), &name);
     if let (FunctionArguments::Subquery(q), "array") = (&f.args, name.as_str()) {
         return subquery::array_subquery(cx, sc, q, range);
     }
@@ -338,6 +340,7 @@ pub(crate) fn resolve_call(
     mut args: Vec<Typed>,
     range: Range<usize>,
 ) -> Typed {
+    session::builtin_call(cx, schema, name);
     if args.iter().any(Typed::is_error) {
         return Typed::error(range);
     }
@@ -353,18 +356,31 @@ pub(crate) fn resolve_call(
             })
             .is_some()
     });
+    let mut user = false;
     let resolved = match own_type.then(|| user_function(cx, schema, name, &types)) {
-        Some(Ok(r)) => Ok(r),
+        Some(Ok(r)) => {
+            user = true;
+            Ok(r)
+        }
         _ if builtin_schema => builtins::resolve(name, &types, cx.snap, cx.target),
         _ => Err(CallError::UnknownName),
     };
     // Note: an extension may overload a built-in name for its own types (citext's
     // strpos(citext, citext)): when no built-in fits, the snapshot's functions are tried.
     let resolved = match resolved {
-        Err(CallError::UnknownName) => user_function(cx, schema, name, &types),
-        Err(e) => user_function(cx, schema, name, &types).map_err(|_| e),
+        Err(CallError::UnknownName) => {
+            user = true;
+            user_function(cx, schema, name, &types)
+        }
+        Err(e) => {
+            user = true;
+            user_function(cx, schema, name, &types).map_err(|_| e)
+        }
         other => other,
     };
+    if user && resolved.is_ok() {
+        session::user_call(cx);
+    }
     // Note: a call of a type's name with one argument and no such function is a cast
     // (`tsquery('a & b')`), as PostgreSQL's function-style cast.
     if let Err(CallError::UnknownName) = resolved

@@ -41,6 +41,7 @@ pub(crate) fn named_call(
         return Typed::error(range);
     };
     if name != "make_interval" {
+        super::session::user_call(cx);
         return user_named_call(cx, sc, &list.args, schema, name, range);
     }
     let mut out = Typed::known(builtin("interval"), range.clone());

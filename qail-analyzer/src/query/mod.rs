@@ -59,6 +59,9 @@ pub(crate) fn scope_in<'p>(outer: Option<&'p Scope<'p>>) -> Scope<'p> {
 pub(crate) fn statement_in(cx: &mut Ctx, stmt: &Statement, outer: Option<&Scope>) -> Option<Shape> {
     // Note: the queries inside an INSERT, UPDATE, DELETE or MERGE are not its top.
     let dml = !matches!(stmt, Statement::Query(_));
+    // Note: a write can change the session through what it runs and the snapshot does not
+    // show: a column default's nextval (currval, lastval), a trigger, a rule.
+    cx.changes_session |= dml;
     cx.depth += usize::from(dml);
     let out = statement_at(cx, stmt, outer);
     cx.depth -= usize::from(dml);

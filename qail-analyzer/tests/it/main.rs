@@ -15,6 +15,7 @@ mod nested;
 mod nullability;
 mod pull;
 mod server;
+mod session;
 mod support;
 mod system;
 #[path = "../../../qail-schema/tests/it/util.rs"]

@@ -60,6 +60,7 @@ impl Connection {
         sent: &mut (dyn FnMut(&Statement) + Send),
     ) -> Result<Statement, Error> {
         self.ready().await?;
+        self.session_changed |= template.changes_session;
         check_count(template, params.len())?;
         let Some(statement) = self.cache.get_template(template.name) else {
             return Box::pin(self.start_template_slow(template, params, None)).await;

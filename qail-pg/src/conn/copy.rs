@@ -40,6 +40,7 @@ impl Connection {
     /// ```
     pub async fn copy_in(&mut self, sql: &str) -> Result<CopyIn<'_>, Error> {
         super::timeout::timed!(self, self.ready())?;
+        self.session_changed = true;
         Query { sql }
             .encode(self.stream.write_buf())
             .map_err(super::prepare::encode_error)?;
@@ -108,6 +109,7 @@ impl Connection {
 
     async fn start_copy_out(&mut self, sql: &str) -> Result<(), Error> {
         self.ready().await?;
+        self.session_changed = true;
         Query { sql }
             .encode(self.stream.write_buf())
             .map_err(super::prepare::encode_error)?;

@@ -138,6 +138,12 @@ pub struct Connection {
     /// A pooler in transaction mode sits in front of the server: nothing is kept on the
     /// server from one Sync to the next (see [`Pooler`](crate::Pooler)).
     pooled_transactions: bool,
+    /// Whether session state may have changed since the connection was opened or last reset
+    /// (see [`reset`]): set when run-time SQL, or a template marked
+    /// [`changes_session`](crate::Template::changes_session), is sent, or when the server
+    /// reports a setting's new value; cleared when [`Reset::Session`](crate::pool::Reset)'s
+    /// statements are queued.
+    session_changed: bool,
 }
 
 impl fmt::Debug for Connection {
@@ -196,6 +202,7 @@ impl Connection {
             spare_rows: spare_rows::SpareRows::default(),
             spare_results: spare_rows::SpareRows::default(),
             pooled_transactions: false,
+            session_changed: false,
         }
     }
 
@@ -390,6 +397,8 @@ impl Connection {
         match self.stream.decode(message) {
             Ok(Backend::NoticeResponse(notice)) => self.on_notice(&notice),
             Ok(Backend::ParameterStatus(p)) => {
+                // Note: a reported setting changed in a flow, by whatever statement.
+                self.session_changed = true;
                 let (name, value) = (p.name.to_owned(), p.value.to_owned());
                 self.on_parameter_status(name, value)?;
             }

@@ -25,6 +25,8 @@ impl Connection {
     /// The cached statement for `sql`, preparing it on a miss. Evicted statements are
     /// closed with the next message sent.
     pub(crate) async fn prepare_cached(&mut self, sql: &str) -> Result<Statement, Error> {
+        // Note: run-time SQL is not analyzed; the statement prepared may run later.
+        self.session_changed = true;
         if let Some(statement) = self.cache.get(sql) {
             return Ok(statement);
         }
@@ -73,6 +75,7 @@ impl Connection {
         sql: &str,
         types: &[crate::types::Oid],
     ) -> Result<Statement, Error> {
+        self.session_changed = true;
         let buf = self.stream.write_buf();
         let mark = buf.len();
         let encoded = Parse {

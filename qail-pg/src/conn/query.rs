@@ -64,6 +64,7 @@ impl Connection {
         mut rows: Option<&mut Vec<Row>>,
     ) -> Result<u64, Error> {
         self.ready().await?;
+        self.session_changed = true;
         if self.pooled_transactions {
             return self.run_unnamed(sql, params, rows).await;
         }
@@ -161,6 +162,7 @@ impl Connection {
         params: &Params<'_>,
         rows: Option<&mut Vec<Row>>,
     ) -> Result<u64, Error> {
+        self.session_changed = true;
         self.write_bind(statement, params)?;
         self.syncs.sent(1);
         self.stream.flush().await?;

@@ -41,10 +41,20 @@
 //! `server_reset_query`, `DISCARD ALL` by default, is run by pgbouncer itself, and only in
 //! session mode unless `server_reset_query_always` is set).
 //!
-//! No reset is skipped because the previous user "changed nothing": a compiled query can
-//! change session state as well as run-time SQL can (`SELECT set_config(…)`,
-//! `pg_advisory_lock`, `nextval` for `currval`, a function that creates a temporary table),
-//! and the server reports only some settings back, so the driver cannot know.
+//! The session's statements are sent only when the session may have changed since the
+//! connection was opened or last reset (`session_changed`): a connection that ran only
+//! compiled statements the analyzer found free of session effects
+//! ([`Template::changes_session`](crate::Template::changes_session) false: no write, no call
+//! of `set_config`, a session advisory lock function, `nextval`/`setval` or a function that
+//! is not built in) is returned as it is, and the release costs the server nothing. Any
+//! run-time SQL text (a simple query, `query`/`execute` with SQL, `prepare`, COPY, a
+//! pipeline's SQL, `LISTEN` through `batch_execute`), any template built at run time
+//! ([`Template::leak`](crate::Template::leak)) and any marked template sets it, before the
+//! statement is sent; so does a ParameterStatus the server sends during a flow or while the
+//! connection sits idle (a reported setting changed, by whatever statement). Statements run
+//! through [`Transaction`](super::Transaction)'s `BEGIN`/`COMMIT` do not: they are constants
+//! that change nothing beyond the transaction, and the `ROLLBACK` of one left open is sent
+//! whatever the flag says.
 //!
 //! A flow reads through [`Connection::recv`] (or calls [`Connection::ready`] first), never
 //! `stream.next_frame` directly, so the reset's replies are never mistaken for its own.
@@ -94,8 +104,9 @@ impl Connection {
         // Note: behind a pooler in transaction mode the session is not this connection's:
         // each statement would run on whichever server session the pooler picks, and the
         // pooler resets its server sessions itself (pgbouncer's server_reset_query).
-        if reset == Reset::Session && !self.pooled_transactions {
+        if reset == Reset::Session && !self.pooled_transactions && self.session_changed {
             self.queue_reset_query(SESSION_RESET);
+            self.session_changed = false;
         }
         // Note: the ROLLBACK goes out before anything the next user sends.
         self.transaction_status = TransactionStatus::Idle;
@@ -181,6 +192,7 @@ impl Connection {
                     Ok(())
                 }
                 Ok(Backend::ParameterStatus(p)) => {
+                    self.session_changed = true;
                     let (name, value) = (p.name.to_owned(), p.value.to_owned());
                     self.on_parameter_status(name, value)
                 }

@@ -43,7 +43,8 @@ impl Default for Options {
 /// [`Builder::reset`].
 ///
 /// Either way the connection's own client-side state is reset too: its notice handler, its
-/// queue of notifications and its query time-out.
+/// queue of notifications and its query time-out. A connection whose session did not change
+/// and that left no transaction open is returned with nothing sent under either choice.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Reset {
@@ -54,6 +55,20 @@ pub enum Reset {
     /// ALL` without `DEALLOCATE ALL`: prepared statements, the statement cache's and those of
     /// SQL `PREPARE`, are kept. Safe whatever the previous user did. Sent without waiting
     /// for the answer, as one message; the server runs it while the connection sits idle.
+    ///
+    /// Sent only when the session may have changed since the connection was opened or last
+    /// reset; otherwise the release is [`Reset::Transaction`]'s, which sends nothing when no
+    /// transaction is open. The session counts as changed after any SQL text given at run
+    /// time (`query`, `execute`, `batch_execute`, `prepare`, COPY, a pipeline's SQL, a
+    /// [`Template::leak`](crate::Template::leak)), after a compiled statement marked
+    /// [`changes_session`](crate::Template::changes_session), and when the server reports a
+    /// setting's new value. `qail!` marks a write (INSERT, UPDATE, DELETE, MERGE, COPY: a
+    /// column default's `nextval` sets `currval`, and triggers can do anything), a call of
+    /// `set_config`, of a session advisory lock or unlock function (not the `_xact_` ones),
+    /// of `nextval` or `setval`, and a call of any function that is not built into
+    /// PostgreSQL. Not seen: a function called by a view, a row-level security policy, a
+    /// domain's CHECK, or behind an operator or a cast the schema or an extension defines,
+    /// when it changes the session and the server reports nothing.
     #[default]
     Session,
     /// Only the transaction: a transaction left open or failed is rolled back, as a pooler in

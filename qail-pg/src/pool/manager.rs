@@ -256,7 +256,7 @@ impl deadpool::managed::Manager for Manager {
             .is_some_and(|after| since.elapsed() >= after);
         // Note: boxed, as it is rare; inline, its future would make every checkout's larger,
         // and deadpool moves that future several times per checkout.
-        if check && let Err(e) = Box::pin(conn.batch_execute("")).await {
+        if check && let Err(e) = Box::pin(conn.ping()).await {
             entry.broken = true;
             return Err(RecycleError::Backend(e));
         }

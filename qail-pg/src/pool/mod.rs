@@ -10,6 +10,12 @@
 //! registrations, advisory locks, temporary tables and open cursors are reset (`DISCARD ALL`
 //! minus `DEALLOCATE ALL`, so prepared statements stay valid); [`Reset::Transaction`] only
 //! rolls back, for applications that change no session state ([`Builder::reset`]). The
+//! session's part is sent only when the session may have changed since the connection was
+//! opened or last reset: after any run-time SQL, or a compiled statement the analyzer marked
+//! ([`Template::changes_session`](crate::Template::changes_session): a write, a call of
+//! `set_config`, of a session advisory lock function, of `nextval`/`setval`, or of a function
+//! that is not built in); a connection that ran only unmarked compiled statements, and left
+//! no transaction open, is returned with nothing sent. The
 //! reset costs no round trip of its own: it is sent when the connection is returned,
 //! without waiting for the answer, which is read when the connection is next checked out
 //! (or by its next call, if it has not arrived by then). A broken connection is closed; one

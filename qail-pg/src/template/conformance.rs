@@ -193,6 +193,7 @@ mod tests {
             param_oids: &[23],
             encoded: b"",
             source: "",
+            changes_session: false,
         };
         let err = check_bind_prefix(&forged).unwrap_err();
         assert!(err.to_string().contains("Template::encode"), "{err}");

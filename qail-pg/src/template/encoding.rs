@@ -24,6 +24,13 @@ pub struct Template {
     /// and `line!()` name it), named by the errors about it; empty for a template built at
     /// run time.
     pub source: &'static str,
+    /// Whether running the statement may change session state that the pool's
+    /// [`Reset::Session`](crate::pool::Reset::Session) undoes (a setting, a session advisory
+    /// lock, `currval`…): a connection that ran such a statement is reset when it returns to
+    /// the pool, one that ran none is not. `qail!` sets it from the analysis (see
+    /// `qail_analyzer::Analysis::changes_session`); [`Template::leak`] sets it, since its SQL
+    /// was not analyzed.
+    pub changes_session: bool,
 }
 
 /// A result column as the snapshot describes it, checked against the server's RowDescription
@@ -62,6 +69,7 @@ impl Template {
         param_oids: &[],
         encoded: &[],
         source: "",
+        changes_session: false,
     };
 
     /// Encodes a statement: its name, and the bytes of [`Template::encoded`] for `sql` with
@@ -98,7 +106,9 @@ impl Template {
     }
 
     /// A template built at run time, for statements built once per process: its name, OIDs
-    /// and bytes are leaked so it can be `'static` like the ones `qail!` emits.
+    /// and bytes are leaked so it can be `'static` like the ones `qail!` emits. Its SQL was
+    /// not analyzed, so it counts as changing the session
+    /// ([`changes_session`](Self::changes_session)).
     pub fn leak(
         sql: &str,
         param_oids: &[Oid],
@@ -114,12 +124,25 @@ impl Template {
         columns: &[(&str, Oid, &str)],
         source: &'static str,
     ) -> Result<&'static Template, EncodeError> {
+        Template::leak_analyzed(sql, param_oids, columns, source, true)
+    }
+
+    /// [`Template::leak_at`] for SQL analyzed at compile time, whose analysis said whether
+    /// it changes the session.
+    pub(crate) fn leak_analyzed(
+        sql: &str,
+        param_oids: &[Oid],
+        columns: &[(&str, Oid, &str)],
+        source: &'static str,
+        changes_session: bool,
+    ) -> Result<&'static Template, EncodeError> {
         let encoded = Template::encode(sql, param_oids, columns)?;
         Ok(Box::leak(Box::new(Template {
             name: Box::leak(encoded.name.into_boxed_str()),
             param_oids: Box::leak(param_oids.to_vec().into_boxed_slice()),
             encoded: Box::leak(encoded.bytes.into_boxed_slice()),
             source,
+            changes_session,
         })))
     }
 
@@ -365,6 +388,7 @@ mod tests {
                 param_oids: &[],
                 encoded,
                 source: "",
+                changes_session: false,
             };
             assert!(t.bind_prefix().is_empty() || t.parse().is_empty());
             assert_eq!(t.sql(), "");

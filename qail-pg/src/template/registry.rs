@@ -194,6 +194,8 @@ fn decode_one(body: &'static [u8]) -> Option<Compiled> {
             param_oids: Box::leak(param_oids.into_boxed_slice()),
             encoded,
             source,
+            // Note: the registry's templates are only described, never run.
+            changes_session: true,
         })),
         not_null: Box::leak(not_null.into_boxed_slice()),
     })

@@ -44,6 +44,9 @@ pub struct Variants {
     pub cache: Cache,
     /// Where the query is written, `file:line` ([`Template::source`]).
     pub source: &'static str,
+    /// Whether some combination may change session state
+    /// ([`Template::changes_session`]), for every template built.
+    pub changes_session: bool,
 }
 
 /// The templates of a [`Variants`] built so far, by combination key; a `static` can hold it
@@ -76,9 +79,14 @@ impl Variants {
         match cache.binary_search_by_key(&key, |(k, _)| *k) {
             Ok(i) => cache[i].1,
             Err(i) => {
-                let template =
-                    Template::leak_at(&self.sql(key), self.param_oids, self.columns, self.source)
-                        .expect("the pieces were encoded as one statement at compile time");
+                let template = Template::leak_analyzed(
+                    &self.sql(key),
+                    self.param_oids,
+                    self.columns,
+                    self.source,
+                    self.changes_session,
+                )
+                .expect("the pieces were encoded as one statement at compile time");
                 cache.insert(i, (key, template));
                 template
             }
@@ -142,6 +150,7 @@ mod tests {
         columns: &[("id", 23, "int4")],
         cache: Cache::new(),
         source: "src/t.rs:1",
+        changes_session: false,
     };
 
     #[test]

@@ -171,7 +171,11 @@ fn attempt<'a>(
                 None => e,
             })?;
         Ok(match session_is(&mut conn, wanted).await? {
-            None => Ok(conn),
+            None => {
+                // Note: the session check's statements only read; the session is as new.
+                conn.session_changed = false;
+                Ok(conn)
+            }
             Some(is) => {
                 conn.close().await;
                 Err(is)

@@ -375,10 +375,12 @@ impl Connection {
         run.next_index += 1;
         let bound = match job.source() {
             Source::Statement(statement) => {
+                self.session_changed = true;
                 slot.statement = run.intern(statement);
                 self.encode_bind(statement.name(), statement.params(), job)
             }
             Source::Template(template) => {
+                self.session_changed |= template.changes_session;
                 match self.encode_template(template, job, run, &mut slot) {
                     Ok(Encoded::Describing) => {
                         // Note: in either mode the Parse + Describe wait for a Sync; should
