@@ -1,21 +1,9 @@
 //! Record-valued columns: the fields and nullability the analyzer knows inside `ROW(…)`,
 //! whole-row references, composite types and the arrays built from them.
 
-use qail_analyzer::{Analysis, Shape, render};
+use qail_analyzer::{Analysis, Shape};
 
-use crate::support::{snapshot, type_str};
-
-fn analyze(sql: &str) -> Analysis {
-    qail_analyzer::analyze(sql, snapshot()).unwrap_or_else(|d| {
-        panic!(
-            "{}",
-            d.iter()
-                .map(|d| render(sql, d))
-                .collect::<Vec<_>>()
-                .join("\n")
-        )
-    })
-}
+use crate::support::{analyze, type_str};
 
 /// A shape written compactly: `[{id uuid, code varchar?}]?` — `[…]` an array, `?` after `]`
 /// nullable elements, `?` after a type a nullable field.

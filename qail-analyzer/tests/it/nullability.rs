@@ -1,21 +1,9 @@
 //! Nullability cases other checkers are known to get wrong, with the reasons the analyzer
 //! gives (they end up in the compile error when a user asks for a non-null column).
 
-use qail_analyzer::{Analysis, ColumnSource, render};
+use qail_analyzer::{Analysis, ColumnSource};
 
-use crate::support::snapshot;
-
-fn analyze(sql: &str) -> Analysis {
-    qail_analyzer::analyze(sql, snapshot()).unwrap_or_else(|d| {
-        panic!(
-            "{}",
-            d.iter()
-                .map(|d| render(sql, d))
-                .collect::<Vec<_>>()
-                .join("\n")
-        )
-    })
-}
+use crate::support::analyze;
 
 /// (name, nullable) per column.
 fn shape(a: &Analysis) -> Vec<(&str, bool)> {

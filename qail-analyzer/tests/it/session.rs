@@ -1,22 +1,10 @@
 //! Which statements may change session state (`Analysis::changes_session`), the mark a pool
 //! reads to skip the session reset of a connection that ran none.
 
-use qail_analyzer::render;
-
-use crate::support::snapshot;
+use crate::support::analyze;
 
 fn changes_session(sql: &str) -> bool {
-    qail_analyzer::analyze(sql, snapshot())
-        .unwrap_or_else(|d| {
-            panic!(
-                "{}",
-                d.iter()
-                    .map(|d| render(sql, d))
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            )
-        })
-        .changes_session
+    analyze(sql).changes_session
 }
 
 #[test]

@@ -7,6 +7,7 @@
 
 use std::sync::OnceLock;
 
+use qail_analyzer::{Analysis, render};
 use qail_schema::Snapshot;
 use qail_schema::snapshot::TypeRef;
 
@@ -15,6 +16,19 @@ pub(crate) fn snapshot() -> &'static Snapshot {
     SNAP.get_or_init(|| {
         let text = include_str!("../fixtures/app.schema.json");
         serde_json::from_str(text).expect("the fixture snapshot parses")
+    })
+}
+
+/// `sql` analyzed against the fixture snapshot; a diagnostic fails the test, rendered.
+pub(crate) fn analyze(sql: &str) -> Analysis {
+    qail_analyzer::analyze(sql, snapshot()).unwrap_or_else(|d| {
+        panic!(
+            "{}",
+            d.iter()
+                .map(|d| render(sql, d))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
     })
 }
 

@@ -222,6 +222,18 @@ async fn oid_of(admin: &mut Connection, db: &str) -> Option<i64> {
         .map(|r| r.get(0))
 }
 
+/// The oid of the database `conn` is on: the same oid after a test means the same database,
+/// recycled; a new one, a new clone.
+async fn database_oid(conn: &mut Connection) -> i64 {
+    conn.query_one(
+        "SELECT oid::bigint FROM pg_database WHERE datname = current_database()",
+        &[],
+    )
+    .await
+    .expect("the oid")
+    .get(0)
+}
+
 /// Runs one passing test whose body is `sql` (statements on its database) and returns its
 /// database's name and oid, after the dropper is done with it.
 fn run_sql(krate: &Crate, name: &'static str, sql: &'static str) -> (String, i64) {
@@ -235,15 +247,7 @@ fn run_sql(krate: &Crate, name: &'static str, sql: &'static str) -> (String, i64
         },
         move |db| async move {
             let mut conn = Connection::connect(db.url()).await.expect("connects");
-            let oid: i64 = conn
-                .query_one(
-                    "SELECT oid::bigint FROM pg_database WHERE datname = current_database()",
-                    &[],
-                )
-                .await
-                .expect("the oid")
-                .get(0);
-            *into.lock().unwrap() = (db.name().to_owned(), oid);
+            *into.lock().unwrap() = (db.name().to_owned(), database_oid(&mut conn).await);
             conn.batch_execute(sql)
                 .await
                 .expect("the test's statements");
@@ -292,15 +296,7 @@ fn a_passed_database_is_recycled_and_the_next_test_sees_a_fresh_one() {
                 let mut conn = Connection::connect(db.url()).await.expect("connects");
                 let row = conn.query_one(STATE, &[]).await.expect("the state");
                 seen.lock().unwrap().push(row.get::<String>(0));
-                let oid: i64 = conn
-                    .query_one(
-                        "SELECT oid::bigint FROM pg_database WHERE datname = current_database()",
-                        &[],
-                    )
-                    .await
-                    .expect("the oid")
-                    .get(0);
-                *into.lock().unwrap() = (db.name().to_owned(), oid);
+                *into.lock().unwrap() = (db.name().to_owned(), database_oid(&mut conn).await);
                 conn.batch_execute(
                     "INSERT INTO t (name) SELECT 'x' FROM generate_series(1, 5);
                      INSERT INTO child (t) SELECT id FROM t;
