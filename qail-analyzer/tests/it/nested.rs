@@ -1,7 +1,7 @@
 //! Record-valued columns: the fields and nullability the analyzer knows inside `ROW(…)`,
 //! whole-row references, composite types and the arrays built from them.
 
-use qail_analyzer::{Analysis, Shape};
+use qail_analyzer::Shape;
 
 use crate::support::{analyze, type_str};
 
