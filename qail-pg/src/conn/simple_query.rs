@@ -13,18 +13,18 @@ impl Connection {
     /// Statements run in order and stop at the first error, which is returned. Without an
     /// explicit transaction each statement commits on its own.
     pub async fn batch_execute(&mut self, sql: &str) -> Result<(), Error> {
-        super::timeout::timed!(self, self.batch_execute_untimed(sql, true))
+        self.session_changed = true;
+        super::timeout::timed!(self, self.batch_execute_untimed(sql))
     }
 
     /// An empty query: one round trip that says whether the session answers, and changes
     /// nothing in it.
     pub(crate) async fn ping(&mut self) -> Result<(), Error> {
-        super::timeout::timed!(self, self.batch_execute_untimed("", false))
+        super::timeout::timed!(self, self.batch_execute_untimed(""))
     }
 
-    async fn batch_execute_untimed(&mut self, sql: &str, run_time_sql: bool) -> Result<(), Error> {
+    async fn batch_execute_untimed(&mut self, sql: &str) -> Result<(), Error> {
         self.ready().await?;
-        self.session_changed |= run_time_sql;
         Query { sql }
             .encode(self.stream.write_buf())
             .map_err(encode_error)?;
