@@ -235,10 +235,18 @@ async fn database_oid(conn: &mut Connection) -> i64 {
 }
 
 /// Runs one passing test whose body is `sql` (statements on its database) and returns its
-/// database's name and oid, after the dropper is done with it.
-fn run_sql(krate: &Crate, name: &'static str, sql: &'static str) -> (String, i64) {
-    let seen = Arc::new(Mutex::new((String::new(), 0)));
-    let into = Arc::clone(&seen);
+/// database's name and oid, after the dropper is done with it. With `seen`, the test first
+/// records there what it found on arrival ([`STATE`]).
+fn run_sql(
+    krate: &Crate,
+    name: &'static str,
+    sql: impl Into<String>,
+    seen: Option<&Arc<Mutex<Vec<String>>>>,
+) -> (String, i64) {
+    let sql = sql.into();
+    let seen = seen.map(Arc::clone);
+    let db = Arc::new(Mutex::new((String::new(), 0)));
+    let into = Arc::clone(&db);
     test_db::run(
         Args {
             manifest_dir: krate.dir,
@@ -247,15 +255,19 @@ fn run_sql(krate: &Crate, name: &'static str, sql: &'static str) -> (String, i64
         },
         move |db| async move {
             let mut conn = Connection::connect(db.url()).await.expect("connects");
+            if let Some(seen) = seen {
+                let row = conn.query_one(STATE, &[]).await.expect("the state");
+                seen.lock().unwrap().push(row.get::<String>(0));
+            }
             *into.lock().unwrap() = (db.name().to_owned(), database_oid(&mut conn).await);
-            conn.batch_execute(sql)
+            conn.batch_execute(&sql)
                 .await
                 .expect("the test's statements");
             conn.close().await;
         },
     );
     test_db::wait_for_drops();
-    seen.lock().unwrap().clone()
+    db.lock().unwrap().clone()
 }
 
 /// What a test sees of its database: rows, sequences and the catalogs' size.
@@ -281,44 +293,23 @@ fn a_passed_database_is_recycled_and_the_next_test_sees_a_fresh_one() {
     let krate = Crate::new("recycled", SCHEMA);
     let state = Arc::new(Mutex::new(Vec::new()));
     // Each test records what it saw on arrival, then writes rows and moves sequences.
-    let mut dbs = Vec::new();
-    for name in ["passes_first", "passes_second", "passes_third"] {
-        let seen = Arc::clone(&state);
-        let db = Arc::new(Mutex::new((String::new(), 0i64)));
-        let into = Arc::clone(&db);
-        test_db::run(
-            Args {
-                manifest_dir: krate.dir,
-                fixtures: &[],
-                name,
-            },
-            move |db| async move {
-                let mut conn = Connection::connect(db.url()).await.expect("connects");
-                let row = conn.query_one(STATE, &[]).await.expect("the state");
-                seen.lock().unwrap().push(row.get::<String>(0));
-                *into.lock().unwrap() = (db.name().to_owned(), database_oid(&mut conn).await);
-                conn.batch_execute(
-                    "INSERT INTO t (name) SELECT 'x' FROM generate_series(1, 5);
-                     INSERT INTO child (t) SELECT id FROM t;
-                     SELECT nextval('s'), nextval('s');
-                     SELECT setval('seeded_n_seq', 40);
-                     CREATE TEMP TABLE scratch (a int);
-                     DELETE FROM t WHERE id = 5 AND false;",
-                )
-                .await
-                .expect("the test's statements");
-                // Note: a table with a trigger is truncated, the others deleted from.
-                if name == "passes_second" {
-                    conn.batch_execute("INSERT INTO audited (a) VALUES (1), (2)")
-                        .await
-                        .expect("audited");
-                }
-                conn.close().await;
-            },
-        );
-        test_db::wait_for_drops();
-        dbs.push(db.lock().unwrap().clone());
-    }
+    let writes = "INSERT INTO t (name) SELECT 'x' FROM generate_series(1, 5);
+         INSERT INTO child (t) SELECT id FROM t;
+         SELECT nextval('s'), nextval('s');
+         SELECT setval('seeded_n_seq', 40);
+         CREATE TEMP TABLE scratch (a int);
+         DELETE FROM t WHERE id = 5 AND false;";
+    // Note: a table with a trigger is truncated, the others deleted from.
+    let dbs = [
+        run_sql(&krate, "passes_first", writes, Some(&state)),
+        run_sql(
+            &krate,
+            "passes_second",
+            format!("{writes} INSERT INTO audited (a) VALUES (1), (2);"),
+            Some(&state),
+        ),
+        run_sql(&krate, "passes_third", writes, Some(&state)),
+    ];
     block_on(async {
         let mut admin = admin().await;
         let free = krate.free(&mut admin).await;
@@ -393,7 +384,7 @@ fn a_database_whose_schema_or_seed_changed_is_dropped_not_recycled() {
     ];
     let mut seen = Vec::new();
     for (name, sql) in changes {
-        let (db, oid) = run_sql(&krate, name, sql);
+        let (db, oid) = run_sql(&krate, name, sql, None);
         let (free, exists_now) = block_on(async {
             let mut admin = admin().await;
             let free = krate.free(&mut admin).await;
@@ -408,6 +399,7 @@ fn a_database_whose_schema_or_seed_changed_is_dropped_not_recycled() {
         &krate,
         "passes_inserting",
         "INSERT INTO t (name) VALUES ('x')",
+        None,
     );
     block_on(async {
         let mut admin = admin().await;
@@ -431,7 +423,7 @@ fn a_database_whose_schema_or_seed_changed_is_dropped_not_recycled() {
 fn concurrent_tests_never_share_a_database() {
     let krate = Crate::new("concurrent", SCHEMA);
     // The template, then three free databases made from it.
-    run_sql(&krate, "passes_building", "SELECT 1");
+    run_sql(&krate, "passes_building", "SELECT 1", None);
     let made = block_on(async {
         let mut admin = admin().await;
         for db in krate.free(&mut admin).await {

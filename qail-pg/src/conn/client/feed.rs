@@ -115,6 +115,8 @@ struct Current {
     queries: QueriesIter,
     statements: std::vec::IntoIter<Statement>,
     within: usize,
+    /// How many queries the request has.
+    len: usize,
 }
 
 /// The requests of a client's queue as the engine takes them.
@@ -183,6 +185,7 @@ impl Feeder<'_> {
                 }
             }
             let Request { queries, reply } = request;
+            let len = queries.as_slice().len();
             let mut routes = lock(self.routes);
             routes.replies.push_back(reply);
             routes.started += 1;
@@ -191,6 +194,7 @@ impl Feeder<'_> {
                 queries: queries.into_iter(),
                 statements: statements.into_iter(),
                 within: 0,
+                len,
             });
             return true;
         }
@@ -211,7 +215,7 @@ impl Feed for Feeder<'_> {
                              queries, in order",
                         )),
                     };
-                    let last = current.queries.len() == 0;
+                    let last = current.within + 1 == current.len;
                     let mut routes = lock(self.routes);
                     let request = routes.started - 1;
                     routes.queries.push_back(Route {

@@ -53,37 +53,18 @@ impl IntoIterator for Queries {
     type Item = Query;
     type IntoIter = QueriesIter;
     fn into_iter(self) -> QueriesIter {
-        match self {
-            Queries::One(query) => QueriesIter::One(Some(query)),
-            Queries::Many(queries) => QueriesIter::Many(queries.into_iter()),
-        }
+        // Note: an empty `Vec` does not allocate, so a request of one query stays in place.
+        let (one, many) = match self {
+            Queries::One(query) => (Some(query), Vec::new()),
+            Queries::Many(queries) => (None, queries),
+        };
+        one.into_iter().chain(many)
     }
 }
 
 /// The queries of a request, by value.
-pub(crate) enum QueriesIter {
-    One(Option<Query>),
-    Many(std::vec::IntoIter<Query>),
-}
-
-impl Iterator for QueriesIter {
-    type Item = Query;
-    fn next(&mut self) -> Option<Query> {
-        match self {
-            QueriesIter::One(query) => query.take(),
-            QueriesIter::Many(queries) => queries.next(),
-        }
-    }
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let len = match self {
-            QueriesIter::One(query) => usize::from(query.is_some()),
-            QueriesIter::Many(queries) => queries.len(),
-        };
-        (len, Some(len))
-    }
-}
-
-impl ExactSizeIterator for QueriesIter {}
+pub(crate) type QueriesIter =
+    std::iter::Chain<std::option::IntoIter<Query>, std::vec::IntoIter<Query>>;
 
 /// One query of a request, its parameters encoded by the caller.
 pub(crate) struct Query {
