@@ -11,7 +11,7 @@
 //! ```text
 //! web-bench [--ferry] [--rounds 3] [--warmup 2] [--duration 10] [--concurrency 16,256]
 //!           [--tests json,db,queries,fortunes,updates] [--drivers NAME,…]
-//!           [--shared 4] [--exclusive 16] [--url URL] [--out FILE]
+//!           [--shared CORES] [--exclusive 16] [--url URL] [--out FILE]
 //! ```
 
 mod load;
@@ -27,9 +27,9 @@ use load::{Proc, Sample};
 
 const USAGE: &str = "web-bench [--ferry] [--rounds 3] [--warmup 2] [--duration 10] [--concurrency 16,256]
           [--tests json,db,queries,fortunes,updates] [--drivers qail-pool,qail-clients,tokio-postgres,sqlx,xitca-postgres]
-          [--shared 4] [--exclusive 16] [--url postgres://postgres@127.0.0.1:5432] [--out FILE]
+          [--shared CORES] [--exclusive 16] [--url postgres://postgres@127.0.0.1:5432] [--out FILE]
 Seconds for --warmup and --duration; --shared and --exclusive are the connections of the
-servers on shared clients and on exclusive pools. --ferry loads the ferry page's endpoints
+servers on shared clients (by default one per core) and on exclusive pools. --ferry loads the ferry page's endpoints
 (drivers qail-prepared,qail-uncached,rest-expand,rest-naive,graphql-loader,graphql-naive)
 instead of the four tests; give it before --drivers.";
 
@@ -170,7 +170,10 @@ fn options() -> Result<Options, Error> {
         concurrency: vec![16, 256],
         tests: TESTS.to_vec(),
         drivers: DRIVERS.to_vec(),
-        shared: 4,
+        // One shared connection per core: with more, each connection carries fewer queries
+        // per write and more backends compete for the cores (every shared driver's CPU per
+        // request was lower with 2 than with 4 on the 2-core machine; bench/README.md).
+        shared: std::thread::available_parallelism().map_or(2, usize::from),
         exclusive: 16,
         url: std::env::var("DATABASE_URL")
             .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into()),
