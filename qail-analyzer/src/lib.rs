@@ -100,9 +100,12 @@ pub struct Analysis {
     /// default's `nextval` sets `currval` and `lastval`, and triggers and rules, which the
     /// snapshot does not list, run any function), a call of a built-in with session effects
     /// (`set_config`, the session advisory lock functions, `nextval`, `setval`…) and a call
-    /// of any function that is not built in (its body is not known). Not seen: functions a
-    /// view's definition, a row-level security policy or a domain's CHECK calls, and those
-    /// behind an operator or a cast the snapshot's schema or extensions define.
+    /// of any function that is not built in (its body is not known), and a read of a view or
+    /// table the snapshot marks ([`Relation::changes_session`]: its query or row-level
+    /// security policy calls such a function). Not seen: functions a domain's CHECK calls, and
+    /// those behind an operator or a cast the snapshot's schema or extensions define.
+    ///
+    /// [`Relation::changes_session`]: qail_schema::snapshot::Relation::changes_session
     pub changes_session: bool,
 }
 

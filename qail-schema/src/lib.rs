@@ -36,6 +36,7 @@ pub mod ddl;
 pub mod diff;
 pub mod introspect;
 pub mod script;
+pub mod session;
 pub mod snapshot;
 
 pub use snapshot::Snapshot;

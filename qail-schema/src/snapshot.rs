@@ -267,6 +267,13 @@ pub struct Relation {
     /// Foreign keys, sorted by constraint name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub foreign_keys: Vec<ForeignKey>,
+    /// Whether reading it may change session state: a view whose query, or a table whose row
+    /// security policy, calls a function that is not built in or one of
+    /// [`SESSION_FUNCTIONS`](crate::session::SESSION_FUNCTIONS), itself or through another
+    /// such view. A statement that reads it is marked as one a pool must reset the session
+    /// after.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub changes_session: bool,
 }
 
 /// A column of a relation.

@@ -413,6 +413,7 @@ pub(crate) fn table(
         );
         return None;
     };
+    crate::call::session::relation_read(cx, found);
     let cols = table_columns(found, cx.snap);
     let mut rel = Rel::new(tname.clone(), Some(found.schema.clone()), tname, cols);
     rel.system = found.kind == RelationKind::Table;

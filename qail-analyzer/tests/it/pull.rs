@@ -153,3 +153,101 @@ async fn extension_functions_are_pulled_with_their_signatures() {
     let want: Vec<Option<u32>> = server.params().iter().copied().map(Some).collect();
     assert_eq!(params, want);
 }
+
+/// The schema of the session-marking tests: views and a policy that call a function with a
+/// session effect, directly or through another view, and ones that do not.
+const SESSION_SCHEMA: &str = "
+    CREATE TABLE ports (id int PRIMARY KEY, name text NOT NULL, owner text);
+    CREATE FUNCTION tag(text) RETURNS text LANGUAGE plpgsql AS
+        $$ BEGIN PERFORM set_config('app.last', $1, false); RETURN $1; END $$;
+    CREATE VIEW plain_ports AS SELECT id, upper(name) AS loud, now() AS at FROM ports;
+    CREATE VIEW tagged_ports AS SELECT id, tag(name) AS name FROM ports;
+    CREATE VIEW configured_ports AS SELECT id, set_config('app.x', name, false) AS x FROM ports;
+    CREATE VIEW locked_ports AS SELECT id FROM ports WHERE pg_try_advisory_lock(id);
+    CREATE VIEW over_tagged AS SELECT t.id FROM tagged_ports t JOIN plain_ports p USING (id);
+    CREATE VIEW over_plain AS SELECT id FROM plain_ports;
+    CREATE TABLE owned (id int PRIMARY KEY, owner text);
+    ALTER TABLE owned ENABLE ROW LEVEL SECURITY;
+    CREATE POLICY mine ON owned USING (owner = tag(current_user::text));
+    CREATE VIEW over_owned AS SELECT id FROM owned;";
+
+/// Which relations a snapshot marks, and which of the statements reading them the analyzer
+/// marks as changing the session.
+fn session_marks(snap: &qail_schema::snapshot::Snapshot) -> (Vec<String>, Vec<(String, bool)>) {
+    let mut marked: Vec<String> = snap
+        .relations
+        .iter()
+        .filter(|r| r.changes_session)
+        .map(|r| r.name.clone())
+        .collect();
+    marked.sort();
+    let statements = [
+        "SELECT id, name FROM ports",
+        "SELECT loud FROM plain_ports",
+        "SELECT id FROM over_plain",
+        "SELECT name FROM tagged_ports WHERE id = $1",
+        "SELECT p.id FROM ports p LEFT JOIN over_tagged o ON o.id = p.id",
+        "SELECT x FROM configured_ports",
+        "SELECT id FROM locked_ports",
+    ]
+    .iter()
+    .map(|sql| {
+        let a = qail_analyzer::analyze(sql, snap).expect(sql);
+        ((*sql).to_owned(), a.changes_session)
+    })
+    .collect();
+    (marked, statements)
+}
+
+#[tokio::test]
+async fn views_and_policies_that_call_session_functions_mark_the_statements_reading_them() {
+    let db = "qail_pull_session";
+    let mut conn = util::scratch_db(db).await;
+    conn.batch_execute(SESSION_SCHEMA).await.expect("setup");
+    let snap = qail_schema::introspect::pull(&mut conn, &[])
+        .await
+        .expect("pull");
+    drop(conn);
+    util::drop_db(db).await;
+
+    let (marked, statements) = session_marks(&snap);
+    assert_eq!(
+        marked,
+        [
+            "configured_ports",
+            "locked_ports",
+            "over_owned",
+            "over_tagged",
+            "owned",
+            "tagged_ports"
+        ],
+        "a view calling a user function or a session built-in, a table whose policy does, \
+         and the views over them"
+    );
+    let expected = [false, false, false, true, true, true, true];
+    for ((sql, got), want) in statements.iter().zip(expected) {
+        assert_eq!(*got, want, "{sql}");
+    }
+    assert!(
+        qail_analyzer::analyze("SELECT id FROM owned", &snap)
+            .expect("owned")
+            .changes_session,
+        "a table whose policy calls a user function"
+    );
+
+    // The same schema built from its DDL: views are typed by the analyzer, which marks them
+    // alike (policies are not followed there).
+    let (built, _) =
+        qail_analyzer::import_ddl(&[("schema.sql".to_owned(), SESSION_SCHEMA.to_owned())]);
+    let (marked, statements_built) = session_marks(&built);
+    assert_eq!(
+        marked,
+        [
+            "configured_ports",
+            "locked_ports",
+            "over_tagged",
+            "tagged_ports"
+        ]
+    );
+    assert_eq!(statements_built, statements);
+}

@@ -66,9 +66,10 @@ pub enum Reset {
     /// column default's `nextval` sets `currval`, and triggers can do anything), a call of
     /// `set_config`, of a session advisory lock or unlock function (not the `_xact_` ones),
     /// of `nextval` or `setval`, and a call of any function that is not built into
-    /// PostgreSQL. Not seen: a function called by a view, a row-level security policy, a
-    /// domain's CHECK, or behind an operator or a cast the schema or an extension defines,
-    /// when it changes the session and the server reports nothing.
+    /// PostgreSQL, also when a view read or a table's row-level security policy calls it (the
+    /// snapshot records those views and tables). Not seen: a function a domain's CHECK calls,
+    /// or behind an operator or a cast the schema or an extension defines, when it changes
+    /// the session and the server reports nothing.
     #[default]
     Session,
     /// Only the transaction: a transaction left open or failed is rolled back, as a pooler in

@@ -57,6 +57,7 @@ fn relation(r: &qail_catalog::Relation, target: Versions) -> Relation {
         primary_key: Vec::new(),
         unique: Vec::new(),
         foreign_keys: Vec::new(),
+        changes_session: false,
     }
 }
 

@@ -119,8 +119,19 @@ pub fn from_sql(files: &[(String, String)]) -> (Snapshot, Vec<DdlWarning>) {
 }
 
 /// Types a view's query (its `SELECT` as text) against the snapshot as it stands when the view
-/// is created: the view's columns in order, or why they cannot be known.
-pub type ViewTyper<'a> = dyn FnMut(&Snapshot, &str) -> Result<Vec<Field>, String> + 'a;
+/// is created: the view's columns in order and whether reading it may change session state,
+/// or why they cannot be known.
+pub type ViewTyper<'a> = dyn FnMut(&Snapshot, &str) -> Result<TypedView, String> + 'a;
+
+/// What a [`ViewTyper`] knows of a view's query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypedView {
+    /// The view's columns, in order.
+    pub columns: Vec<Field>,
+    /// Whether the query may change session state
+    /// ([`Relation::changes_session`](crate::snapshot::Relation::changes_session)).
+    pub changes_session: bool,
+}
 
 /// [`from_sql`], with each view's and materialized view's columns from `typer` (qail-analyzer
 /// provides one: this crate sits below the analyzer). The snapshot handed to `typer` has the
@@ -251,8 +262,11 @@ impl Importer {
         let saved = std::mem::replace(&mut self.snap.search_path, self.path.clone());
         let typed = typer(&self.snap, &view.query);
         self.snap.search_path = saved;
-        let mut fields = match typed {
-            Ok(fields) => fields,
+        let TypedView {
+            columns: mut fields,
+            changes_session,
+        } = match typed {
+            Ok(typed) => typed,
             Err(e) => {
                 self.warn(format!(
                     "{what} {schema}.{name}: its query cannot be typed ({e}); it is recorded \
@@ -268,6 +282,7 @@ impl Importer {
         let Some(i) = self.relation_index(Some(&schema), &name) else {
             return;
         };
+        self.snap.relations[i].changes_session = changes_session;
         self.snap.relations[i].columns = fields
             .into_iter()
             .map(|f| crate::snapshot::Column {

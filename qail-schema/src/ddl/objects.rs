@@ -141,6 +141,7 @@ impl Importer {
             primary_key: Vec::new(),
             unique: Vec::new(),
             foreign_keys: Vec::new(),
+            changes_session: false,
         });
         Ok(Some((schema, name)))
     }

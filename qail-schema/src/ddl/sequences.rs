@@ -171,5 +171,6 @@ fn sequence(schema: String, name: String) -> Relation {
         primary_key: Vec::new(),
         unique: Vec::new(),
         foreign_keys: Vec::new(),
+        changes_session: false,
     }
 }

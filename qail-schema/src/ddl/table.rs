@@ -122,6 +122,7 @@ impl Importer {
             primary_key: p.primary_key.clone(),
             unique: p.unique.clone(),
             foreign_keys: p.foreign_keys.clone(),
+            changes_session: false,
         };
         self.snap.relations.push(rel);
         Ok(())
@@ -329,6 +330,7 @@ pub(crate) fn empty_relation(schema: String, name: String, kind: RelationKind) -
         primary_key: Vec::new(),
         unique: Vec::new(),
         foreign_keys: Vec::new(),
+        changes_session: false,
     }
 }
 

@@ -144,6 +144,31 @@ SELECT ((SELECT coalesce(json_agg(json_build_array(sel.nspname, c.relname, r.rul
         ),
     ),
     (
+        "session_trees",
+        concat!(
+            sel!(),
+            rels!(),
+            r"
+, trees AS (
+    SELECT w.ev_class AS rel, w.ev_action::text AS tree
+    FROM pg_rewrite w JOIN rels r ON r.oid = w.ev_class
+    WHERE w.rulename = '_RETURN'
+    UNION ALL
+    SELECT p.polrelid, concat(p.polqual::text, ' ', p.polwithcheck::text)
+    FROM pg_policy p JOIN rels r ON r.oid = p.polrelid
+)
+-- Per view and per policy: the functions its tree calls (oid, name) and the relations it
+-- reads, from the node tree's text (`:funcid`, `:opfuncid`, `:aggfnoid`, `:winfnoid`, `:relid`).
+SELECT ((SELECT coalesce(json_agg(json_build_array(t.rel,
+                  (SELECT coalesce(json_agg(DISTINCT jsonb_build_array(f.oid, f.proname)), '[]')
+                     FROM regexp_matches(t.tree, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\d+)', 'g') AS m
+                     JOIN pg_proc f ON f.oid = m[1]::oid),
+                  (SELECT coalesce(json_agg(DISTINCT m[1]::oid), '[]')
+                     FROM regexp_matches(t.tree, ':relid (\d+)', 'g') AS m))), '[]')
+                FROM trees t))::text"
+        ),
+    ),
+    (
         "user_types",
         concat!(
             sel!(),

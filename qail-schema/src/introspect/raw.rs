@@ -52,6 +52,8 @@ struct Catalog {
     indexes: Vec<(String, String, String)>,
     /// `schema, table, rule, ev_type, is_instead, conditional, ev_action`.
     rules: Vec<(String, String, String, String, bool, bool, String)>,
+    #[serde(default)]
+    session_trees: Vec<SessionTree>,
     user_types: Vec<RawUserType>,
     functions: Vec<RawFunction>,
     extensions: Vec<(String, String, String)>,
@@ -62,6 +64,11 @@ struct Catalog {
     #[serde(default)]
     casts: Vec<(Oid, Oid, String)>,
 }
+
+/// A view's query or a row security policy: `relation, [[function oid, name]], [relation]`
+/// (the functions its node tree calls and the relations it reads).
+#[derive(Deserialize)]
+struct SessionTree(Oid, Vec<(Oid, String)>, Vec<Oid>);
 
 /// `schema, typname, oid, typarray, typcategory, typispreferred, extension`.
 #[derive(Deserialize)]
@@ -190,6 +197,11 @@ pub(crate) fn build(json: &str) -> Result<Snapshot, String> {
             rel.unique.push(cols);
         }
     }
+    for oid in session_relations(&cat.session_trees) {
+        if let Some(rel) = rels.get_mut(&oid) {
+            rel.changes_session = true;
+        }
+    }
     snap.relations = rels.into_values().collect();
     // Note: PostgreSQL 15 added CMD_MERGE before CMD_UTILITY and CMD_NOTHING.
     let major: u32 = snap
@@ -281,6 +293,38 @@ pub(crate) fn build(json: &str) -> Result<Snapshot, String> {
     Ok(snap)
 }
 
+/// The first OID of objects made after `initdb`: functions below it are built in.
+const FIRST_NORMAL_OID: u32 = 16384;
+
+/// The relations reading which may change session state: a view or policy calling a function
+/// that is not built in or one of [`SESSION_FUNCTIONS`](crate::session::SESSION_FUNCTIONS),
+/// and a view or policy reading such a relation, to the fixed point.
+fn session_relations(trees: &[SessionTree]) -> Vec<u32> {
+    let mut marked: Vec<u32> = trees
+        .iter()
+        .filter(|SessionTree(_, calls, _)| {
+            calls.iter().any(|(f, name)| {
+                f.0 >= FIRST_NORMAL_OID
+                    || crate::session::SESSION_FUNCTIONS.contains(&name.as_str())
+            })
+        })
+        .map(|tree| tree.0.0)
+        .collect();
+    loop {
+        let more: Vec<u32> = trees
+            .iter()
+            .filter(|SessionTree(rel, _, reads)| {
+                !marked.contains(&rel.0) && reads.iter().any(|r| marked.contains(&r.0))
+            })
+            .map(|tree| tree.0.0)
+            .collect();
+        if more.is_empty() {
+            return marked;
+        }
+        marked.extend(more);
+    }
+}
+
 /// Relations by OID, with their columns.
 fn relations(
     types: &Types,
@@ -303,6 +347,7 @@ fn relations(
             primary_key: Vec::new(),
             unique: Vec::new(),
             foreign_keys: Vec::new(),
+            changes_session: false,
         };
         rels.insert(oid.0, rel);
     }
