@@ -95,6 +95,15 @@ pub(crate) fn relations(old: &Snapshot, new: &Snapshot, opts: &DiffOptions, out:
                 push(format!("unique {} added", list(u)));
             }
             foreign_keys(&o.foreign_keys, &n.foreign_keys, &mut push);
+            if o.changes_session != n.changes_session {
+                let says = |b: bool| if b { "yes" } else { "no" };
+                push(format!(
+                    "reading it may change session state (a function its query or policy \
+                     calls): {} → {}",
+                    says(o.changes_session),
+                    says(n.changes_session)
+                ));
+            }
         },
     );
 }

@@ -150,6 +150,25 @@ mod tests {
     }
 
     #[test]
+    fn a_view_that_came_to_change_the_session_is_a_change() {
+        let sql = "CREATE TABLE t (x int); CREATE VIEW v AS SELECT x FROM t;";
+        let (a, mut b) = (snap(sql), snap(sql));
+        let v = b.relations.iter_mut().find(|r| r.name == "v").expect("v");
+        v.changes_session = true;
+        let got: Vec<String> = diff(&a, &b, &DiffOptions::default())
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "view public.v: reading it may change session state (a function its query or \
+              policy calls): no → yes"
+            ]
+        );
+    }
+
+    #[test]
     fn defaults_compare_loosely_unless_exact() {
         let mut a = snap("CREATE TABLE t (c char(2) DEFAULT 'NO');");
         let b = a.clone();

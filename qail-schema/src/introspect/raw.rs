@@ -293,18 +293,15 @@ pub(crate) fn build(json: &str) -> Result<Snapshot, String> {
     Ok(snap)
 }
 
-/// The first OID of objects made after `initdb`: functions below it are built in.
-const FIRST_NORMAL_OID: u32 = 16384;
-
 /// The relations reading which may change session state: a view or policy calling a function
-/// that is not built in or one of [`SESSION_FUNCTIONS`](crate::session::SESSION_FUNCTIONS),
+/// that is not built in (made after `initdb`) or one of [`SESSION_FUNCTIONS`](crate::session::SESSION_FUNCTIONS),
 /// and a view or policy reading such a relation, to the fixed point.
 fn session_relations(trees: &[SessionTree]) -> Vec<u32> {
     let mut marked: Vec<u32> = trees
         .iter()
         .filter(|SessionTree(_, calls, _)| {
             calls.iter().any(|(f, name)| {
-                f.0 >= FIRST_NORMAL_OID
+                f.0 >= qail_catalog::oid::FIRST_USER_OID
                     || crate::session::SESSION_FUNCTIONS.contains(&name.as_str())
             })
         })
