@@ -151,14 +151,16 @@ SELECT ((SELECT coalesce(json_agg(json_build_array(sel.nspname, c.relname, r.rul
             r"
 , trees AS (
     SELECT w.ev_class AS rel, w.ev_action::text AS tree
-    FROM pg_rewrite w JOIN rels r ON r.oid = w.ev_class
-    WHERE w.rulename = '_RETURN'
+    FROM pg_rewrite w JOIN pg_class c ON c.oid = w.ev_class
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE w.rulename = '_RETURN' AND n.nspname NOT IN ('pg_catalog', 'information_schema')
     UNION ALL
     SELECT p.polrelid, concat(p.polqual::text, ' ', p.polwithcheck::text)
-    FROM pg_policy p JOIN rels r ON r.oid = p.polrelid
+    FROM pg_policy p
 )
 -- Per view and per policy: the functions its tree calls (oid, name) and the relations it
 -- reads, from the node tree's text (`:funcid`, `:opfuncid`, `:aggfnoid`, `:winfnoid`, `:relid`).
+-- Every schema's, not only the pulled ones: a pulled view may read a view of another schema.
 SELECT ((SELECT coalesce(json_agg(json_build_array(t.rel,
                   (SELECT coalesce(json_agg(DISTINCT jsonb_build_array(f.oid, f.proname)), '[]')
                      FROM regexp_matches(t.tree, ':(?:funcid|opfuncid|aggfnoid|winfnoid) (\d+)', 'g') AS m
