@@ -356,31 +356,18 @@ pub(crate) fn resolve_call(
             })
             .is_some()
     });
-    let mut user = false;
     let resolved = match own_type.then(|| user_function(cx, schema, name, &types)) {
-        Some(Ok(r)) => {
-            user = true;
-            Ok(r)
-        }
+        Some(Ok(r)) => Ok(r),
         _ if builtin_schema => builtins::resolve(name, &types, cx.snap, cx.target),
         _ => Err(CallError::UnknownName),
     };
     // Note: an extension may overload a built-in name for its own types (citext's
     // strpos(citext, citext)): when no built-in fits, the snapshot's functions are tried.
     let resolved = match resolved {
-        Err(CallError::UnknownName) => {
-            user = true;
-            user_function(cx, schema, name, &types)
-        }
-        Err(e) => {
-            user = true;
-            user_function(cx, schema, name, &types).map_err(|_| e)
-        }
+        Err(CallError::UnknownName) => user_function(cx, schema, name, &types),
+        Err(e) => user_function(cx, schema, name, &types).map_err(|_| e),
         other => other,
     };
-    if user && resolved.is_ok() {
-        session::user_call(cx);
-    }
     // Note: a call of a type's name with one argument and no such function is a cast
     // (`tsquery('a & b')`), as PostgreSQL's function-style cast.
     if let Err(CallError::UnknownName) = resolved
@@ -571,9 +558,10 @@ pub(crate) fn polymorphic_instance(t: &TypeRef, elem: Option<&TypeRef>) -> TypeR
     }
 }
 
-/// A function from the snapshot, by name and arity, resolved like a built-in.
+/// A function from the snapshot, by name and arity, resolved like a built-in; one found
+/// marks the statement ([`session::user_call`]: its body is not known).
 fn user_function(
-    cx: &Ctx,
+    cx: &mut Ctx,
     schema: Option<&str>,
     name: &str,
     args: &[Option<&TypeRef>],
@@ -621,23 +609,26 @@ fn user_function(
         })
         .collect();
     match pick(&args, &cands, false, snap) {
-        Pick::One(i) => Ok(builtins::Resolved {
-            params: cands[i].clone(),
-            result: if fns[i].returns_set || fns[i].out_columns.len() <= 1 {
-                polymorphic_instance(&fns[i].returns, elems[i].as_ref())
-            } else {
-                builtin("record")
-            },
-            // Note: an omitted argument takes its default, which may be NULL; an aggregate
-            // is NULL over no rows.
-            null: if fns[i].strict && args.len() == fns[i].args.len() && !fns[i].aggregate {
-                NullRule::Strict
-            } else {
-                NullRule::Always
-            },
-            aggregate: fns[i].aggregate,
-            window: false,
-        }),
+        Pick::One(i) => {
+            session::user_call(cx);
+            Ok(builtins::Resolved {
+                params: cands[i].clone(),
+                result: if fns[i].returns_set || fns[i].out_columns.len() <= 1 {
+                    polymorphic_instance(&fns[i].returns, elems[i].as_ref())
+                } else {
+                    builtin("record")
+                },
+                // Note: an omitted argument takes its default, which may be NULL; an aggregate
+                // is NULL over no rows.
+                null: if fns[i].strict && args.len() == fns[i].args.len() && !fns[i].aggregate {
+                    NullRule::Strict
+                } else {
+                    NullRule::Always
+                },
+                aggregate: fns[i].aggregate,
+                window: false,
+            })
+        }
         Pick::NoMatch => Err(CallError::NoMatch),
         Pick::Ambiguous => Err(CallError::Ambiguous),
     }

@@ -126,9 +126,9 @@ fn unseen() -> &'static Template {
 
 /// A connection that ran only statements not marked as changing the session goes back to
 /// the pool with nothing sent: a change the marks did not announce (here `set_config` in an
-/// unmarked statement, as a function called by a view would make it) is still there for the
-/// next user, which it would not be had the session's reset run. Run-time SQL, or a marked
-/// statement, brings the reset back.
+/// unmarked statement, as a function the marks cannot see, one a domain's CHECK calls, would
+/// make it) is still there for the next user, which it would not be had the session's reset
+/// run. Run-time SQL, or a marked statement, brings the reset back.
 #[tokio::test]
 async fn a_session_that_ran_only_unmarked_statements_is_not_reset() {
     let pool = Pool::builder()
