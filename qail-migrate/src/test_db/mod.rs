@@ -163,8 +163,8 @@ impl<E: std::fmt::Debug> Outcome for Result<(), E> {
 
 /// Runs one test: takes a slot, makes sure the template exists, claims a free database of
 /// it or clones it, applies the fixtures, runs `body` on the database, and, if `body` passed,
-/// marks the database passed and hands it to the dropper (or keeps it and prints its URL). Panics, failing the test, when any step
-/// fails.
+/// marks the database passed and hands it to the dropper (or keeps it and prints its URL).
+/// Panics, failing the test, when any step fails.
 pub fn run<F, Fut>(args: Args, body: F)
 where
     F: FnOnce(TestDb) -> Fut,

@@ -146,8 +146,8 @@ SELECT ((SELECT coalesce(json_agg(json_build_array(sel.nspname, c.relname, r.rul
     (
         "session_trees",
         concat!(
+            // Note: `sel` goes unread here; it types `$1`, which every catalog query takes.
             sel!(),
-            rels!(),
             r"
 , trees AS (
     SELECT w.ev_class AS rel, w.ev_action::text AS tree

@@ -4,7 +4,7 @@
 //! Every list arrives as JSON arrays of positional values (see the SQL); OIDs come as strings
 //! because `oid` has no JSON number mapping.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Deserializer};
 
@@ -296,8 +296,8 @@ pub(crate) fn build(json: &str) -> Result<Snapshot, String> {
 /// The relations reading which may change session state: a view or policy calling a function
 /// that is not built in (made after `initdb`) or one of [`SESSION_FUNCTIONS`](crate::session::SESSION_FUNCTIONS),
 /// and a view or policy reading such a relation, to the fixed point.
-fn session_relations(trees: &[SessionTree]) -> Vec<u32> {
-    let mut marked: Vec<u32> = trees
+fn session_relations(trees: &[SessionTree]) -> HashSet<u32> {
+    let mut marked: HashSet<u32> = trees
         .iter()
         .filter(|SessionTree(_, calls, _)| {
             calls.iter().any(|(f, name)| {
